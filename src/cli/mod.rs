@@ -1,0 +1,32 @@
+//! Command-line parsing and dispatch. Each subcommand lives in its own module with its `Args`
+//! and a `run` returning the process exit code.
+//!
+//! Exit codes: 0 success; 1 a check failed (conformance/compare mismatches); 2 bad input or
+//! usage; 3 an output file could not be written.
+
+mod info;
+mod model_args;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Renders 3D models exactly as PlayStation 1 hardware would draw them.
+#[derive(Parser, Debug)]
+#[command(name = "psxrender", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    Info(info::Args),
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Info(a) => info::run(a),
+    }
+}

@@ -1,0 +1,110 @@
+//! Loader options shared by every command that opens a model (`info`, render, `view`).
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use psxrender::formats::LoadOptions;
+
+/// Options that tell the loaders where to find what a model refers to.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ModelArgs {
+    /// NWN: extra directory searched for supermodels (repeatable).
+    #[arg(long = "search-path", value_name = "DIR")]
+    pub search_paths: Vec<PathBuf>,
+    /// Extra directory searched for textures (repeatable).
+    #[arg(long = "texture-dir", value_name = "DIR")]
+    pub texture_dirs: Vec<PathBuf>,
+    /// NWN PLT: ten palette rows (skin,hair,metal1,metal2,cloth1,cloth2,leather1,leather2,
+    /// tattoo1,tattoo2), comma-separated.
+    #[arg(long = "plt-colors", value_name = "N,N,...", value_parser = parse_plt_colors)]
+    pub plt_colors: Option<PltColors>,
+    /// NWN PLT: directory holding the pal_*.tga palettes.
+    #[arg(long = "palette-dir", value_name = "DIR")]
+    pub palette_dir: Option<PathBuf>,
+    /// M2: level of detail (view) to draw, 0 = most detailed.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub lod: usize,
+    /// M2: replaceable texture, e.g. `11=skin.blp` (repeatable).
+    #[arg(long = "texture", value_name = "TYPE=PATH", value_parser = parse_replaceable)]
+    pub textures: Vec<(u32, PathBuf)>,
+    /// FF9: animation (type 0x03) file for a bare model.
+    #[arg(long = "anim-file", value_name = "FILE")]
+    pub ff9_anim: Option<PathBuf>,
+    /// FF9: TIM texture for a bare model (repeatable).
+    #[arg(long = "tim", value_name = "FILE")]
+    pub ff9_tims: Vec<PathBuf>,
+    /// FF9: 0x12 materials file for a bare model.
+    #[arg(long = "materials", value_name = "FILE")]
+    pub ff9_materials: Option<PathBuf>,
+    /// FF9: which model of a data cluster (0-based).
+    #[arg(long = "model", value_name = "N")]
+    pub ff9_model: Option<usize>,
+}
+
+/// Ten PLT palette rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PltColors(pub [u8; 10]);
+
+fn parse_plt_colors(s: &str) -> Result<PltColors, String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.len() != 10 {
+        return Err(format!(
+            "expected 10 comma-separated rows, got {}",
+            parts.len()
+        ));
+    }
+    let mut out = [0u8; 10];
+    for (o, p) in out.iter_mut().zip(parts) {
+        *o = p
+            .parse()
+            .map_err(|_| format!("'{p}' is not a row number 0-255"))?;
+    }
+    Ok(PltColors(out))
+}
+
+fn parse_replaceable(s: &str) -> Result<(u32, PathBuf), String> {
+    let (ty, path) = s
+        .split_once('=')
+        .ok_or("expected TYPE=PATH, e.g. 11=skin.blp")?;
+    let ty = ty
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{ty}' is not a texture type number"))?;
+    Ok((ty, PathBuf::from(path)))
+}
+
+impl ModelArgs {
+    /// The loader options these arguments describe.
+    pub fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            search_paths: self.search_paths.clone(),
+            texture_dirs: self.texture_dirs.clone(),
+            plt_colors: self.plt_colors.map(|c| c.0),
+            palette_dir: self.palette_dir.clone(),
+            lod: self.lod,
+            replaceable_textures: self.textures.clone(),
+            ff9_anim: self.ff9_anim.clone(),
+            ff9_tims: self.ff9_tims.clone(),
+            ff9_materials: self.ff9_materials.clone(),
+            ff9_model: self.ff9_model,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_replaceable_and_plt() {
+        assert_eq!(
+            parse_replaceable("11=a/b.blp").unwrap(),
+            (11, PathBuf::from("a/b.blp"))
+        );
+        assert!(parse_replaceable("x=a").is_err());
+        assert!(parse_replaceable("11").is_err());
+        assert_eq!(parse_plt_colors("1,2,3,4,5,6,7,8,9,10").unwrap().0[9], 10);
+        assert!(parse_plt_colors("1,2").is_err());
+    }
+}

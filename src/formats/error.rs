@@ -1,0 +1,139 @@
+//! One error type for every file psxrender reads: which file, which format, which byte, what.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// What was wrong at the offset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The file does not start the way the format requires.
+    BadMagic {
+        /// What the format expects there, in words.
+        expected: &'static str,
+    },
+    /// The file ends before a field of `len` bytes that starts at the offset.
+    UnexpectedEof {
+        /// What was being read.
+        what: &'static str,
+        /// How many bytes it needed.
+        len: u64,
+    },
+    /// A pointer or array read from the file lies (partly) outside the file or its section.
+    OutOfBounds {
+        /// What the pointer or array is.
+        what: &'static str,
+        /// Where it points (absolute file offset where that makes sense).
+        target: u64,
+        /// How many bytes it spans.
+        len: u64,
+    },
+    /// A count read from the file is larger than psxrender accepts (or than the file can hold).
+    CountTooLarge {
+        /// What is being counted.
+        what: &'static str,
+        /// The count found.
+        count: u64,
+        /// The largest count accepted.
+        max: u64,
+    },
+    /// A version psxrender does not read.
+    UnsupportedVersion {
+        /// The version found, as the format writes it.
+        version: u64,
+        /// The versions that are read, in words.
+        supported: &'static str,
+    },
+    /// A value that the format does not allow (an index past its array, a bad enum, …).
+    Invalid(String),
+    /// The operating system could not read the file.
+    Io(String),
+}
+
+/// A failure to load a file, naming the file, the format, the byte offset and the cause.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError {
+    /// The file, when known.
+    pub file: Option<PathBuf>,
+    /// The format being read ("NWN MDL", "M2", "TIM", …).
+    pub format: &'static str,
+    /// Byte offset in the file where the problem was found.
+    pub offset: u64,
+    /// What was wrong.
+    pub kind: ErrorKind,
+}
+
+impl LoadError {
+    /// An error at `offset` in a file of `format`; attach the path later with [`Self::in_file`].
+    pub fn new(format: &'static str, offset: u64, kind: ErrorKind) -> Self {
+        LoadError {
+            file: None,
+            format,
+            offset,
+            kind,
+        }
+    }
+
+    /// An `Invalid` error with a message.
+    pub fn invalid(format: &'static str, offset: u64, msg: impl Into<String>) -> Self {
+        Self::new(format, offset, ErrorKind::Invalid(msg.into()))
+    }
+
+    /// The OS failed to read `path`.
+    pub fn io(format: &'static str, path: &Path, err: &std::io::Error) -> Self {
+        LoadError {
+            file: Some(path.to_path_buf()),
+            format,
+            offset: 0,
+            kind: ErrorKind::Io(err.to_string()),
+        }
+    }
+
+    /// Names the file the error happened in (keeps a file already named).
+    pub fn in_file(mut self, path: &Path) -> Self {
+        if self.file.is_none() {
+            self.file = Some(path.to_path_buf());
+        }
+        self
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{}: ", file.display())?;
+        }
+        match &self.kind {
+            ErrorKind::Io(e) => return write!(f, "cannot read {} file: {e}", self.format),
+            ErrorKind::BadMagic { expected } => {
+                write!(f, "not a {} file: expected {expected}", self.format)?
+            }
+            ErrorKind::UnexpectedEof { what, len } => write!(
+                f,
+                "{} truncated: {what} ({len} bytes) runs past the end",
+                self.format
+            )?,
+            ErrorKind::OutOfBounds { what, target, len } => write!(
+                f,
+                "{} {what} out of bounds (0x{target:x}, {len} bytes)",
+                self.format
+            )?,
+            ErrorKind::CountTooLarge { what, count, max } => write!(
+                f,
+                "{} {what} count {count} is larger than the limit {max}",
+                self.format
+            )?,
+            ErrorKind::UnsupportedVersion { version, supported } => write!(
+                f,
+                "{} version {version} (0x{version:x}) is not supported (supported: {supported})",
+                self.format
+            )?,
+            ErrorKind::Invalid(msg) => write!(f, "{}: {msg}", self.format)?,
+        }
+        write!(f, " at byte 0x{:x}", self.offset)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Shorthand for loader results.
+pub type Result<T, E = LoadError> = std::result::Result<T, E>;

@@ -1,0 +1,10 @@
+//! psxrender: loads 3D models and renders them exactly as PlayStation 1 hardware would.
+//!
+//! Data flow: a loader in [`formats`] reads a model into a [`scene::Model`]; posing gives a
+//! [`scene::PosedMesh`]; the renderer converts it to PS1 fixed point, runs it through the
+//! emulated GTE (crate `gte`), builds an ordering table, and streams GP0 words into the emulated
+//! GPU (crate `gpu`), whose VRAM becomes the PNG.
+
+pub mod formats;
+pub mod output;
+pub mod scene;

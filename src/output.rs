@@ -1,0 +1,90 @@
+//! Writing output files whole or not at all: everything goes to a temporary file beside the
+//! target and is renamed over it once complete.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Writes `bytes` to `path` atomically (temp file in the same directory + rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = temp_path(path);
+    let result = (|| {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Encodes 8-bit RGB pixels as PNG and writes them atomically.
+pub fn save_png_rgb(path: &Path, width: u32, height: u32, rgb: &[u8]) -> io::Result<()> {
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut png)
+        .write_image_rgb(width, height, rgb)
+        .map_err(io::Error::other)?;
+    write_atomic(path, &png)
+}
+
+trait WriteRgb {
+    fn write_image_rgb(self, w: u32, h: u32, rgb: &[u8]) -> image::ImageResult<()>;
+}
+
+impl<W: Write> WriteRgb for image::codecs::png::PngEncoder<W> {
+    fn write_image_rgb(self, w: u32, h: u32, rgb: &[u8]) -> image::ImageResult<()> {
+        use image::ImageEncoder;
+        self.write_image(rgb, w, h, image::ExtendedColorType::Rgb8)
+    }
+}
+
+/// Expands a 5-bit channel to 8 bits the way a TV-facing DAC would: `(c << 3) | (c >> 2)`, so
+/// 0 → 0 and 31 → 255. (ps1-tests' reference PNGs use plain `c << 3`; `compare` accepts both.)
+pub fn expand5(c: u16) -> u8 {
+    let c = (c & 31) as u8;
+    (c << 3) | (c >> 2)
+}
+
+/// A BGR555 halfword as 8-bit RGB (mask bit ignored).
+pub fn bgr555_to_rgb(p: u16) -> [u8; 3] {
+    [expand5(p), expand5(p >> 5), expand5(p >> 10)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expansion_spans_full_range() {
+        assert_eq!(expand5(0), 0);
+        assert_eq!(expand5(31), 255);
+        assert_eq!(expand5(16), 132);
+        assert_eq!(bgr555_to_rgb(0x7c1f), [255, 0, 255]);
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole_file() {
+        let dir = std::env::temp_dir().join(format!("psxr-out-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("a.bin");
+        write_atomic(&p, b"hello").unwrap();
+        write_atomic(&p, b"hi").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"hi");
+        assert_eq!(
+            fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no temp file left behind"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

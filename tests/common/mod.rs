@@ -1,0 +1,68 @@
+//! Helpers shared by the integration tests: finding `../shared`, and exact golden images.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// `../shared/<sub>` beside the checkout. When it is absent the test is skipped with a printed
+/// reason — unless `CI=true`, where a skip would let CI pass without testing, so it fails.
+pub fn shared(sub: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared").join(sub);
+    if p.exists() {
+        return Some(p);
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("../shared/{sub} is missing and CI=true: refusing to pass by skipping");
+    }
+    eprintln!("skipping: ../shared/{sub} not found (put the shared data beside the checkout)");
+    None
+}
+
+/// Compares an RGB8 image with `tests/golden/<name>.png`, exactly. On a mismatch writes
+/// `target/golden-out/<name>.{actual,diff}.png` and fails. With `PSXRENDER_BLESS=1` writes the
+/// golden instead (look at it first!).
+pub fn assert_golden(name: &str, width: u32, height: u32, rgb: &[u8]) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let golden = root.join("tests/golden").join(format!("{name}.png"));
+    if std::env::var("PSXRENDER_BLESS").as_deref() == Ok("1") {
+        std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+        psxrender::output::save_png_rgb(&golden, width, height, rgb).unwrap();
+        eprintln!("blessed {}", golden.display());
+        return;
+    }
+    let expected = match image::open(&golden) {
+        Ok(img) => img.to_rgb8(),
+        Err(e) => panic!(
+            "golden {} unreadable ({e}); render it, look at it, then bless with PSXRENDER_BLESS=1",
+            golden.display()
+        ),
+    };
+    let out = root.join("target/golden-out");
+    let same_size = expected.width() == width && expected.height() == height;
+    if same_size && expected.as_raw() == rgb {
+        return;
+    }
+    std::fs::create_dir_all(&out).unwrap();
+    let actual_path = out.join(format!("{name}.actual.png"));
+    psxrender::output::save_png_rgb(&actual_path, width, height, rgb).unwrap();
+    if same_size {
+        let mut diff = Vec::with_capacity(rgb.len());
+        let mut count = 0;
+        for (a, e) in rgb.chunks(3).zip(expected.as_raw().chunks(3)) {
+            if a == e {
+                diff.extend(a.iter().map(|c| c / 4));
+            } else {
+                count += 1;
+                diff.extend([255, 0, 255]);
+            }
+        }
+        psxrender::output::save_png_rgb(&out.join(format!("{name}.diff.png")), width, height, &diff)
+            .unwrap();
+        panic!("{name}: {count} pixels differ from the golden; see {}", out.display());
+    }
+    panic!(
+        "{name}: size {width}x{height} but golden is {}x{}; see {}",
+        expected.width(),
+        expected.height(),
+        actual_path.display()
+    );
+}
