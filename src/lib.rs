@@ -8,3 +8,4 @@
 pub mod formats;
 pub mod output;
 pub mod scene;
+pub mod stream;

@@ -9,7 +9,7 @@ pub mod reader;
 
 use std::path::{Path, PathBuf};
 
-pub use error::{ErrorKind, LoadError};
+pub use error::{ErrorKind, LoadError, Result};
 
 use crate::scene::Model;
 
