@@ -4,6 +4,7 @@
 //! Exit codes: 0 success; 1 a check failed (conformance/compare mismatches); 2 bad input or
 //! usage; 3 an output file could not be written.
 
+mod gte_vectors;
 mod info;
 mod model_args;
 
@@ -22,11 +23,14 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     Info(info::Args),
+    /// Check the emulated GTE against hardware vector files; prints every wrong register.
+    GteVectors(gte_vectors::Args),
 }
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Info(a) => info::run(a),
+        Command::GteVectors(a) => gte_vectors::run(a),
     }
 }
