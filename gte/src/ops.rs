@@ -148,11 +148,12 @@ impl Gte {
         (v << 20) >> 20
     }
 
-    /// Stores `v >> shift` in MACn (n = 1..3), after the 44-bit check of `v`.
+    /// Stores `v >> shift` in MACn (n = 1..3), after the 44-bit check of `v`; returns the
+    /// stored 32-bit value (what IR saturation sees: verified by hwtests DPCS cases).
     fn set_mac(&mut self, n: usize, v: i64, shift: u32) -> i64 {
-        let v = self.acc44(n, v) >> shift;
+        let v = (self.acc44(n, v) >> shift) as i32;
         self.data[d::MAC0 + n] = v as u32;
-        v
+        i64::from(v)
     }
 
     fn set_macs(&mut self, v: [i64; 3], shift: u32) {
@@ -436,7 +437,7 @@ impl Gte {
                 let fc = self.control_vec(c::RFC);
                 for i in 0..3 {
                     let first = self.acc44(i + 1, (fc[i] << 12) + m[i][0] * v[0]);
-                    self.set_ir(i + 1, first >> sf, false);
+                    self.set_ir(i + 1, i64::from((first >> sf) as i32), false);
                     let acc = self.acc44(i + 1, m[i][1] * v[1]);
                     let acc = self.acc44(i + 1, acc + m[i][2] * v[2]);
                     self.data[d::MAC1 + i] = (acc >> sf) as u32;
