@@ -80,7 +80,7 @@ impl Gte {
                     self.rtp(v, sf, lm, v == 2);
                 }
             }
-            Op::Nclip => self.nclip(),
+            Op::Nclip => self.nclip_step(),
             Op::Op => self.op(sf, lm),
             Op::Dpcs => self.dpc(self.data[d::RGBC], sf, lm),
             Op::Dpct => {
@@ -330,7 +330,7 @@ impl Gte {
     }
 
     /// GTE NCLIP (0x06): the winding of SXY0..2.
-    fn nclip(&mut self) {
+    fn nclip_step(&mut self) {
         let [x0, y0] = pair(self.data[d::SXY0]);
         let [x1, y1] = pair(self.data[d::SXY1]);
         let [x2, y2] = pair(self.data[d::SXY2]);
