@@ -494,9 +494,9 @@ mod tests {
             Vertex::new(0, 0, 6000),
         ]);
         // SZ 1000, 4000, 7000: (12000 × (4096/48)) >> 12 = 12000 / 48.
-        assert_eq!(g.avsz3(), (12000 * (0x1000 / 0x30) >> 12) as u16);
+        assert_eq!(g.avsz3(), ((12000 * (0x1000 / 0x30)) >> 12) as u16);
         g.rtps(Vertex::new(0, 0, 1000));
-        assert_eq!(g.avsz4(), (14000 * (0x1000 / 0x40) >> 12) as u16);
+        assert_eq!(g.avsz4(), ((14000 * (0x1000 / 0x40)) >> 12) as u16);
     }
 
     #[test]
