@@ -7,5 +7,6 @@
 
 pub mod formats;
 pub mod output;
+pub mod render;
 pub mod scene;
 pub mod stream;
