@@ -24,6 +24,7 @@ pub mod convert;
 pub mod gte_stage;
 pub mod ot;
 pub mod packets;
+pub mod synthetic;
 pub mod texture;
 
 use std::fmt;
@@ -262,7 +263,17 @@ impl<'m> Renderer<'m> {
     /// A second renderer for the same model sharing the prepared textures (for rendering frames
     /// in parallel), with its own GTE and GPU.
     pub fn fork(&self) -> Renderer<'m> {
-        Self::with_prepared(self.model, self.opts.clone(), self.prep.clone())
+        self.template().renderer(self.opts.threads)
+    }
+
+    /// What it takes to make more renderers of this model on other threads (shares the
+    /// prepared textures; `Sync`, unlike a renderer with its GPU).
+    pub fn template(&self) -> Template<'m> {
+        Template {
+            model: self.model,
+            opts: self.opts.clone(),
+            prep: self.prep.clone(),
+        }
     }
 
     /// Moves the camera (a `None` distance refits the framing pose).
@@ -530,6 +541,22 @@ impl<'m> Renderer<'m> {
             }
         }
         out
+    }
+}
+
+/// A recipe for renderers of one prepared model (see [`Renderer::template`]).
+pub struct Template<'m> {
+    model: &'m dyn Model,
+    opts: RenderOptions,
+    prep: Arc<Prepared>,
+}
+
+impl<'m> Template<'m> {
+    /// A fresh renderer (own GTE and GPU, textures uploaded) with `threads` GPU threads.
+    pub fn renderer(&self, threads: usize) -> Renderer<'m> {
+        let mut opts = self.opts.clone();
+        opts.threads = threads;
+        Renderer::with_prepared(self.model, opts, self.prep.clone())
     }
 }
 
