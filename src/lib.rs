@@ -6,6 +6,7 @@
 //! GPU (crate `gpu`), whose VRAM becomes the PNG.
 
 pub mod formats;
+pub mod gte_vectors;
 pub mod output;
 pub mod render;
 pub mod scene;

@@ -6,6 +6,7 @@
 //! usage; 3 an output file could not be written.
 
 mod demo;
+mod gte_vectors;
 mod info;
 mod model_args;
 mod render;
@@ -45,6 +46,8 @@ enum Command {
     Info(info::Args),
     /// Render the built-in demo model (no game files needed).
     Demo(demo::Args),
+    /// Check the emulated GTE against hardware vector files; prints every wrong register.
+    GteVectors(gte_vectors::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -62,6 +65,7 @@ pub fn main() -> ExitCode {
     match (cli.command, cli.render) {
         (Some(Command::Info(a)), _) => info::run(a),
         (Some(Command::Demo(a)), _) => demo::run(a),
+        (Some(Command::GteVectors(a)), _) => gte_vectors::run(a),
         (None, a) => render::run(a),
     }
 }
