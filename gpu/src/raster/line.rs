@@ -93,7 +93,7 @@ impl Line {
         if top >= bottom {
             return;
         }
-        let half = (1i64 << 31) - (1 << 10);
+        let half = 1i64 << 31;
         let mut x = ((self.a.x as i64) << 32) + half;
         let mut y = ((self.a.y as i64) << 32) + half;
         let c0 = |c: i32| ((c as i64) << 12) + (1 << 11);
