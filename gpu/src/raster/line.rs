@@ -1,4 +1,4 @@
-//! Lines: a DDA stepping the major axis one pixel per step with the minor axis in 32.32 fixed
+//! Lines: walked left to right, a DDA stepping the major axis one pixel per step with the minor axis in 32.32 fixed
 //! point, both end points drawn; colours step the same way with 12 fraction bits.
 // Verified: hwtests phases 2 and 10, gpu-images/lines.
 
@@ -47,6 +47,8 @@ impl Line {
         clip: Clip,
         mode: PixelMode,
     ) -> Option<Self> {
+        // The hardware walks every line left to right.
+        let (a, b) = if a.x > b.x { (b, a) } else { (a, b) };
         let (ddx, ddy) = (b.x - a.x, b.y - a.y);
         if ddx.abs() >= 1024 || ddy.abs() >= 512 {
             return None;
@@ -93,9 +95,9 @@ impl Line {
         if top >= bottom {
             return;
         }
-        let half = 1i64 << 31;
-        let mut x = ((self.a.x as i64) << 32) + half;
-        let mut y = ((self.a.y as i64) << 32) + half;
+        // Minor-axis bias: Y starts at +½, X just below +½ (ties round up in Y, down in X).
+        let mut x = ((self.a.x as i64) << 32) + (1i64 << 31) - 1024;
+        let mut y = ((self.a.y as i64) << 32) + (1i64 << 31);
         let c0 = |c: i32| ((c as i64) << 12) + (1 << 11);
         let mut c = [c0(self.a.r), c0(self.a.g), c0(self.a.b)];
         let semi = self.mode.blend.is_some();
