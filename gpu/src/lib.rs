@@ -503,7 +503,8 @@ impl Gpu {
     }
 
     fn line(&mut self, flags: PolyFlags, a: &RawVertex, b: &RawVertex) {
-        let dither = self.draw_mode.dither() && flags.gouraud;
+        // Verified: gpu-images/lines (flat lines dither too).
+        let dither = self.draw_mode.dither();
         let (va, vb) = (self.vtx(a), self.vtx(b));
         if let Some(l) = Line::new(
             va,

@@ -21,12 +21,12 @@ pub struct Line {
     mode: PixelMode,
 }
 
-/// Fixed-point step of `d` over `k` steps with `frac` fraction bits (rounded away from zero).
-fn step(d: i32, k: i32, frac: u32) -> i64 {
+/// 32.32 step of `d` over `k` steps (rounded away from zero).
+fn step(d: i32, k: i32) -> i64 {
     if k == 0 {
         return 0;
     }
-    let mut n = (d as i64) << frac;
+    let mut n = (d as i64) << 32;
     let k = k as i64;
     if n < 0 {
         n -= k - 1;
@@ -34,6 +34,16 @@ fn step(d: i32, k: i32, frac: u32) -> i64 {
         n += k - 1;
     }
     n / k
+}
+
+/// Colour step with 12 fraction bits, truncated toward zero (so exact halves round down).
+// Verified: gpu-images/lines (gouraud midpoints).
+fn colour_step(d: i32, k: i32) -> i64 {
+    if k == 0 {
+        0
+    } else {
+        ((d as i64) << 12) / k as i64
+    }
 }
 
 impl Line {
@@ -58,12 +68,12 @@ impl Line {
             a,
             b,
             steps: k,
-            dx: step(ddx, k, 32),
-            dy: step(ddy, k, 32),
+            dx: step(ddx, k),
+            dy: step(ddy, k),
             dc: [
-                step(b.r - a.r, k, 12),
-                step(b.g - a.g, k, 12),
-                step(b.b - a.b, k, 12),
+                colour_step(b.r - a.r, k),
+                colour_step(b.g - a.g, k),
+                colour_step(b.b - a.b, k),
             ],
             gouraud,
             dither,
