@@ -88,17 +88,22 @@ pub fn fill(vram: &mut [u16], color: u16, xy: u32, wh: u32) {
 }
 
 /// GP0(80h): copies a rectangle inside VRAM, honouring GP0(E6h) (`mask` bits 0–1). Rows are
-/// copied top to bottom, each left to right, reading the source as already modified.
+/// copied top to bottom; each row is read whole before it is written, so a row overlapping
+/// itself moves like `memmove`.
+// Verified: gpu-images/vram-to-vram-overlap (147 overlapping copies, widths up to 15).
 pub fn copy(vram: &mut [u16], src: u32, dst: u32, wh: u32, mask: u32) {
     let (sx, sy) = transfer_xy(src);
     let (dx, dy) = transfer_xy(dst);
     let (w, h) = transfer_size(wh);
     let set = ((mask & 1) as u16) << 15;
+    let mut line = vec![0u16; w];
     for r in 0..h {
         let srow = ((sy + r) & (VRAM_HEIGHT - 1)) * VRAM_WIDTH;
         let drow = ((dy + r) & (VRAM_HEIGHT - 1)) * VRAM_WIDTH;
-        for c in 0..w {
-            let v = vram[srow + ((sx + c) & (VRAM_WIDTH - 1))];
+        for (c, v) in line.iter_mut().enumerate() {
+            *v = vram[srow + ((sx + c) & (VRAM_WIDTH - 1))];
+        }
+        for (c, &v) in line.iter().enumerate() {
             let d = &mut vram[drow + ((dx + c) & (VRAM_WIDTH - 1))];
             if mask & 2 != 0 && *d & 0x8000 != 0 {
                 continue;
