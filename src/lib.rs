@@ -5,6 +5,7 @@
 //! emulated GTE (crate `gte`), builds an ordering table, and streams GP0 words into the emulated
 //! GPU (crate `gpu`), whose VRAM becomes the PNG.
 
+pub mod conformance;
 pub mod formats;
 pub mod gte_vectors;
 pub mod output;
