@@ -6,6 +6,7 @@ pub mod ff9;
 pub mod m2;
 pub mod nwn;
 pub mod reader;
+pub mod tim;
 
 use std::path::{Path, PathBuf};
 
