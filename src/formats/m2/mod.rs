@@ -195,6 +195,7 @@ pub struct TextureSlot {
 }
 
 /// A loaded M2 model.
+#[derive(Debug)]
 pub struct M2Model {
     /// Model file.
     pub path: PathBuf,
