@@ -362,3 +362,384 @@ fn sample_blps_decode() {
         }
     }
 }
+
+const S: f32 = std::f32::consts::FRAC_1_SQRT_2;
+
+fn rigid(position: [f32; 3], bone: u8) -> SynthVertex {
+    SynthVertex {
+        position,
+        weights: [255, 0, 0, 0],
+        bones: [bone, 0, 0, 0],
+        normal: [0.0, 0.0, 1.0],
+        uv: [position[0], position[1]],
+    }
+}
+
+/// A TBC model: root bone turning 90° about WoW Z during Walk, a child sliding up on a global
+/// sequence, a billboarded bone; three batches (alpha two-sided, additive untextured, hidden).
+fn synth_tbc(version: u32) -> SynthModel {
+    let root = SynthBone {
+        parent: -1,
+        rotation: SynthTrack {
+            interpolation: 1,
+            global_sequence: -1,
+            ranges: vec![(0, 0), (1, 2)],
+            times: vec![0, 2000, 3000],
+            values: vec![[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 1.0], [0.0, 0.0, S, S]],
+        },
+        ..Default::default()
+    };
+    let slider = SynthBone {
+        parent: 0,
+        pivot: [1.0, 0.0, 0.0],
+        translation: SynthTrack {
+            interpolation: 1,
+            global_sequence: 0,
+            ranges: vec![(0, 1), (0, 1)],
+            times: vec![0, 1000],
+            values: vec![[0.0, 0.0, 0.0], [0.0, 0.0, 2.0]],
+        },
+        ..Default::default()
+    };
+    let billboard = SynthBone {
+        parent: -1,
+        flags: 0x8,
+        pivot: [0.0, 0.0, 3.0],
+        ..Default::default()
+    };
+    let mut halfway = rigid([0.5, 0.0, 0.0], 0);
+    halfway.weights = [128, 127, 0, 0];
+    halfway.bones = [0, 1, 0, 0];
+    SynthModel {
+        version,
+        name: "SynthTbc".into(),
+        global_sequences: vec![1000],
+        sequences: vec![
+            SynthSequence {
+                id: 0,
+                variation: 0,
+                start_ms: 0,
+                end_ms: 1000,
+            },
+            SynthSequence {
+                id: 4,
+                variation: 0,
+                start_ms: 2000,
+                end_ms: 3000,
+            },
+        ],
+        bones: vec![root, slider, billboard],
+        vertices: vec![
+            rigid([1.0, 0.0, 0.0], 1),
+            rigid([0.0, 1.0, 0.0], 0),
+            rigid([0.0, 0.0, 0.0], 0),
+            rigid([1.0, 0.0, 3.0], 2),
+            rigid([0.0, 1.0, 3.0], 2),
+            rigid([0.0, 0.0, 4.0], 2),
+            halfway,
+        ],
+        batches: vec![
+            SynthBatch {
+                triangles: vec![[0, 1, 2]],
+                texture: Some(0),
+                render_flags: (0x4, 2),
+                ..Default::default()
+            },
+            SynthBatch {
+                triangles: vec![[3, 4, 5]],
+                texture: None,
+                render_flags: (0, 4),
+                ..Default::default()
+            },
+            SynthBatch {
+                triangles: vec![[0, 2, 6]],
+                texture: Some(1),
+                render_flags: (0, 0),
+                transparency: SynthTrack {
+                    times: vec![0],
+                    values: vec![0],
+                    ..Default::default()
+                },
+            },
+        ],
+        textures: vec![(0, r"Textures\Synth\PAL.BLP".into()), (11, String::new())],
+    }
+}
+
+/// Writes the synthetic model and its palettized BLP2 into a fresh directory.
+fn write_synth(dir_name: &str, version: u32) -> (PathBuf, LoadOptions, Vec<u8>) {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir_name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("textures/synth")).unwrap();
+    let indices: Vec<u8> = (0..16).map(|i| (i % 4) as u8).collect();
+    let alpha: Vec<u8> = (0..16).map(|i| if i < 8 { 255 } else { 0 }).collect();
+    let pal = blp::write_palettized(
+        4,
+        4,
+        &[[255, 0, 0], [0, 255, 0], [0, 0, 255], [9, 9, 9]],
+        &indices,
+        &alpha,
+        1,
+    );
+    std::fs::write(dir.join("textures/synth/pal.blp"), &pal).unwrap();
+    let skin = blp::write_palettized(2, 2, &[[1, 2, 3]], &[0; 4], &[255; 4], 0);
+    std::fs::write(dir.join("skin.blp"), &skin).unwrap();
+    let model = dir.join("synth.m2");
+    let data = synth_tbc(version).write();
+    std::fs::write(&model, &data).unwrap();
+    let opts = LoadOptions {
+        replaceable_textures: vec![(11, dir.join("skin.blp"))],
+        ..Default::default()
+    };
+    (model, opts, data)
+}
+
+fn vertex_at(
+    m: &M2Model,
+    anim: Option<usize>,
+    frame: u32,
+    camera: Option<[[f32; 3]; 3]>,
+    v: usize,
+) -> [f32; 3] {
+    m.pose(&PoseRequest {
+        animation: anim,
+        frame,
+        camera,
+    })
+    .vertices[v]
+        .position
+}
+
+#[test]
+fn synthetic_tbc_model_loads_and_animates() {
+    let (path, opts, data) = write_synth("m2-synth-263", 263);
+    // 112-byte bones and 48-byte submeshes: 3 bones, 3 submeshes.
+    assert_eq!(u32::from_le_bytes(data[0x34..0x38].try_into().unwrap()), 3);
+    let m = load(&path, &opts);
+    assert_eq!(m.version, 263);
+    assert!(
+        m.info().contains("version 263 (The Burning Crusade)"),
+        "{}",
+        m.info()
+    );
+    assert_eq!(
+        (m.bones.len(), m.vertices.len(), m.sequences.len()),
+        (3, 7, 2)
+    );
+    assert_eq!(m.views[0].submeshes.len(), 3);
+    assert!(m.warnings().is_empty(), "{:?}", m.warnings());
+    assert!(m.textures.iter().all(|t| t.resolved.is_some()));
+    let img = &m.textures[0].texture.image;
+    assert_eq!((img.width, img.height), (4, 4));
+    assert_eq!(img.pixels[1], [0, 255, 0, 255]);
+    assert_eq!(img.pixels[15], [9, 9, 9, 0]);
+    assert_eq!(m.textures[1].texture.image.pixels[0], [1, 2, 3, 255]);
+
+    // Walk = index 1, 2000-3000 ms, 30 frames. Frame 0: no turn.
+    let eps = 2e-3;
+    assert!(close3(
+        vertex_at(&m, Some(1), 0, None, 1),
+        [1.0, 0.0, 0.0],
+        eps
+    ));
+    // Frame 15 = 500 ms: 45° about WoW Z = about scene Y; WoW (0,1,0) -> (-s,s,0) -> scene (s,0,-s).
+    let p = vertex_at(&m, Some(1), 15, None, 1);
+    assert!(close3(p, [S, 0.0, -S], eps), "{p:?}");
+    assert_eq!(
+        vertex_at(&m, Some(1), 45, None, 1),
+        p,
+        "frame 45 wraps to 15"
+    );
+    // The child slides on global sequence 0 (1000 ms): 500 ms = +1 WoW Z, under the parent turn.
+    let p = vertex_at(&m, Some(1), 15, None, 0);
+    assert!(close3(p, [S, 1.0, S], eps), "{p:?}");
+    // 128/255 of the root and 127/255 of the child.
+    let p = vertex_at(&m, Some(1), 15, None, 6);
+    // Root part: scene (0,0,0.5) turned 45° about Y; child part: that plus 1 up.
+    let root = [0.5 * S, 0.0, 0.5 * S];
+    let child = [root[0], 1.0, root[2]];
+    let want: [f32; 3] = std::array::from_fn(|i| (128.0 * root[i] + 127.0 * child[i]) / 255.0);
+    assert!(close3(p, want, eps), "{p:?} vs {want:?}");
+    // Billboard: camera on +X looking at the origin; the bone's front (WoW +X) turns to +X.
+    let cam = [[0.0, 0.0, -1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]];
+    let p = vertex_at(&m, None, 0, Some(cam), 3);
+    assert!(close3(p, [1.0, 3.0, 0.0], eps), "front vertex {p:?}");
+    let p = vertex_at(&m, None, 0, Some(cam), 4);
+    assert!(close3(p, [0.0, 3.0, -1.0], eps), "side vertex {p:?}");
+    assert!(close3(
+        vertex_at(&m, None, 0, Some(cam), 5),
+        [0.0, 4.0, 0.0],
+        eps
+    ));
+    // Default camera (looking down -Z): billboard geometry faces +Z as modelled.
+    assert!(close3(
+        vertex_at(&m, None, 0, None, 3),
+        [0.0, 3.0, 1.0],
+        eps
+    ));
+
+    // Batches: alpha + two-sided textured, additive untextured, the zero-opacity one hidden.
+    let posed = m.pose(&PoseRequest {
+        animation: Some(0),
+        frame: 3,
+        camera: None,
+    });
+    assert_eq!(posed.faces.len(), 2);
+    assert_eq!(
+        (posed.faces[0].blend, posed.faces[0].two_sided),
+        (Blend::Alpha, true)
+    );
+    assert!(
+        matches!(posed.faces[0].texture, FaceTexture::Image { texture: 0, uv } if uv[0] == [1.0, 0.0])
+    );
+    assert_eq!(
+        (posed.faces[1].blend, &posed.faces[1].texture),
+        (Blend::Additive, &FaceTexture::None)
+    );
+    assert_eq!(posed.faces[0].colors[0], [128, 128, 128]);
+}
+
+#[test]
+fn vanilla_and_tbc_writers_pose_alike() {
+    let (p263, opts263, _) = write_synth("m2-synth-a", 263);
+    let (p256, opts256, data256) = write_synth("m2-synth-b", 256);
+    let tbc = load(&p263, &opts263);
+    let vanilla = load(&p256, &opts256);
+    assert_eq!(u32::from_le_bytes(data256[4..8].try_into().unwrap()), 256);
+    for frame in [0, 7, 15, 29] {
+        for v in 0..7 {
+            let (a, b) = (
+                vertex_at(&tbc, Some(1), frame, None, v),
+                vertex_at(&vanilla, Some(1), frame, None, v),
+            );
+            assert!(
+                close3(a, b, 1e-3),
+                "frame {frame} vertex {v}: {a:?} vs {b:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn newer_versions_are_refused_by_name() {
+    let mut data = synth_tbc(263).write();
+    data[4..8].copy_from_slice(&264u32.to_le_bytes());
+    let e = m2::load(Path::new("wotlk.m2"), &data, &LoadOptions::default()).unwrap_err();
+    assert_eq!(e.offset, 4);
+    assert!(
+        matches!(e.kind, ErrorKind::UnsupportedVersion { version: 264, .. }),
+        "{e}"
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains("264") && msg.contains("wotlk.m2") && msg.contains("256-263"),
+        "{msg}"
+    );
+}
+
+/// A path whose directory does not exist, so no texture is found and no BLP decoded.
+fn nowhere(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("m2-no-such-dir")
+        .join(name)
+}
+
+#[test]
+fn truncation_at_every_offset_of_the_crate_is_a_clean_error() {
+    let Some(p) = sample("STORMWINDCRATE01.M2") else {
+        return;
+    };
+    let data = std::fs::read(&p).unwrap();
+    let path = nowhere("crate.m2");
+    let mut first_ok = None;
+    for len in 0..data.len() {
+        match m2::load(&path, &data[..len], &LoadOptions::default()) {
+            Ok(_) => {
+                first_ok.get_or_insert(len);
+            }
+            Err(e) => assert!(
+                e.offset <= data.len() as u64 && e.file.is_some(),
+                "at {len}: {e}"
+            ),
+        }
+    }
+    // Only the trailing collision/attachment data the loader does not read (after the last
+    // table it reads, the transparency lookup ending at 0x2352) can be cut without an error.
+    let first_ok = first_ok.unwrap_or(data.len());
+    assert!(
+        first_ok >= 0x2352,
+        "loaded when cut to 0x{first_ok:x} bytes"
+    );
+}
+
+/// xorshift64*: a fixed, seedable byte-flip source.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+#[test]
+fn random_byte_flips_never_panic() {
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for name in [
+        "STORMWINDCRATE01.M2",
+        "Rabbit2.m2",
+        "6HU_BARREL_CRATE_TEXTURE.blp",
+        "ArmorReflect5.blp",
+        "rabbitskin2_default.blp",
+    ] {
+        let Some(p) = sample(name) else { return };
+        files.push((name.into(), std::fs::read(&p).unwrap()));
+    }
+    files.push(("synth263.m2".into(), synth_tbc(263).write()));
+    files.push((
+        "pal.blp".into(),
+        blp::write_palettized(4, 4, &[[1, 2, 3]], &[0; 16], &[7; 16], 4),
+    ));
+    let mut rng = Rng(0x6d32_5f66_757a_7a21);
+    let path = nowhere("flipped");
+    let (mut ok, mut err) = (0, 0);
+    for (name, data) in &files {
+        let rounds = if data.len() > 100_000 { 60 } else { 300 };
+        for round in 0..rounds {
+            let mut d = data.clone();
+            let flips = 1 + rng.next() % 8;
+            // Half the rounds aim at the header, where counts and offsets live.
+            let span = if round % 2 == 0 {
+                d.len().min(0x200)
+            } else {
+                d.len()
+            } as u64;
+            for _ in 0..flips {
+                let at = (rng.next() % span) as usize;
+                d[at] ^= 1 << (rng.next() % 8);
+            }
+            let result = if name.ends_with(".blp") {
+                blp::decode(&d).map(|_| ())
+            } else {
+                m2::load(&path, &d, &LoadOptions::default()).map(|m| {
+                    let _ = m.pose(&PoseRequest {
+                        animation: Some(0),
+                        frame: 7,
+                        camera: None,
+                    });
+                    let _ = m.info();
+                })
+            };
+            match result {
+                Ok(()) => ok += 1,
+                Err(e) => {
+                    assert!(e.offset < d.len() as u64 + 16, "{name} round {round}: {e}");
+                    err += 1;
+                }
+            }
+        }
+    }
+    eprintln!("byte flips: {ok} loaded, {err} refused");
+    assert!(err > 100 && ok > 100, "{ok} ok, {err} errors");
+}
