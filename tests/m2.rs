@@ -340,13 +340,20 @@ fn rabbit_poses_move_rigidly_and_wrap() {
 
 #[test]
 fn sample_blps_decode() {
-    for (name, w, h) in [
-        ("6HU_BARREL_CRATE_TEXTURE.blp", 512, 512),
-        ("ArmorReflect5.blp", 64, 64),
-        ("rabbitskin2_default.blp", 256, 256),
+    for (name, w, h, kind) in [
+        ("6HU_BARREL_CRATE_TEXTURE.blp", 512, 512, blp::DxtKind::Dxt3),
+        ("ArmorReflect5.blp", 64, 64, blp::DxtKind::Dxt1),
+        ("rabbitskin2_default.blp", 256, 256, blp::DxtKind::Dxt5),
     ] {
         let Some(p) = sample(name) else { return };
         let data = std::fs::read(&p).unwrap();
+        let header =
+            blp::read_header(&psxrender::formats::reader::Reader::new(&data, "BLP2")).unwrap();
+        assert_eq!(
+            (header.encoding, header.dxt_kind()),
+            (blp::Encoding::Dxt, kind),
+            "{name}"
+        );
         let img = blp::decode(&data).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!((img.width, img.height), (w, h), "{name}");
         let distinct: std::collections::HashSet<_> = img.pixels.iter().take(4096).collect();
@@ -597,6 +604,39 @@ fn synthetic_tbc_model_loads_and_animates() {
         (Blend::Additive, &FaceTexture::None)
     );
     assert_eq!(posed.faces[0].colors[0], [128, 128, 128]);
+}
+
+#[test]
+fn texture_dirs_come_before_the_model_directory() {
+    let (path, mut opts, _) = write_synth("m2-synth-dirs", 263);
+    let dir = path.parent().unwrap().join("override");
+    std::fs::create_dir_all(dir.join("TEXTURES/synth")).unwrap();
+    let gray = |v: u8| blp::write_palettized(1, 1, &[[v, v, v]], &[0], &[255], 0);
+    // The full path (any case) under a --texture-dir wins over the model's directory.
+    let full = dir.join("TEXTURES/synth/Pal.Blp");
+    std::fs::write(&full, gray(7)).unwrap();
+    opts.texture_dirs.push(dir.clone());
+    let m = load(&path, &opts);
+    assert_eq!(m.textures[0].resolved.as_deref(), Some(full.as_path()));
+    assert_eq!(m.textures[0].texture.image.pixels, vec![[7, 7, 7, 255]]);
+    // With the full path nowhere, the bare file name is looked for.
+    std::fs::remove_file(&full).unwrap();
+    std::fs::remove_file(path.parent().unwrap().join("textures/synth/pal.blp")).unwrap();
+    std::fs::write(dir.join("PAL.blp"), gray(9)).unwrap();
+    let m = load(&path, &opts);
+    assert_eq!(m.textures[0].texture.image.pixels, vec![[9, 9, 9, 255]]);
+    std::fs::remove_file(dir.join("PAL.blp")).unwrap();
+    // A texture that is nowhere: warning naming it, checkerboard, MISSING.
+    let m = load(&path, &opts);
+    assert!(
+        m.warnings()
+            .iter()
+            .any(|w| w.contains(r"Textures\Synth\PAL.BLP")),
+        "{:?}",
+        m.warnings()
+    );
+    assert!(m.info().contains("-> MISSING"));
+    assert_eq!(m.textures[0].texture.image.width, 8);
 }
 
 #[test]
