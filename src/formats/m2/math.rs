@@ -53,8 +53,8 @@ impl Affine {
     /// A scale by `s` along each axis.
     pub fn scale(s: [f32; 3]) -> Affine {
         let mut m = Self::IDENTITY;
-        for i in 0..3 {
-            m.0[i][i] = s[i];
+        for (i, v) in s.into_iter().enumerate() {
+            m.0[i][i] = v;
         }
         m
     }
