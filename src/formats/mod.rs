@@ -1,6 +1,7 @@
 //! File formats: every loader reads through [`reader::Reader`] and fails with
 //! [`error::LoadError`]. [`load`] picks the loader by content, never by file extension.
 
+pub mod blp;
 pub mod error;
 pub mod ff9;
 pub mod m2;
