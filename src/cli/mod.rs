@@ -4,8 +4,10 @@
 //! Exit codes: 0 success; 1 a check failed (conformance/compare mismatches); 2 bad input or
 //! usage; 3 an output file could not be written.
 
+mod compare;
 mod info;
 mod model_args;
+mod replay;
 
 use std::process::ExitCode;
 
@@ -22,11 +24,17 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     Info(info::Args),
+    /// Replay a GPU text stream or GPUDUMP from power-on; save VRAM and the displayed picture.
+    Replay(replay::Args),
+    /// Compare two captures (PNG or raw VRAM) in 15-bit space; exit 0 equal, 1 different.
+    Compare(compare::Args),
 }
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Info(a) => info::run(a),
+        Command::Replay(a) => replay::run(a),
+        Command::Compare(a) => compare::run(a),
     }
 }
