@@ -229,10 +229,10 @@ fn compressed_kind(data: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// True when `data` looks like a GPU dump (either magic, or a compressed file that is
-/// probably one): the content test `replay` uses.
+/// True when `data` looks like a GPU dump (starts `PSXGPUDUMP`, or is a compressed file that
+/// is probably one): the content test `replay` uses.
 pub fn looks_like_dump(data: &[u8]) -> bool {
-    data.starts_with(MAGIC_PREFIX) || compressed_kind(data).is_some()
+    data.starts_with(&MAGIC_PREFIX[..10]) || compressed_kind(data).is_some()
 }
 
 /// Parses a whole dump.

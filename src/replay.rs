@@ -41,11 +41,18 @@ impl Input {
                 "neither a GPUDUMP (no PSXGPUDUMPv1 magic) nor a UTF-8 text stream",
             )
         })?;
-        let items = stream::parse(text)?
+        let items: Vec<Item> = stream::parse(text)?
             .into_iter()
             .map(|l| l.item)
             .filter(|i| matches!(i, Item::Gp0(_) | Item::Gp1(_) | Item::Frame))
             .collect();
+        if items.is_empty() {
+            return Err(LoadError::invalid(
+                "GPU stream",
+                0,
+                "no `gp0`, `gp1` or `frame` lines: not a GPU stream",
+            ));
+        }
         Ok(Input::Stream(items))
     }
 
@@ -60,6 +67,39 @@ impl Input {
         match self {
             Input::Stream(items) => items.iter().filter(|i| **i == Item::Frame).count() as u64,
             Input::Dump(d) => d.frames(),
+        }
+    }
+
+    /// The input as a spec-form (16-byte magic) GPU dump that emulator dump players open: a
+    /// comment, trace begin, the words, a VSync per frame mark, and a closing VSync when the
+    /// input does not end with one (DuckStation's player needs at least one). Dumps are
+    /// re-encoded as they are (a 14-byte-magic dump comes out in the 16-byte form).
+    pub fn to_dump(&self) -> Result<Vec<u8>, dump::PacketTooLong> {
+        match self {
+            Input::Dump(d) => {
+                let packets: Vec<Packet> = d.packets().cloned().collect();
+                dump::encode(&packets)
+            }
+            Input::Stream(items) => {
+                let mut w = dump::Writer::new();
+                w.packet(&Packet::Comment(format!(
+                    "psxrender {} replay of a text stream",
+                    env!("CARGO_PKG_VERSION")
+                )))?;
+                w.packet(&Packet::TraceBegin)?;
+                for item in items {
+                    match item {
+                        Item::Gp0(x) => w.gp0(*x),
+                        Item::Gp1(x) => w.gp1(*x),
+                        Item::Frame => w.vsync(dump::VSyncTime::None),
+                        _ => {}
+                    }
+                }
+                if items.last() != Some(&Item::Frame) {
+                    w.vsync(dump::VSyncTime::None);
+                }
+                Ok(w.finish())
+            }
         }
     }
 
@@ -202,6 +242,28 @@ mod tests {
         assert!(e.to_string().contains("neither"), "{e}");
         let e = Input::parse(b"PSXGPUDUMPv1r1\0\0\x05\0").unwrap_err();
         assert_eq!(e.offset, 16);
+    }
+
+    #[test]
+    fn streams_convert_to_dumps_that_replay_the_same_words() {
+        let s = Input::parse(b"gp1 00000000\ngp0 e1000400\nframe\ngp0 00000000\n").unwrap();
+        let d = Input::parse(&s.to_dump().unwrap()).unwrap();
+        let Input::Dump(d) = d else {
+            panic!("not a dump")
+        };
+        let packets: Vec<Packet> = d.packets().cloned().collect();
+        assert!(matches!(packets[0], Packet::Comment(_)));
+        assert_eq!(
+            packets[1..],
+            [
+                Packet::TraceBegin,
+                Packet::Gp1(vec![0]),
+                Packet::Gp0(vec![0xe100_0400]),
+                Packet::VSync(VSyncTime::None),
+                Packet::Gp0(vec![0]),
+                Packet::VSync(VSyncTime::None),
+            ]
+        );
     }
 
     #[test]

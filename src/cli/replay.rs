@@ -24,6 +24,9 @@ pub struct Args {
     /// Write what the TV shows (GP1 display area and mode; black if the display is off).
     #[arg(long, value_name = "PNG")]
     pub display: Option<PathBuf>,
+    /// Also write the input as a GPUDUMP (16-byte spec magic) that emulator dump players open.
+    #[arg(long, value_name = "PSXGPU")]
+    pub dump: Option<PathBuf>,
     /// Stop after N frame marks (`frame` lines / VSync packets); 0 = before the first.
     /// Default: run to the end.
     #[arg(long, value_name = "N")]
@@ -31,6 +34,17 @@ pub struct Args {
     /// Rasteriser threads: 0 = all cores, 1 = serial.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub threads: usize,
+}
+
+/// Reports an output written (or not: exit status 3).
+fn saved(path: &Path, result: std::io::Result<()>, status: &mut ExitCode) {
+    match result {
+        Ok(()) => println!("wrote {}", path.display()),
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            *status = ExitCode::from(3);
+        }
+    }
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -47,6 +61,16 @@ pub fn run(args: Args) -> ExitCode {
         }
     }
     println!("{}", input.summary());
+    let mut status = ExitCode::SUCCESS;
+    if let Some(p) = &args.dump {
+        match input.to_dump() {
+            Ok(bytes) => saved(p, write_atomic(p, &bytes), &mut status),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     let opts = replay::Options {
         frame: args.frame,
         threads: args.threads,
@@ -61,14 +85,7 @@ pub fn run(args: Args) -> ExitCode {
     println!("ran {} frames", done.frames_run);
     let shown = done.gpu.display();
     let vram = done.gpu.vram();
-    let mut status = ExitCode::SUCCESS;
-    let mut save = |path: &Path, result: std::io::Result<()>| match result {
-        Ok(()) => println!("wrote {}", path.display()),
-        Err(e) => {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            status = ExitCode::from(3);
-        }
-    };
+    let mut save = |path: &Path, result| saved(path, result, &mut status);
     if let Some(p) = &args.vram {
         let pic = display::vram_picture(vram);
         save(p, save_png_rgb(p, pic.width, pic.height, &pic.rgb));
