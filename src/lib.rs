@@ -6,6 +6,7 @@
 //! GPU (crate `gpu`), whose VRAM becomes the PNG.
 
 pub mod compare;
+pub mod conformance;
 pub mod display;
 pub mod dump;
 pub mod formats;
