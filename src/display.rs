@@ -10,8 +10,11 @@
 //! - Both wrap at VRAM edges: x modulo 1024 halfwords, y modulo 512 lines. Source: psx-spx
 //!   (display start plus size beyond VRAM wraps); not checked against hardware captures.
 //!
-//! The horizontal/vertical display ranges (GP1(06h)/(07h)) only move the picture on the TV and
-//! are ignored, as most emulators do; the picture is `width × height` pixels from the start.
+//! Size: [`Display::width`]/[`Display::height`] as the GPU derives them from the display ranges
+//! GP1(06h)/(07h) and the mode GP1(08h) — 256/320/368/512/640 × 240/480 for the standard
+//! ranges, 256 lines for a PAL game that asks for them. When the ranges give no usable size
+//! (0, or larger than VRAM) the nominal mode size is used: `mode_width` × 240 (480 interlaced).
+//! Where the ranges place the picture on the TV (the black border) is not drawn.
 
 use gpu::{Display, VRAM_HEIGHT, VRAM_WIDTH};
 
@@ -45,11 +48,27 @@ fn halfword(vram: &[u16], x: usize, y: usize) -> u16 {
     vram.get(i).copied().unwrap_or(0)
 }
 
+/// The picture size for `d` (see the module docs).
+pub fn size(d: &Display) -> (u16, u16) {
+    let width = if (1..=VRAM_WIDTH as u16).contains(&d.width) {
+        d.width
+    } else {
+        d.mode_width.clamp(1, VRAM_WIDTH as u16)
+    };
+    let height = if (1..=VRAM_HEIGHT as u16).contains(&d.height) {
+        d.height
+    } else if d.interlaced480 {
+        480
+    } else {
+        240
+    };
+    (width, height)
+}
+
 /// The displayed picture per `d`, whether or not the display is enabled (see [`shown`]).
-/// Width is clamped to 1..=1024 and height to 1..=512.
 pub fn cut(vram: &[u16], d: &Display) -> Picture {
-    let width = usize::from(d.width.clamp(1, VRAM_WIDTH as u16));
-    let height = usize::from(d.height.clamp(1, VRAM_HEIGHT as u16));
+    let (width, height) = size(d);
+    let (width, height) = (usize::from(width), usize::from(height));
     let (x0, y0) = (usize::from(d.x), usize::from(d.y));
     let mut rgb = Vec::with_capacity(width * height * 3);
     for row in 0..height {
@@ -127,6 +146,9 @@ mod tests {
             height,
             depth24,
             enabled: true,
+            mode_width: width,
+            interlaced480: height == 480,
+            pal: false,
         }
     }
 
@@ -155,6 +177,18 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn unusable_ranges_fall_back_to_the_mode_size() {
+        let mut d = display(0, 0, 0, 0, false);
+        d.mode_width = 368;
+        assert_eq!(size(&d), (368, 240));
+        d.interlaced480 = true;
+        d.height = 2000;
+        assert_eq!(size(&d), (368, 480));
+        let pal = display(0, 0, 320, 256, false);
+        assert_eq!(size(&pal), (320, 256));
     }
 
     #[test]
