@@ -5,11 +5,13 @@
 //! Exit codes: 0 success; 1 a check failed (conformance/compare mismatches); 2 bad input or
 //! usage; 3 an output file could not be written.
 
+mod compare;
 mod demo;
 mod gte_vectors;
 mod info;
 mod model_args;
 mod render;
+mod replay;
 
 use std::process::ExitCode;
 
@@ -48,6 +50,10 @@ enum Command {
     Demo(demo::Args),
     /// Check the emulated GTE against hardware vector files; prints every wrong register.
     GteVectors(gte_vectors::Args),
+    /// Replay a GPU text stream or GPUDUMP from power-on; save VRAM and the displayed picture.
+    Replay(replay::Args),
+    /// Compare two captures (PNG or raw VRAM) in 15-bit space; exit 0 equal, 1 different.
+    Compare(compare::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -66,6 +72,8 @@ pub fn main() -> ExitCode {
         (Some(Command::Info(a)), _) => info::run(a),
         (Some(Command::Demo(a)), _) => demo::run(a),
         (Some(Command::GteVectors(a)), _) => gte_vectors::run(a),
+        (Some(Command::Replay(a)), _) => replay::run(a),
+        (Some(Command::Compare(a)), _) => compare::run(a),
         (None, a) => render::run(a),
     }
 }
