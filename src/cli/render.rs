@@ -81,6 +81,10 @@ pub struct RenderArgs {
     /// Also write the whole 1024x512 VRAM as PNG.
     #[arg(long, value_name = "OUT.png")]
     pub vram: Option<PathBuf>,
+    /// Also write the frame as a GPUDUMP (.psxgpu): VRAM restore, the frame's GP0 words, a
+    /// VSync; `psxrender replay --display` turns it back into the same PNG.
+    #[arg(long = "dump-gp0", value_name = "OUT.psxgpu", conflicts_with = "frames")]
+    pub dump_gp0: Option<PathBuf>,
     /// Threads: frames rendered at once with --frames, else GPU rasteriser threads (0 = all).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub threads: usize,
@@ -276,7 +280,14 @@ fn single(
         ExitCode::from(EXIT_BAD_INPUT)
     })?;
     report(&frame);
-    save(out, frame.width, frame.height, &frame.rgb)
+    save(out, frame.width, frame.height, &frame.rgb)?;
+    if let Some(path) = &args.dump_gp0 {
+        psxrender::output::write_atomic(path, &renderer.gpudump(&frame)).map_err(|e| {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            ExitCode::from(EXIT_WRITE_FAILED)
+        })?;
+    }
+    Ok(())
 }
 
 /// `NAME.png` → `NAME_0012.png`.

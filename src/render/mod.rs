@@ -321,6 +321,41 @@ impl<'m> Renderer<'m> {
         &self.prep.upload
     }
 
+    /// VRAM as it stands before any frame is drawn: the display set up and every texture, CLUT
+    /// and model image uploaded (a dump's VRAM restore).
+    pub fn initial_vram(&self) -> Vec<u16> {
+        let mut gpu = Gpu::new();
+        gpu.set_threads(1);
+        for &w in &self.prep.gp1_setup {
+            gpu.gp1(w);
+        }
+        gpu.gp0_words(&self.prep.upload);
+        gpu.vram().to_vec()
+    }
+
+    /// `frame` as a GPUDUMP (`.psxgpu`) an emulator's dump player can play: a comment, the state
+    /// restore (GP1 reset, full VRAM upload from [`Renderer::initial_vram`], the display set-up),
+    /// trace begin, the frame's GP0 words, one VSync.
+    pub fn gpudump(&self, frame: &Frame) -> Vec<u8> {
+        use crate::dump::{Packet, VSyncTime, Writer};
+        let mut w = Writer::new();
+        // A comment and a trace-begin are short fixed packets: they cannot be too long.
+        let _ = w.packet(&Packet::Comment(format!(
+            "psxrender {} ({} model)",
+            env!("CARGO_PKG_VERSION"),
+            self.model.format()
+        )));
+        w.gp1(0);
+        w.restore_vram(&self.initial_vram());
+        for &g in &self.prep.gp1_setup {
+            w.gp1(g);
+        }
+        let _ = w.packet(&Packet::TraceBegin);
+        w.gp0_words(&frame.gp0);
+        w.vsync(VSyncTime::None);
+        w.finish()
+    }
+
     /// The framebuffer rectangle in VRAM.
     pub fn framebuffer(&self) -> Rect {
         self.prep.framebuffer
@@ -656,11 +691,15 @@ fn display_setup(fb: Rect, height: u32) -> Vec<u32> {
         _ => 1 << 6, // 368
     };
     let interlaced = if height == 480 { 1 << 2 | 1 << 5 } else { 0 };
+    // The standard NTSC range 260h..C60h is 2560 GPU cycles: 256/320/512/640 pixels at dot
+    // dividers 10/8/5/4. At 368 (divider 7) the GPU shows ((cycles/7 + 2) & !3) pixels, so the
+    // range is widened to 7 × 367 cycles to show all 368.
+    let x2 = if fb.w == 368 { 0x260 + 7 * 367 } else { 0xC60 };
     vec![
         0x0000_0000,
         0x0800_0000 | hres | interlaced,
         0x0500_0000 | fb.x as u32 | (fb.y as u32) << 10,
-        0x0600_0000 | 0x260 | 0xC60 << 12,
+        0x0600_0000 | 0x260 | x2 << 12,
         0x0700_0000 | 0x10 | (0x10 + 240) << 10,
         0x0300_0000,
     ]
