@@ -4,6 +4,7 @@
 //! Exit codes: 0 success; 1 a check failed (conformance/compare mismatches); 2 bad input or
 //! usage; 3 an output file could not be written.
 
+mod conformance;
 mod info;
 mod model_args;
 
@@ -22,11 +23,14 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     Info(info::Args),
+    /// Run GPU probe files against the emulated GPU.
+    Conformance(conformance::Args),
 }
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Info(a) => info::run(a),
+        Command::Conformance(a) => conformance::run(a),
     }
 }
