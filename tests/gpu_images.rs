@@ -2,11 +2,11 @@
 //! compare` for every `hwtests/gpu-images` test: replay `stream.txt` to a raw VRAM file, compare
 //! it with `expected.png` (channels `c<<3`, bits 0–14; `lines` with its `mask.txt`).
 
+mod cli_run;
 mod common;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use psxrender::compare::{parse_mask, Capture, Expansion, Source};
 use psxrender::replay::Input;
@@ -19,19 +19,6 @@ fn tests(root: &Path) -> Vec<PathBuf> {
         .collect();
     dirs.sort();
     dirs
-}
-
-fn run(args: &[OsString]) -> (Option<i32>, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_psxrender"))
-        .args(args)
-        .output()
-        .unwrap();
-    let t = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    (o.status.code(), t)
 }
 
 /// What can be checked without a rasteriser: every stream parses, every reference decodes as
@@ -71,14 +58,12 @@ fn every_gpu_image_test_matches_its_reference() {
     let Some(root) = common::shared("hwtests/gpu-images") else {
         return;
     };
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gpu_images");
-    std::fs::create_dir_all(&out).unwrap();
     let mut failures = Vec::new();
     let dirs = tests(&root);
     for dir in &dirs {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let raw = out.join(format!("{name}.vram.bin"));
-        let (code, t) = run(&[
+        let raw = cli_run::tmp("gpu_images", &format!("{name}.vram.bin"));
+        let (code, t) = cli_run::psxrender::<_, OsString>([
             "replay".into(),
             dir.join("stream.txt").into(),
             "--vram-raw".into(),
@@ -88,7 +73,7 @@ fn every_gpu_image_test_matches_its_reference() {
             failures.push(format!("{name}: replay exited {code:?}\n{t}"));
             continue;
         }
-        let diff = out.join(format!("{name}.diff.png"));
+        let diff = cli_run::tmp("gpu_images", &format!("{name}.diff.png"));
         let mut args: Vec<OsString> = vec![
             "compare".into(),
             raw.into(),
@@ -100,7 +85,7 @@ fn every_gpu_image_test_matches_its_reference() {
         if mask.exists() {
             args.extend(["--mask".into(), mask.into()]);
         }
-        let (code, t) = run(&args);
+        let (code, t) = cli_run::psxrender(&args);
         println!("{name}: compare exited {code:?}\n{t}");
         if code != Some(0) {
             failures.push(format!("{name}: see {}\n{t}", diff.display()));
