@@ -17,15 +17,16 @@ const STREAM: &str = "# test stream\ngp1 00000000\ngp1 03000000\n\
 gp0 020000ff\ngp0 00000000\ngp0 00010010\nframe\n\
 gp0 a0000000\ngp0 00010000\ngp0 00010002\ngp0 80017c00\nframe\n";
 
-fn write_stream() -> PathBuf {
-    let p = tmp("stream.txt");
+/// Writes [`STREAM`] to a file of its own per test (tests run in parallel).
+fn write_stream(test: &str) -> PathBuf {
+    let p = tmp(&format!("{test}.stream.txt"));
     std::fs::write(&p, STREAM).unwrap();
     p
 }
 
 #[test]
 fn writes_every_output_of_the_right_size() {
-    let input = write_stream();
+    let input = write_stream("writes_every_output_of_the_right_size");
     let (png, raw, disp, dump) = (
         tmp("vram.png"),
         tmp("vram.bin"),
@@ -72,7 +73,7 @@ fn writes_every_output_of_the_right_size() {
 
 #[test]
 fn frame_past_the_end_is_a_usage_error() {
-    let input = write_stream();
+    let input = write_stream("frame_past_the_end_is_a_usage_error");
     let (code, t) = replay(&[input.to_str().unwrap(), "--frame", "3"]);
     assert_eq!(code, Some(2), "{}", t);
     assert!(t.contains("has 2 frame marks"), "{}", t);
@@ -125,9 +126,8 @@ fn bad_inputs_fail_cleanly_with_an_offset() {
 }
 
 #[test]
-#[ignore = "needs the GPU rasteriser"]
 fn fill_and_upload_reach_the_raw_vram() {
-    let input = write_stream();
+    let input = write_stream("fill_and_upload_reach_the_raw_vram");
     let raw = tmp("drawn.bin");
     let (code, t) = replay(&[input.to_str().unwrap(), "--vram-raw", raw.to_str().unwrap()]);
     assert!(code == Some(0), "{}", t);
@@ -152,7 +152,6 @@ fn fill_and_upload_reach_the_raw_vram() {
 }
 
 #[test]
-#[ignore = "needs the GPU rasteriser"]
 fn display_shows_the_display_area() {
     // Display enabled (GP1(03h) 0), 320x240 15-bit at (0,0); a white 16x16 fill at (0,0).
     let p = tmp("display-stream.txt");
