@@ -381,3 +381,32 @@ fn random_flips_fail_cleanly() {
     }
     println!("flips: {ok} loaded, {err} rejected");
 }
+
+/// A cluster whose 0x1B chunks point 255 times at the same nested cluster, four levels deep
+/// (255⁴ visits if followed naively): refused quickly with a count error.
+#[test]
+fn nested_cluster_fan_out_is_capped() {
+    fn nest(levels: u32) -> Vec<u8> {
+        if levels == 0 {
+            return vec![0xDB, 0, 0, 0];
+        }
+        let inner = nest(levels - 1);
+        let mut d = vec![0xDB, 1, 0, 0, 4, 0, 0, 0x1B, 0x1B, 255, 0, 0];
+        d.resize(12 + 512, 0);
+        let ptrs = d.len();
+        let target = ptrs + 256 * 4;
+        for j in 0..255 {
+            d.extend_from_slice(&((target - (ptrs + 4 * j)) as i32).to_le_bytes());
+        }
+        let end_field = d.len();
+        d.extend_from_slice(&((target + inner.len() - end_field) as u32).to_le_bytes());
+        d.extend_from_slice(&inner);
+        d
+    }
+    let data = nest(4);
+    let e = load(&data).err().expect("refused");
+    assert!(
+        matches!(e.kind, psxrender::formats::ErrorKind::CountTooLarge { .. }),
+        "{e}"
+    );
+}

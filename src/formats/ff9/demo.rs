@@ -152,13 +152,20 @@ impl Builder {
             [[x0, y1, z1], [x1, y1, z1], [x1, y1, z0], [x0, y1, z0]],
             [[x0, y0, z0], [x1, y0, z0], [x1, y0, z1], [x0, y0, z1]],
         ];
-        for (ring, side) in rings.iter().zip(sides) {
+        // Baked light from above-front: front, back, right, left, top, bottom.
+        let light = [1.0f32, 0.7, 0.85, 0.85, 1.15, 0.55];
+        for ((ring, side), l) in rings.iter().zip(sides).zip(light) {
             let Some(s) = side else { continue };
             let [u0, v0, u1, v1] = s.uv;
             let uv = [[u0, v1], [u1, v1], [u1, v0], [u0, v0]];
             let corners: Vec<Corner> = ring.iter().zip(uv).map(|(p, t)| (*p, t)).collect();
-            // B polygons get Gouraud shading: lit from above.
-            let colors = [[100, 100, 110], [100, 100, 110], [150, 150, 150], [150, 150, 150]];
+            // A/C take one colour per side; B polygons get a Gouraud ramp, darker below.
+            let shade = |v: f32| [(v * l).min(255.0) as u8; 3];
+            let colors = if s.kind == PolyKind::B {
+                [shade(100.0), shade(100.0), shade(150.0), shade(150.0)]
+            } else {
+                [shade(128.0); 4]
+            };
             self.poly(s.kind, bone, &corners, &colors, s.material, 0);
         }
     }
@@ -473,8 +480,8 @@ fn metal_tim() -> Tim {
                 }
                 let d2 = (xi - 32).pow(2) + (yi - 15).pow(2);
                 if d2 <= 64 {
-                    let hl = (xi - 30).pow(2) + (yi - 12).pow(2);
-                    c = 128 + (60 - (hl as u8).min(50));
+                    let hl = (((xi - 30).pow(2) + (yi - 12).pow(2)) as f32).sqrt();
+                    c = 128 + (63.0 - hl * 4.0).clamp(20.0, 63.0) as u8;
                 }
                 if (24..=27).contains(&y) && (20..44).contains(&x) && x % 2 == 0 {
                     c = 64 + 2;

@@ -128,6 +128,7 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
     let mut raw_anims: Vec<(Option<u16>, u64, &[u8])> = Vec::new();
     let mut tims = Vec::new();
     let mut material_set = None;
+    let mut vram_halfwords = 0u64;
     let (mesh, model_id, source) = if cluster::is_cluster(data) {
         let c = cluster::parse(data)?;
         for (off, kind) in &c.skipped {
@@ -154,7 +155,20 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
             match o.kind {
                 cluster::TYPE_ANIMATION => raw_anims.push((Some(o.id), o.offset, o.data)),
                 cluster::TYPE_TIM => {
-                    tims.push((Some(o.id), Tim::parse(o.data).map_err(|e| o.rebase(e))?))
+                    let tim = Tim::parse(o.data).map_err(|e| o.rebase(e))?;
+                    vram_halfwords += tim_halfwords(&tim);
+                    if vram_halfwords > MAX_VRAM_HALFWORDS {
+                        return Err(LoadError::new(
+                            FORMAT,
+                            o.offset,
+                            ErrorKind::CountTooLarge {
+                                what: "TIM halfwords (all TIMs together)",
+                                count: vram_halfwords,
+                                max: MAX_VRAM_HALFWORDS,
+                            },
+                        ));
+                    }
+                    tims.push((Some(o.id), tim))
                 }
                 cluster::TYPE_MATERIALS if material_set.is_none() => {
                     material_set = Some(MaterialSet::parse(o.data).map_err(|e| o.rebase(e))?)
@@ -181,7 +195,19 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
     };
     let bone_count = mesh.bones.len();
     let mut animations = Vec::new();
+    let mut anim_entries = 0u64;
     for (id, off, bytes) in raw_anims {
+        let frames = bytes.get(2..4).map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
+        anim_entries += u64::from(frames) * bone_count as u64;
+        if anim_entries > MAX_ANIMATION_ENTRIES {
+            warnings.push(format!(
+                "animation {} at 0x{off:x} skipped: all animations together exceed {} \
+                 frame×bone entries",
+                id.unwrap_or(0),
+                MAX_ANIMATION_ENTRIES
+            ));
+            continue;
+        }
         match Animation::parse(bytes, bone_count) {
             Ok(a) => animations.push((id, a)),
             Err(mut e) => {
@@ -235,6 +261,15 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
     };
     model.build_faces();
     Ok(model)
+}
+
+/// Most TIM data kept from one cluster: four times VRAM.
+const MAX_VRAM_HALFWORDS: u64 = 4 * 1024 * 512;
+/// Most decoded (frame, bone) angle entries kept from one cluster (6 bytes each).
+const MAX_ANIMATION_ENTRIES: u64 = 4 << 20;
+
+fn tim_halfwords(t: &Tim) -> u64 {
+    t.image.data.len() as u64 + t.clut.as_ref().map_or(0, |c| c.data.len() as u64)
 }
 
 /// Where a checkerboard goes when a material points at VRAM no TIM fills: the last 16x16
