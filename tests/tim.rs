@@ -103,14 +103,7 @@ fn sample_facts() {
             t.raw_pixel(5, 7),
             len,
         );
-        let want = (
-            f.depth,
-            f.clut,
-            f.image,
-            f.pixels,
-            f.raw_5_7,
-            data.len(),
-        );
+        let want = (f.depth, f.clut, f.image, f.pixels, f.raw_5_7, data.len());
         if got != want {
             bad.push(format!("{}: got {got:x?}\n   want {want:x?}", f.file));
         }
@@ -157,7 +150,11 @@ fn samples_with_random_flips_never_panic() {
         for _ in 0..200 {
             let mut d = data.clone();
             // Flip within the headers more often than in pixel data.
-            let span = if next() % 2 == 0 { 48.min(d.len()) } else { d.len() };
+            let span = if next() % 2 == 0 {
+                48.min(d.len())
+            } else {
+                d.len()
+            };
             let i = (next() % span as u64) as usize;
             d[i] ^= 1 << (next() % 8);
             if let Ok(t) = Tim::parse(&d) {

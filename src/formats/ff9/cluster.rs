@@ -89,7 +89,12 @@ fn parse_into<'a>(
     let count = u64::from(r.u8_at(base + 1, "cluster entry count")?);
     r.array(base + 1, base + 4, count, 4, "cluster entries")?;
     *budget += count;
-    r.check_count(base + 1, *budget, MAX_OBJECTS, "cluster entries and objects")?;
+    r.check_count(
+        base + 1,
+        *budget,
+        MAX_OBJECTS,
+        "cluster entries and objects",
+    )?;
     for i in 0..count {
         let entry = base + 4 + 4 * i;
         let chunk = entry + u64::from(r.u24_at(entry, "chunk offset")?);
@@ -118,7 +123,12 @@ fn parse_into<'a>(
                 let ptrs = chunk + 4 + ids_len;
                 r.array(chunk + 1, ptrs, n + 1, 4, "object pointers")?;
                 *budget += n;
-                r.check_count(chunk + 1, *budget, MAX_OBJECTS, "cluster entries and objects")?;
+                r.check_count(
+                    chunk + 1,
+                    *budget,
+                    MAX_OBJECTS,
+                    "cluster entries and objects",
+                )?;
                 let end_field = ptrs + 4 * n;
                 let chunk_end = end_field + u64::from(r.u32_at(end_field, "chunk end")?);
                 if chunk_end > end {

@@ -132,7 +132,9 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
     let (mesh, model_id, source) = if cluster::is_cluster(data) {
         let c = cluster::parse(data)?;
         for (off, kind) in &c.skipped {
-            warnings.push(format!("skipped cluster chunk type 0x{kind:02x} at 0x{off:x}"));
+            warnings.push(format!(
+                "skipped cluster chunk type 0x{kind:02x} at 0x{off:x}"
+            ));
         }
         let models: Vec<_> = c
             .objects
@@ -197,7 +199,9 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
     let mut animations = Vec::new();
     let mut anim_entries = 0u64;
     for (id, off, bytes) in raw_anims {
-        let frames = bytes.get(2..4).map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
+        let frames = bytes
+            .get(2..4)
+            .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
         anim_entries += u64::from(frames) * bone_count as u64;
         if anim_entries > MAX_ANIMATION_ENTRIES {
             warnings.push(format!(
@@ -221,7 +225,10 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
     }
     if let Some(p) = &opts.ff9_anim {
         let bytes = super::read_file(p, "FF9 animation")?;
-        animations.push((None, Animation::parse(&bytes, bone_count).map_err(|e| e.in_file(p))?));
+        animations.push((
+            None,
+            Animation::parse(&bytes, bone_count).map_err(|e| e.in_file(p))?,
+        ));
     }
     for p in &opts.ff9_tims {
         tims.push((None, super::tim::load(p)?));
@@ -306,7 +313,11 @@ fn contains(img: &VramImage, x: u32, y: u32) -> bool {
 
 /// What a face's material resolves to.
 enum Resolved {
-    Vram { tpage: u16, clut: u16, uv: [[u8; 2]; 4] },
+    Vram {
+        tpage: u16,
+        clut: u16,
+        uv: [[u8; 2]; 4],
+    },
     Missing(String),
     Flat(String),
 }
@@ -340,9 +351,8 @@ impl FF9Model {
                     self.tims.len()
                 ));
             };
-            let depth = tim.depth.texpage_depth();
-            let tpage = tim.image.x / 64 | (tim.image.y / 256) << 4 | depth << 7;
-            let clut = tim.clut.as_ref().map_or(0, |c| c.x / 16 | c.y << 6);
+            let tpage = tim.texpage();
+            let clut = tim.clut_attribute();
             let per = TexPage(tpage).texels_per_halfword();
             let du = ((tim.image.x % 64) * per) as u8;
             let dv = (tim.image.y % 256) as u8;
@@ -400,7 +410,8 @@ impl FF9Model {
                 // convention (the public importer reverses them too): swap corners 1 and 2,
                 // which keeps a quad in "Z" order.
                 let order: [usize; 4] = [0, 2, 1, 3];
-                let uvs = order.map(|i| g.uvs.get(usize::from(p.uvs[i])).copied().unwrap_or([0; 2]));
+                let uvs =
+                    order.map(|i| g.uvs.get(usize::from(p.uvs[i])).copied().unwrap_or([0; 2]));
                 let texture = match self.resolve(p, uvs) {
                     Resolved::Vram { tpage, clut, uv } => {
                         let tpage = if p.semi_transparent() {
@@ -536,8 +547,8 @@ impl Model for FF9Model {
                     sub(vertices[c].position, vertices[a].position),
                 );
                 for i in [a, b, c] {
-                    for k in 0..3 {
-                        vertices[i].normal[k] += n[k];
+                    for (acc, nk) in vertices[i].normal.iter_mut().zip(n) {
+                        *acc += nk;
                     }
                 }
             }
@@ -624,11 +635,7 @@ impl Model for FF9Model {
             );
             match &t.clut {
                 Some(c) => {
-                    let _ = writeln!(
-                        s,
-                        ", CLUT VRAM ({},{}) {}x{}",
-                        c.x, c.y, c.width, c.height
-                    );
+                    let _ = writeln!(s, ", CLUT VRAM ({},{}) {}x{}", c.x, c.y, c.width, c.height);
                 }
                 None => s.push_str(", no CLUT\n"),
             }
