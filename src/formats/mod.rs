@@ -1,10 +1,12 @@
 //! File formats: every loader reads through [`reader::Reader`] and fails with
 //! [`error::LoadError`]. [`load`] picks the loader by content, never by file extension.
 
+pub mod dds;
 pub mod error;
 pub mod ff9;
 pub mod m2;
 pub mod nwn;
+pub mod plt;
 pub mod reader;
 
 use std::path::{Path, PathBuf};
