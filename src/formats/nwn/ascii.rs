@@ -191,7 +191,7 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
                     events: Vec::new(),
                     nodes: Vec::new(),
                 };
-                parse_anim(&mut lines, &mut anim, off, warnings)?;
+                parse_anim(&mut lines, &mut anim, off)?;
                 mdl.animations.push(anim);
             }
             _ => {}
@@ -232,7 +232,9 @@ fn parse_anim(
         }
         lines.next();
     }
-    anim.nodes = parse_nodes(lines, "doneanim", at, warnings)?;
+    // Animation nodes are matched to the model by name; their parent links do not matter, so
+    // problems with them are not reported.
+    anim.nodes = parse_nodes(lines, "doneanim", at, &mut Vec::new())?;
     if !anim.length.is_finite() {
         anim.length = 0.0;
     }

@@ -45,6 +45,9 @@ struct Bin<'a> {
     r: Reader<'a>,
     raw_base: u64,
     warnings: Vec<String>,
+    /// Bytes of arrays still allowed to be read: shared subtrees (several pointers to one
+    /// node or mesh) must not multiply the memory a small file costs.
+    budget: std::cell::Cell<u64>,
 }
 
 /// A node's skin lanes as (bone part number, weight) before the part numbers are resolved.
@@ -77,7 +80,40 @@ impl<'a> Bin<'a> {
                 .invalid(at, format!("{what}: {count} entries at a null pointer")));
         }
         let off = MODEL_BASE + u64::from(ptr);
-        Ok((self.r.array(at, off, count, size, what)?, off))
+        let bytes = self.r.array(at, off, count, size, what)?;
+        self.charge(at, bytes.len() as u64, what)?;
+        Ok((bytes, off))
+    }
+
+    /// A raw-data array of `count × size` bytes at absolute `off` (pointer read at `at`).
+    fn raw_array(
+        &self,
+        at: u64,
+        off: u64,
+        count: u64,
+        size: u64,
+        what: &'static str,
+    ) -> Result<&'a [u8]> {
+        let bytes = self.r.array(at, off, count, size, what)?;
+        self.charge(at, bytes.len() as u64, what)?;
+        Ok(bytes)
+    }
+
+    /// Spends `len` bytes of the read budget.
+    fn charge(&self, at: u64, len: u64, what: &'static str) -> Result<()> {
+        let left = self.budget.get();
+        if len > left {
+            return Err(self.r.error(
+                at,
+                ErrorKind::CountTooLarge {
+                    what,
+                    count: len,
+                    max: left,
+                },
+            ));
+        }
+        self.budget.set(left - len);
+        Ok(())
     }
 
     fn name(&self, at: u64, len: u64, what: &'static str) -> Result<String> {
@@ -126,6 +162,8 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
         r,
         raw_base: MODEL_BASE + model_size,
         warnings: Vec::new(),
+        // Every array of a well-formed file is read once; allow generous sharing on top.
+        budget: std::cell::Cell::new(4 * r.len() + (1 << 20)),
     };
     let h = MODEL_BASE;
     let name = b.name(h + 0x08, 64, "model name")?;
@@ -389,20 +427,20 @@ fn parse_mesh(b: &Bin, o: u64, name: &str) -> Result<Mesh> {
     }
     let vcount = u64::from(b.r.u16_at(o + 0x230, "vertex count")?);
     let vertices = match b.raw_ptr(o + 0x22C, "vertex pointer")? {
-        Some(p) => vec3s(b.r.array(o + 0x22C, p, vcount, 12, "vertex positions")?),
+        Some(p) => vec3s(b.raw_array(o + 0x22C, p, vcount, 12, "vertex positions")?),
         None => Vec::new(),
     };
     let uvs = match b.raw_ptr(o + 0x234, "texture-0 vertex pointer")? {
         Some(p) if !vertices.is_empty() => {
             let v: Vec<f32> =
-                f32s(b.r.array(o + 0x234, p, vcount, 8, "texture-0 vertices")?).collect();
+                f32s(b.raw_array(o + 0x234, p, vcount, 8, "texture-0 vertices")?).collect();
             v.chunks_exact(2).map(|c| [c[0], c[1]]).collect()
         }
         _ => Vec::new(),
     };
     let normals = match b.raw_ptr(o + 0x244, "normal pointer")? {
         Some(p) if !vertices.is_empty() => {
-            vec3s(b.r.array(o + 0x244, p, vcount, 12, "vertex normals")?)
+            vec3s(b.raw_array(o + 0x244, p, vcount, 12, "vertex normals")?)
         }
         _ => Vec::new(),
     };
@@ -450,8 +488,8 @@ fn parse_skin(b: &mut Bin, o: u64, vcount: usize) -> Result<Vec<Vec<(i32, f32)>>
     ) else {
         return Ok(vec![Vec::new(); vcount]);
     };
-    let weights: Vec<f32> = f32s(b.r.array(s + 0x0C, wp, n, 16, "skin weights")?).collect();
-    let lanes = b.r.array(s + 0x10, lp, n, 8, "skin bone lanes")?;
+    let weights: Vec<f32> = f32s(b.raw_array(s + 0x0C, wp, n, 16, "skin weights")?).collect();
+    let lanes = b.raw_array(s + 0x10, lp, n, 8, "skin bone lanes")?;
     let mut parts = [0i32; SKIN_SLOTS];
     for (i, p) in parts.iter_mut().enumerate() {
         *p = i32::from(b.r.i16_at(s + 0x40 + 2 * i as u64, "skin bone part")?);

@@ -11,6 +11,8 @@ pub mod ascii;
 pub mod binary;
 pub mod builder;
 pub mod mdl;
+#[cfg(test)]
+mod tests;
 pub mod textures;
 
 use std::fmt::Write as _;
