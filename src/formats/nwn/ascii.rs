@@ -207,12 +207,7 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
     Ok(mdl)
 }
 
-fn parse_anim(
-    lines: &mut Lines<'_, '_>,
-    anim: &mut Animation,
-    at: u64,
-    warnings: &mut Vec<String>,
-) -> Result<()> {
+fn parse_anim(lines: &mut Lines<'_, '_>, anim: &mut Animation, at: u64) -> Result<()> {
     // Header lines up to the first node, then nodes until doneanim.
     loop {
         let Some(l) = lines.peek() else {
