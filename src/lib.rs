@@ -7,5 +7,6 @@
 
 pub mod formats;
 pub mod output;
+pub mod preview;
 pub mod scene;
 pub mod stream;
