@@ -5,8 +5,15 @@
 //! emulated GTE (crate `gte`), builds an ordering table, and streams GP0 words into the emulated
 //! GPU (crate `gpu`), whose VRAM becomes the PNG.
 
+pub mod compare;
+pub mod conformance;
+pub mod display;
+pub mod dump;
 pub mod formats;
 pub mod gte_vectors;
 pub mod output;
+pub mod preview;
+pub mod render;
+pub mod replay;
 pub mod scene;
 pub mod stream;

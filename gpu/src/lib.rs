@@ -1,12 +1,31 @@
 //! The PlayStation 1 GPU, emulated bit for bit.
 //!
-//! Data flow: GP0 words → packet assembly → decoded commands → rasteriser → 1024×512 VRAM of
-//! 16-bit halfwords (bit 15 = mask bit, bits 0–14 = BGR555). GP1 words set display state,
-//! which [`Gpu::display`] reports so a front end can cut the visible picture out of VRAM.
+//! Data flow: GP0 words → packet assembly ([`Gpu::gp0`]) → decoded commands
+//! ([`gp0::decode`]) → set-up primitives ([`raster`]) queued in a batch → drawn over bands of
+//! the 1024×512 VRAM of 16-bit halfwords (bit 15 = mask bit, bits 0–14 = BGR555), in parallel,
+//! identical to a serial run ([`raster::bands`]). Transfers ([`vram`]) run immediately after
+//! the batch. GP1 words set display state, which [`Gpu::display`] reports so a front end can
+//! cut the visible picture out of VRAM.
 //!
-//! SKELETON: the API below is fixed (other crates build against it); the bodies are being
-//! written in the GPU issue.
+//! Power-on state: VRAM zeroed, all GP0 state zero (as after GP1(00h)), display disabled with
+//! the GP1(00h) default ranges.
 #![warn(missing_docs)]
+
+pub mod gp0;
+pub mod raster;
+pub mod vram;
+
+use std::sync::Arc;
+
+use gp0::decode::{decode, is_polyline_terminator, packet_len, Gp0Command, PolyFlags, RawVertex};
+use gp0::fields::{sext11, ColorWord, Clut, TexPage, TexWindow, VertexWord};
+use raster::bands::{Batch, MAX_BATCH};
+use raster::line::Line;
+use raster::pixel::PixelMode;
+use raster::rect::Rect;
+use raster::texture::{clut_len, Texture};
+use raster::triangle::{Shading, Triangle, Vtx};
+use raster::{Clip, Prim};
 
 /// VRAM width in halfwords.
 pub const VRAM_WIDTH: usize = 1024;
@@ -20,20 +39,70 @@ pub struct Display {
     pub x: u16,
     /// Top edge in VRAM lines (GP1(05h)).
     pub y: u16,
-    /// Visible width in pixels (256/320/368/512/640 from GP1(08h)).
+    /// Visible width in pixels: `((X2−X1)/cycles_per_pixel + 2) & !3` from GP1(06h) and the
+    /// dot clock of GP1(08h) (256/320/368/512/640 for the standard ranges).
     pub width: u16,
-    /// Visible height in lines (240, or 480 when interlaced 480-line mode is set).
+    /// Visible height in lines: `Y2−Y1` from GP1(07h), doubled in 480-line interlace
+    /// (GP1(08h) bits 2 and 5).
     pub height: u16,
     /// 24-bit colour mode (GP1(08h) bit 4): pixels are 3 bytes packed in VRAM.
     pub depth24: bool,
-    /// Display enabled (GP1(03h)).
+    /// Display enabled (GP1(03h) bit 0 clear).
     pub enabled: bool,
+    /// Nominal horizontal resolution of GP1(08h) (256/320/368/512/640).
+    pub mode_width: u16,
+    /// 480-line interlaced mode (GP1(08h) bits 2 and 5).
+    pub interlaced480: bool,
+    /// PAL (GP1(08h) bit 3).
+    pub pal: bool,
+}
+
+/// The packet assembler's state.
+#[derive(Clone, Debug)]
+enum Packet {
+    /// Waiting for a command word.
+    Idle,
+    /// Collecting a fixed-length packet of `len` words.
+    Fixed { len: usize },
+    /// A polyline: the last vertex drawn from, and the colour of the next point (gouraud).
+    Poly {
+        flags: PolyFlags,
+        last: RawVertex,
+        color: Option<u32>,
+        first: u32,
+    },
+    /// CPU→VRAM pixel payload.
+    Upload(vram::Transfer),
 }
 
 /// The GPU: VRAM plus all GP0/GP1 state.
 pub struct Gpu {
     vram: Vec<u16>,
+    /// VRAM as it was when the current batch started (texture source).
+    snapshot: Vec<u16>,
+    snapshot_valid: bool,
+    batch: Batch,
     threads: usize,
+    pool: Option<rayon::ThreadPool>,
+    packet: Packet,
+    words: Vec<u32>,
+    readback: Option<vram::Transfer>,
+    gpuread: u32,
+    draw_mode: TexPage,
+    tex_window: TexWindow,
+    area_tl: u32,
+    area_br: u32,
+    offset: u32,
+    mask_setting: u32,
+    allow_tex_disable: bool,
+    /// CLUT cache: the CLUT attribute loaded and the entries read (16 or 256).
+    clut_cache: Option<(u16, Arc<[u16]>)>,
+    disp_enabled: bool,
+    disp_start: u32,
+    disp_h: u32,
+    disp_v: u32,
+    disp_mode: u32,
+    dma_dir: u32,
 }
 
 impl Default for Gpu {
@@ -45,14 +114,73 @@ impl Default for Gpu {
 impl Gpu {
     /// A GPU in its power-on state, VRAM zeroed.
     pub fn new() -> Self {
-        Gpu {
+        let mut g = Gpu {
             vram: vec![0; VRAM_WIDTH * VRAM_HEIGHT],
+            snapshot: vec![0; VRAM_WIDTH * VRAM_HEIGHT],
+            snapshot_valid: true,
+            batch: Batch::default(),
             threads: 0,
-        }
+            pool: None,
+            packet: Packet::Idle,
+            words: Vec::with_capacity(16),
+            readback: None,
+            gpuread: 0,
+            draw_mode: TexPage(0),
+            tex_window: TexWindow(0),
+            area_tl: 0,
+            area_br: 0,
+            offset: 0,
+            mask_setting: 0,
+            allow_tex_disable: false,
+            clut_cache: None,
+            disp_enabled: false,
+            disp_start: 0,
+            disp_h: 0,
+            disp_v: 0,
+            disp_mode: 0,
+            dma_dir: 0,
+        };
+        g.gp1(0);
+        g
     }
 
     /// Writes one word to GP0 (0x1F801810).
-    pub fn gp0(&mut self, _word: u32) {}
+    pub fn gp0(&mut self, word: u32) {
+        match std::mem::replace(&mut self.packet, Packet::Idle) {
+            Packet::Upload(mut t) => {
+                self.flush();
+                vram::upload_word(&mut self.vram, &mut t, word, self.mask_setting);
+                self.snapshot_valid = false;
+                if !t.done() {
+                    self.packet = Packet::Upload(t);
+                }
+            }
+            Packet::Idle => {
+                self.words.clear();
+                self.words.push(word);
+                let len = packet_len((word >> 24) as u8);
+                if len == 1 {
+                    self.execute_words();
+                } else {
+                    self.packet = Packet::Fixed { len };
+                }
+            }
+            Packet::Fixed { len } => {
+                self.words.push(word);
+                if self.words.len() >= len {
+                    self.execute_words();
+                } else {
+                    self.packet = Packet::Fixed { len };
+                }
+            }
+            Packet::Poly {
+                flags,
+                last,
+                color,
+                first,
+            } => self.polyline_word(flags, last, color, first, word),
+        }
+    }
 
     /// Writes several words to GP0, in order.
     pub fn gp0_words(&mut self, words: &[u32]) {
@@ -62,37 +190,440 @@ impl Gpu {
     }
 
     /// Writes one word to GP1 (0x1F801814).
-    pub fn gp1(&mut self, _word: u32) {}
+    pub fn gp1(&mut self, word: u32) {
+        let arg = word & 0x00ff_ffff;
+        match (word >> 24) & 0x3f {
+            0x00 => {
+                self.gp1(0x0100_0000);
+                self.disp_enabled = false;
+                self.dma_dir = 0;
+                self.disp_start = 0;
+                self.disp_h = 0x200 | ((0x200 + 256 * 10) << 12);
+                self.disp_v = 0x10 | ((0x10 + 240) << 10);
+                self.disp_mode = 0;
+                self.draw_mode = TexPage(0);
+                self.tex_window = TexWindow(0);
+                self.area_tl = 0;
+                self.area_br = 0;
+                self.offset = 0;
+                self.mask_setting = 0;
+            }
+            0x01 => {
+                self.packet = Packet::Idle;
+                self.words.clear();
+                self.clut_cache = None;
+            }
+            0x03 => self.disp_enabled = arg & 1 == 0,
+            0x04 => self.dma_dir = arg & 3,
+            0x05 => self.disp_start = arg,
+            0x06 => self.disp_h = arg,
+            0x07 => self.disp_v = arg,
+            0x08 => self.disp_mode = arg,
+            0x09 => self.allow_tex_disable = arg & 1 != 0,
+            0x10..=0x1f => match arg & 7 {
+                2 => self.gpuread = self.tex_window.0 & 0xf_ffff,
+                3 => self.gpuread = self.area_tl & 0xf_ffff,
+                4 => self.gpuread = self.area_br & 0xf_ffff,
+                5 => self.gpuread = self.offset & 0x3f_ffff,
+                7 => self.gpuread = 2,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
 
-    /// Reads GPUREAD (0x1F801810).
+    /// Reads GPUREAD (0x1F801810): the next two pixels of a GP0(C0h) transfer, or the latched
+    /// GP1(10h) value.
     pub fn gpuread(&mut self) -> u32 {
-        0
+        if let Some(mut t) = self.readback.take() {
+            self.flush();
+            self.gpuread = vram::read_word(&self.vram, &mut t);
+            if !t.done() {
+                self.readback = Some(t);
+            }
+        }
+        self.gpuread
     }
 
     /// Reads GPUSTAT (0x1F801814).
     pub fn gpustat(&self) -> u32 {
-        0
+        let m = self.disp_mode;
+        let mut s = self.draw_mode.0 as u32 & 0x7ff;
+        s |= (self.mask_setting & 3) << 11;
+        s |= 1 << 13;
+        s |= ((self.draw_mode.0 as u32 >> 11) & 1) << 15;
+        s |= ((m >> 6) & 1) << 16;
+        s |= (m & 3) << 17;
+        s |= ((m >> 2) & 1) << 19;
+        s |= ((m >> 3) & 1) << 20;
+        s |= ((m >> 4) & 1) << 21;
+        s |= ((m >> 5) & 1) << 22;
+        s |= (!self.disp_enabled as u32) << 23;
+        let idle = matches!(self.packet, Packet::Idle);
+        s |= (idle as u32) << 26;
+        s |= (self.readback.is_some() as u32) << 27;
+        s |= 1 << 28;
+        s |= self.dma_dir << 29;
+        s
     }
 
     /// VRAM, row-major, 1024×512 halfwords. Finishes any drawing still queued first.
     pub fn vram(&mut self) -> &[u16] {
+        self.flush();
         &self.vram
     }
 
     /// Number of rasteriser threads; 0 = all cores (the default), 1 = serial.
     pub fn set_threads(&mut self, threads: usize) {
+        self.flush();
         self.threads = threads;
+        self.pool = if threads == 1 {
+            None
+        } else {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .ok()
+        };
     }
 
     /// The display configuration GP1 has set.
     pub fn display(&self) -> Display {
+        let m = self.disp_mode;
+        let (mode_width, cycles) = if m & 0x40 != 0 {
+            (368, 7)
+        } else {
+            match m & 3 {
+                0 => (256, 10),
+                1 => (320, 8),
+                2 => (512, 5),
+                _ => (640, 4),
+            }
+        };
+        let x1 = self.disp_h & 0xfff;
+        let x2 = (self.disp_h >> 12) & 0xfff;
+        let width = ((x2.saturating_sub(x1) / cycles + 2) & !3) as u16;
+        let y1 = self.disp_v & 0x3ff;
+        let y2 = (self.disp_v >> 10) & 0x3ff;
+        let interlaced480 = m & 0x24 == 0x24;
+        let lines = y2.saturating_sub(y1) as u16;
         Display {
-            x: 0,
-            y: 0,
-            width: 320,
-            height: 240,
-            depth24: false,
-            enabled: false,
+            x: (self.disp_start & 0x3ff) as u16,
+            y: ((self.disp_start >> 10) & 0x1ff) as u16,
+            width,
+            height: if interlaced480 { lines * 2 } else { lines },
+            depth24: m & 0x10 != 0,
+            enabled: self.disp_enabled,
+            mode_width,
+            interlaced480,
+            pal: m & 8 != 0,
         }
+    }
+
+    /// Draws everything queued.
+    fn flush(&mut self) {
+        if self.batch.prims.is_empty() {
+            return;
+        }
+        let pool = if self.threads == 1 {
+            None
+        } else {
+            if self.pool.is_none() {
+                self.pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(self.threads)
+                    .build()
+                    .ok();
+            }
+            self.pool.as_ref()
+        };
+        self.batch.run(&mut self.vram, &self.snapshot, pool);
+        self.snapshot_valid = false;
+    }
+
+    fn clip(&self) -> Clip {
+        Clip {
+            x0: (self.area_tl & 0x3ff) as i32,
+            y0: ((self.area_tl >> 10) & 0x1ff) as i32,
+            x1: (self.area_br & 0x3ff) as i32,
+            y1: ((self.area_br >> 10) & 0x1ff) as i32,
+        }
+    }
+
+    fn pixel_mode(&self, semi: bool) -> PixelMode {
+        PixelMode {
+            blend: semi.then(|| self.draw_mode.blend_mode()),
+            set_mask: ((self.mask_setting & 1) as u16) << 15,
+            check_mask: self.mask_setting & 2 != 0,
+        }
+    }
+
+    /// A vertex word plus the drawing offset, wrapped to 11 bits signed.
+    // Source: psx-spx "GP0(E5h)"; verified: hwtests phase 1 (drawing offset).
+    fn place(&self, p: VertexWord) -> (i32, i32) {
+        let ox = sext11(self.offset as i32);
+        let oy = sext11((self.offset >> 11) as i32);
+        (sext11(p.x() + ox), sext11(p.y() + oy))
+    }
+
+    fn vtx(&self, r: &RawVertex) -> Vtx {
+        let (x, y) = self.place(r.pos);
+        Vtx {
+            x,
+            y,
+            r: r.color.r() as i32,
+            g: r.color.g() as i32,
+            b: r.color.b() as i32,
+            u: r.tex.u() as i32,
+            v: r.tex.v() as i32,
+        }
+    }
+
+    /// The texture for page `page` and CLUT `clut` as the CLUT cache delivers it, ending the
+    /// batch first when it may have drawn over the page or the CLUT.
+    fn texture(&mut self, page: TexPage, clut: Clut) -> Texture {
+        let depth = page.depth();
+        let n = clut_len(depth);
+        let probe = Texture::new(page, self.tex_window, Arc::from(Vec::new()));
+        let (fx, fw) = probe.footprint_x();
+        if self.batch.touches(fx, probe.page_y, fw, 256)
+            || (n > 0 && self.batch.touches(clut.x(), clut.y(), n, 1))
+        {
+            self.flush();
+        }
+        if self.batch.prims.len() >= MAX_BATCH {
+            self.flush();
+        }
+        if !self.snapshot_valid {
+            self.snapshot.copy_from_slice(&self.vram);
+            self.snapshot_valid = true;
+        }
+        let entries = if n == 0 {
+            Arc::from(Vec::new())
+        } else {
+            // The cache keeps the CLUT position and how many entries it loaded: an 8-bit load
+            // also serves a later 4-bit primitive with the same CLUT, a 4-bit load does not
+            // serve an 8-bit one. Verified: gpu-images/clut-cache rows 136 and 152.
+            let key = clut.0 & 0x7fff;
+            match &self.clut_cache {
+                Some((k, e)) if *k == key && e.len() >= n => e.clone(),
+                _ => {
+                    let row = clut.y() * VRAM_WIDTH;
+                    let e: Arc<[u16]> = (0..n)
+                        .map(|i| self.vram[row + ((clut.x() + i) & (VRAM_WIDTH - 1))])
+                        .collect();
+                    self.clut_cache = Some((key, e.clone()));
+                    e
+                }
+            }
+        };
+        Texture { clut: entries, ..probe }
+    }
+
+    fn push(&mut self, p: Prim) {
+        if self.batch.prims.len() >= MAX_BATCH {
+            self.flush();
+        }
+        self.batch.push(p);
+    }
+
+    fn execute_words(&mut self) {
+        let words = std::mem::take(&mut self.words);
+        let op = (words[0] >> 24) as u8;
+        match op >> 5 {
+            5 => {
+                self.flush();
+                self.snapshot_valid = false;
+                let t = vram::Transfer::new(words[1], words[2]);
+                self.packet = Packet::Upload(t);
+            }
+            6 => {
+                self.flush();
+                self.readback = Some(vram::Transfer::new(words[1], words[2]));
+            }
+            2 if op & 0x08 != 0 => {
+                // Polyline: draw the first segment, then keep going until a terminator.
+                let flags = PolyFlags::from_opcode(op);
+                if let Gp0Command::Line { verts, .. } = decode(&words) {
+                    if verts.len() >= 2 {
+                        self.line(flags, &verts[0], &verts[1]);
+                        self.packet = Packet::Poly {
+                            flags,
+                            last: verts[1],
+                            color: None,
+                            first: words[0],
+                        };
+                    }
+                }
+            }
+            _ => self.execute(decode(&words)),
+        }
+        self.words = words;
+        self.words.clear();
+    }
+
+    fn polyline_word(
+        &mut self,
+        flags: PolyFlags,
+        last: RawVertex,
+        color: Option<u32>,
+        first: u32,
+        word: u32,
+    ) {
+        let at_point_start = !flags.gouraud || color.is_none();
+        if at_point_start && is_polyline_terminator(word) {
+            return;
+        }
+        if flags.gouraud && color.is_none() {
+            self.packet = Packet::Poly {
+                flags,
+                last,
+                color: Some(word),
+                first,
+            };
+            return;
+        }
+        let next = RawVertex {
+            pos: VertexWord(word),
+            color: ColorWord(color.unwrap_or(first)),
+            tex: Default::default(),
+        };
+        self.line(flags, &last, &next);
+        self.packet = Packet::Poly {
+            flags,
+            last: next,
+            color: None,
+            first,
+        };
+    }
+
+    fn line(&mut self, flags: PolyFlags, a: &RawVertex, b: &RawVertex) {
+        // Verified: gpu-images/lines (flat lines dither too).
+        let dither = self.draw_mode.dither();
+        let (va, vb) = (self.vtx(a), self.vtx(b));
+        if let Some(l) = Line::new(
+            va,
+            vb,
+            flags.gouraud,
+            dither,
+            self.clip(),
+            self.pixel_mode(flags.semi),
+        ) {
+            self.push(Prim::Line(Box::new(l)));
+        }
+    }
+
+    fn execute(&mut self, cmd: Gp0Command) {
+        match cmd {
+            Gp0Command::Nop => {}
+            Gp0Command::ClearCache => self.clut_cache = None,
+            Gp0Command::Fill { color, xy, wh } => {
+                self.flush();
+                vram::fill(&mut self.vram, color.to_bgr555(), xy, wh);
+                self.snapshot_valid = false;
+            }
+            Gp0Command::Copy { src, dst, wh } => {
+                self.flush();
+                vram::copy(&mut self.vram, src, dst, wh, self.mask_setting);
+                self.snapshot_valid = false;
+            }
+            Gp0Command::DrawMode(w) => {
+                self.draw_mode = TexPage((w & 0x3fff) as u16);
+            }
+            Gp0Command::TexWindow(w) => self.tex_window = TexWindow(w & 0xf_ffff),
+            Gp0Command::AreaTopLeft(w) => self.area_tl = w & 0xf_ffff,
+            Gp0Command::AreaBottomRight(w) => self.area_br = w & 0xf_ffff,
+            Gp0Command::Offset(w) => self.offset = w & 0x3f_ffff,
+            Gp0Command::MaskSetting(w) => self.mask_setting = w & 3,
+            Gp0Command::Polygon { flags, verts } => self.polygon(flags, &verts),
+            Gp0Command::Line { flags, verts } => {
+                if verts.len() >= 2 {
+                    self.line(flags, &verts[0], &verts[1]);
+                }
+            }
+            Gp0Command::Rect {
+                flags,
+                size,
+                vert,
+                wh,
+            } => self.rect(flags, size, &vert, wh),
+        }
+    }
+
+    fn textures_disabled(&self) -> bool {
+        self.allow_tex_disable && self.draw_mode.texture_disable()
+    }
+
+    fn polygon(&mut self, flags: PolyFlags, raw: &[RawVertex; 4]) {
+        let mut texture = None;
+        if flags.textured {
+            // The polygon's texpage replaces E1 bits 0–8 and 11.
+            let page = raw[1].tex.attr();
+            self.draw_mode = TexPage((self.draw_mode.0 & !0x09ff) | (page & 0x09ff));
+            if !self.textures_disabled() {
+                texture = Some(self.texture(self.draw_mode, Clut(raw[0].tex.attr())));
+            }
+        }
+        let raw_tex = flags.raw && texture.is_some();
+        let shading = Shading {
+            gouraud: flags.gouraud,
+            raw: raw_tex,
+            dither: self.draw_mode.dither() && (flags.gouraud || (texture.is_some() && !raw_tex)),
+            mode: self.pixel_mode(flags.semi),
+            texture,
+        };
+        let v: Vec<Vtx> = raw.iter().map(|r| self.vtx(r)).collect();
+        let clip = self.clip();
+        if let Some(t) = Triangle::new([v[0], v[1], v[2]], clip, shading.clone()) {
+            self.push(Prim::Triangle(Box::new(t)));
+        }
+        if flags.quad {
+            if let Some(t) = Triangle::new([v[1], v[2], v[3]], clip, shading) {
+                self.push(Prim::Triangle(Box::new(t)));
+            }
+        }
+    }
+
+    fn rect(
+        &mut self,
+        flags: PolyFlags,
+        size: gp0::decode::RectSize,
+        vert: &RawVertex,
+        wh: u32,
+    ) {
+        use gp0::decode::RectSize;
+        let (w, h) = match size {
+            RectSize::Variable => ((wh & 0x3ff) as i32, ((wh >> 16) & 0x1ff) as i32),
+            RectSize::One => (1, 1),
+            RectSize::Eight => (8, 8),
+            RectSize::Sixteen => (16, 16),
+        };
+        if w == 0 || h == 0 {
+            return;
+        }
+        let (x, y) = self.place(vert.pos);
+        let texture = if flags.textured && !self.textures_disabled() {
+            let t = self.texture(self.draw_mode, Clut(vert.tex.attr()));
+            Some((t, vert.tex.u(), vert.tex.v()))
+        } else {
+            None
+        };
+        let r = Rect {
+            x,
+            y,
+            w,
+            h,
+            rgb: (
+                vert.color.r() as i32,
+                vert.color.g() as i32,
+                vert.color.b() as i32,
+            ),
+            raw: flags.raw,
+            texture,
+            flip_x: self.draw_mode.flip_x(),
+            flip_y: self.draw_mode.flip_y(),
+            clip: self.clip(),
+            mode: self.pixel_mode(flags.semi),
+        };
+        self.push(Prim::Rect(Box::new(r)));
     }
 }

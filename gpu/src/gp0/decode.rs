@@ -1,0 +1,336 @@
+//! GP0 opcodes: the packet-length table (computed from the opcode bits) and decoding of an
+//! assembled packet into a [`Gp0Command`].
+//!
+//! Source: psx-spx "GPU Command Summary"; lengths verified by every hwtests probe stream.
+
+use super::fields::{ColorWord, TexCoordWord, VertexWord};
+
+/// Polygon flags from opcode bits 1 (raw texture), 1 (semi), 2 (textured), 3 (quad), 4 (gouraud).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PolyFlags {
+    /// Gouraud shaded (bit 4).
+    pub gouraud: bool,
+    /// Four vertices (bit 3).
+    pub quad: bool,
+    /// Textured (bit 2).
+    pub textured: bool,
+    /// Semi-transparent (bit 1).
+    pub semi: bool,
+    /// Raw texture, no modulation (bit 0).
+    pub raw: bool,
+}
+
+impl PolyFlags {
+    /// Flags of a 0x20–0x7F opcode (the bits mean the same for polygons, lines and rectangles).
+    pub fn from_opcode(op: u8) -> Self {
+        PolyFlags {
+            gouraud: op & 0x10 != 0,
+            quad: op & 0x08 != 0,
+            textured: op & 0x04 != 0,
+            semi: op & 0x02 != 0,
+            raw: op & 0x01 != 0,
+        }
+    }
+}
+
+/// Rectangle size from opcode bits 3–4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RectSize {
+    /// Width/height in an extra word.
+    Variable,
+    /// 1×1.
+    One,
+    /// 8×8.
+    Eight,
+    /// 16×16.
+    Sixteen,
+}
+
+/// Number of words in a GP0 packet, including the command word. Polylines (0x48–0x4F,
+/// 0x58–0x5F) report their minimum (two vertices) and continue until a terminator word.
+/// CPU→VRAM (0xA0–0xBF) reports its 3-word header; the pixel payload follows.
+pub fn packet_len(op: u8) -> usize {
+    match op >> 5 {
+        1 => {
+            let f = PolyFlags::from_opcode(op);
+            let verts = if f.quad { 4 } else { 3 };
+            let per = 1 + f.textured as usize + f.gouraud as usize;
+            1 + verts * per - f.gouraud as usize
+        }
+        2 => {
+            let g = op & 0x10 != 0;
+            1 + 2 * (1 + g as usize) - g as usize
+        }
+        3 => {
+            let size_word = (op >> 3) & 3 == 0;
+            2 + (op & 4 != 0) as usize + size_word as usize
+        }
+        4 => 4,
+        5 | 6 => 3,
+        _ => match op {
+            0x02 => 3,
+            _ => 1,
+        },
+    }
+}
+
+/// A decoded primitive vertex: position (before the drawing offset), colour, texcoord.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RawVertex {
+    /// Position word.
+    pub pos: VertexWord,
+    /// Colour (the command colour when flat).
+    pub color: ColorWord,
+    /// Texture coordinate word (zero when untextured).
+    pub tex: TexCoordWord,
+}
+
+/// A decoded GP0 packet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Gp0Command {
+    /// GP0(00h), GP0(03h–1Fh) and other no-ops.
+    Nop,
+    /// GP0(01h): clear texture cache (also invalidates the CLUT cache).
+    ClearCache,
+    /// GP0(02h): fill rectangle.
+    Fill {
+        /// Colour.
+        color: ColorWord,
+        /// XY word (X rounded down to 16).
+        xy: u32,
+        /// WH word.
+        wh: u32,
+    },
+    /// GP0(20h–3Fh): triangle or quad.
+    Polygon {
+        /// Opcode flags.
+        flags: PolyFlags,
+        /// Vertices (3 or 4 used).
+        verts: [RawVertex; 4],
+    },
+    /// GP0(40h–5Fh): line or polyline (vertices in order).
+    Line {
+        /// Opcode flags (`quad` = polyline).
+        flags: PolyFlags,
+        /// Vertices.
+        verts: Vec<RawVertex>,
+    },
+    /// GP0(60h–7Fh): rectangle.
+    Rect {
+        /// Opcode flags.
+        flags: PolyFlags,
+        /// Size.
+        size: RectSize,
+        /// Top-left vertex, colour, texcoord (+CLUT).
+        vert: RawVertex,
+        /// WH word (variable size only).
+        wh: u32,
+    },
+    /// GP0(80h–9Fh): VRAM→VRAM copy.
+    Copy {
+        /// Source XY.
+        src: u32,
+        /// Destination XY.
+        dst: u32,
+        /// WH.
+        wh: u32,
+    },
+    /// GP0(E1h): draw mode.
+    DrawMode(u32),
+    /// GP0(E2h): texture window.
+    TexWindow(u32),
+    /// GP0(E3h): drawing area top-left.
+    AreaTopLeft(u32),
+    /// GP0(E4h): drawing area bottom-right.
+    AreaBottomRight(u32),
+    /// GP0(E5h): drawing offset.
+    Offset(u32),
+    /// GP0(E6h): mask bit setting.
+    MaskSetting(u32),
+}
+
+/// Decodes a complete fixed-length packet (`words.len() == packet_len(op)`, or a terminated
+/// polyline). Transfers A0/C0 are handled by the packet assembler, not here.
+pub fn decode(words: &[u32]) -> Gp0Command {
+    let Some(&first) = words.first() else {
+        return Gp0Command::Nop;
+    };
+    let op = (first >> 24) as u8;
+    let w = |i: usize| words.get(i).copied().unwrap_or(0);
+    match op >> 5 {
+        1 => {
+            let flags = PolyFlags::from_opcode(op);
+            let n = if flags.quad { 4 } else { 3 };
+            let mut verts = [RawVertex::default(); 4];
+            let mut i = 0;
+            for (k, v) in verts.iter_mut().enumerate().take(n) {
+                v.color = if flags.gouraud || k == 0 {
+                    let c = w(i);
+                    i += 1;
+                    ColorWord(c)
+                } else {
+                    ColorWord(first)
+                };
+                v.pos = VertexWord(w(i));
+                i += 1;
+                if flags.textured {
+                    v.tex = TexCoordWord(w(i));
+                    i += 1;
+                }
+            }
+            Gp0Command::Polygon { flags, verts }
+        }
+        2 => {
+            let flags = PolyFlags::from_opcode(op);
+            let mut verts = Vec::new();
+            let vert = |c: u32, p: u32| RawVertex {
+                pos: VertexWord(p),
+                color: ColorWord(c),
+                tex: TexCoordWord(0),
+            };
+            if flags.gouraud {
+                verts.push(vert(first, w(1)));
+                for pair in words.get(2..).unwrap_or(&[]).chunks_exact(2) {
+                    verts.push(vert(pair[0], pair[1]));
+                }
+            } else {
+                for &p in words.get(1..).unwrap_or(&[]) {
+                    verts.push(vert(first, p));
+                }
+            }
+            Gp0Command::Line { flags, verts }
+        }
+        3 => {
+            let flags = PolyFlags::from_opcode(op);
+            let size = match (op >> 3) & 3 {
+                0 => RectSize::Variable,
+                1 => RectSize::One,
+                2 => RectSize::Eight,
+                _ => RectSize::Sixteen,
+            };
+            let vert = RawVertex {
+                color: ColorWord(first),
+                pos: VertexWord(w(1)),
+                tex: TexCoordWord(if flags.textured { w(2) } else { 0 }),
+            };
+            let wh = if size == RectSize::Variable {
+                w(2 + flags.textured as usize)
+            } else {
+                0
+            };
+            Gp0Command::Rect {
+                flags,
+                size,
+                vert,
+                wh,
+            }
+        }
+        4 => Gp0Command::Copy {
+            src: w(1),
+            dst: w(2),
+            wh: w(3),
+        },
+        _ => match op {
+            0x01 => Gp0Command::ClearCache,
+            0x02 => Gp0Command::Fill {
+                color: ColorWord(first),
+                xy: w(1),
+                wh: w(2),
+            },
+            0xe1 => Gp0Command::DrawMode(first),
+            0xe2 => Gp0Command::TexWindow(first),
+            0xe3 => Gp0Command::AreaTopLeft(first),
+            0xe4 => Gp0Command::AreaBottomRight(first),
+            0xe5 => Gp0Command::Offset(first),
+            0xe6 => Gp0Command::MaskSetting(first),
+            _ => Gp0Command::Nop,
+        },
+    }
+}
+
+/// The polyline terminator: any word with `(w & 0xF000F000) == 0x50005000`.
+// Source: psx-spx "GPU Render Line Commands" (55555555h usual, 50005000h seen in Wild 9).
+pub fn is_polyline_terminator(word: u32) -> bool {
+    word & 0xf000_f000 == 0x5000_5000
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn length_table_matches_psx_spx() {
+        // (opcode, words) from psx-spx's command summary.
+        let table = [
+            (0x00, 1),
+            (0x01, 1),
+            (0x02, 3),
+            (0x1f, 1),
+            (0x20, 4),
+            (0x22, 4),
+            (0x24, 7),
+            (0x27, 7),
+            (0x28, 5),
+            (0x2c, 9),
+            (0x30, 6),
+            (0x34, 9),
+            (0x38, 8),
+            (0x3c, 12),
+            (0x3f, 12),
+            (0x40, 3),
+            (0x48, 3),
+            (0x50, 4),
+            (0x58, 4),
+            (0x60, 3),
+            (0x64, 4),
+            (0x68, 2),
+            (0x6c, 3),
+            (0x70, 2),
+            (0x74, 3),
+            (0x78, 2),
+            (0x7c, 3),
+            (0x80, 4),
+            (0x9f, 4),
+            (0xa0, 3),
+            (0xc0, 3),
+            (0xe1, 1),
+            (0xe6, 1),
+            (0xff, 1),
+        ];
+        for (op, len) in table {
+            assert_eq!(packet_len(op), len, "opcode {op:02x}");
+        }
+    }
+
+    #[test]
+    fn decodes_gouraud_textured_quad() {
+        let words = [
+            0x3c00_00ff,
+            0x0001_0002,
+            0x1234_0506,
+            0x0000_ff00,
+            0x0003_0004,
+            0x0088_0708,
+            0x00ff_0000,
+            0x0005_0006,
+            0x0000_0000,
+            0x0000_0001,
+            0x0007_0008,
+            0x0000_0000,
+        ];
+        let Gp0Command::Polygon { flags, verts } = decode(&words) else {
+            panic!("not a polygon");
+        };
+        assert!(flags.quad && flags.gouraud && flags.textured);
+        assert_eq!(verts[1].tex.attr(), 0x88);
+        assert_eq!(verts[2].color.b(), 0xff);
+        assert_eq!(verts[3].pos.y(), 7);
+    }
+
+    #[test]
+    fn terminator_rule() {
+        assert!(is_polyline_terminator(0x5555_5555));
+        assert!(is_polyline_terminator(0x5000_5000));
+        assert!(!is_polyline_terminator(0x4000_5000));
+    }
+}

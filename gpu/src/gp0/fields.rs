@@ -1,0 +1,211 @@
+//! GP0 parameter words as newtypes, each accessor naming its bits.
+//!
+//! Source: psx-spx "GPU Render Polygon/Line/Rectangle Commands" and "GPU Rendering Attributes";
+//! the sign-extension and field widths are verified by the hwtests probes (phases 1, 14).
+
+/// Sign-extends the low 11 bits of `v`.
+#[inline]
+pub fn sext11(v: i32) -> i32 {
+    (v << 21) >> 21
+}
+
+/// A colour word: bits 0–7 red, 8–15 green, 16–23 blue (the command byte sits in 24–31).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ColorWord(pub u32);
+
+impl ColorWord {
+    /// Red, 8 bits.
+    pub fn r(self) -> u8 {
+        self.0 as u8
+    }
+    /// Green, 8 bits.
+    pub fn g(self) -> u8 {
+        (self.0 >> 8) as u8
+    }
+    /// Blue, 8 bits.
+    pub fn b(self) -> u8 {
+        (self.0 >> 16) as u8
+    }
+    /// The colour reduced to BGR555 by dropping the 3 low bits of each channel (no dither).
+    pub fn to_bgr555(self) -> u16 {
+        (self.r() as u16 >> 3) | ((self.g() as u16 >> 3) << 5) | ((self.b() as u16 >> 3) << 10)
+    }
+}
+
+/// A vertex word: bits 0–10 X and 16–26 Y, both signed 11-bit (bits 11–15 / 27–31 ignored).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct VertexWord(pub u32);
+
+impl VertexWord {
+    /// X, sign-extended from 11 bits (-1024..=1023).
+    pub fn x(self) -> i32 {
+        sext11(self.0 as i32)
+    }
+    /// Y, sign-extended from 11 bits (-1024..=1023).
+    pub fn y(self) -> i32 {
+        sext11((self.0 >> 16) as i32)
+    }
+}
+
+/// A texture-coordinate word: bits 0–7 U, 8–15 V, 16–31 a CLUT or texture-page attribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct TexCoordWord(pub u32);
+
+impl TexCoordWord {
+    /// U, 8 bits.
+    pub fn u(self) -> u8 {
+        self.0 as u8
+    }
+    /// V, 8 bits.
+    pub fn v(self) -> u8 {
+        (self.0 >> 8) as u8
+    }
+    /// The upper halfword (CLUT in the first texcoord word, texpage in the second).
+    pub fn attr(self) -> u16 {
+        (self.0 >> 16) as u16
+    }
+}
+
+/// A CLUT attribute: bits 0–5 X/16, bits 6–14 Y.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Clut(pub u16);
+
+impl Clut {
+    /// X in VRAM halfwords (a multiple of 16).
+    pub fn x(self) -> usize {
+        (self.0 as usize & 0x3f) * 16
+    }
+    /// Y in VRAM lines.
+    pub fn y(self) -> usize {
+        (self.0 as usize >> 6) & 0x1ff
+    }
+}
+
+/// Texture colour depth (texpage bits 7–8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TextureDepth {
+    /// 4-bit CLUT indices, 4 texels per halfword.
+    Clut4,
+    /// 8-bit CLUT indices, 2 texels per halfword.
+    Clut8,
+    /// Direct 15-bit colour (value 3 is "reserved" and behaves as 15-bit).
+    Direct15,
+}
+
+/// Semi-transparency mode (texpage bits 5–6): B = background, F = foreground.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BlendMode {
+    /// B/2 + F/2.
+    Average,
+    /// B + F, saturating.
+    Add,
+    /// B − F, saturating at 0.
+    Subtract,
+    /// B + F/4, saturating.
+    AddQuarter,
+}
+
+/// The texture-page / draw-mode attribute (GP0(E1h) bits 0–13, or a polygon's texpage
+/// halfword): bits 0–3 X/64, 4 Y/256, 5–6 blend mode, 7–8 depth, 9 dither, 10 draw to
+/// display area, 11 texture disable, 12 rectangle X-flip, 13 rectangle Y-flip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct TexPage(pub u16);
+
+impl TexPage {
+    /// Page X in VRAM halfwords.
+    pub fn base_x(self) -> usize {
+        (self.0 as usize & 0xf) * 64
+    }
+    /// Page Y in VRAM lines (0 or 256).
+    pub fn base_y(self) -> usize {
+        ((self.0 as usize >> 4) & 1) * 256
+    }
+    /// Semi-transparency mode.
+    pub fn blend_mode(self) -> BlendMode {
+        match (self.0 >> 5) & 3 {
+            0 => BlendMode::Average,
+            1 => BlendMode::Add,
+            2 => BlendMode::Subtract,
+            _ => BlendMode::AddQuarter,
+        }
+    }
+    /// Texture colour depth.
+    pub fn depth(self) -> TextureDepth {
+        match (self.0 >> 7) & 3 {
+            0 => TextureDepth::Clut4,
+            1 => TextureDepth::Clut8,
+            _ => TextureDepth::Direct15,
+        }
+    }
+    /// Dither 24-bit to 15-bit (bit 9).
+    pub fn dither(self) -> bool {
+        self.0 & (1 << 9) != 0
+    }
+    /// Texture disable (bit 11; effective only when GP1(09h) allows it).
+    pub fn texture_disable(self) -> bool {
+        self.0 & (1 << 11) != 0
+    }
+    /// Rectangle X-flip (bit 12).
+    pub fn flip_x(self) -> bool {
+        self.0 & (1 << 12) != 0
+    }
+    /// Rectangle Y-flip (bit 13).
+    pub fn flip_y(self) -> bool {
+        self.0 & (1 << 13) != 0
+    }
+}
+
+/// GP0(E2h) texture window: bits 0–4 mask X, 5–9 mask Y, 10–14 offset X, 15–19 offset Y, all in
+/// 8-texel steps. A coordinate becomes `(c & !(mask*8)) | ((offset & mask)*8)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct TexWindow(pub u32);
+
+impl TexWindow {
+    /// The (and, or) pair applied to U.
+    pub fn u_and_or(self) -> (u8, u8) {
+        let mask = (self.0 & 0x1f) as u8;
+        let off = ((self.0 >> 10) & 0x1f) as u8;
+        (!(mask << 3), (off & mask) << 3)
+    }
+    /// The (and, or) pair applied to V.
+    pub fn v_and_or(self) -> (u8, u8) {
+        let mask = ((self.0 >> 5) & 0x1f) as u8;
+        let off = ((self.0 >> 15) & 0x1f) as u8;
+        (!(mask << 3), (off & mask) << 3)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vertex_sign_extends_11_bits() {
+        let v = VertexWord(0xf800_07ff);
+        assert_eq!(v.x(), -1);
+        assert_eq!(v.y(), 0);
+        let v = VertexWord(0x0400_0400);
+        assert_eq!(v.x(), -1024);
+        assert_eq!(v.y(), -1024);
+        assert_eq!(VertexWord(0x03ff_0801).x(), 1);
+    }
+
+    #[test]
+    fn texpage_fields() {
+        let t = TexPage(0x1ff);
+        assert_eq!(t.base_x(), 960);
+        assert_eq!(t.base_y(), 256);
+        assert_eq!(t.blend_mode(), BlendMode::AddQuarter);
+        assert_eq!(t.depth(), TextureDepth::Direct15);
+        assert_eq!(Clut(0x7fff).y(), 511);
+        assert_eq!(Clut(0x7fff).x(), 1008);
+    }
+
+    #[test]
+    fn texture_window_formula() {
+        let w = TexWindow(0x1 | (0x1 << 10));
+        assert_eq!(w.u_and_or(), (0xf7, 0x08));
+        let (a, o) = w.u_and_or();
+        assert_eq!((3u8 & a) | o, 11);
+    }
+}

@@ -1,0 +1,137 @@
+//! VRAM transfers: GP0(02h) fill, GP0(80h) VRAM→VRAM copy, GP0(A0h) CPU→VRAM and GP0(C0h)
+//! VRAM→CPU. All wrap at the VRAM edges.
+//!
+//! Source: psx-spx "GPU Memory Transfer Commands"; verified: hwtests phases 1, 5 and
+//! gpu-images/vram-to-vram-overlap.
+
+use crate::{VRAM_HEIGHT, VRAM_WIDTH};
+
+/// A rectangle being transferred one halfword at a time (row by row).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transfer {
+    x: usize,
+    y: usize,
+    w: usize,
+    h: usize,
+    pos: usize,
+}
+
+/// Transfer size from a WH word: width `((w−1) & 3FFh) + 1`, height `((h−1) & 1FFh) + 1`
+/// (so 0 means the maximum).
+pub fn transfer_size(wh: u32) -> (usize, usize) {
+    let w = ((wh & 0xffff).wrapping_sub(1) & 0x3ff) + 1;
+    let h = ((wh >> 16).wrapping_sub(1) & 0x1ff) + 1;
+    (w as usize, h as usize)
+}
+
+/// An XY word's (x & 3FFh, y & 1FFh).
+pub fn transfer_xy(xy: u32) -> (usize, usize) {
+    ((xy & 0x3ff) as usize, ((xy >> 16) & 0x1ff) as usize)
+}
+
+impl Transfer {
+    /// A transfer of the rectangle given by an XY and a WH word.
+    pub fn new(xy: u32, wh: u32) -> Self {
+        let (x, y) = transfer_xy(xy);
+        let (w, h) = transfer_size(wh);
+        Transfer { x, y, w, h, pos: 0 }
+    }
+
+    /// All halfwords transferred.
+    pub fn done(&self) -> bool {
+        self.pos >= self.w * self.h
+    }
+
+    /// The VRAM index of the next halfword, then advances; `None` when done.
+    fn next(&mut self) -> Option<usize> {
+        if self.done() {
+            return None;
+        }
+        let (r, c) = (self.pos / self.w, self.pos % self.w);
+        self.pos += 1;
+        Some(((self.y + r) & (VRAM_HEIGHT - 1)) * VRAM_WIDTH + ((self.x + c) & (VRAM_WIDTH - 1)))
+    }
+}
+
+/// Writes the two halfwords of a GP0(A0h) payload word, honouring GP0(E6h) (`mask` bits 0–1).
+pub fn upload_word(vram: &mut [u16], t: &mut Transfer, word: u32, mask: u32) {
+    for hw in [word as u16, (word >> 16) as u16] {
+        if let Some(i) = t.next() {
+            if mask & 2 != 0 && vram[i] & 0x8000 != 0 {
+                continue;
+            }
+            vram[i] = hw | (((mask & 1) as u16) << 15);
+        }
+    }
+}
+
+/// Reads the next two halfwords of a GP0(C0h) transfer (zero past its end).
+pub fn read_word(vram: &[u16], t: &mut Transfer) -> u32 {
+    let lo = t.next().map_or(0, |i| vram[i]) as u32;
+    let hi = t.next().map_or(0, |i| vram[i]) as u32;
+    lo | (hi << 16)
+}
+
+/// GP0(02h): fills a rectangle with `color` (mask bit clear). X is rounded down and the width
+/// up to multiples of 16; the drawing area and mask settings are ignored; both axes wrap.
+pub fn fill(vram: &mut [u16], color: u16, xy: u32, wh: u32) {
+    let x = (xy & 0x3f0) as usize;
+    let y = ((xy >> 16) & 0x1ff) as usize;
+    let w = (((wh & 0x3ff) + 0xf) & !0xf) as usize;
+    let h = ((wh >> 16) & 0x1ff) as usize;
+    for r in 0..h {
+        let row = ((y + r) & (VRAM_HEIGHT - 1)) * VRAM_WIDTH;
+        for c in 0..w {
+            vram[row + ((x + c) & (VRAM_WIDTH - 1))] = color;
+        }
+    }
+}
+
+/// GP0(80h): copies a rectangle inside VRAM, honouring GP0(E6h) (`mask` bits 0–1). Rows are
+/// copied top to bottom; each row is read whole before it is written, so a row overlapping
+/// itself moves like `memmove`.
+// Verified: gpu-images/vram-to-vram-overlap (147 overlapping copies, widths up to 15).
+pub fn copy(vram: &mut [u16], src: u32, dst: u32, wh: u32, mask: u32) {
+    let (sx, sy) = transfer_xy(src);
+    let (dx, dy) = transfer_xy(dst);
+    let (w, h) = transfer_size(wh);
+    let set = ((mask & 1) as u16) << 15;
+    let mut line = vec![0u16; w];
+    for r in 0..h {
+        let srow = ((sy + r) & (VRAM_HEIGHT - 1)) * VRAM_WIDTH;
+        let drow = ((dy + r) & (VRAM_HEIGHT - 1)) * VRAM_WIDTH;
+        for (c, v) in line.iter_mut().enumerate() {
+            *v = vram[srow + ((sx + c) & (VRAM_WIDTH - 1))];
+        }
+        for (c, &v) in line.iter().enumerate() {
+            let d = &mut vram[drow + ((dx + c) & (VRAM_WIDTH - 1))];
+            if mask & 2 != 0 && *d & 0x8000 != 0 {
+                continue;
+            }
+            *d = v | set;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_wrap_to_maximum() {
+        assert_eq!(transfer_size(0), (1024, 512));
+        assert_eq!(transfer_size(0x0001_0001), (1, 1));
+        assert_eq!(transfer_size(0x0200_0400), (1024, 512));
+    }
+
+    #[test]
+    fn fill_rounds_and_wraps() {
+        let mut v = vec![0u16; VRAM_WIDTH * VRAM_HEIGHT];
+        fill(&mut v, 0x1f, 0x01ff_03f5, 0x0002_0011);
+        assert_eq!(v[511 * 1024 + 1008], 0x1f);
+        assert_eq!(v[1023], 0x1f);
+        assert_eq!(v[16], 0x1f);
+        assert_eq!(v[32], 0);
+        assert_eq!(v[1024 + 1008], 0);
+    }
+}

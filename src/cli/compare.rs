@@ -1,0 +1,103 @@
+//! `psxrender compare A B`: two PS1 pictures compared in 15-bit space.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args as ClapArgs;
+
+use psxrender::compare::{self, Capture, Source};
+use psxrender::output::save_png_rgb;
+
+/// Compare two captures (PNG screenshots or VRAM images, or raw 1 MiB VRAM) in 15-bit space.
+/// Exit 0 when equal within the tolerance, 1 when not, 2 on bad input, 3 if --diff fails.
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// First capture (PNG or raw 1 MiB VRAM).
+    pub a: PathBuf,
+    /// Second capture.
+    pub b: PathBuf,
+    /// Write a diff image: matching pixels dimmed, differences magenta (yellow if within
+    /// the tolerance).
+    #[arg(long, value_name = "PNG")]
+    pub diff: Option<PathBuf>,
+    /// Largest per-channel difference, in 5-bit units (0-31), still counted as equal.
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=31))]
+    pub tolerance: u8,
+    /// Pixels to leave out: a file of `rect X Y W H` lines (hwtests mask.txt format).
+    #[arg(long, value_name = "FILE")]
+    pub mask: Option<PathBuf>,
+}
+
+fn describe(c: &Capture) -> String {
+    match c.source {
+        Source::RawVram => "raw VRAM 1024x512".to_string(),
+        Source::Png(e) => format!("PNG {}x{}, channels {e}", c.width, c.height),
+    }
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let loaded = Capture::load(&args.a).and_then(|a| Ok((a, Capture::load(&args.b)?)));
+    let ignore = match &args.mask {
+        None => Ok(Vec::new()),
+        Some(m) => psxrender::formats::read_file(m, "mask").and_then(|d| {
+            compare::parse_mask(&String::from_utf8_lossy(&d)).map_err(|e| e.in_file(m))
+        }),
+    };
+    let ((a, b), ignore) = match (loaded, ignore) {
+        (Ok(ab), Ok(ig)) => (ab, ig),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    println!("A: {}: {}", args.a.display(), describe(&a));
+    println!("B: {}: {}", args.b.display(), describe(&b));
+    for (name, c) in [("A", &a), ("B", &b)] {
+        if c.source == Source::Png(compare::Expansion::Lossy) {
+            eprintln!(
+                "warning: {name} is not an expanded 15-bit image; channels truncated to 5 bits"
+            );
+        }
+    }
+    let aligned = match compare::align(a, b) {
+        Ok(al) => al,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if aligned.scale != (1, 1) {
+        println!(
+            "undid a {}x{} upscale (nearest neighbour)",
+            aligned.scale.0, aligned.scale.1
+        );
+        if aligned.mixed_blocks > 0 {
+            eprintln!(
+                "warning: {} upscaled blocks are not one colour (filtered upscale?); \
+                 compared their top-left pixels",
+                aligned.mixed_blocks
+            );
+        }
+    }
+    let opts = compare::Options {
+        tolerance: args.tolerance,
+        ignore,
+    };
+    let report = compare::compare(&aligned.a, &aligned.b, &opts);
+    print!("{report}");
+    if let Some(p) = &args.diff {
+        let d = compare::diff_image(&aligned.a, &aligned.b, &opts);
+        if let Err(e) = save_png_rgb(p, d.width, d.height, &d.rgb) {
+            eprintln!("error: cannot write {}: {e}", p.display());
+            return ExitCode::from(3);
+        }
+        println!("wrote {}", p.display());
+    }
+    if report.passed() {
+        println!("EQUAL");
+        ExitCode::SUCCESS
+    } else {
+        println!("DIFFERENT");
+        ExitCode::from(1)
+    }
+}

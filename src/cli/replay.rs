@@ -1,0 +1,115 @@
+//! `psxrender replay INPUT`: run a text stream or a GPU dump from power-on and save VRAM and/or
+//! the displayed picture.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args as ClapArgs;
+
+use psxrender::display;
+use psxrender::output::{save_png_rgb, write_atomic};
+use psxrender::replay::{self, Input};
+
+/// Replay a GPU text stream or GPUDUMP (.psxgpu) from power-on; save VRAM and the display.
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// Text stream (`gp0 HEX` / `gp1 HEX` / `frame` lines) or GPUDUMP file; detected by content.
+    pub input: PathBuf,
+    /// Write the whole VRAM as a 1024x512 PNG (channels (c<<3)|(c>>2), mask bit dropped).
+    #[arg(long, value_name = "PNG")]
+    pub vram: Option<PathBuf>,
+    /// Write the whole VRAM raw: exactly 1 MiB, 1024x512 little-endian u16, mask bit included.
+    #[arg(long = "vram-raw", value_name = "BIN")]
+    pub vram_raw: Option<PathBuf>,
+    /// Write what the TV shows (GP1 display area and mode; black if the display is off).
+    #[arg(long, value_name = "PNG")]
+    pub display: Option<PathBuf>,
+    /// Also write the input as a GPUDUMP (16-byte spec magic) that emulator dump players open.
+    #[arg(long, value_name = "PSXGPU")]
+    pub dump: Option<PathBuf>,
+    /// Stop after N frame marks (`frame` lines / VSync packets); 0 = before the first.
+    /// Default: run to the end.
+    #[arg(long, value_name = "N")]
+    pub frame: Option<u64>,
+    /// Rasteriser threads: 0 = all cores, 1 = serial.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub threads: usize,
+}
+
+/// Reports an output written (or not: exit status 3).
+fn saved(path: &Path, result: std::io::Result<()>, status: &mut ExitCode) {
+    match result {
+        Ok(()) => println!("wrote {}", path.display()),
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            *status = ExitCode::from(3);
+        }
+    }
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let input = match Input::load(&args.input) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Input::Dump(d) = &input {
+        for w in &d.warnings {
+            eprintln!("warning: {}: {w}", args.input.display());
+        }
+    }
+    println!("{}", input.summary());
+    let mut status = ExitCode::SUCCESS;
+    if let Some(p) = &args.dump {
+        match input.to_dump() {
+            Ok(bytes) => saved(p, write_atomic(p, &bytes), &mut status),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let opts = replay::Options {
+        frame: args.frame,
+        threads: args.threads,
+    };
+    let mut done = match replay::run(&input, opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    println!("ran {} frames", done.frames_run);
+    let shown = done.gpu.display();
+    let vram = done.gpu.vram();
+    let mut save = |path: &Path, result| saved(path, result, &mut status);
+    if let Some(p) = &args.vram {
+        let pic = display::vram_picture(vram);
+        save(p, save_png_rgb(p, pic.width, pic.height, &pic.rgb));
+    }
+    if let Some(p) = &args.vram_raw {
+        save(p, write_atomic(p, &display::vram_raw(vram)));
+    }
+    if let Some(p) = &args.display {
+        if !shown.enabled {
+            eprintln!(
+                "note: the display is disabled (GP1(03h)), so the TV shows black; \
+                 use --vram to see VRAM"
+            );
+        }
+        let pic = display::shown(vram, &shown);
+        println!(
+            "display: {}x{} {}-bit at ({}, {})",
+            pic.width,
+            pic.height,
+            if shown.depth24 { 24 } else { 15 },
+            shown.x,
+            shown.y
+        );
+        save(p, save_png_rgb(p, pic.width, pic.height, &pic.rgb));
+    }
+    status
+}

@@ -1,0 +1,172 @@
+//! `psxrender replay` end to end: input detection, outputs, frames, and clean refusals.
+
+mod cli_run;
+
+use std::path::{Path, PathBuf};
+
+fn tmp(name: &str) -> PathBuf {
+    cli_run::tmp("replay_cli", name)
+}
+
+fn replay(args: &[&str]) -> (Option<i32>, String) {
+    cli_run::psxrender(["replay"].iter().chain(args))
+}
+
+/// A fill of 16×1 red at (0,0) and a 2-halfword upload at (0,1), then two frames.
+const STREAM: &str = "# test stream\ngp1 00000000\ngp1 03000000\n\
+gp0 020000ff\ngp0 00000000\ngp0 00010010\nframe\n\
+gp0 a0000000\ngp0 00010000\ngp0 00010002\ngp0 80017c00\nframe\n";
+
+/// Writes [`STREAM`] to a file of its own per test (tests run in parallel).
+fn write_stream(test: &str) -> PathBuf {
+    let p = tmp(&format!("{test}.stream.txt"));
+    std::fs::write(&p, STREAM).unwrap();
+    p
+}
+
+#[test]
+fn writes_every_output_of_the_right_size() {
+    let input = write_stream("writes_every_output_of_the_right_size");
+    let (png, raw, disp, dump) = (
+        tmp("vram.png"),
+        tmp("vram.bin"),
+        tmp("display.png"),
+        tmp("out.psxgpu"),
+    );
+    let (code, t) = replay(&[
+        input.to_str().unwrap(),
+        "--vram",
+        png.to_str().unwrap(),
+        "--vram-raw",
+        raw.to_str().unwrap(),
+        "--display",
+        disp.to_str().unwrap(),
+        "--dump",
+        dump.to_str().unwrap(),
+        "--threads",
+        "1",
+    ]);
+    assert!(code == Some(0), "{}", t);
+    assert!(
+        t.contains("text stream: 7 GP0 words, 2 GP1 words, 2 frames"),
+        "{t}"
+    );
+    assert!(t.contains("ran 2 frames"), "{t}");
+    assert_eq!(std::fs::metadata(&raw).unwrap().len(), 1 << 20);
+    let v = image::open(&png).unwrap();
+    assert_eq!((v.width(), v.height()), (1024, 512));
+    let d = image::open(&disp).unwrap();
+    assert!(
+        d.width() >= 256 && d.height() >= 240,
+        "{}x{}",
+        d.width(),
+        d.height()
+    );
+
+    // The written dump replays to the same frames, detected by content.
+    let (code, t) = replay(&[dump.to_str().unwrap(), "--frame", "1"]);
+    assert!(code == Some(0), "{}", t);
+    assert!(t.contains("GPUDUMP (16-byte spec magic)"), "{t}");
+    assert!(t.contains("7 GP0 words, 2 GP1 words, 2 frames"), "{t}");
+    assert!(t.contains("ran 1 frames"), "{t}");
+}
+
+#[test]
+fn frame_past_the_end_is_a_usage_error() {
+    let input = write_stream("frame_past_the_end_is_a_usage_error");
+    let (code, t) = replay(&[input.to_str().unwrap(), "--frame", "3"]);
+    assert_eq!(code, Some(2), "{}", t);
+    assert!(t.contains("has 2 frame marks"), "{}", t);
+}
+
+#[test]
+fn duckstation_magic_dump_replays() {
+    let mut data = b"PSXGPUDUMPv1\0\0".to_vec();
+    for w in [
+        0x0600_0001u32,
+        1,
+        0x0500_0000,
+        0x0000_0001,
+        0xe100_0400,
+        0x0200_0002,
+        5,
+        0,
+    ] {
+        data.extend_from_slice(&w.to_le_bytes());
+    }
+    let p = tmp("duck.psxgpu");
+    std::fs::write(&p, data).unwrap();
+    let (code, t) = replay(&[p.to_str().unwrap()]);
+    assert!(code == Some(0), "{}", t);
+    assert!(t.contains("14-byte DuckStation magic"), "{}", t);
+    assert!(t.contains("ran 1 frames"), "{}", t);
+}
+
+#[test]
+fn bad_inputs_fail_cleanly_with_an_offset() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad/gpudump");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().is_some_and(|e| e == "md") {
+            continue;
+        }
+        seen += 1;
+        let (code, t) = replay(&[
+            p.to_str().unwrap(),
+            "--vram-raw",
+            tmp("never.bin").to_str().unwrap(),
+        ]);
+        assert_eq!(code, Some(2), "{}: {t}", p.display());
+        assert!(t.contains("at byte 0x"), "{}: {t}", p.display());
+        assert!(!t.contains("panicked"), "{}: {t}", p.display());
+    }
+    assert!(seen >= 9, "corpus has {seen} files");
+    assert!(!tmp("never.bin").exists(), "no output after a failed load");
+}
+
+#[test]
+fn fill_and_upload_reach_the_raw_vram() {
+    let input = write_stream("fill_and_upload_reach_the_raw_vram");
+    let raw = tmp("drawn.bin");
+    let (code, t) = replay(&[input.to_str().unwrap(), "--vram-raw", raw.to_str().unwrap()]);
+    assert!(code == Some(0), "{}", t);
+    let bytes = std::fs::read(&raw).unwrap();
+    let h = |x: usize, y: usize| {
+        u16::from_le_bytes([bytes[(y * 1024 + x) * 2], bytes[(y * 1024 + x) * 2 + 1]])
+    };
+    let got = [h(0, 0), h(15, 0), h(16, 0), h(0, 1), h(1, 1)];
+    assert_eq!(got, [0x001f, 0x001f, 0, 0x7c00, 0x8001], "got {got:04x?}");
+    // Frame 1 stops before the upload.
+    let (code, t) = replay(&[
+        input.to_str().unwrap(),
+        "--frame",
+        "1",
+        "--vram-raw",
+        raw.to_str().unwrap(),
+    ]);
+    assert!(code == Some(0), "{}", t);
+    let bytes = std::fs::read(&raw).unwrap();
+    assert_eq!(bytes[2048..2052], [0, 0, 0, 0], "upload came after frame 1");
+    assert_eq!(bytes[..2], [0x1f, 0]);
+}
+
+#[test]
+fn display_shows_the_display_area() {
+    // Display enabled (GP1(03h) 0), 320x240 15-bit at (0,0); a white 16x16 fill at (0,0).
+    let p = tmp("display-stream.txt");
+    std::fs::write(
+        &p,
+        "gp1 00000000\ngp1 03000000\ngp1 05000000\ngp1 08000001\n\
+         gp0 02ffffff\ngp0 00000000\ngp0 00100010\n",
+    )
+    .unwrap();
+    let out = tmp("display-white.png");
+    let (code, t) = replay(&[p.to_str().unwrap(), "--display", out.to_str().unwrap()]);
+    assert!(code == Some(0), "{}", t);
+    let img = image::open(&out).unwrap().to_rgb8();
+    assert_eq!((img.width(), img.height()), (320, 240));
+    assert_eq!(img.get_pixel(0, 0).0, [255, 255, 255]);
+    assert_eq!(img.get_pixel(15, 15).0, [255, 255, 255]);
+    assert_eq!(img.get_pixel(16, 0).0, [0, 0, 0]);
+}
