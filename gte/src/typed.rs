@@ -89,12 +89,10 @@ impl Matrix {
 
     /// The five packed control registers (M11|M12<<16, M13|M21<<16, …, M33).
     fn to_words(self) -> [u32; 5] {
-        let e: Vec<u32> = self
-            .0
-            .iter()
-            .flatten()
-            .map(|q| u32::from(q.0 as u16))
-            .collect();
+        let mut e = [0u32; 9];
+        for (slot, q) in e.iter_mut().zip(self.0.iter().flatten()) {
+            *slot = u32::from(q.0 as u16);
+        }
         [
             e[0] | e[1] << 16,
             e[2] | e[3] << 16,
