@@ -23,6 +23,23 @@
 //! let otz = gte.avsz3();         // ordering-table index
 //! assert!(facing > 0 && otz > 0);
 //! ```
+//!
+//! ## Switching from raw register calls
+//!
+//! | raw register code | typed layer |
+//! |---|---|
+//! | own `data`/`control` register-number constants | [`crate::regs::data`], [`crate::regs::control`] |
+//! | own command-word constants (RTPT `0x028_0030`, …) | `Op::Rtpt.canonical().0`, … ([`Op::canonical`]) |
+//! | CTC2 of packed RT/LLM/LCM words | [`Gte::set_rotation`], [`Gte::set_light_matrix`], [`Gte::set_color_matrix`] with [`Matrix`] of [`Q12`] |
+//! | CTC2 of TR, BK, FC, OFX/OFY/H, DQA/DQB, ZSF3/ZSF4 | [`Gte::set_translation`], [`Gte::set_background_color`], [`Gte::set_far_color`], [`Gte::set_screen`], [`Gte::set_depth_cue`], [`Gte::set_z_scale`] / [`Gte::set_ordering_table_size`] |
+//! | MTC2 V0–V2, RTPT, MFC2 SXY0–2 and SZ1–3, CFC2 FLAG | [`Gte::rtpt`] then [`Gte::flag`] |
+//! | RTPS, MFC2 SXY2 | [`Gte::rtps`] |
+//! | NCLIP, MFC2 MAC0 | [`Gte::nclip`] (or [`Gte::nclip_of`] for explicit points) |
+//! | AVSZ3/AVSZ4, MFC2 OTZ | [`Gte::avsz3`], [`Gte::avsz4`] |
+//! | MTC2 normals + RGBC, NCCS/NCCT, MFC2 RGB0–2 | [`Gte::nccs`], [`Gte::ncct`] (also `ncs`/`nct`, `ncds`/`ncdt`) |
+//!
+//! Results are bit-identical to raw code that issues the same command words (sf=1; lm=0 for
+//! RTPS/RTPT, lm=1 for the lighting commands): the typed calls are those register writes.
 
 use fixed::types::{I16F16, I20F12, I28F4, I4F12, I8F24, I8F8};
 
