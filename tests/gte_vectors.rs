@@ -51,3 +51,37 @@ fn pcsxredux_if_present() {
         eprintln!("skipping: {} not present", path.display());
     }
 }
+
+mod cli_run;
+
+/// The CLI names each wrong register in hex, counts per file, closes with `N passed, N failed`
+/// and exits 1 on a failure, 2 on an unreadable file (and never panics).
+#[test]
+fn cli_reports_mismatches_by_name() {
+    // NCLIP of (0,0) (16,0) (0,16) is 256; the second case expects 257.
+    let good = "case 1 NCLIP\nset 12 00000000\nset 13 00000010\nset 14 00100000\n\
+                cmd 4a001406\nexpect 24 00000100\nend\n";
+    let bad = good
+        .replace("case 1", "case 2")
+        .replace("00000100\nend", "00000101\nend");
+    let file = cli_run::tmp("gte_vectors", "mixed.txt");
+    std::fs::write(&file, format!("{good}{bad}")).unwrap();
+    let (code, out) = cli_run::psxrender([std::ffi::OsStr::new("gte-vectors"), file.as_os_str()]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("case 2 NCLIP: 1 register(s) wrong"), "{out}");
+    assert!(
+        out.contains("MAC0     (r24) got 00000100 expected 00000101"),
+        "{out}"
+    );
+    assert!(out.contains(": 1 passed, 1 failed\n"), "{out}");
+    assert!(out.ends_with("\n1 passed, 1 failed\n"), "{out}");
+
+    let broken = cli_run::tmp("gte_vectors", "broken.txt");
+    std::fs::write(&broken, "case 1 X\nin 00000000\nend\n").unwrap();
+    let (code, out) = cli_run::psxrender([std::ffi::OsStr::new("gte-vectors"), broken.as_os_str()]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("line 2") && out.contains("at byte 0x9"),
+        "{out}"
+    );
+}
