@@ -249,7 +249,7 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
     if animations.is_empty() {
         warnings.push(
             "no animation fits this model: drawn in the fallback pose (no rotations, each bone \
-             its length along the parent's +Z) — pass --anim FILE for a real pose"
+             its length along the parent's +Z) — pass --anim-file FILE for a real pose"
                 .to_string(),
         );
     }
