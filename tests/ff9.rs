@@ -429,3 +429,68 @@ fn nested_cluster_fan_out_is_capped() {
         "{e}"
     );
 }
+
+mod properties {
+    use proptest::prelude::*;
+    use psxrender::formats::ff9::Animation;
+    use psxrender::formats::tim::{Tim, TimDepth};
+    use psxrender::scene::VramImage;
+
+    fn depth() -> impl Strategy<Value = TimDepth> {
+        prop_oneof![
+            Just(TimDepth::Bpp4),
+            Just(TimDepth::Bpp8),
+            Just(TimDepth::Bpp15),
+            Just(TimDepth::Bpp24)
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn animations_round_trip(
+            bones in 1usize..6,
+            frames in 1usize..12,
+            seed in any::<u64>(),
+            constant in any::<bool>(),
+        ) {
+            let mut s = seed | 1;
+            let mut next = move || { s ^= s << 13; s ^= s >> 7; s ^= s << 17; s };
+            let root = (0..frames).map(|_| {
+                let v = next();
+                if constant { [1, 2, 3] } else { [v as i16, (v >> 16) as i16, (v >> 32) as i16] }
+            }).collect();
+            let angles = (0..frames).map(|_| (0..bones).map(|_| {
+                let v = next();
+                [(v & 0xFFF) as u16, ((v >> 12) & 0xFFF) as u16, ((v >> 24) & 0xFFF) as u16]
+            }).collect()).collect();
+            let a = Animation { root, angles };
+            let bytes = a.write().unwrap();
+            prop_assert_eq!(Animation::parse(&bytes, bones).unwrap(), a);
+        }
+
+        #[test]
+        fn tims_round_trip(
+            d in depth(),
+            w in 1u16..20,
+            h in 1u16..20,
+            x in 0u16..900,
+            y in 0u16..400,
+            clut in any::<bool>(),
+            fill in any::<u16>(),
+        ) {
+            let t = Tim {
+                depth: d,
+                clut: clut.then(|| VramImage { x: 0, y: 480, width: 16, height: 2,
+                    data: (0..32).map(|i| fill.wrapping_mul(i)).collect() }),
+                image: VramImage { x, y, width: w, height: h,
+                    data: (0..w * h).map(|i| fill.wrapping_add(i)).collect() },
+            };
+            let bytes = t.write();
+            prop_assert_eq!(Tim::parse(&bytes).unwrap(), t.clone());
+            let img = t.to_rgba(1);
+            prop_assert_eq!(img.pixels.len() as u32, img.width * img.height);
+        }
+    }
+}

@@ -472,10 +472,11 @@ impl FF9Model {
 
     /// Bone world transforms for a request (PS1 axes).
     fn worlds(&self, request: &PoseRequest) -> Vec<Xform> {
+        // An index past the list falls back to the default animation, like no choice at all.
         let anim = request
             .animation
-            .or(self.default_animation)
-            .and_then(|i| self.animations.get(i));
+            .and_then(|i| self.animations.get(i))
+            .or_else(|| self.default_animation.and_then(|i| self.animations.get(i)));
         match anim {
             Some((_, a)) => {
                 let f = request.frame as usize % a.frames();
