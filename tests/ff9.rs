@@ -487,3 +487,28 @@ mod properties {
         }
     }
 }
+
+/// A 0x1B chunk whose object is the demo cluster, beside an unknown chunk type: the nested
+/// model loads exactly as the plain one, and the unknown type is reported, not fatal.
+#[test]
+fn nested_cluster_and_unknown_chunk() {
+    let inner = demo_character();
+    let data = cluster::write(&[(0x1B, 0, inner.clone()), (0x19, 5, vec![1, 2, 3, 4])]).unwrap();
+    let c = cluster::parse(&data).unwrap();
+    assert_eq!(c.objects.len(), 5);
+    assert_eq!(c.skipped.len(), 1);
+    let m = load(&data).unwrap();
+    assert!(
+        m.warnings().iter().any(|w| w.contains("type 0x19")),
+        "{:?}",
+        m.warnings()
+    );
+    let plain = load(&inner).unwrap();
+    let req = PoseRequest {
+        animation: None,
+        frame: 5,
+        camera: None,
+    };
+    assert_eq!(m.pose(&req), plain.pose(&req));
+    assert_eq!(m.mesh(), plain.mesh());
+}
