@@ -185,6 +185,11 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
         );
         (mesh, Some(obj.id), source)
     } else if data.len() >= 2 && data[..2] == [0, 0] {
+        if let Some(n) = opts.ff9_model {
+            warnings.push(format!(
+                "--model {n} ignored: the file is a single bare model"
+            ));
+        }
         (Mesh::parse(data)?, None, "bare type-0x02 model".to_string())
     } else {
         return Err(LoadError::new(
