@@ -501,7 +501,7 @@ fn parse_skin(b: &mut Bin, o: u64, vcount: usize) -> Result<Vec<Vec<(i32, f32)>>
                 .filter_map(|k| {
                     let slot = u16::from_le_bytes([lanes[v * 8 + 2 * k], lanes[v * 8 + 2 * k + 1]]);
                     let w = weights[v * 4 + k];
-                    if slot == 0xFFFF || !(w > 0.0) {
+                    if slot == 0xFFFF || w.is_nan() || w <= 0.0 {
                         return None;
                     }
                     match parts.get(usize::from(slot)) {

@@ -403,9 +403,9 @@ impl Model for NWNModel {
                 let texture = match tex {
                     Some(t) => {
                         let mut uv = [[0.0; 2]; 4];
-                        for k in 0..3 {
-                            let [u, v] = mesh.uvs.get(f.t[k] as usize).copied().unwrap_or([0.0; 2]);
-                            uv[k] = [u, 1.0 - v];
+                        for (corner, &ti) in uv.iter_mut().zip(&f.t) {
+                            let [u, v] = mesh.uvs.get(ti as usize).copied().unwrap_or([0.0; 2]);
+                            *corner = [u, 1.0 - v];
                         }
                         FaceTexture::Image { texture: t, uv }
                     }
