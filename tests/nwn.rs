@@ -42,6 +42,15 @@ fn it_torch_000_facts() {
     let kinds: Vec<&str> = m.mdl.nodes.iter().map(|n| n.kind.name()).collect();
     assert_eq!(kinds, ["dummy", "trimesh", "emitter", "emitter"]);
     assert_eq!(m.drawn_counts(), (1, 143, 110));
+    let emitters: Vec<String> = m.mdl.nodes[2..]
+        .iter()
+        .map(|n| n.detail.describe())
+        .collect();
+    assert!(emitters[0].contains("texture fxpa_smoke01"), "{emitters:?}");
+    assert!(
+        emitters[1].contains("blend Lighten, texture fxpa_Flame00"),
+        "{emitters:?}"
+    );
     let names: Vec<(String, u32)> = m
         .animations()
         .into_iter()
@@ -157,6 +166,16 @@ fn c_aribeth_animations_come_from_a_fa() {
         .filter(|n| n.kind.name() == "danglymesh")
         .count();
     assert_eq!(dangly, 2);
+    let torso = m.mdl.nodes.iter().find(|n| n.name == "torso_g").unwrap();
+    assert_eq!(
+        torso.detail,
+        psxrender::formats::nwn::mdl::NodeDetail::Dangly {
+            constraints: 327,
+            displacement: 0.02,
+            tightness: 4.0,
+            period: 6.0
+        }
+    );
     assert!(
         m.mdl.animations.is_empty(),
         "c_aribeth itself holds no animations"

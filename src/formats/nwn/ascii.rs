@@ -303,6 +303,7 @@ fn parse_node(
             render: kind != NodeKind::Aabb,
             ..Mesh::default()
         }),
+        detail: Default::default(),
     };
     let mut parent_name = String::new();
     let mut weights = Vec::new();

@@ -8,8 +8,8 @@
 //! function pointers and are ignored; the node type comes from the flags word at node+0x6C.
 
 use super::mdl::{
-    is_null_name, Animation, Controller, ControllerType, Mdl, Mesh, MeshFace, Node, NodeFlags,
-    NodeKind, SkinLanes,
+    is_null_name, Animation, Controller, ControllerType, Mdl, Mesh, MeshFace, Node, NodeDetail,
+    NodeFlags, NodeKind, SkinLanes,
 };
 use crate::formats::error::{ErrorKind, Result};
 use crate::formats::reader::Reader;
@@ -340,6 +340,7 @@ fn parse_node(b: &mut Bin, o: u64, parent: Option<usize>) -> Result<ParsedNode> 
         }
         mesh = Some(m);
     }
+    let detail = parse_detail(b, o, kind)?;
     Ok((
         Node {
             name,
@@ -349,10 +350,47 @@ fn parse_node(b: &mut Bin, o: u64, parent: Option<usize>) -> Result<ParsedNode> 
             children: Vec::new(),
             controllers,
             mesh,
+            detail,
         },
         children,
         skin,
     ))
+}
+
+/// The sub-structure of lights, emitters, references, dangly meshes and animmeshes.
+fn parse_detail(b: &Bin, o: u64, kind: NodeKind) -> Result<NodeDetail> {
+    let r = &b.r;
+    Ok(match kind {
+        NodeKind::Light => NodeDetail::Light {
+            flare_radius: r.f32_at(o + 0x70, "light flare radius")?,
+            priority: r.u32_at(o + 0xB0, "light priority")?,
+            ambient_only: r.u32_at(o + 0xB4, "light ambient-only flag")? != 0,
+            shadow: r.u32_at(o + 0xC0, "light shadow flag")? != 0,
+        },
+        NodeKind::Emitter => NodeDetail::Emitter {
+            update: b.name(o + 0x88, 32, "emitter update")?,
+            render: b.name(o + 0xA8, 32, "emitter render")?,
+            blend: b.name(o + 0xC8, 32, "emitter blend")?,
+            texture: b.name(o + 0xE8, 64, "emitter texture")?,
+            flags: r.u32_at(o + 0x144, "emitter flags")?,
+        },
+        NodeKind::Reference => NodeDetail::Reference {
+            model: b.name(o + 0x70, 64, "reference model")?,
+            reattachable: r.u32_at(o + 0xB0, "reattachable flag")? != 0,
+        },
+        NodeKind::Dangly => NodeDetail::Dangly {
+            constraints: r.u32_at(o + 0x274, "dangly constraint count")?,
+            displacement: r.f32_at(o + 0x27C, "dangly displacement")?,
+            tightness: r.f32_at(o + 0x280, "dangly tightness")?,
+            period: r.f32_at(o + 0x284, "dangly period")?,
+        },
+        NodeKind::AnimMesh => NodeDetail::AnimMesh {
+            sample_period: r.f32_at(o + 0x270, "animmesh sample period")?,
+            vertex_sets: r.u32_at(o + 0x2A0, "animmesh vertex sets")?,
+            tvert_sets: r.u32_at(o + 0x2A4, "animmesh uv sets")?,
+        },
+        _ => NodeDetail::None,
+    })
 }
 
 fn parse_controllers(b: &Bin, o: u64) -> Result<Vec<Controller>> {

@@ -491,6 +491,10 @@ impl Model for NWNModel {
                     let _ = write!(s, ", skinned to {} bones", bones.len());
                 }
             }
+            let detail = n.detail.describe();
+            if !detail.is_empty() {
+                let _ = write!(s, " ({detail})");
+            }
             let keyed: Vec<String> = n.controllers.iter().map(|c| c.ty.name(n.kind)).collect();
             if !keyed.is_empty() {
                 let _ = write!(s, " [{}]", keyed.join(", "));
