@@ -529,7 +529,7 @@ fn link(raw: Vec<RawNode>, warnings: &mut Vec<String>) -> Result<Vec<Node>> {
             .collect();
         let mut mesh = r.node.mesh.take();
         if let Some(m) = mesh.as_mut() {
-            finish_mesh(m, &r, &names, warnings)?;
+            finish_mesh(m, &r, &names, warnings);
         }
         r.node.mesh = mesh;
         out.push(r.node);
@@ -537,25 +537,20 @@ fn link(raw: Vec<RawNode>, warnings: &mut Vec<String>) -> Result<Vec<Node>> {
     Ok(out)
 }
 
-fn finish_mesh(
-    m: &mut Mesh,
-    r: &RawNode,
-    names: &[String],
-    warnings: &mut Vec<String>,
-) -> Result<()> {
+fn finish_mesh(m: &mut Mesh, r: &RawNode, names: &[String], warnings: &mut Vec<String>) {
     let nv = m.vertices.len() as u32;
     let nt = r.tverts.len() as u32;
+    let before = m.faces.len();
+    m.faces.retain(|f| f.v.iter().all(|&v| v < nv));
+    if m.faces.len() < before {
+        warnings.push(format!(
+            "node '{}' (line at byte 0x{:x}): {} faces name vertices past its {nv} verts; dropped",
+            r.node.name,
+            r.off,
+            before - m.faces.len()
+        ));
+    }
     for f in &mut m.faces {
-        if f.v.iter().any(|&v| v >= nv) {
-            return Err(LoadError::invalid(
-                FORMAT,
-                r.off,
-                format!(
-                    "node '{}': face vertex {:?} past {nv} verts",
-                    r.node.name, f.v
-                ),
-            ));
-        }
         if f.t.iter().any(|&t| t >= nt) {
             f.t = f.v; // no usable tverts: fall back to per-vertex
         }
@@ -588,5 +583,4 @@ fn finish_mesh(
             ));
         }
     }
-    Ok(())
 }

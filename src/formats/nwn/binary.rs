@@ -393,7 +393,10 @@ fn parse_detail(b: &Bin, o: u64, kind: NodeKind) -> Result<NodeDetail> {
     })
 }
 
-fn parse_controllers(b: &Bin, o: u64) -> Result<Vec<Controller>> {
+/// Controllers of the node at `o`. A key whose rows run past the node's float array is dropped
+/// with a warning (naming its offset) rather than failing the whole model.
+fn parse_controllers(b: &mut Bin, o: u64) -> Result<Vec<Controller>> {
+    let mut warns = Vec::new();
     let (keys, keys_off) = b.array(o + 0x54, 12, MAX_CONTROLLERS, "controller key array")?;
     let (floats, _) = b.array(o + 0x60, 4, MAX_CONTROLLER_FLOATS, "controller data array")?;
     let data: Vec<f32> = f32s(floats).collect();
@@ -434,20 +437,27 @@ fn parse_controllers(b: &Bin, o: u64) -> Result<Vec<Controller>> {
         let bezier = cols_byte & 0x10 != 0;
         let columns = usize::from(cols_byte & 0x0F);
         let stride = if bezier { columns * 3 } else { columns };
-        let times = range(time_index, rows, "times")?.to_vec();
-        let values = range(data_index, rows * stride, "values")?.to_vec();
-        out.push(Controller {
-            ty,
-            times,
-            values,
-            columns,
-            bezier,
-        });
+        match (
+            range(time_index, rows, "times"),
+            range(data_index, rows * stride, "values"),
+        ) {
+            (Ok(times), Ok(values)) => out.push(Controller {
+                ty,
+                times: times.to_vec(),
+                values: values.to_vec(),
+                columns,
+                bezier,
+            }),
+            (Err(e), _) | (_, Err(e)) => warns.push(format!("{e}; controller dropped")),
+        }
     }
+    b.warnings.extend(warns);
     Ok(out)
 }
 
-fn parse_mesh(b: &Bin, o: u64, name: &str) -> Result<Mesh> {
+/// Mesh header at node+0x70 (absolute node offsets). Faces naming a vertex past the vertex
+/// count are dropped with a warning.
+fn parse_mesh(b: &mut Bin, o: u64, name: &str) -> Result<Mesh> {
     let (face_bytes, faces_off) = b.array(o + 0x78, 32, MAX_FACES, "face array")?;
     let diffuse = [
         b.r.f32_at(o + 0xAC, "diffuse")?,
@@ -483,23 +493,22 @@ fn parse_mesh(b: &Bin, o: u64, name: &str) -> Result<Mesh> {
         _ => Vec::new(),
     };
     let mut faces = Vec::with_capacity(face_bytes.len() / 32);
+    let mut bad_faces = Vec::new();
     for (i, f) in face_bytes.chunks_exact(32).enumerate() {
         let surface = u32::from_le_bytes([f[16], f[17], f[18], f[19]]);
-        let mut v = [0u32; 3];
-        for (k, vk) in v.iter_mut().enumerate() {
-            *vk = u32::from(u16::from_le_bytes([f[26 + 2 * k], f[27 + 2 * k]]));
-            if *vk as usize >= vertices.len() {
-                return Err(b.r.invalid(
-                    faces_off + 32 * i as u64 + 26,
-                    format!(
-                        "mesh '{name}' face {i} uses vertex {} of {}",
-                        *vk,
-                        vertices.len()
-                    ),
-                ));
-            }
+        let v = [0, 1, 2].map(|k| u32::from(u16::from_le_bytes([f[26 + 2 * k], f[27 + 2 * k]])));
+        if v.iter().any(|&x| x as usize >= vertices.len()) {
+            bad_faces.push(faces_off + 32 * i as u64 + 26);
+            continue;
         }
         faces.push(MeshFace { v, t: v, surface });
+    }
+    if let Some(first) = bad_faces.first() {
+        b.warnings.push(format!(
+            "mesh '{name}': {} faces name vertices past its {} (first at byte 0x{first:x}); dropped",
+            bad_faces.len(),
+            vertices.len()
+        ));
     }
     Ok(Mesh {
         vertices,
