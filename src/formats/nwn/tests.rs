@@ -423,3 +423,29 @@ fn ascii_detection() {
     assert!(!looks_ascii(b"newmodel\0"));
     assert!(!looks_ascii(b""));
 }
+
+#[test]
+fn bad_controller_rows_and_face_indices_are_dropped_with_warnings() {
+    let mut model = sample_model();
+    model.animations.clear();
+    let arm = &mut model.root.children[0];
+    // 5 rows claimed, 1 row of data.
+    arm.controllers.push(BuildController::keyed(36, &[0.0, 0.1, 0.2, 0.3, 0.4], &[1.0], 1));
+    arm.children[0].mesh.as_mut().unwrap().faces.push([0, 1, 9]);
+    let mut w = Vec::new();
+    let m = parse(&build(&model), &mut w).unwrap();
+    assert_eq!(m.nodes[1].controllers.len(), 2, "the broken scale key is dropped");
+    assert_eq!(m.nodes[2].mesh.as_ref().unwrap().faces.len(), 2);
+    assert!(w.iter().any(|x| x.contains("controller 36 values")), "{w:?}");
+    assert!(w.iter().any(|x| x.contains("1 faces name vertices past its 4")), "{w:?}");
+}
+
+#[test]
+fn unknown_node_flags_are_a_typed_error_at_the_flags_word() {
+    let mut data = build(&sample_model());
+    let root_off = 12 + u32::from_le_bytes(data[12 + 0x48..12 + 0x4C].try_into().unwrap()) as usize;
+    data[root_off + 0x6C..root_off + 0x70].copy_from_slice(&0x1001u32.to_le_bytes());
+    let e = parse(&data, &mut Vec::new()).unwrap_err();
+    assert_eq!(e.offset, (root_off + 0x6C) as u64, "{e}");
+    assert!(e.to_string().contains("unknown flags 0x1001"), "{e}");
+}
