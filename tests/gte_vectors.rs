@@ -12,7 +12,11 @@ fn check(name: &str, cases: usize) {
     };
     let report = run_file(&path).unwrap_or_else(|e| panic!("{e}"));
     print!("{}", report.failures());
-    println!("{name}: {} passed, {} failed", report.passed(), report.failed());
+    println!(
+        "{name}: {} passed, {} failed",
+        report.passed(),
+        report.failed()
+    );
     assert_eq!(report.cases.len(), cases, "{name}: case count");
     assert_eq!(report.failed(), 0, "{name}: failing cases listed above");
 }
@@ -41,6 +45,14 @@ fn pcsxredux_if_present() {
     }
     let report = run_file(&path).unwrap_or_else(|e| panic!("{e}"));
     print!("{}", report.failures());
-    println!("pcsxredux.txt: {} passed, {} failed", report.passed(), report.failed());
-    assert_eq!(report.failed(), 0, "pcsxredux.txt: failing cases listed above");
+    println!(
+        "pcsxredux.txt: {} passed, {} failed",
+        report.passed(),
+        report.failed()
+    );
+    assert_eq!(
+        report.failed(),
+        0,
+        "pcsxredux.txt: failing cases listed above"
+    );
 }

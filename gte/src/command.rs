@@ -93,7 +93,10 @@ impl Op {
 
     /// The operation with real opcode `opcode`, or `None` for the undocumented ones.
     pub fn from_opcode(opcode: u32) -> Option<Op> {
-        Op::ALL.iter().copied().find(|op| op.opcode() == opcode & 0x3F)
+        Op::ALL
+            .iter()
+            .copied()
+            .find(|op| op.opcode() == opcode & 0x3F)
     }
 
     /// The psx-spx mnemonic.

@@ -89,7 +89,12 @@ impl Matrix {
 
     /// The five packed control registers (M11|M12<<16, M13|M21<<16, …, M33).
     fn to_words(self) -> [u32; 5] {
-        let e: Vec<u32> = self.0.iter().flatten().map(|q| u32::from(q.0 as u16)).collect();
+        let e: Vec<u32> = self
+            .0
+            .iter()
+            .flatten()
+            .map(|q| u32::from(q.0 as u16))
+            .collect();
         [
             e[0] | e[1] << 16,
             e[2] | e[3] << 16,
@@ -370,7 +375,10 @@ impl Gte {
     /// GTE NCLIP on explicit screen points (written to SXY0..2 first).
     pub fn nclip_of(&mut self, p: [ScreenXY; 3]) -> i32 {
         for (i, p) in p.into_iter().enumerate() {
-            self.write_data(d::SXY0 + i, u32::from(p.x as u16) | u32::from(p.y as u16) << 16);
+            self.write_data(
+                d::SXY0 + i,
+                u32::from(p.x as u16) | u32::from(p.y as u16) << 16,
+            );
         }
         self.nclip()
     }
@@ -439,7 +447,11 @@ mod tests {
     fn camera() -> Gte {
         let mut g = Gte::new();
         g.set_rotation(&Matrix::IDENTITY);
-        g.set_translation(Translation { x: 0, y: 0, z: 1000 });
+        g.set_translation(Translation {
+            x: 0,
+            y: 0,
+            z: 1000,
+        });
         g.set_screen(I16F16::from_num(160), I16F16::from_num(120), 1000);
         g.set_ordering_table_size(0x1000);
         g
@@ -458,7 +470,10 @@ mod tests {
         assert_eq!(xy[1], ScreenXY { x: 110, y: 120 });
         assert_eq!(z[1], 2000);
         assert_eq!(z[2], 400);
-        assert!(g.flag().divide_overflow(), "SZ 400 < H/2 overflows the divider");
+        assert!(
+            g.flag().divide_overflow(),
+            "SZ 400 < H/2 overflows the divider"
+        );
         let (p, sz) = g.rtps(Vertex::new(0, 0, -2000));
         assert_eq!((p, sz), (ScreenXY { x: 160, y: 120 }, 0));
         assert!(g.flag().z_saturated() && g.flag().error());
@@ -473,7 +488,11 @@ mod tests {
         let c = ScreenXY { x: 0, y: 10 };
         assert_eq!(g.nclip_of([a, b, c]), 100);
         assert_eq!(g.nclip_of([a, c, b]), -100);
-        g.rtpt([Vertex::new(0, 0, 0), Vertex::new(0, 0, 3000), Vertex::new(0, 0, 6000)]);
+        g.rtpt([
+            Vertex::new(0, 0, 0),
+            Vertex::new(0, 0, 3000),
+            Vertex::new(0, 0, 6000),
+        ]);
         // SZ 1000, 4000, 7000: (12000 × (4096/48)) >> 12 = 12000 / 48.
         assert_eq!(g.avsz3(), (12000 * (0x1000 / 0x30) >> 12) as u16);
         g.rtps(Vertex::new(0, 0, 1000));
@@ -494,7 +513,11 @@ mod tests {
         assert_eq!(g.ncds(n, c), c);
         g.set_ir0(Q12::ONE);
         assert_eq!(g.ncds(n, c), Rgbc::new(255, 0, 0, 0x30));
-        assert_eq!(g.ncs(n, c), Rgbc::new(255, 255, 255, 0x30), "light 1.0 = 4096 >> 4 saturates");
+        assert_eq!(
+            g.ncs(n, c),
+            Rgbc::new(255, 255, 255, 0x30),
+            "light 1.0 = 4096 >> 4 saturates"
+        );
         assert_eq!(g.ncct([n; 3], c), [c; 3]);
         // One white light straight on: BK 0 + (light · normal) = 1.0.
         g.set_background_color([I20F12::ZERO; 3]);
@@ -509,7 +532,11 @@ mod tests {
         g.set_ir0(Q12::ZERO);
         assert_eq!(g.ncdt([n; 3], c), [c; 3]);
         let away = Normal::from_f32(0.0, 0.0, -1.0);
-        assert_eq!(g.nct([away; 3], c), [Rgbc::new(0, 0, 0, 0x30); 3], "lm=1 clamps at 0");
+        assert_eq!(
+            g.nct([away; 3], c),
+            [Rgbc::new(0, 0, 0, 0x30); 3],
+            "lm=1 clamps at 0"
+        );
     }
 
     #[test]
