@@ -329,6 +329,9 @@ mod tests {
         t.tangents[0].1 = 10.0;
         t.tangents[1].0 = 10.0;
         let mid = t.sample(&at(0, 50), &[]).unwrap();
-        assert!((mid - 8.75).abs() < 1e-4, "bezier 0,10,10,10 at 1/2 = {mid}");
+        assert!(
+            (mid - 8.75).abs() < 1e-4,
+            "bezier 0,10,10,10 at 1/2 = {mid}"
+        );
     }
 }
