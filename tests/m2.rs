@@ -467,6 +467,7 @@ fn synth_tbc(version: u32) -> SynthModel {
                     values: vec![0],
                     ..Default::default()
                 },
+                color: None,
             },
         ],
         textures: vec![(0, r"Textures\Synth\PAL.BLP".into()), (11, String::new())],
@@ -637,6 +638,44 @@ fn texture_dirs_come_before_the_model_directory() {
     );
     assert!(m.info().contains("-> MISSING"));
     assert_eq!(m.textures[0].texture.image.width, 8);
+}
+
+#[test]
+fn colour_tracks_tint_and_hide_batches() {
+    let mut synth = synth_tbc(263);
+    let rgb = SynthTrack {
+        ranges: vec![(0, 0), (1, 1)],
+        times: vec![0, 2000],
+        values: vec![[0.5, 1.0, 0.0], [1.0, 1.0, 1.0]],
+        ..Default::default()
+    };
+    let alpha = SynthTrack {
+        ranges: vec![(0, 0), (1, 1)],
+        times: vec![0, 2000],
+        values: vec![32767i16, 0],
+        ..Default::default()
+    };
+    synth.batches[0].color = Some((rgb, alpha));
+    let data = synth.write();
+    let m = m2::load(&nowhere("colour.m2"), &data, &LoadOptions::default()).unwrap();
+    assert_eq!(m.colors.len(), 1);
+    assert_eq!(m.views[0].units[0].color, Some(0));
+    // Stand: tinted (128 = neutral), still drawn.
+    let stand = m.pose(&PoseRequest {
+        animation: Some(0),
+        frame: 2,
+        camera: None,
+    });
+    assert_eq!(stand.faces.len(), 2);
+    assert_eq!(stand.faces[0].colors[0], [64, 128, 0]);
+    // Walk: colour opacity 0 hides the batch.
+    let walk = m.pose(&PoseRequest {
+        animation: Some(1),
+        frame: 2,
+        camera: None,
+    });
+    assert_eq!(walk.faces.len(), 1);
+    assert_eq!(walk.faces[0].blend, Blend::Additive);
 }
 
 #[test]
