@@ -822,3 +822,33 @@ fn random_byte_flips_never_panic() {
     eprintln!("byte flips: {ok} loaded, {err} refused");
     assert!(err > 100 && ok > 100, "{ok} ok, {err} errors");
 }
+
+#[test]
+fn huge_counts_are_refused_before_allocating() {
+    let good = synth_tbc(263).write();
+    for (at, what) in [
+        (0x44usize, "vertices"),
+        (0x34, "bones"),
+        (0x1C, "sequences"),
+        (0x4C, "views"),
+    ] {
+        for count in [u32::MAX, 1 << 19] {
+            let mut d = good.clone();
+            d[at..at + 4].copy_from_slice(&count.to_le_bytes());
+            let e = m2::load(&nowhere("huge.m2"), &d, &LoadOptions::default()).unwrap_err();
+            assert_eq!(e.offset, at as u64, "{what} {count}: {e}");
+            assert!(
+                matches!(
+                    e.kind,
+                    ErrorKind::CountTooLarge { .. } | ErrorKind::OutOfBounds { .. }
+                ),
+                "{what} {count}: {e}"
+            );
+        }
+    }
+    // A BLP claiming 8192x8192 pixels in a small file fails on the mip extent, not in malloc.
+    let mut b = blp::write_palettized(2, 2, &[[1, 2, 3]], &[0; 4], &[255; 4], 8);
+    b[12..20].copy_from_slice(&[0, 0x20, 0, 0, 0, 0x20, 0, 0]);
+    let e = blp::decode(&b).unwrap_err();
+    assert!(matches!(e.kind, ErrorKind::OutOfBounds { .. }), "{e}");
+}
