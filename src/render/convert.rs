@@ -46,7 +46,12 @@ impl ModelSpace {
             .fold(0.0f32, f32::max)
             .max(1e-6);
         let radius = finite
-            .map(|p| (0..3).map(|a| (p[a] - origin[a]).powi(2)).sum::<f32>().sqrt())
+            .map(|p| {
+                (0..3)
+                    .map(|a| (p[a] - origin[a]).powi(2))
+                    .sum::<f32>()
+                    .sqrt()
+            })
             .fold(0.0f32, f32::max)
             .max(1e-6);
         ModelSpace {

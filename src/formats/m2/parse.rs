@@ -71,6 +71,8 @@ const MAX_INDICES: u64 = 1 << 22;
 const MAX_SUBMESHES: u64 = 1 << 14;
 const MAX_TABLE: u64 = 1 << 16;
 const MAX_NAME: u64 = 4096;
+/// Cap on the element count of a header array the loader only bounds-checks.
+const MAX_UNREAD: u64 = 1 << 24;
 
 /// WoW (Z up, facing +X) → scene (+Y up, facing +Z).
 pub fn to_scene([x, y, z]: [f32; 3]) -> [f32; 3] {
@@ -158,6 +160,7 @@ pub fn parse(r: &Reader, lod: usize) -> Result<Parsed> {
         ));
     }
     r.bytes(0, HEADER_SIZE, "header")?;
+    check_unread_arrays(r)?;
     let name_a = M2Array::read(r, OFS_NAME, MAX_NAME, 1, "model name")?;
     let name = if name_a.count == 0 {
         String::new()
@@ -538,4 +541,38 @@ mod tests {
         );
         assert_eq!(from_scene(to_scene([1.0, 2.0, 3.0])), [1.0, 2.0, 3.0]);
     }
+}
+
+/// Header arrays the renderer has no use for (lookups, flipbooks, collision, attachments,
+/// events, lights, cameras, emitters), as `(offset in header, element size or 1 where the record
+/// size varies by version, what)`. Their extents are still checked, so a file cut short anywhere
+/// inside the data its header declares is refused rather than half-read.
+const UNREAD_ARRAYS: [(u64, u64, &str); 20] = [
+    (0x24, 2, "animation lookup"),
+    (0x2C, 4, "playable animation lookup"),
+    (0x3C, 2, "key bone lookup"),
+    (0x6C, 1, "texture flipbooks"),
+    (0x74, 1, "texture animations"),
+    (0x7C, 2, "replaceable texture lookup"),
+    (0x8C, 2, "bone lookup"),
+    (0x9C, 2, "texture unit lookup"),
+    (0xAC, 2, "texture animation lookup"),
+    (0xEC, 2, "collision triangles"),
+    (0xF4, 12, "collision vertices"),
+    (0xFC, 12, "collision normals"),
+    (0x104, 1, "attachments"),
+    (0x10C, 2, "attachment lookup"),
+    (0x114, 1, "events"),
+    (0x11C, 1, "lights"),
+    (0x124, 1, "cameras"),
+    (0x12C, 2, "camera lookup"),
+    (0x134, 1, "ribbon emitters"),
+    (0x13C, 1, "particle emitters"),
+];
+
+fn check_unread_arrays(r: &Reader) -> Result<()> {
+    for (at, size, what) in UNREAD_ARRAYS {
+        M2Array::read(r, at, MAX_UNREAD, size, what)?;
+    }
+    Ok(())
 }
