@@ -28,7 +28,9 @@ fn bench(c: &mut Criterion) {
     let bytes = w.finish();
     let mut g = c.benchmark_group("dump");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
-    g.bench_function("parse", |b| b.iter(|| dump::parse(black_box(&bytes)).unwrap()));
+    g.bench_function("parse", |b| {
+        b.iter(|| dump::parse(black_box(&bytes)).unwrap())
+    });
     g.finish();
 
     let raw: Vec<u8> = vram.iter().flat_map(|h| h.to_le_bytes()).collect();
