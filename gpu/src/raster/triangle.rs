@@ -63,6 +63,12 @@ pub struct Triangle {
     shading: Shading,
     /// Gradients of r, g, b, u, v.
     grads: [Grad; 5],
+    /// Per-row X steps of the edges v0→v2, v0→v1, v1→v2 (32.32).
+    steps: [i64; 3],
+    /// The long edge v0→v2 is the left one.
+    long_left: bool,
+    /// The vertex attributes are evaluated from.
+    core: Vtx,
 }
 
 /// The x of an edge start in 32.32 fixed point, biased to make spans half-open.
@@ -127,12 +133,23 @@ impl Triangle {
             grad(|p| p.u),
             grad(|p| p.v),
         ];
-        Some(Triangle {
+        let steps = [
+            x_step(v[2].x - v[0].x, v[2].y - v[0].y),
+            x_step(v[1].x - v[0].x, v[1].y - v[0].y),
+            x_step(v[2].x - v[1].x, v[2].y - v[1].y),
+        ];
+        let mut t = Triangle {
             v,
             clip,
             shading,
             grads,
-        })
+            steps,
+            // The mid vertex right of the long edge makes the long edge the left one.
+            long_left: area > 0,
+            core: v[0],
+        };
+        t.core = t.find_core();
+        Some(t)
     }
 
     /// Rows drawn, `[top, bottom)`, clipped to the drawing area.
@@ -154,7 +171,7 @@ impl Triangle {
 
     /// The vertex attributes are evaluated from: the leftmost one (the topmost of equals).
     // Verified: gpu-images/triangle (top, right, bottom or middle vertex each miss by 1 LSB).
-    fn core(&self) -> Vtx {
+    fn find_core(&self) -> Vtx {
         let mut core = self.v[0];
         for p in &self.v[1..] {
             if p.x < core.x {
@@ -167,17 +184,15 @@ impl Triangle {
     /// Span `[left, right)` of row `y` (inside `v[0].y..v[2].y`).
     #[inline]
     fn span(&self, y: i32) -> (i32, i32) {
-        let [a, b, c] = self.v;
-        let long = x_fp(a.x) + x_step(c.x - a.x, c.y - a.y) * (y - a.y) as i64;
+        let [a, b, _] = self.v;
+        let long = x_fp(a.x) + self.steps[0] * (y - a.y) as i64;
         let short = if y < b.y {
-            x_fp(a.x) + x_step(b.x - a.x, b.y - a.y) * (y - a.y) as i64
+            x_fp(a.x) + self.steps[1] * (y - a.y) as i64
         } else {
-            x_fp(b.x) + x_step(c.x - b.x, c.y - b.y) * (y - b.y) as i64
+            x_fp(b.x) + self.steps[2] * (y - b.y) as i64
         };
         let (l, r) = ((long >> 32) as i32, (short >> 32) as i32);
-        // The mid vertex decides which edge is on the right.
-        let cross = (b.x - a.x) as i64 * (c.y - a.y) as i64 - (c.x - a.x) as i64 * (b.y - a.y) as i64;
-        if cross > 0 {
+        if self.long_left {
             (l, r)
         } else {
             (r, l)
@@ -198,7 +213,7 @@ impl Triangle {
         let (top, bottom) = self.rows();
         let (top, bottom) = (top.max(band.y0), bottom.min(band.y1));
         let s = &self.shading;
-        let core = self.core();
+        let core = self.core;
         let base = |a: i32| ((a as i64) << FRAC) + (1 << (FRAC - 1));
         let bases = [
             base(core.r),
