@@ -37,7 +37,9 @@ fn triangles(rng: &mut Rng, n: usize) -> (Vec<u32>, u64) {
     let mut area = 0u64;
     for i in 0..n {
         let (ox, oy) = (rng.below(576 - 64), rng.below(448 - 64));
-        let p: Vec<(u32, u32)> = (0..3).map(|_| (ox + rng.below(64), oy + rng.below(64))).collect();
+        let p: Vec<(u32, u32)> = (0..3)
+            .map(|_| (ox + rng.below(64), oy + rng.below(64)))
+            .collect();
         let cross = (p[1].0 as i64 - p[0].0 as i64) * (p[2].1 as i64 - p[0].1 as i64)
             - (p[2].0 as i64 - p[0].0 as i64) * (p[1].1 as i64 - p[0].1 as i64);
         area += cross.unsigned_abs() / 2;

@@ -18,7 +18,7 @@ pub mod vram;
 use std::sync::Arc;
 
 use gp0::decode::{decode, is_polyline_terminator, packet_len, Gp0Command, PolyFlags, RawVertex};
-use gp0::fields::{sext11, ColorWord, Clut, TexPage, TexWindow, VertexWord};
+use gp0::fields::{sext11, Clut, ColorWord, TexPage, TexWindow, VertexWord};
 use raster::bands::{Batch, MAX_BATCH};
 use raster::line::Line;
 use raster::pixel::PixelMode;
@@ -416,7 +416,10 @@ impl Gpu {
                 }
             }
         };
-        Texture { clut: entries, ..probe }
+        Texture {
+            clut: entries,
+            ..probe
+        }
     }
 
     fn push(&mut self, p: Prim) {
@@ -583,13 +586,7 @@ impl Gpu {
         }
     }
 
-    fn rect(
-        &mut self,
-        flags: PolyFlags,
-        size: gp0::decode::RectSize,
-        vert: &RawVertex,
-        wh: u32,
-    ) {
+    fn rect(&mut self, flags: PolyFlags, size: gp0::decode::RectSize, vert: &RawVertex, wh: u32) {
         use gp0::decode::RectSize;
         let (w, h) = match size {
             RectSize::Variable => ((wh & 0x3ff) as i32, ((wh >> 16) & 0x1ff) as i32),

@@ -55,7 +55,11 @@ fn command() -> impl Strategy<Value = Vec<u32>> {
     let uv = || any::<u32>().prop_map(|v| v & 0xffff);
     prop_oneof![
         // Polygons (every flag combination), full packet with textures/colours.
-        (0x20u32..0x40, proptest::collection::vec(any::<u32>(), 12), proptest::collection::vec(coord(), 4))
+        (
+            0x20u32..0x40,
+            proptest::collection::vec(any::<u32>(), 12),
+            proptest::collection::vec(coord(), 4)
+        )
             .prop_map(|(op, rand, pos)| {
                 let quad = op & 8 != 0;
                 let tex = op & 4 != 0;
@@ -79,8 +83,12 @@ fn command() -> impl Strategy<Value = Vec<u32>> {
                 w
             }),
         // Lines and polylines.
-        (0x40u32..0x60, color(), proptest::collection::vec((coord(), color()), 2..5)).prop_map(
-            |(op, c, pts)| {
+        (
+            0x40u32..0x60,
+            color(),
+            proptest::collection::vec((coord(), color()), 2..5)
+        )
+            .prop_map(|(op, c, pts)| {
                 let mut w = vec![(op << 24) | c];
                 for (k, (p, pc)) in pts.iter().enumerate() {
                     if op & 0x10 != 0 && k > 0 {
@@ -92,8 +100,7 @@ fn command() -> impl Strategy<Value = Vec<u32>> {
                     w.push(0x5555_5555);
                 }
                 w
-            }
-        ),
+            }),
         // Rectangles.
         (0x60u32..0x80, color(), coord(), uv(), coord()).prop_map(|(op, c, p, t, wh)| {
             let mut w = vec![(op << 24) | c, p];
@@ -106,8 +113,14 @@ fn command() -> impl Strategy<Value = Vec<u32>> {
             w
         }),
         // State.
-        (0xe1u32..0xe7, any::<u32>()).prop_map(|(op, v)| vec![(op << 24)
-            | if op == 0xe4 { 0x3_ffff & v | 0x1_8000 } else { v & 0xff_ffff }]),
+        (0xe1u32..0xe7, any::<u32>()).prop_map(|(op, v)| vec![
+            (op << 24)
+                | if op == 0xe4 {
+                    0x3_ffff & v | 0x1_8000
+                } else {
+                    v & 0xff_ffff
+                }
+        ]),
         // Transfers.
         (coord(), coord(), coord()).prop_map(|(a, b, c)| vec![0x8000_0000, a, b, c & 0x000f_000f]),
         (coord(), color()).prop_map(|(a, c)| vec![0x0200_0000 | c, a, 0x0010_0010]),

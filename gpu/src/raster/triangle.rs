@@ -98,14 +98,8 @@ impl Triangle {
     /// width ≥ 1024 or height ≥ 512).
     // Verified: hwtests phase 14 (oversize culling).
     pub fn new(mut v: [Vtx; 3], clip: Clip, shading: Shading) -> Option<Self> {
-        let (minx, maxx) = (
-            v.iter().map(|p| p.x).min()?,
-            v.iter().map(|p| p.x).max()?,
-        );
-        let (miny, maxy) = (
-            v.iter().map(|p| p.y).min()?,
-            v.iter().map(|p| p.y).max()?,
-        );
+        let (minx, maxx) = (v.iter().map(|p| p.x).min()?, v.iter().map(|p| p.x).max()?);
+        let (miny, maxy) = (v.iter().map(|p| p.y).min()?, v.iter().map(|p| p.y).max()?);
         if maxx - minx >= 1024 || maxy - miny >= 512 {
             return None;
         }
@@ -154,7 +148,10 @@ impl Triangle {
 
     /// Rows drawn, `[top, bottom)`, clipped to the drawing area.
     pub fn rows(&self) -> (i32, i32) {
-        (self.v[0].y.max(self.clip.y0), self.v[2].y.min(self.clip.y1 + 1))
+        (
+            self.v[0].y.max(self.clip.y0),
+            self.v[2].y.min(self.clip.y1 + 1),
+        )
     }
 
     /// Columns possibly drawn, `[left, right)`, clipped to the drawing area.
