@@ -9,6 +9,7 @@
 
 use super::pixel::{modulate, rgb_to_555, PixelMode, DITHER};
 use super::texture::Texture;
+use crate::gp0::fields::TextureDepth;
 use super::{Band, Clip};
 
 /// A vertex after the drawing offset, with 8-bit colour and texture coordinates.
@@ -196,29 +197,42 @@ impl Triangle {
         }
     }
 
-    /// Draws the rows of the triangle inside `band`.
+    /// Draws the rows of the triangle inside `band`, through a loop specialised for its
+    /// shading and texture depth.
     pub fn draw(&self, band: &mut Band, tex: &[u16]) {
-        match (self.shading.texture.is_some(), self.shading.gouraud) {
-            (false, false) => self.draw_impl::<false, false>(band, tex),
-            (false, true) => self.draw_impl::<false, true>(band, tex),
-            (true, false) => self.draw_impl::<true, false>(band, tex),
-            (true, true) => self.draw_impl::<true, true>(band, tex),
+        use TextureDepth::*;
+        let depth = self.shading.texture.as_ref().map(|t| t.depth);
+        match (depth, self.shading.gouraud) {
+            (None, false) => self.draw_impl::<false, false, 0>(band, tex),
+            (None, true) => self.draw_impl::<false, true, 0>(band, tex),
+            (Some(Clut4), false) => self.draw_impl::<true, false, 4>(band, tex),
+            (Some(Clut4), true) => self.draw_impl::<true, true, 4>(band, tex),
+            (Some(Clut8), false) => self.draw_impl::<true, false, 8>(band, tex),
+            (Some(Clut8), true) => self.draw_impl::<true, true, 8>(band, tex),
+            (Some(Direct15), false) => self.draw_impl::<true, false, 15>(band, tex),
+            (Some(Direct15), true) => self.draw_impl::<true, true, 15>(band, tex),
         }
     }
 
-    fn draw_impl<const TEX: bool, const GOURAUD: bool>(&self, band: &mut Band, tex: &[u16]) {
+    fn draw_impl<const TEX: bool, const GOURAUD: bool, const DEPTH: u8>(
+        &self,
+        band: &mut Band,
+        tex: &[u16],
+    ) {
         let (top, bottom) = self.rows();
         let (top, bottom) = (top.max(band.y0), bottom.min(band.y1));
         let s = &self.shading;
+        let placeholder;
+        let t = match &s.texture {
+            Some(t) => t,
+            None => {
+                placeholder = Texture::placeholder();
+                &placeholder
+            }
+        };
         let core = self.core;
         let base = |a: i32| ((a as i64) << FRAC) + (1 << (FRAC - 1));
-        let bases = [
-            base(core.r),
-            base(core.g),
-            base(core.b),
-            base(core.u),
-            base(core.v),
-        ];
+        let [gr, gg, gb, gu, gv] = self.grads;
         let flat = (core.r, core.g, core.b);
         let semi_flat = s.mode.blend.is_some();
         for y in top..bottom {
@@ -227,50 +241,46 @@ impl Triangle {
             if l >= r {
                 continue;
             }
-            let dither_row = &DITHER[(y & 3) as usize];
-            let dy = (y - core.y) as i64;
-            let mut acc = [0i64; 5];
-            for (k, a) in acc.iter_mut().enumerate() {
-                *a = bases[k] + self.grads[k].dx * (l - core.x) as i64 + self.grads[k].dy * dy;
-            }
-            let row = band.row(y);
-            for x in l..r {
-                let d = if s.dither {
-                    dither_row[(x & 3) as usize] as i32
-                } else {
-                    0
-                };
+            let dither_row = if s.dither {
+                DITHER[(y & 3) as usize]
+            } else {
+                [0; 4]
+            };
+            let (dx, dy) = ((l - core.x) as i64, (y - core.y) as i64);
+            let at = |a: i32, g: Grad| base(a) + g.dx * dx + g.dy * dy;
+            let (mut ar, mut ag, mut ab) = (at(core.r, gr), at(core.g, gg), at(core.b, gb));
+            let (mut au, mut av) = (at(core.u, gu), at(core.v, gv));
+            let row = &mut band.row(y)[l as usize..r as usize];
+            for (x, dst) in (l..r).zip(row.iter_mut()) {
+                let d = dither_row[(x & 3) as usize] as i32;
                 let (cr, cg, cb) = if GOURAUD {
                     (
-                        (acc[0] >> FRAC) as i32,
-                        (acc[1] >> FRAC) as i32,
-                        (acc[2] >> FRAC) as i32,
+                        (ar >> FRAC) as i32,
+                        (ag >> FRAC) as i32,
+                        (ab >> FRAC) as i32,
                     )
                 } else {
                     flat
                 };
-                let dst = &mut row[x as usize];
                 if TEX {
-                    if let Some(t) = &s.texture {
-                        let u = (acc[3] >> FRAC) as u8;
-                        let v = (acc[4] >> FRAC) as u8;
-                        let texel = t.texel(tex, u, v);
-                        if texel != 0 {
-                            let c = if s.raw {
-                                texel
-                            } else {
-                                modulate(texel, cr, cg, cb, d)
-                            };
-                            s.mode.put(dst, c, texel & 0x8000 != 0);
-                        }
+                    let texel = t.texel_at::<DEPTH>(tex, (au >> FRAC) as u8, (av >> FRAC) as u8);
+                    if texel != 0 {
+                        let c = if s.raw {
+                            texel
+                        } else {
+                            modulate(texel, cr, cg, cb, d)
+                        };
+                        s.mode.put(dst, c, texel & 0x8000 != 0);
                     }
+                    au += gu.dx;
+                    av += gv.dx;
                 } else {
                     s.mode.put(dst, rgb_to_555(cr, cg, cb, d), semi_flat);
                 }
-                for (k, a) in acc.iter_mut().enumerate() {
-                    if (GOURAUD && k < 3) || (TEX && k >= 3) {
-                        *a += self.grads[k].dx;
-                    }
+                if GOURAUD {
+                    ar += gr.dx;
+                    ag += gg.dx;
+                    ab += gb.dx;
                 }
             }
         }
