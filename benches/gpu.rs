@@ -1,5 +1,5 @@
-//! GPU throughput: textured gouraud triangles (random, ≤64 px across, 4/8/15bpp, a quarter
-//! semi-transparent) and large fills, in pixels per second, serial and on all cores.
+//! GPU throughput: textured gouraud triangles (random, ≤64 px across, UVs about one texel per
+//! pixel, 4/8/15bpp, a quarter semi-transparent) and large fills, in pixels per second, serial and on all cores.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use gpu::Gpu;
@@ -49,6 +49,9 @@ fn triangles(rng: &mut Rng, n: usize) -> (Vec<u32>, u64) {
         let page = (10 + depth) | (depth << 7);
         let clut = (500 << 6) | (512 / 16);
         w.push(0x3400_0000 | semi | (rng.next() & 0xff_ffff));
+        // UVs follow the positions (about one texel per pixel, as models map textures) from a
+        // random origin in the page.
+        let (u0, v0) = (rng.below(192), rng.below(192));
         for (k, (x, y)) in p.iter().enumerate() {
             if k > 0 {
                 w.push(rng.next() & 0xff_ffff);
@@ -59,7 +62,8 @@ fn triangles(rng: &mut Rng, n: usize) -> (Vec<u32>, u64) {
                 1 => page,
                 _ => 0,
             };
-            w.push((attr << 16) | (rng.next() & 0xffff));
+            let (u, v) = (u0 + x - ox, v0 + y - oy);
+            w.push((attr << 16) | (v << 8) | u);
         }
     }
     (w, area)

@@ -9,8 +9,8 @@
 
 use super::pixel::{modulate, rgb_to_555, PixelMode, DITHER};
 use super::texture::Texture;
-use crate::gp0::fields::TextureDepth;
 use super::{Band, Clip};
+use crate::gp0::fields::TextureDepth;
 
 /// A vertex after the drawing offset, with 8-bit colour and texture coordinates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
