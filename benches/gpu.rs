@@ -4,29 +4,17 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use gpu::Gpu;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u32 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
-    }
-    fn below(&mut self, n: u32) -> u32 {
-        self.next() % n
-    }
-}
+use gpu::rng::XorShift as Rng;
 
 /// Texture pages at x = 640.. (4/8/15 bpp) and CLUTs on row 500 from x = 512: uploaded once.
 fn setup_words(rng: &mut Rng) -> Vec<u32> {
     let mut w = vec![0xe300_0000, 0xe407_ffff, 0xe500_0000, 0xe100_0000];
     // 384×256 of random texels at (640, 0).
     w.extend([0xa000_0000, 640, (256 << 16) | 384]);
-    w.extend((0..384 * 256 / 2).map(|_| rng.next() | 0x0001_0001));
+    w.extend((0..384 * 256 / 2).map(|_| rng.next_u32() | 0x0001_0001));
     // 256-entry CLUT at (512, 500).
     w.extend([0xa000_0000, (500 << 16) | 512, (1 << 16) | 256]);
-    w.extend((0..128).map(|_| rng.next() | 0x0001_0001));
+    w.extend((0..128).map(|_| rng.next_u32() | 0x0001_0001));
     w
 }
 
@@ -48,13 +36,13 @@ fn triangles(rng: &mut Rng, n: usize) -> (Vec<u32>, u64) {
         let depth = (i % 3) as u32;
         let page = (10 + depth) | (depth << 7);
         let clut = (500 << 6) | (512 / 16);
-        w.push(0x3400_0000 | semi | (rng.next() & 0xff_ffff));
+        w.push(0x3400_0000 | semi | (rng.next_u32() & 0xff_ffff));
         // UVs follow the positions (about one texel per pixel, as models map textures) from a
         // random origin in the page.
         let (u0, v0) = (rng.below(192), rng.below(192));
         for (k, (x, y)) in p.iter().enumerate() {
             if k > 0 {
-                w.push(rng.next() & 0xff_ffff);
+                w.push(rng.next_u32() & 0xff_ffff);
             }
             w.push((y << 16) | x);
             let attr = match k {
@@ -70,7 +58,7 @@ fn triangles(rng: &mut Rng, n: usize) -> (Vec<u32>, u64) {
 }
 
 fn bench(c: &mut Criterion) {
-    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut rng = Rng::new(0x1234_5678_9abc_def1);
     let setup = setup_words(&mut rng);
     let (tris, area) = triangles(&mut rng, 4000);
     let mut g = c.benchmark_group("gpu");

@@ -13,6 +13,7 @@
 
 pub mod gp0;
 pub mod raster;
+pub mod rng;
 pub mod vram;
 
 use std::sync::Arc;
