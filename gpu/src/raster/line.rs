@@ -1,4 +1,4 @@
-//! Lines: a DDA stepping the major axis one pixel per step with the minor axis in 32.32 fixed
+//! Lines: walked left to right, a DDA stepping the major axis one pixel per step with the minor axis in 32.32 fixed
 //! point, both end points drawn; colours step the same way with 12 fraction bits.
 // Verified: hwtests phases 2 and 10, gpu-images/lines.
 
@@ -21,12 +21,12 @@ pub struct Line {
     mode: PixelMode,
 }
 
-/// Fixed-point step of `d` over `k` steps with `frac` fraction bits (rounded away from zero).
-fn step(d: i32, k: i32, frac: u32) -> i64 {
+/// 32.32 step of `d` over `k` steps (rounded away from zero).
+fn step(d: i32, k: i32) -> i64 {
     if k == 0 {
         return 0;
     }
-    let mut n = (d as i64) << frac;
+    let mut n = (d as i64) << 32;
     let k = k as i64;
     if n < 0 {
         n -= k - 1;
@@ -34,6 +34,16 @@ fn step(d: i32, k: i32, frac: u32) -> i64 {
         n += k - 1;
     }
     n / k
+}
+
+/// Colour step with 12 fraction bits, truncated toward zero (so exact halves round down).
+// Verified: gpu-images/lines (gouraud midpoints).
+fn colour_step(d: i32, k: i32) -> i64 {
+    if k == 0 {
+        0
+    } else {
+        ((d as i64) << 12) / k as i64
+    }
 }
 
 impl Line {
@@ -47,6 +57,8 @@ impl Line {
         clip: Clip,
         mode: PixelMode,
     ) -> Option<Self> {
+        // The hardware walks every line left to right.
+        let (a, b) = if a.x > b.x { (b, a) } else { (a, b) };
         let (ddx, ddy) = (b.x - a.x, b.y - a.y);
         if ddx.abs() >= 1024 || ddy.abs() >= 512 {
             return None;
@@ -56,12 +68,12 @@ impl Line {
             a,
             b,
             steps: k,
-            dx: step(ddx, k, 32),
-            dy: step(ddy, k, 32),
+            dx: step(ddx, k),
+            dy: step(ddy, k),
             dc: [
-                step(b.r - a.r, k, 12),
-                step(b.g - a.g, k, 12),
-                step(b.b - a.b, k, 12),
+                colour_step(b.r - a.r, k),
+                colour_step(b.g - a.g, k),
+                colour_step(b.b - a.b, k),
             ],
             gouraud,
             dither,
@@ -93,9 +105,9 @@ impl Line {
         if top >= bottom {
             return;
         }
-        let half = 1i64 << 31;
-        let mut x = ((self.a.x as i64) << 32) + half;
-        let mut y = ((self.a.y as i64) << 32) + half;
+        // Minor-axis bias: Y starts at +½, X just below +½ (ties round up in Y, down in X).
+        let mut x = ((self.a.x as i64) << 32) + (1i64 << 31) - 1024;
+        let mut y = ((self.a.y as i64) << 32) + (1i64 << 31);
         let c0 = |c: i32| ((c as i64) << 12) + (1 << 11);
         let mut c = [c0(self.a.r), c0(self.a.g), c0(self.a.b)];
         let semi = self.mode.blend.is_some();
@@ -121,8 +133,8 @@ impl Line {
             }
             x += self.dx;
             y += self.dy;
-            for k in 0..3 {
-                c[k] += self.dc[k];
+            for (ck, dk) in c.iter_mut().zip(&self.dc) {
+                *ck += dk;
             }
         }
     }

@@ -78,8 +78,10 @@ impl Rect {
                     };
                     for x in left..right {
                         let dx = (x - self.x) as u8;
+                        // X-flip samples U0+1, U0, U0−1, …: the hardware's flipped U counter
+                        // starts one texel to the right. Verified: gpu-images/texture-flip.
                         let u = if self.flip_x {
-                            u0.wrapping_sub(dx)
+                            u0.wrapping_add(1).wrapping_sub(dx)
                         } else {
                             u0.wrapping_add(dx)
                         };
