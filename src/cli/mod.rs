@@ -4,11 +4,8 @@
 //! Exit codes: 0 success; 1 a check failed (conformance/compare mismatches); 2 bad input or
 //! usage; 3 an output file could not be written.
 
-<<<<<<< HEAD
 mod compare;
-=======
 mod conformance;
->>>>>>> refs/heads/gpu
 mod info;
 mod model_args;
 mod replay;
@@ -28,26 +25,20 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     Info(info::Args),
-<<<<<<< HEAD
     /// Replay a GPU text stream or GPUDUMP from power-on; save VRAM and the displayed picture.
     Replay(replay::Args),
     /// Compare two captures (PNG or raw VRAM) in 15-bit space; exit 0 equal, 1 different.
     Compare(compare::Args),
-=======
     /// Run GPU probe files against the emulated GPU.
     Conformance(conformance::Args),
->>>>>>> refs/heads/gpu
 }
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Info(a) => info::run(a),
-<<<<<<< HEAD
         Command::Replay(a) => replay::run(a),
         Command::Compare(a) => compare::run(a),
-=======
         Command::Conformance(a) => conformance::run(a),
->>>>>>> refs/heads/gpu
     }
 }
