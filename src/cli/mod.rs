@@ -1,44 +1,83 @@
 //! Command-line parsing and dispatch. Each subcommand lives in its own module with its `Args`
-//! and a `run` returning the process exit code.
+//! and a `run` returning the process exit code; with no subcommand, the arguments are the
+//! default render command's (`psxrender MODEL [OUT.png] ...`).
 //!
 //! Exit codes: 0 success; 1 a check failed (conformance/compare mismatches); 2 bad input or
 //! usage; 3 an output file could not be written.
 
 mod compare;
 mod conformance;
+mod demo;
+mod gte_vectors;
 mod info;
 mod model_args;
+mod render;
 mod replay;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// Exit code: bad input or usage.
+pub const EXIT_BAD_INPUT: u8 = 2;
+/// Exit code: an output file could not be written.
+pub const EXIT_WRITE_FAILED: u8 = 3;
+
 /// Renders 3D models exactly as PlayStation 1 hardware would draw them.
+///
+/// With no subcommand: `psxrender MODEL [OUT.png] [options]` renders MODEL.
+///
+/// Exit codes: 0 success; 1 a check failed; 2 bad input or usage; 3 an output file could not be
+/// written.
 #[derive(Parser, Debug)]
-#[command(name = "psxrender", version, about)]
+#[command(
+    name = "psxrender",
+    version,
+    about,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    render: render::Args,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
     Info(info::Args),
+    /// Render the built-in demo model (no game files needed).
+    Demo(demo::Args),
+    /// Check the emulated GTE against hardware vector files; prints every wrong register.
+    GteVectors(gte_vectors::Args),
     /// Replay a GPU text stream or GPUDUMP from power-on; save VRAM and the displayed picture.
     Replay(replay::Args),
+    /// Run GPU probe files against the emulated GPU; closes with `N passed, N failed`.
+    Conformance(conformance::Args),
     /// Compare two captures (PNG or raw VRAM) in 15-bit space; exit 0 equal, 1 different.
     Compare(compare::Args),
-    /// Run GPU probe files against the emulated GPU.
-    Conformance(conformance::Args),
 }
 
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match cli.command {
-        Command::Info(a) => info::run(a),
-        Command::Replay(a) => replay::run(a),
-        Command::Compare(a) => compare::run(a),
-        Command::Conformance(a) => conformance::run(a),
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(EXIT_BAD_INPUT)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match (cli.command, cli.render) {
+        (Some(Command::Info(a)), _) => info::run(a),
+        (Some(Command::Demo(a)), _) => demo::run(a),
+        (Some(Command::GteVectors(a)), _) => gte_vectors::run(a),
+        (Some(Command::Replay(a)), _) => replay::run(a),
+        (Some(Command::Compare(a)), _) => compare::run(a),
+        (Some(Command::Conformance(a)), _) => conformance::run(a),
+        (None, a) => render::run(a),
     }
 }

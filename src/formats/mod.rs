@@ -1,11 +1,15 @@
 //! File formats: every loader reads through [`reader::Reader`] and fails with
 //! [`error::LoadError`]. [`load`] picks the loader by content, never by file extension.
 
+pub mod blp;
+pub mod dds;
 pub mod error;
 pub mod ff9;
 pub mod m2;
 pub mod nwn;
+pub mod plt;
 pub mod reader;
+pub mod tim;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,411 @@
+//! The default command: `psxrender MODEL [OUT.png] [--frame N] ...` — load, render through the
+//! emulated GTE and GPU, write the displayed area as PNG (or many frames, or a GIF).
+
+use std::io::IsTerminal;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args as ClapArgs, ValueEnum};
+use rayon::prelude::*;
+
+use psxrender::render::camera::{View, DEFAULT_FOV, DEFAULT_PITCH, DEFAULT_YAW};
+use psxrender::render::texture::TextureDepth;
+use psxrender::render::{vram_rgb, Frame, RenderOptions, Renderer, HEIGHTS, WIDTHS};
+use psxrender::scene::{Model, PoseRequest};
+
+use super::model_args::ModelArgs;
+use super::{EXIT_BAD_INPUT, EXIT_WRITE_FAILED};
+
+/// Most frames one `--frames` range may ask for.
+pub const MAX_FRAMES: u32 = 10_000;
+
+/// Render a model the way a PS1 would draw it (the default command).
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// The model file (FF9 / NWN MDL / M2, detected from its content).
+    /// (Required unless a subcommand is given.)
+    #[arg(value_name = "MODEL", required = true)]
+    pub model: Option<PathBuf>,
+    /// Output PNG (with --frames: numbered as NAME_0000.png; with --gif: the GIF).
+    #[arg(value_name = "OUT.png", default_value = "out.png")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub render: RenderArgs,
+    #[command(flatten)]
+    pub loader: ModelArgs,
+}
+
+/// Options of every command that renders (the default command and `demo`).
+#[derive(ClapArgs, Debug, Clone)]
+pub struct RenderArgs {
+    /// Frame to render (30 fps; FF9: stored frame), wrapping past the animation's end.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub frame: u32,
+    /// Animation by name (case-insensitive) or index; default: the format's own choice.
+    #[arg(long, value_name = "NAME|INDEX")]
+    pub anim: Option<String>,
+    /// Render frames A to B-1 (`A..B`, or `A..=B`) to numbered PNGs, in parallel.
+    #[arg(long, value_name = "A..B", value_parser = parse_range)]
+    pub frames: Option<Range<u32>>,
+    /// With --frames: write one animated GIF (30 fps) instead of numbered PNGs.
+    #[arg(long, requires = "frames")]
+    pub gif: bool,
+    /// Camera yaw in degrees (0 = facing the model's front).
+    #[arg(long, default_value_t = DEFAULT_YAW, allow_negative_numbers = true)]
+    pub yaw: f32,
+    /// Camera pitch in degrees (positive looks down).
+    #[arg(long, default_value_t = DEFAULT_PITCH, allow_negative_numbers = true)]
+    pub pitch: f32,
+    /// Camera distance from the model's centre, in model units (default: fit the model).
+    #[arg(long)]
+    pub distance: Option<f32>,
+    /// Horizontal field of view in degrees; sets the GTE's H = (width/2)/tan(fov/2).
+    #[arg(long, default_value_t = DEFAULT_FOV)]
+    pub fov: f32,
+    /// Display size, a PS1 mode: width 256/320/368/512/640, height 240/480.
+    #[arg(long, default_value = "320x240", value_name = "WxH", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Background colour (cleared by GP0(02h)).
+    #[arg(long, default_value = "202030", value_name = "RRGGBB", value_parser = parse_rgb)]
+    pub bg: [u8; 3],
+    /// GPU dithering of shaded/textured polygons.
+    #[arg(long, default_value = "on", value_name = "on|off")]
+    pub dither: OnOff,
+    /// Skip lighting: faces keep their own colours.
+    #[arg(long)]
+    pub unlit: bool,
+    /// Texture depth: 4 or 8 (CLUT) or 15 (direct); default: 4bpp for ≤16 colours, else 8bpp.
+    #[arg(long, value_name = "4|8|15", value_parser = parse_depth)]
+    pub depth: Option<TextureDepth>,
+    /// Also write the whole 1024x512 VRAM as PNG.
+    #[arg(long, value_name = "OUT.png")]
+    pub vram: Option<PathBuf>,
+    /// Also write the frame as a GPUDUMP (.psxgpu): VRAM restore, the frame's GP0 words, a
+    /// VSync; `psxrender replay --display` turns it back into the same PNG.
+    #[arg(long = "dump-gp0", value_name = "OUT.psxgpu", conflicts_with = "frames")]
+    pub dump_gp0: Option<PathBuf>,
+    /// Threads: frames rendered at once with --frames, else GPU rasteriser threads (0 = all).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub threads: usize,
+}
+
+/// `on` / `off`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OnOff {
+    /// Enabled.
+    On,
+    /// Disabled.
+    Off,
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or("expected WxH, e.g. 320x240")?;
+    let w: u32 = w.trim().parse().map_err(|_| format!("bad width '{w}'"))?;
+    let h: u32 = h.trim().parse().map_err(|_| format!("bad height '{h}'"))?;
+    if !WIDTHS.contains(&w) || !HEIGHTS.contains(&h) {
+        return Err(format!(
+            "{w}x{h} is not a PS1 mode: width one of {WIDTHS:?}, height one of {HEIGHTS:?}"
+        ));
+    }
+    Ok((w, h))
+}
+
+fn parse_rgb(s: &str) -> Result<[u8; 3], String> {
+    let s = s.trim_start_matches('#');
+    if s.len() != 6 || !s.chars().all(|c| c.is_ascii_hexdigit()) {
+        return Err(format!("'{s}' is not RRGGBB hex"));
+    }
+    let v = u32::from_str_radix(s, 16).map_err(|e| e.to_string())?;
+    Ok([(v >> 16) as u8, (v >> 8) as u8, v as u8])
+}
+
+fn parse_depth(s: &str) -> Result<TextureDepth, String> {
+    match s {
+        "4" => Ok(TextureDepth::Bpp4),
+        "8" => Ok(TextureDepth::Bpp8),
+        "15" | "16" => Ok(TextureDepth::Bpp15),
+        _ => Err(format!("'{s}' is not 4, 8 or 15")),
+    }
+}
+
+fn parse_range(s: &str) -> Result<Range<u32>, String> {
+    let (a, b, inclusive) = if let Some((a, b)) = s.split_once("..=") {
+        (a, b, true)
+    } else if let Some((a, b)) = s.split_once("..") {
+        (a, b, false)
+    } else {
+        return Err("expected A..B or A..=B".into());
+    };
+    let a: u32 = a.trim().parse().map_err(|_| format!("bad start '{a}'"))?;
+    let b: u32 = b.trim().parse().map_err(|_| format!("bad end '{b}'"))?;
+    let b = if inclusive { b.saturating_add(1) } else { b };
+    if b <= a {
+        return Err(format!("empty range {s}"));
+    }
+    if b - a > MAX_FRAMES {
+        return Err(format!("{} frames asked, at most {MAX_FRAMES}", b - a));
+    }
+    Ok(a..b)
+}
+
+impl RenderArgs {
+    /// The renderer options these arguments describe, for `animation`.
+    pub fn options(&self, animation: Option<usize>) -> RenderOptions {
+        RenderOptions {
+            width: self.size.0,
+            height: self.size.1,
+            background: self.bg,
+            dither: self.dither == OnOff::On,
+            lighting: !self.unlit,
+            depth: self.depth.unwrap_or_default(),
+            view: View {
+                yaw: self.yaw,
+                pitch: self.pitch.clamp(-89.0, 89.0),
+                distance: self.distance,
+                fov: self.fov,
+            },
+            threads: self.threads,
+            framing: PoseRequest {
+                animation,
+                frame: self.frames.as_ref().map_or(self.frame, |r| r.start),
+                camera: None,
+            },
+        }
+    }
+}
+
+/// Loads and renders per `args`.
+pub fn run(args: Args) -> ExitCode {
+    let Some(path) = args.model else {
+        eprintln!("error: a MODEL to render or a subcommand is required (see --help)");
+        return ExitCode::from(EXIT_BAD_INPUT);
+    };
+    let model = match psxrender::formats::load(&path, &args.loader.load_options()) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_BAD_INPUT);
+        }
+    };
+    for w in model.warnings() {
+        eprintln!("warning: {w}");
+    }
+    render_model(model.as_ref(), &path, &args.out, &args.render)
+}
+
+/// Renders `model` (named `source` in messages) per `args` into `out`.
+pub fn render_model(model: &dyn Model, source: &Path, out: &Path, args: &RenderArgs) -> ExitCode {
+    let animation = match &args.anim {
+        None => None,
+        Some(sel) => match model.find_animation(sel) {
+            Some(i) => Some(i),
+            None => {
+                let names: Vec<String> = model.animations().into_iter().map(|a| a.name).collect();
+                eprintln!(
+                    "error: {}: no animation '{sel}' (has {}: {})",
+                    source.display(),
+                    names.len(),
+                    names.join(", ")
+                );
+                return ExitCode::from(EXIT_BAD_INPUT);
+            }
+        },
+    };
+    let opts = args.options(animation);
+    let mut renderer = match Renderer::new(model, &opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {}: {e}", source.display());
+            return ExitCode::from(EXIT_BAD_INPUT);
+        }
+    };
+    eprintln!(
+        "{}: {} model, scale {:.3} GTE units per model unit, camera distance {:.3}{}",
+        source.display(),
+        model.format(),
+        renderer.scale(),
+        renderer.distance(),
+        match renderer.texture_shrink() {
+            0 => String::new(),
+            n => format!(", textures halved {n}x to fit VRAM"),
+        }
+    );
+    let result = match &args.frames {
+        None => single(&mut renderer, animation, out, args),
+        Some(range) => many(&renderer, animation, range.clone(), out, args),
+    };
+    if let Err(code) = result {
+        return code;
+    }
+    if let Some(path) = &args.vram {
+        let rgb = vram_rgb(renderer.gpu().vram());
+        if let Err(code) = save(path, gpu::VRAM_WIDTH as u32, gpu::VRAM_HEIGHT as u32, &rgb) {
+            return code;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn save(path: &Path, w: u32, h: u32, rgb: &[u8]) -> Result<(), ExitCode> {
+    psxrender::output::save_png_rgb(path, w, h, rgb).map_err(|e| {
+        eprintln!("error: cannot write {}: {e}", path.display());
+        ExitCode::from(EXIT_WRITE_FAILED)
+    })
+}
+
+fn report(frame: &Frame) {
+    let s = frame.stats;
+    eprintln!(
+        "drew {} polygons ({} back faces, {} clipped, {} invalid, {} clamped vertices)",
+        s.drawn, s.back_faces, s.clipped, s.invalid, s.clamped_vertices
+    );
+}
+
+fn single(
+    renderer: &mut Renderer,
+    animation: Option<usize>,
+    out: &Path,
+    args: &RenderArgs,
+) -> Result<(), ExitCode> {
+    let req = PoseRequest {
+        animation,
+        frame: args.frame,
+        camera: None,
+    };
+    let frame = renderer.render(&req).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(EXIT_BAD_INPUT)
+    })?;
+    report(&frame);
+    save(out, frame.width, frame.height, &frame.rgb)?;
+    if let Some(path) = &args.dump_gp0 {
+        psxrender::output::write_atomic(path, &renderer.gpudump(&frame)).map_err(|e| {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            ExitCode::from(EXIT_WRITE_FAILED)
+        })?;
+    }
+    Ok(())
+}
+
+/// `NAME.png` → `NAME_0012.png`.
+pub fn numbered(out: &Path, n: u32) -> PathBuf {
+    let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let ext = out.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or("png".into());
+    out.with_file_name(format!("{stem}_{n:04}.{ext}"))
+}
+
+fn many(
+    renderer: &Renderer,
+    animation: Option<usize>,
+    range: Range<u32>,
+    out: &Path,
+    args: &RenderArgs,
+) -> Result<(), ExitCode> {
+    let bar = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(range.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let template = renderer.template();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads)
+        .build()
+        .map_err(|e| {
+            eprintln!("error: cannot start threads: {e}");
+            ExitCode::from(EXIT_BAD_INPUT)
+        })?;
+    let gif = args.gif;
+    let results: Vec<Result<Option<Frame>, ExitCode>> = pool.install(|| {
+        range
+            .clone()
+            .into_par_iter()
+            .map_init(
+                || template.renderer(1),
+                |r, n| {
+                    let req = PoseRequest {
+                        animation,
+                        frame: n,
+                        camera: None,
+                    };
+                    let frame = r.render(&req).map_err(|e| {
+                        eprintln!("error: frame {n}: {e}");
+                        ExitCode::from(EXIT_BAD_INPUT)
+                    })?;
+                    bar.inc(1);
+                    if gif {
+                        Ok(Some(frame))
+                    } else {
+                        save(&numbered(out, n), frame.width, frame.height, &frame.rgb)?;
+                        Ok(None)
+                    }
+                },
+            )
+            .collect()
+    });
+    bar.finish_and_clear();
+    let mut frames = Vec::new();
+    for r in results {
+        if let Some(f) = r? {
+            frames.push(f);
+        }
+    }
+    eprintln!("rendered {} frames", range.len());
+    if gif {
+        write_gif(out, &frames)?;
+    }
+    Ok(())
+}
+
+fn write_gif(out: &Path, frames: &[Frame]) -> Result<(), ExitCode> {
+    use image::codecs::gif::{GifEncoder, Repeat};
+    let mut bytes = Vec::new();
+    {
+        let mut enc = GifEncoder::new_with_speed(&mut bytes, 10);
+        let encode = |enc: &mut GifEncoder<&mut Vec<u8>>| -> image::ImageResult<()> {
+            enc.set_repeat(Repeat::Infinite)?;
+            for f in frames {
+                let mut rgba = Vec::with_capacity(f.rgb.len() / 3 * 4);
+                for p in f.rgb.chunks(3) {
+                    rgba.extend([p[0], p[1], p[2], 255]);
+                }
+                let buf = image::RgbaImage::from_raw(f.width, f.height, rgba)
+                    .ok_or_else(|| image::ImageError::Parameter(image::error::ParameterError::from_kind(
+                        image::error::ParameterErrorKind::DimensionMismatch,
+                    )))?;
+                let delay = image::Delay::from_numer_denom_ms(100, 3);
+                enc.encode_frame(image::Frame::from_parts(buf, 0, 0, delay))?;
+            }
+            Ok(())
+        };
+        encode(&mut enc).map_err(|e| {
+            eprintln!("error: cannot encode {}: {e}", out.display());
+            ExitCode::from(EXIT_WRITE_FAILED)
+        })?;
+    }
+    psxrender::output::write_atomic(out, &bytes).map_err(|e| {
+        eprintln!("error: cannot write {}: {e}", out.display());
+        ExitCode::from(EXIT_WRITE_FAILED)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parsers() {
+        assert_eq!(parse_size("368x480"), Ok((368, 480)));
+        assert!(parse_size("300x240").is_err());
+        assert_eq!(parse_rgb("#ff8001"), Ok([255, 128, 1]));
+        assert!(parse_rgb("12345").is_err());
+        assert_eq!(parse_range("3..=5"), Ok(3..6));
+        assert_eq!(parse_range("0..30"), Ok(0..30));
+        assert!(parse_range("5..5").is_err());
+        assert!(parse_range("0..4000000000").is_err());
+        assert_eq!(parse_depth("15"), Ok(TextureDepth::Bpp15));
+        assert_eq!(numbered(Path::new("a/b.png"), 7), PathBuf::from("a/b_0007.png"));
+    }
+}

@@ -1,0 +1,691 @@
+//! Final Fantasy IX (PS1) models: type 0x02 models, 0x03 animations, 0x12 materials and TIM
+//! textures, bare or inside a 0xDB data cluster — readers, writers, and posing into the scene.
+//!
+//! FF9 is the native case for psxrender: vertices are int16 GTE input, polygons carry TPage and
+//! CLUT words, textures are TIMs with their own VRAM coordinates. [`FF9Model::pose`] therefore
+//! emits [`FaceTexture::Vram`] faces and puts every TIM's rectangles in
+//! [`PosedMesh::vram_images`] untouched, so the GPU samples exactly what the console would.
+//!
+//! How sure we are: the model header, bones, groups, vertices, UVs, A-type polygons, the
+//! animation tables and TIMs follow public documentation (`shared/spec`); B/C polygon layouts
+//! beyond the vertex indices, the flags word of quads, the Euler axis order/signs and the
+//! cluster's 0x12 entry are **reconstructions** (see each module). No FF9 data is public, so
+//! the tests use files made by our own writer ([`demo_character`]).
+
+pub mod anim;
+pub mod cluster;
+mod demo;
+pub mod material;
+pub mod mesh;
+
+use std::fmt::{self, Write as _};
+use std::path::Path;
+
+pub use anim::{Animation, Xform};
+pub use demo::{demo_character, demo_parts};
+pub use material::{Clut, Material, MaterialSet, ModelMaterials, TexPage};
+pub use mesh::{Bone, Group, GroupVertex, Mesh, PolyKind, Polygon};
+
+use super::tim::Tim;
+use super::{ErrorKind, LoadError, LoadOptions};
+use crate::scene::{
+    AnimationInfo, Blend, Face, FaceTexture, Model, PoseRequest, PosedMesh, Shading, Vertex,
+    VramImage,
+};
+
+const FORMAT: &str = "FF9";
+
+/// A writer refused its input (a count or offset that the format cannot hold).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WriteError(String);
+
+impl WriteError {
+    pub(crate) fn new(msg: &str) -> Self {
+        WriteError(msg.to_string())
+    }
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot write FF9 data: {}", self.0)
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+/// Writes a data cluster holding models, animations, TIMs and (optionally) a 0x12 object,
+/// each with its object id.
+pub fn write_cluster(
+    models: &[(u16, Mesh)],
+    animations: &[(u16, Animation)],
+    tims: &[(u16, Tim)],
+    materials: Option<&MaterialSet>,
+) -> Result<Vec<u8>, WriteError> {
+    let mut objects = Vec::new();
+    for (id, m) in models {
+        objects.push((cluster::TYPE_MODEL, *id, m.write()?));
+    }
+    for (id, a) in animations {
+        objects.push((cluster::TYPE_ANIMATION, *id, a.write()?));
+    }
+    for (id, t) in tims {
+        objects.push((cluster::TYPE_TIM, *id, t.write()));
+    }
+    if let Some(m) = materials {
+        objects.push((cluster::TYPE_MATERIALS, 0, m.write()?));
+    }
+    cluster::write(&objects)
+}
+
+/// A loaded FF9 model, ready to pose.
+pub struct FF9Model {
+    source: String,
+    mesh: Mesh,
+    model_id: Option<u16>,
+    animations: Vec<(Option<u16>, Animation)>,
+    default_animation: Option<usize>,
+    tims: Vec<(Option<u16>, Tim)>,
+    materials: Option<ModelMaterials>,
+    /// Per posed vertex: (bone, bone-local position).
+    vertex_bones: Vec<(usize, [f32; 3])>,
+    faces: Vec<Face>,
+    vram: Vec<VramImage>,
+    warnings: Vec<String>,
+}
+
+impl FF9Model {
+    /// The model's object id in its cluster (None for a bare file).
+    pub fn model_id(&self) -> Option<u16> {
+        self.model_id
+    }
+    /// The type-0x02 model.
+    pub fn mesh(&self) -> &Mesh {
+        &self.mesh
+    }
+    /// Animations that fit the skeleton, with their object ids.
+    pub fn animation_data(&self) -> &[(Option<u16>, Animation)] {
+        &self.animations
+    }
+    /// TIMs uploaded for this model, with their object ids.
+    pub fn tims(&self) -> &[(Option<u16>, Tim)] {
+        &self.tims
+    }
+    /// The 0x12 record used for this model, if any.
+    pub fn materials(&self) -> Option<&ModelMaterials> {
+        self.materials.as_ref()
+    }
+}
+
+/// Loads an FF9 model from `data` (the contents of `path`): a 0xDB data cluster (model
+/// `opts.ff9_model`, default 0) or a bare type-0x02 model, plus the extra animation, TIM and
+/// materials files in `opts`.
+pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
+    load_inner(data, opts).map_err(|e| e.in_file(path))
+}
+
+fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
+    let mut warnings = Vec::new();
+    let mut raw_anims: Vec<(Option<u16>, u64, &[u8])> = Vec::new();
+    let mut tims = Vec::new();
+    let mut material_set = None;
+    let mut vram_halfwords = 0u64;
+    let (mesh, model_id, source) = if cluster::is_cluster(data) {
+        let c = cluster::parse(data)?;
+        for (off, kind) in &c.skipped {
+            warnings.push(format!(
+                "skipped cluster chunk type 0x{kind:02x} at 0x{off:x}"
+            ));
+        }
+        let models: Vec<_> = c
+            .objects
+            .iter()
+            .filter(|o| o.kind == cluster::TYPE_MODEL)
+            .collect();
+        let index = opts.ff9_model.unwrap_or(0);
+        let Some(obj) = models.get(index) else {
+            return Err(LoadError::invalid(
+                FORMAT,
+                0,
+                format!(
+                    "model {index} asked for, but the cluster holds {} model(s)",
+                    models.len()
+                ),
+            ));
+        };
+        let mesh = Mesh::parse(obj.data).map_err(|e| obj.rebase(e))?;
+        for o in &c.objects {
+            match o.kind {
+                cluster::TYPE_ANIMATION => raw_anims.push((Some(o.id), o.offset, o.data)),
+                cluster::TYPE_TIM => {
+                    let tim = Tim::parse(o.data).map_err(|e| o.rebase(e))?;
+                    vram_halfwords += tim_halfwords(&tim);
+                    if vram_halfwords > MAX_VRAM_HALFWORDS {
+                        return Err(LoadError::new(
+                            FORMAT,
+                            o.offset,
+                            ErrorKind::CountTooLarge {
+                                what: "TIM halfwords (all TIMs together)",
+                                count: vram_halfwords,
+                                max: MAX_VRAM_HALFWORDS,
+                            },
+                        ));
+                    }
+                    tims.push((Some(o.id), tim))
+                }
+                cluster::TYPE_MATERIALS if material_set.is_none() => {
+                    material_set = Some(MaterialSet::parse(o.data).map_err(|e| o.rebase(e))?)
+                }
+                _ => {}
+            }
+        }
+        let source = format!(
+            "data cluster, model {index} of {} (object id {})",
+            models.len(),
+            obj.id
+        );
+        (mesh, Some(obj.id), source)
+    } else if data.len() >= 2 && data[..2] == [0, 0] {
+        (Mesh::parse(data)?, None, "bare type-0x02 model".to_string())
+    } else {
+        return Err(LoadError::new(
+            FORMAT,
+            0,
+            ErrorKind::BadMagic {
+                expected: "an FF9 data cluster (0xDB) or a type-0x02 model (00 00)",
+            },
+        ));
+    };
+    let bone_count = mesh.bones.len();
+    let mut animations = Vec::new();
+    let mut anim_entries = 0u64;
+    for (id, off, bytes) in raw_anims {
+        let frames = bytes
+            .get(2..4)
+            .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
+        anim_entries += u64::from(frames) * bone_count as u64;
+        if anim_entries > MAX_ANIMATION_ENTRIES {
+            warnings.push(format!(
+                "animation {} at 0x{off:x} skipped: all animations together exceed {} \
+                 frame×bone entries",
+                id.unwrap_or(0),
+                MAX_ANIMATION_ENTRIES
+            ));
+            continue;
+        }
+        match Animation::parse(bytes, bone_count) {
+            Ok(a) => animations.push((id, a)),
+            Err(mut e) => {
+                e.offset += off;
+                warnings.push(format!(
+                    "animation {} skipped (does not fit this {bone_count}-bone model): {e}",
+                    id.unwrap_or(0)
+                ));
+            }
+        }
+    }
+    if let Some(p) = &opts.ff9_anim {
+        let bytes = super::read_file(p, "FF9 animation")?;
+        animations.push((
+            None,
+            Animation::parse(&bytes, bone_count).map_err(|e| e.in_file(p))?,
+        ));
+    }
+    for p in &opts.ff9_tims {
+        tims.push((None, super::tim::load(p)?));
+    }
+    if let Some(p) = &opts.ff9_materials {
+        let bytes = super::read_file(p, "FF9 materials")?;
+        material_set = Some(MaterialSet::parse(&bytes).map_err(|e| e.in_file(p))?);
+    }
+    let materials = material_set
+        .as_ref()
+        .and_then(|s| s.for_model(model_id))
+        .cloned();
+    let default_animation = materials
+        .as_ref()
+        .and_then(|m| m.default_animation)
+        .and_then(|id| animations.iter().position(|(a, _)| *a == Some(id)))
+        .or((!animations.is_empty()).then_some(0));
+    if animations.is_empty() {
+        warnings.push(
+            "no animation fits this model: drawn in the fallback pose (no rotations, each bone \
+             its length along the parent's +Z) — pass --anim FILE for a real pose"
+                .to_string(),
+        );
+    }
+    let mut model = FF9Model {
+        source,
+        mesh,
+        model_id,
+        animations,
+        default_animation,
+        tims,
+        materials,
+        vertex_bones: Vec::new(),
+        faces: Vec::new(),
+        vram: Vec::new(),
+        warnings,
+    };
+    model.build_faces();
+    Ok(model)
+}
+
+/// Most TIM data kept from one cluster: four times VRAM.
+const MAX_VRAM_HALFWORDS: u64 = 4 * 1024 * 512;
+/// Most decoded (frame, bone) angle entries kept from one cluster (6 bytes each).
+const MAX_ANIMATION_ENTRIES: u64 = 4 << 20;
+
+fn tim_halfwords(t: &Tim) -> u64 {
+    t.image.data.len() as u64 + t.clut.as_ref().map_or(0, |c| c.data.len() as u64)
+}
+
+/// Where a checkerboard goes when a material points at VRAM no TIM fills: the last 16x16
+/// halfwords of VRAM, sampled as 15bpp from texture page 15/1.
+const FALLBACK_X: u16 = 1008;
+const FALLBACK_Y: u16 = 496;
+const FALLBACK_TPAGE: u16 = 15 | 1 << 4 | 2 << 7;
+
+fn checkerboard() -> VramImage {
+    let data = (0..256u16)
+        .map(|i| {
+            if ((i % 16) / 4 + (i / 16) / 4) % 2 == 0 {
+                0x7C1F // magenta
+            } else {
+                0x8000 // opaque black
+            }
+        })
+        .collect();
+    VramImage {
+        x: FALLBACK_X,
+        y: FALLBACK_Y,
+        width: 16,
+        height: 16,
+        data,
+    }
+}
+
+fn contains(img: &VramImage, x: u32, y: u32) -> bool {
+    x >= u32::from(img.x)
+        && y >= u32::from(img.y)
+        && x < u32::from(img.x) + u32::from(img.width)
+        && y < u32::from(img.y) + u32::from(img.height)
+}
+
+/// What a face's material resolves to.
+enum Resolved {
+    Vram {
+        tpage: u16,
+        clut: u16,
+        uv: [[u8; 2]; 4],
+    },
+    Missing(String),
+    Flat(String),
+}
+
+impl FF9Model {
+    fn resolve(&self, p: &Polygon, uvs: [[u8; 2]; 4]) -> Resolved {
+        let idx = usize::from(p.material);
+        let reconstructed = if p.kind == PolyKind::A {
+            ""
+        } else {
+            " (B/C layouts beyond the vertex indices are a reconstruction)"
+        };
+        let (tpage, clut, uv) = if let Some(m) = &self.materials {
+            let Some(mat) = m.materials.get(idx) else {
+                return Resolved::Flat(format!(
+                    "{} polygon material {idx} is beyond the {} materials: drawn in flat \
+                     colour{reconstructed}",
+                    p.kind.label(p.is_quad()),
+                    m.materials.len()
+                ));
+            };
+            // The wiki: AND the TPage with 0xFFDF; the polygon's flags supply the mode bits.
+            (mat.tpage.0 & 0xFFDF, mat.clut.0, uvs)
+        } else if !self.tims.is_empty() {
+            // Battle models: material index = TIM index.
+            let Some((_, tim)) = self.tims.get(idx) else {
+                return Resolved::Flat(format!(
+                    "{} polygon TIM index {idx} is beyond the {} TIMs: drawn in flat \
+                     colour{reconstructed}",
+                    p.kind.label(p.is_quad()),
+                    self.tims.len()
+                ));
+            };
+            let tpage = tim.texpage();
+            let clut = tim.clut_attribute();
+            let per = TexPage(tpage).texels_per_halfword();
+            let du = ((tim.image.x % 64) * per) as u8;
+            let dv = (tim.image.y % 256) as u8;
+            let uv = uvs.map(|[u, v]| [u.wrapping_add(du), v.wrapping_add(dv)]);
+            (tpage, clut, uv)
+        } else {
+            return Resolved::Flat(
+                "no 0x12 materials and no TIMs: every polygon drawn in flat colour".to_string(),
+            );
+        };
+        let tp = TexPage(tpage);
+        let per = u32::from(tp.texels_per_halfword());
+        let n = p.corners as usize;
+        let (umin, umax) = uv[..n].iter().fold((255u32, 0u32), |(a, b), c| {
+            (a.min(u32::from(c[0])), b.max(u32::from(c[0])))
+        });
+        let (vmin, vmax) = uv[..n].iter().fold((255u32, 0u32), |(a, b), c| {
+            (a.min(u32::from(c[1])), b.max(u32::from(c[1])))
+        });
+        let px = u32::from(tp.x());
+        let py = u32::from(tp.y());
+        let covered = |x: u32, y: u32| self.tims.iter().any(|(_, t)| contains(&t.image, x, y));
+        let texels_ok = covered(px + umin / per, py + vmin) && covered(px + umax / per, py + vmax);
+        let c = Clut(clut);
+        let clut_ok = tp.depth() >= 2
+            || self.tims.iter().any(|(_, t)| {
+                t.clut
+                    .as_ref()
+                    .is_some_and(|ci| contains(ci, u32::from(c.x()), u32::from(c.y())))
+            });
+        if !texels_ok || !clut_ok {
+            return Resolved::Missing(format!(
+                "material {idx} (TPage 0x{tpage:04x}, CLUT 0x{clut:04x}) points at VRAM no TIM \
+                 fills ({}): drawn with a magenta checkerboard",
+                if texels_ok { "palette" } else { "texels" }
+            ));
+        }
+        Resolved::Vram { tpage, clut, uv }
+    }
+
+    fn build_faces(&mut self) {
+        let mut vertex_bones = Vec::new();
+        let mut faces = Vec::new();
+        let mut notes: Vec<String> = Vec::new();
+        let mut need_fallback = false;
+        for g in &self.mesh.groups {
+            let base = vertex_bones.len() as u32;
+            vertex_bones.extend(
+                g.vertices
+                    .iter()
+                    .map(|v| (usize::from(v.bone), v.position.map(f32::from))),
+            );
+            for p in &g.polygons {
+                // FF9 front faces wind the other way from the scene's counter-clockwise
+                // convention (the public importer reverses them too): swap corners 1 and 2,
+                // which keeps a quad in "Z" order.
+                let order: [usize; 4] = [0, 2, 1, 3];
+                let uvs =
+                    order.map(|i| g.uvs.get(usize::from(p.uvs[i])).copied().unwrap_or([0; 2]));
+                let texture = match self.resolve(p, uvs) {
+                    Resolved::Vram { tpage, clut, uv } => {
+                        let tpage = if p.semi_transparent() {
+                            tpage | (p.flags as u16 & 0x60)
+                        } else {
+                            tpage
+                        };
+                        FaceTexture::Vram { tpage, clut, uv }
+                    }
+                    Resolved::Missing(note) => {
+                        need_fallback = true;
+                        if !notes.contains(&note) {
+                            notes.push(note);
+                        }
+                        FaceTexture::Vram {
+                            tpage: FALLBACK_TPAGE,
+                            clut: 0,
+                            uv: uvs.map(|[u, v]| [48 + u / 16, 240 + v / 16]),
+                        }
+                    }
+                    Resolved::Flat(note) => {
+                        if !notes.contains(&note) {
+                            notes.push(note);
+                        }
+                        FaceTexture::None
+                    }
+                };
+                let blend = match (p.semi_transparent(), (p.flags >> 5) & 3) {
+                    (false, _) => Blend::Opaque,
+                    (true, 0) => Blend::Alpha,
+                    (true, 1) => Blend::Additive,
+                    (true, 2) => Blend::Subtractive,
+                    (true, _) => Blend::AddQuarter,
+                };
+                faces.push(Face {
+                    vertices: order.map(|i| base + u32::from(p.vertices[i])),
+                    corners: p.corners,
+                    colors: order.map(|i| p.colors[i]),
+                    texture,
+                    blend,
+                    two_sided: false,
+                });
+            }
+        }
+        let mut vram: Vec<VramImage> = Vec::new();
+        for (_, t) in &self.tims {
+            vram.extend(t.clut.iter().cloned());
+            vram.push(t.image.clone());
+        }
+        if need_fallback {
+            vram.push(checkerboard());
+        }
+        self.warnings.extend(notes);
+        self.vertex_bones = vertex_bones;
+        self.faces = faces;
+        self.vram = vram;
+    }
+
+    /// Bone world transforms for a request (PS1 axes).
+    fn worlds(&self, request: &PoseRequest) -> Vec<Xform> {
+        let anim = request
+            .animation
+            .or(self.default_animation)
+            .and_then(|i| self.animations.get(i));
+        match anim {
+            Some((_, a)) => {
+                let f = request.frame as usize % a.frames();
+                anim::bone_worlds(&self.mesh.bones, a.root[f], &a.angles[f])
+            }
+            None => anim::bone_worlds(&self.mesh.bones, [0; 3], &[]),
+        }
+    }
+}
+
+/// PS1 model space (-Y up, front toward -Z) to the scene's (+Y up, front +Z): a half turn about
+/// X, which keeps handedness.
+fn to_scene(p: [f32; 3]) -> [f32; 3] {
+    [p[0], -p[1], -p[2]]
+}
+
+fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+impl Model for FF9Model {
+    fn format(&self) -> &'static str {
+        FORMAT
+    }
+
+    fn animations(&self) -> Vec<AnimationInfo> {
+        self.animations
+            .iter()
+            .enumerate()
+            .map(|(i, (id, a))| AnimationInfo {
+                name: match id {
+                    Some(id) => format!("anim {id}"),
+                    None => format!("anim file {i}"),
+                },
+                frames: a.frames() as u32,
+                duration_ms: (a.frames() as u64 * 1000 / 30) as u32,
+            })
+            .collect()
+    }
+
+    fn pose(&self, request: &PoseRequest) -> PosedMesh {
+        let worlds = self.worlds(request);
+        let mut vertices: Vec<Vertex> = self
+            .vertex_bones
+            .iter()
+            .map(|&(b, local)| Vertex {
+                position: to_scene(worlds[b.min(worlds.len() - 1)].apply(local)),
+                normal: [0.0; 3],
+            })
+            .collect();
+        for f in &self.faces {
+            let tris: &[[usize; 3]] = if f.corners == 4 {
+                &[[0, 1, 2], [1, 3, 2]]
+            } else {
+                &[[0, 1, 2]]
+            };
+            for t in tris {
+                let [a, b, c] = t.map(|i| f.vertices[i] as usize);
+                let n = cross(
+                    sub(vertices[b].position, vertices[a].position),
+                    sub(vertices[c].position, vertices[a].position),
+                );
+                for i in [a, b, c] {
+                    for (acc, nk) in vertices[i].normal.iter_mut().zip(n) {
+                        *acc += nk;
+                    }
+                }
+            }
+        }
+        for v in &mut vertices {
+            let len = v.normal.iter().map(|c| c * c).sum::<f32>().sqrt();
+            if len > 0.0 {
+                v.normal = v.normal.map(|c| c / len);
+            }
+        }
+        PosedMesh {
+            vertices,
+            faces: self.faces.clone(),
+            textures: Vec::new(),
+            vram_images: self.vram.clone(),
+            shading: Shading::VertexColors,
+        }
+    }
+
+    fn info(&self) -> String {
+        let mut s = String::new();
+        let m = &self.mesh;
+        let _ = writeln!(s, "FF9 model: {}", self.source);
+        let _ = writeln!(
+            s,
+            "header position: {} {} {}",
+            m.position[0], m.position[1], m.position[2]
+        );
+        let _ = writeln!(s, "bones: {}", m.bones.len());
+        for (i, b) in m.bones.iter().enumerate() {
+            let parent = if i == 0 {
+                "root".to_string()
+            } else {
+                format!("parent {}", b.parent)
+            };
+            let _ = writeln!(s, "  bone {i}: {parent}, length {}", b.length);
+        }
+        let _ = writeln!(s, "groups: {}", m.groups.len());
+        let mut totals = [0usize; 6];
+        for (i, g) in m.groups.iter().enumerate() {
+            let counts: Vec<String> = PolyKind::ORDER
+                .iter()
+                .enumerate()
+                .map(|(k, (kind, quad))| {
+                    let n = g.count(*kind, *quad);
+                    totals[k] += n;
+                    format!("{} {n}", kind.label(*quad))
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "  group {i}: {} vertices, {} UVs, offset {:?}; {}",
+                g.vertices.len(),
+                g.uvs.len(),
+                g.offset,
+                counts.join(", ")
+            );
+        }
+        let per_type: Vec<String> = PolyKind::ORDER
+            .iter()
+            .zip(totals)
+            .map(|((kind, quad), n)| format!("{} {n}", kind.label(*quad)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "polygons: {} ({}; B/C layouts reconstructed)",
+            totals.iter().sum::<usize>(),
+            per_type.join(", ")
+        );
+        let _ = writeln!(s, "TIMs: {}", self.tims.len());
+        for (i, (id, t)) in self.tims.iter().enumerate() {
+            let id = id.map_or("file".to_string(), |id| format!("id {id}"));
+            let im = &t.image;
+            let _ = write!(
+                s,
+                "  TIM {i} ({id}): {}bpp {}x{} px, image VRAM ({},{}) {}x{} halfwords",
+                t.depth.bpp(),
+                t.pixel_width(),
+                im.height,
+                im.x,
+                im.y,
+                im.width,
+                im.height
+            );
+            match &t.clut {
+                Some(c) => {
+                    let _ = writeln!(s, ", CLUT VRAM ({},{}) {}x{}", c.x, c.y, c.width, c.height);
+                }
+                None => s.push_str(", no CLUT\n"),
+            }
+        }
+        match &self.materials {
+            Some(mm) => {
+                let anim = mm
+                    .default_animation
+                    .map_or("none".to_string(), |a| a.to_string());
+                let _ = writeln!(
+                    s,
+                    "materials (0x12, model id {}, default animation {anim}): {}",
+                    mm.model_id,
+                    mm.materials.len()
+                );
+                for (i, mat) in mm.materials.iter().enumerate() {
+                    let _ = writeln!(
+                        s,
+                        "  material {i}: TPage 0x{:04x} (page {},{} depth {}), CLUT 0x{:04x} \
+                         ({},{}), window {:?}",
+                        mat.tpage.0,
+                        mat.tpage.x(),
+                        mat.tpage.y(),
+                        [4, 8, 15, 15][usize::from(mat.tpage.depth())],
+                        mat.clut.0,
+                        mat.clut.x(),
+                        mat.clut.y(),
+                        mat.window
+                    );
+                }
+            }
+            None if !self.tims.is_empty() => {
+                s.push_str("materials: none (battle layout: material index = TIM index)\n")
+            }
+            None => s.push_str("materials: none\n"),
+        }
+        let anims = self.animations();
+        let _ = writeln!(s, "animations: {}", anims.len());
+        for (i, a) in anims.iter().enumerate() {
+            let default = if Some(i) == self.default_animation {
+                " (default)"
+            } else {
+                ""
+            };
+            let _ = writeln!(s, "  {i}: {}, {} frames{default}", a.name, a.frames);
+        }
+        s
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+}

@@ -1,0 +1,207 @@
+//! Posing: sequence time → bone matrices → CPU skinning → faces with colours and visibility.
+//!
+//! Bone matrix (format-notes §2.2, WMVx `calculateMatrix`): `T(pivot)·T(trans)·R(q)·S(scale)·
+//! T(−pivot)` under the parent's. Skinning: `v' = Σ (w_i/255)·M[bone_i]·v` over non-zero
+//! weights. Billboarded bones (flag 0x8) keep their pivot's position and scale but turn their
+//! local +Z (WoW's +X, the way billboard geometry is authored) toward the camera.
+
+use super::math::{normalize3, Affine};
+use super::track::{Rot, Time};
+use super::{blend_of, M2Model, BONE_BILLBOARD};
+use crate::scene::{Blend, Face, FaceTexture, PoseRequest, PosedMesh, Shading, Texture, Vertex};
+
+/// Render flag 0x4: no back-face culling.
+const RENDER_TWO_SIDED: u16 = 0x4;
+/// Opacity at or below which a batch is not drawn.
+const HIDDEN_ALPHA: f32 = 1.0 / 255.0;
+
+/// The sampling time for a request: frame N = N·1000/30 ms from the sequence start, wrapping
+/// after the sequence's frame count.
+pub fn time_of(m: &M2Model, request: &PoseRequest) -> Time {
+    let global_ms = (u64::from(request.frame) * 1000 / 30) as u32;
+    match request
+        .animation
+        .and_then(|i| m.sequences.get(i).map(|s| (i, s)))
+    {
+        Some((i, s)) => {
+            let frame = request.frame % s.frames();
+            let local = ((u64::from(frame) * 1000 / 30) as u32).min(s.duration_ms());
+            Time {
+                sequence: Some(i),
+                ms: s.start_ms.saturating_add(local),
+                global_ms,
+            }
+        }
+        None => Time {
+            sequence: None,
+            ms: 0,
+            global_ms,
+        },
+    }
+}
+
+/// One matrix per bone at `time` (identity everywhere for the rest pose).
+pub fn bone_matrices(m: &M2Model, time: &Time, camera: Option<[[f32; 3]; 3]>) -> Vec<Affine> {
+    let mut out = vec![Affine::IDENTITY; m.bones.len()];
+    let gs = &m.global_sequences;
+    for &i in &m.bone_order {
+        let b = &m.bones[i];
+        let parent = b.parent.map_or(Affine::IDENTITY, |p| out[p]);
+        let billboard = b.flags & BONE_BILLBOARD != 0;
+        let animated = time.sequence.is_some();
+        let t = animated.then(|| b.translation.sample(time, gs)).flatten();
+        let r = animated.then(|| b.rotation.sample(time, gs)).flatten();
+        let s = animated.then(|| b.scale.sample(time, gs)).flatten();
+        let mut local = if t.is_none() && r.is_none() && s.is_none() && !billboard {
+            Affine::IDENTITY
+        } else {
+            Affine::translation(b.pivot)
+                .mul(&Affine::translation(t.unwrap_or([0.0; 3])))
+                .mul(&Affine::rotation(r.unwrap_or(Rot([0.0, 0.0, 0.0, 1.0])).0))
+                .mul(&Affine::scale(s.unwrap_or([1.0; 3])))
+                .mul(&Affine::translation(b.pivot.map(|c| -c)))
+        };
+        let mut world = parent.mul(&local);
+        if billboard {
+            local = face_camera(&world, b.pivot, camera);
+            world = local;
+        }
+        out[i] = world;
+    }
+    out
+}
+
+/// Replaces the rotation of `world` so the bone's local axes are the camera's (right, up,
+/// toward the viewer), keeping the pivot where `world` puts it and the axis scales.
+fn face_camera(world: &Affine, pivot: [f32; 3], camera: Option<[[f32; 3]; 3]>) -> Affine {
+    let [right, up, forward] =
+        camera.unwrap_or([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0]]);
+    let axes = [
+        normalize3(right),
+        normalize3(up),
+        normalize3(forward.map(|c| -c)),
+    ];
+    let scale: [f32; 3] = std::array::from_fn(|j| {
+        let c = world.column(j);
+        (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt()
+    });
+    let p = world.point(pivot);
+    let mut out = Affine::IDENTITY;
+    for row in 0..3 {
+        for (j, axis) in axes.iter().enumerate() {
+            out.0[row][j] = axis[row] * scale[j];
+        }
+    }
+    let moved = out.vector(pivot);
+    for row in 0..3 {
+        out.0[row][3] = p[row] - moved[row];
+    }
+    out
+}
+
+/// Poses the model.
+pub fn pose(m: &M2Model, request: &PoseRequest) -> PosedMesh {
+    let time = time_of(m, request);
+    let mats = bone_matrices(m, &time, request.camera);
+    let vertices = m
+        .vertices
+        .iter()
+        .map(|v| {
+            let mut pos = [0.0f32; 3];
+            let mut nrm = [0.0f32; 3];
+            let mut total = 0.0;
+            for k in 0..4 {
+                let w = f32::from(v.weights[k]) / 255.0;
+                let Some(mat) = (w > 0.0).then(|| mats.get(v.bones[k] as usize)).flatten() else {
+                    continue;
+                };
+                let (p, n) = (mat.point(v.position), mat.vector(v.normal));
+                for c in 0..3 {
+                    pos[c] += w * p[c];
+                    nrm[c] += w * n[c];
+                }
+                total += w;
+            }
+            if total == 0.0 {
+                // Unweighted vertex: it stays where it was modelled.
+                pos = v.position;
+                nrm = v.normal;
+            }
+            Vertex {
+                position: pos,
+                normal: normalize3(nrm),
+            }
+        })
+        .collect();
+
+    let gs = &m.global_sequences;
+    // Colour/transparency tracks: the rest pose shows what the first sequence starts with.
+    let vis_time = match time.sequence {
+        Some(_) => time,
+        None if !m.sequences.is_empty() => Time {
+            sequence: Some(0),
+            ms: m.sequences[0].start_ms,
+            global_ms: 0,
+        },
+        None => time,
+    };
+    let mut faces = Vec::new();
+    let view = &m.views[m.lod.min(m.views.len().saturating_sub(1))];
+    let mut drawn = vec![false; view.submeshes.len()];
+    for unit in &view.units {
+        let (rgb, mut alpha) = match unit.color.and_then(|c| m.colors.get(c)) {
+            Some(c) => (
+                c.rgb.sample(&vis_time, gs).unwrap_or([1.0; 3]),
+                c.alpha.sample(&vis_time, gs).unwrap_or(1.0),
+            ),
+            None => ([1.0; 3], 1.0),
+        };
+        if let Some(t) = unit.transparency.and_then(|t| m.transparency.get(t)) {
+            alpha *= t.sample(&vis_time, gs).unwrap_or(1.0);
+        }
+        // Opacity 0 hides a batch; only the first visible layer of a submesh is drawn.
+        if alpha <= HIDDEN_ALPHA || drawn[unit.submesh] {
+            continue;
+        }
+        drawn[unit.submesh] = true;
+        let mut blend = blend_of(unit.render_flags.1);
+        if alpha < 0.99 && matches!(blend, Blend::Opaque | Blend::Cutout) {
+            blend = Blend::Alpha;
+        }
+        let color = rgb.map(|c| (c.clamp(0.0, 2.0) * 128.0).round().min(255.0) as u8);
+        let sm = &view.submeshes[unit.submesh];
+        let first = sm.index_start as usize / 3;
+        let count = sm.index_count as usize / 3;
+        for tri in view.triangles.iter().skip(first).take(count) {
+            let texture = match unit.texture {
+                Some(t) => {
+                    let uv = |k: usize| m.vertices[tri[k] as usize].uv;
+                    FaceTexture::Image {
+                        texture: t,
+                        uv: [uv(0), uv(1), uv(2), uv(2)],
+                    }
+                }
+                None => FaceTexture::None,
+            };
+            faces.push(Face {
+                vertices: [tri[0], tri[1], tri[2], tri[2]],
+                corners: 3,
+                colors: [color; 4],
+                texture,
+                blend,
+                two_sided: unit.render_flags.0 & RENDER_TWO_SIDED != 0,
+            });
+        }
+    }
+    PosedMesh {
+        vertices,
+        faces,
+        textures: m
+            .textures
+            .iter()
+            .map(|t| t.texture.clone())
+            .collect::<Vec<Texture>>(),
+        vram_images: Vec::new(),
+        shading: Shading::Lit,
+    }
+}

@@ -1,0 +1,332 @@
+//! Writes synthetic M2 files (≤263 layout) for what the public samples lack: TBC (260+) models
+//! with packed int16 quaternions, 112-byte bones and 48-byte submeshes; also vanilla files for
+//! round-trip tests. Values are given in WoW's own space (Z up, facing +X), as the file stores
+//! them. One view is written; each batch becomes one submesh and one texture unit.
+
+use super::parse::{
+    bone_size, pack_quat_component, submesh_size, HEADER_SIZE, OFS_BONES, OFS_COLORS,
+    OFS_GLOBAL_FLAGS, OFS_GLOBAL_SEQUENCES, OFS_NAME, OFS_RENDER_FLAGS, OFS_SEQUENCES,
+    OFS_TEXTURES, OFS_TEXTURE_LOOKUP, OFS_TRANSPARENCY, OFS_TRANSPARENCY_LOOKUP, OFS_VERTICES,
+    OFS_VIEWS, SEQUENCE_SIZE, TBC_VERSION,
+};
+
+/// An animation track as stored: interpolation type, global sequence, per-sequence key ranges,
+/// key times (ms) and values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SynthTrack<T> {
+    /// 0 none, 1 linear, 2 hermite, 3 bezier.
+    pub interpolation: u16,
+    /// Global sequence index or -1.
+    pub global_sequence: i16,
+    /// `(first, last)` key per sequence.
+    pub ranges: Vec<(u32, u32)>,
+    /// Key times.
+    pub times: Vec<u32>,
+    /// Key values (three per key for hermite/bezier: value, in, out).
+    pub values: Vec<T>,
+}
+
+impl<T> Default for SynthTrack<T> {
+    fn default() -> Self {
+        SynthTrack {
+            interpolation: 0,
+            global_sequence: -1,
+            ranges: Vec::new(),
+            times: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+}
+
+/// A bone: parent (-1 root), flags (0x8 billboard), pivot and tracks.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SynthBone {
+    /// Parent index or -1.
+    pub parent: i16,
+    /// Flags.
+    pub flags: u32,
+    /// Pivot point.
+    pub pivot: [f32; 3],
+    /// Translation keys.
+    pub translation: SynthTrack<[f32; 3]>,
+    /// Rotation keys `[x, y, z, w]` (written packed int16 from version 260).
+    pub rotation: SynthTrack<[f32; 4]>,
+    /// Scale keys.
+    pub scale: SynthTrack<[f32; 3]>,
+}
+
+/// A vertex.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SynthVertex {
+    /// Position.
+    pub position: [f32; 3],
+    /// Weights out of 255.
+    pub weights: [u8; 4],
+    /// Bone indices.
+    pub bones: [u8; 4],
+    /// Normal.
+    pub normal: [f32; 3],
+    /// Texture coordinates.
+    pub uv: [f32; 2],
+}
+
+/// A batch: its triangles (global vertex indices), texture, render flags and opacity.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SynthBatch {
+    /// Triangles.
+    pub triangles: Vec<[u16; 3]>,
+    /// Index into [`SynthModel::textures`], `None` for untextured.
+    pub texture: Option<u16>,
+    /// `(flags, blend mode)`.
+    pub render_flags: (u16, u16),
+    /// Opacity keys (32767 = opaque); the default (no keys) is always opaque.
+    pub transparency: SynthTrack<i16>,
+}
+
+/// A sequence: animation id, variation, start and end on the shared timeline (ms).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SynthSequence {
+    /// AnimationData id.
+    pub id: u16,
+    /// Variation.
+    pub variation: u16,
+    /// Start, ms.
+    pub start_ms: u32,
+    /// End, ms.
+    pub end_ms: u32,
+}
+
+/// A whole model to write.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SynthModel {
+    /// Version (256–263 for a loadable file).
+    pub version: u32,
+    /// Model name.
+    pub name: String,
+    /// Global sequence lengths.
+    pub global_sequences: Vec<u32>,
+    /// Sequences.
+    pub sequences: Vec<SynthSequence>,
+    /// Bones.
+    pub bones: Vec<SynthBone>,
+    /// Vertices.
+    pub vertices: Vec<SynthVertex>,
+    /// Batches.
+    pub batches: Vec<SynthBatch>,
+    /// Textures: `(type, file name)`.
+    pub textures: Vec<(u32, String)>,
+}
+
+struct Out {
+    buf: Vec<u8>,
+}
+
+impl Out {
+    /// Appends `bytes` (4-aligned) and returns their offset; empty data gets offset 0.
+    fn put(&mut self, bytes: &[u8]) -> u32 {
+        if bytes.is_empty() {
+            return 0;
+        }
+        while self.buf.len() % 4 != 0 {
+            self.buf.push(0);
+        }
+        let at = self.buf.len() as u32;
+        self.buf.extend_from_slice(bytes);
+        at
+    }
+
+    fn set(&mut self, at: u64, v: u32) {
+        self.buf[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    /// Appends an array and points the header pair at `at` to it.
+    fn array(&mut self, at: u64, count: usize, bytes: &[u8]) {
+        let off = self.put(bytes);
+        self.set(at, count as u32);
+        self.set(at + 4, off);
+    }
+
+    /// Appends a track's arrays and returns its 28-byte header.
+    fn track<T>(&mut self, t: &SynthTrack<T>, enc: impl Fn(&T, &mut Vec<u8>)) -> Vec<u8> {
+        let ranges: Vec<u8> = t
+            .ranges
+            .iter()
+            .flat_map(|(a, b)| [a.to_le_bytes(), b.to_le_bytes()].concat())
+            .collect();
+        let times: Vec<u8> = t.times.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut values = Vec::new();
+        for v in &t.values {
+            enc(v, &mut values);
+        }
+        let mut h = Vec::with_capacity(28);
+        h.extend_from_slice(&t.interpolation.to_le_bytes());
+        h.extend_from_slice(&t.global_sequence.to_le_bytes());
+        for (n, data) in [
+            (t.ranges.len(), ranges),
+            (t.times.len(), times),
+            (t.values.len(), values),
+        ] {
+            let off = self.put(&data);
+            h.extend_from_slice(&(n as u32).to_le_bytes());
+            h.extend_from_slice(&off.to_le_bytes());
+        }
+        h
+    }
+}
+
+fn f32s(v: &[f32], out: &mut Vec<u8>) {
+    for c in v {
+        out.extend_from_slice(&c.to_le_bytes());
+    }
+}
+
+fn u16s(v: &[u16]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+impl SynthModel {
+    /// The file bytes.
+    pub fn write(&self) -> Vec<u8> {
+        let tbc = self.version >= TBC_VERSION;
+        let mut o = Out {
+            buf: vec![0; HEADER_SIZE as usize],
+        };
+        o.buf[..4].copy_from_slice(b"MD20");
+        o.set(4, self.version);
+        let mut name = self.name.as_bytes().to_vec();
+        name.push(0);
+        o.array(OFS_NAME, name.len(), &name);
+        o.set(OFS_GLOBAL_FLAGS, 0);
+        let gs: Vec<u8> = self
+            .global_sequences
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        o.array(OFS_GLOBAL_SEQUENCES, self.global_sequences.len(), &gs);
+
+        let mut seqs = Vec::new();
+        for s in &self.sequences {
+            let mut rec = vec![0u8; SEQUENCE_SIZE as usize];
+            rec[0..2].copy_from_slice(&s.id.to_le_bytes());
+            rec[2..4].copy_from_slice(&s.variation.to_le_bytes());
+            rec[4..8].copy_from_slice(&s.start_ms.to_le_bytes());
+            rec[8..12].copy_from_slice(&s.end_ms.to_le_bytes());
+            rec[64..66].copy_from_slice(&(-1i16).to_le_bytes());
+            seqs.extend_from_slice(&rec);
+        }
+        o.array(OFS_SEQUENCES, self.sequences.len(), &seqs);
+
+        let mut bones = Vec::new();
+        for b in &self.bones {
+            let mut rec = Vec::with_capacity(bone_size(self.version) as usize);
+            rec.extend_from_slice(&(-1i32).to_le_bytes());
+            rec.extend_from_slice(&b.flags.to_le_bytes());
+            rec.extend_from_slice(&b.parent.to_le_bytes());
+            rec.extend_from_slice(&0u16.to_le_bytes());
+            if tbc {
+                rec.extend_from_slice(&0u32.to_le_bytes());
+            }
+            rec.extend(o.track(&b.translation, |v, out| f32s(v, out)));
+            rec.extend(o.track(&b.rotation, |q, out| {
+                if tbc {
+                    for c in q {
+                        out.extend_from_slice(&pack_quat_component(*c).to_le_bytes());
+                    }
+                } else {
+                    f32s(q, out);
+                }
+            }));
+            rec.extend(o.track(&b.scale, |v, out| f32s(v, out)));
+            f32s(&b.pivot, &mut rec);
+            bones.extend(rec);
+        }
+        o.array(OFS_BONES, self.bones.len(), &bones);
+
+        let mut verts = Vec::new();
+        for v in &self.vertices {
+            f32s(&v.position, &mut verts);
+            verts.extend_from_slice(&v.weights);
+            verts.extend_from_slice(&v.bones);
+            f32s(&v.normal, &mut verts);
+            f32s(&v.uv, &mut verts);
+            f32s(&[0.0, 0.0], &mut verts);
+        }
+        o.array(OFS_VERTICES, self.vertices.len(), &verts);
+
+        let mut tex = Vec::new();
+        for (kind, file) in &self.textures {
+            let mut fname = file.as_bytes().to_vec();
+            fname.push(0);
+            let (n, off) = if *kind == 0 {
+                (fname.len() as u32, o.put(&fname))
+            } else {
+                (0, 0)
+            };
+            for v in [*kind, 0, n, off] {
+                tex.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        o.array(OFS_TEXTURES, self.textures.len(), &tex);
+        // Texture lookup: identity, plus a final -1 for untextured batches.
+        let mut lookup: Vec<u16> = (0..self.textures.len() as u16).collect();
+        lookup.push(0xffff);
+        o.array(OFS_TEXTURE_LOOKUP, lookup.len(), &u16s(&lookup));
+        o.array(OFS_COLORS, 0, &[]);
+
+        let mut transparency = Vec::new();
+        let mut render_flags = Vec::new();
+        for b in &self.batches {
+            transparency.extend(o.track(&b.transparency, |v, out| {
+                out.extend_from_slice(&v.to_le_bytes())
+            }));
+            render_flags.extend(u16s(&[b.render_flags.0, b.render_flags.1]));
+        }
+        o.array(OFS_TRANSPARENCY, self.batches.len(), &transparency);
+        let tl: Vec<u16> = (0..self.batches.len() as u16).collect();
+        o.array(OFS_TRANSPARENCY_LOOKUP, tl.len(), &u16s(&tl));
+        o.array(OFS_RENDER_FLAGS, self.batches.len(), &render_flags);
+
+        // One view: identity index list, triangles batch after batch.
+        let indices: Vec<u16> = (0..self.vertices.len() as u16).collect();
+        let mut tris = Vec::new();
+        let mut subs = Vec::new();
+        let mut units = Vec::new();
+        for (i, b) in self.batches.iter().enumerate() {
+            let start = tris.len() as u16;
+            tris.extend(b.triangles.iter().flatten().copied());
+            let mut sub = u16s(&[
+                0,
+                0,
+                0,
+                self.vertices.len() as u16,
+                start,
+                tris.len() as u16 - start,
+                0,
+                0,
+                0,
+                0,
+            ]);
+            sub.resize(submesh_size(self.version) as usize, 0);
+            subs.extend(sub);
+            let texture = b.texture.unwrap_or(self.textures.len() as u16);
+            units.extend(u16s(&[
+                0x10, 0, i as u16, i as u16, 0xffff, i as u16, 0, 1, texture, 0, i as u16, 0,
+            ]));
+        }
+        let mut view = Vec::new();
+        for (count, data) in [
+            (indices.len(), u16s(&indices)),
+            (tris.len(), u16s(&tris)),
+            (indices.len(), vec![0u8; indices.len() * 4]),
+            (self.batches.len(), subs),
+            (self.batches.len(), units),
+        ] {
+            let off = o.put(&data);
+            view.extend_from_slice(&(count as u32).to_le_bytes());
+            view.extend_from_slice(&off.to_le_bytes());
+        }
+        view.extend_from_slice(&0u32.to_le_bytes());
+        o.array(OFS_VIEWS, 1, &view);
+        o.buf
+    }
+}

@@ -1,0 +1,788 @@
+//! The render pipeline: a posed model → PS1 fixed point → the emulated GTE → an ordering table →
+//! GP0 packets → the emulated GPU → the displayed area as RGB.
+//!
+//! Design rule: nothing bypasses the emulated chips. The CPU side only does what a game's CPU
+//! does — converts data to fixed point, loads GTE registers, issues COP2 commands, reads results,
+//! links packets into an ordering table and writes GP0 words. The seam to the GPU is
+//! [`gpu::Gpu::gp0_words`]; every frame's words are kept in [`Frame::gp0`] so they can be dumped
+//! and replayed.
+//!
+//! Choices (documented PS1 practice, not hardware facts):
+//! - culling: back faces by NCLIP (MAC0 ≥ 0 is a back face; two-sided faces skip the test);
+//!   near-plane and oversize polygons are **culled**, not subdivided: a polygon is dropped when any
+//!   corner's projection raised FLAG bits 13/14/17/18 (screen X/Y saturated, divide overflow — the
+//!   corner is closer than H/2 or behind the camera — or Z saturated), or when its screen bounds
+//!   exceed the GPU's 1023×511 limit (which the GPU would refuse anyway);
+//! - lighting: one white directional light from the camera's upper left plus ambient, via NCCT /
+//!   NCCS (`lighting: false` or FF9's vertex colours skip it);
+//! - ordering: see [`ot`].
+//! - VRAM: the framebuffer at (0,0) (or the first corner FF9's own images leave free), textures
+//!   and CLUTs beside it; see [`texture`].
+
+pub mod camera;
+pub mod convert;
+pub mod gte_stage;
+pub mod ot;
+pub mod packets;
+pub mod synthetic;
+pub mod texture;
+
+use std::fmt;
+use std::sync::Arc;
+
+use gpu::Gpu;
+use gte::Gte;
+
+use crate::scene::{Blend, Face, FaceTexture, Model, PoseRequest, PosedMesh, Shading, VramImage};
+use camera::View;
+use convert::ModelSpace;
+use gte_stage::{Environment, Q12, FLAG_PROJECTION_BAD};
+use ot::{OrderingTable, OT_LEN};
+use packets::{PolyTexture, Polygon, ScreenXY, TexPage};
+use texture::{BlendClass, Rect, TextureDepth, TextureSet};
+
+/// The display widths the PS1 offers (GP1(08h)).
+pub const WIDTHS: [u32; 5] = [256, 320, 368, 512, 640];
+/// The display heights (480 = interlaced).
+pub const HEIGHTS: [u32; 2] = [240, 480];
+
+/// Ambient light level (1.0 = 4096): BK.
+pub const AMBIENT: f32 = 0.4;
+/// Diffuse light level (LCM column 0).
+pub const DIFFUSE: f32 = 0.7;
+/// Direction towards the light in camera space (x right, y down, z forward): upper left, in front.
+pub const LIGHT_DIR: [f32; 3] = [-0.45, -0.6, -0.66];
+
+/// How to render.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RenderOptions {
+    /// Display width, one of [`WIDTHS`].
+    pub width: u32,
+    /// Display height, one of [`HEIGHTS`].
+    pub height: u32,
+    /// Background colour (cleared by GP0(02h) each frame).
+    pub background: [u8; 3],
+    /// GP0(E1h) dithering.
+    pub dither: bool,
+    /// Light lit formats through NCCT/NCCS (false = `--unlit`: face colours as given).
+    pub lighting: bool,
+    /// Texture colour depth.
+    pub depth: TextureDepth,
+    /// Camera.
+    pub view: View,
+    /// GPU rasteriser threads (0 = all cores).
+    pub threads: usize,
+    /// The pose the scale and the auto-framing are computed from (also which textures get
+    /// placed): normally the animation and first frame being rendered.
+    pub framing: PoseRequest,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            width: 320,
+            height: 240,
+            background: [0x20, 0x20, 0x30],
+            dither: true,
+            lighting: true,
+            depth: TextureDepth::Auto,
+            view: View::default(),
+            threads: 0,
+            framing: PoseRequest::default(),
+        }
+    }
+}
+
+/// Why a model could not be rendered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RenderError {
+    /// The size is not a PS1 display mode.
+    BadSize {
+        /// Requested width.
+        width: u32,
+        /// Requested height.
+        height: u32,
+    },
+    /// The textures and CLUTs do not fit beside the framebuffer even at 8×8.
+    VramFull {
+        /// How many textures were asked for.
+        textures: usize,
+    },
+    /// A texture image is malformed or too large.
+    BadTexture {
+        /// Its name.
+        name: String,
+        /// What is wrong.
+        cause: String,
+    },
+    /// The model's own VRAM images leave no room for the framebuffer.
+    NoFramebufferRoom,
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RenderError::BadSize { width, height } => write!(
+                f,
+                "{width}x{height} is not a PS1 display mode (widths 256/320/368/512/640, heights 240/480)"
+            ),
+            RenderError::VramFull { textures } => write!(
+                f,
+                "{textures} textures and their CLUTs do not fit in VRAM beside the framebuffer, even shrunk to 8x8"
+            ),
+            RenderError::BadTexture { name, cause } => write!(f, "texture {name}: {cause}"),
+            RenderError::NoFramebufferRoom => write!(
+                f,
+                "the model's VRAM images cover every place the framebuffer could go"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RenderError {}
+
+/// Counts for one frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameStats {
+    /// Polygons written to the GPU.
+    pub drawn: u32,
+    /// Dropped by NCLIP (back faces).
+    pub back_faces: u32,
+    /// Dropped at the near plane / for saturated or oversize projections.
+    pub clipped: u32,
+    /// Faces with a vertex index out of range or fewer than 3 corners.
+    pub invalid: u32,
+    /// Vertices that saturated converting to int16.
+    pub clamped_vertices: u32,
+}
+
+/// One rendered frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// Displayed width.
+    pub width: u32,
+    /// Displayed height.
+    pub height: u32,
+    /// The displayed area, 8-bit RGB, row-major.
+    pub rgb: Vec<u8>,
+    /// Every GP0 word of the frame (drawing environment, clear, the ordering table).
+    pub gp0: Vec<u32>,
+    /// Counts.
+    pub stats: FrameStats,
+}
+
+/// Per-model work done once: scale, framing, VRAM layout and uploads.
+#[derive(Debug)]
+struct Prepared {
+    space: ModelSpace,
+    framing_points: Vec<[f32; 3]>,
+    framebuffer: Rect,
+    textures: TextureSet,
+    gp1_setup: Vec<u32>,
+    upload: Vec<u32>,
+}
+
+/// Renders frames of one model. Holds its own GTE and GPU; textures are uploaded once.
+pub struct Renderer<'m> {
+    model: &'m dyn Model,
+    opts: RenderOptions,
+    prep: Arc<Prepared>,
+    distance: f32,
+    gte: Gte,
+    gpu: Gpu,
+    ot: OrderingTable,
+}
+
+impl<'m> Renderer<'m> {
+    /// Prepares `model`: poses `opts.framing`, picks the scale and camera distance, converts and
+    /// places the textures, and uploads them to a fresh GPU.
+    pub fn new(model: &'m dyn Model, opts: &RenderOptions) -> Result<Self, RenderError> {
+        if !WIDTHS.contains(&opts.width) || !HEIGHTS.contains(&opts.height) {
+            return Err(RenderError::BadSize {
+                width: opts.width,
+                height: opts.height,
+            });
+        }
+        let mut framing = opts.framing.clone();
+        framing.camera = Some(opts.view.pose_camera());
+        let mesh = model.pose(&framing);
+        let framing_points: Vec<[f32; 3]> = mesh.vertices.iter().map(|v| v.position).collect();
+        let space = ModelSpace::fit(&framing_points);
+        let framebuffer = place_framebuffer(opts.width as u16, opts.height as u16, &mesh.vram_images)?;
+        let mut occupied = vec![framebuffer];
+        occupied.extend(mesh.vram_images.iter().map(|i| Rect {
+            x: i.x,
+            y: i.y,
+            w: i.width,
+            h: i.height,
+        }));
+        let uses: Vec<(usize, BlendClass)> = mesh
+            .faces
+            .iter()
+            .filter_map(|f| match f.texture {
+                FaceTexture::Image { texture, .. } => Some((texture, f.blend.into())),
+                _ => None,
+            })
+            .collect();
+        let textures = texture::prepare(&mesh.textures, &uses, opts.depth, &occupied)?;
+        let mut upload = Vec::new();
+        for img in mesh.vram_images.iter().chain(&textures.uploads) {
+            upload_image(&mut upload, img);
+        }
+        let prep = Prepared {
+            space,
+            framing_points,
+            framebuffer,
+            textures,
+            gp1_setup: display_setup(framebuffer, opts.height),
+            upload,
+        };
+        Ok(Self::with_prepared(model, opts.clone(), Arc::new(prep)))
+    }
+
+    fn with_prepared(model: &'m dyn Model, opts: RenderOptions, prep: Arc<Prepared>) -> Self {
+        let mut gpu = Gpu::new();
+        gpu.set_threads(opts.threads);
+        for &w in &prep.gp1_setup {
+            gpu.gp1(w);
+        }
+        gpu.gp0_words(&prep.upload);
+        let mut r = Renderer {
+            model,
+            opts,
+            prep,
+            distance: 1.0,
+            gte: Gte::new(),
+            gpu,
+            ot: OrderingTable::new(),
+        };
+        r.set_view(r.opts.view);
+        r
+    }
+
+    /// A second renderer for the same model sharing the prepared textures (for rendering frames
+    /// in parallel), with its own GTE and GPU.
+    pub fn fork(&self) -> Renderer<'m> {
+        self.template().renderer(self.opts.threads)
+    }
+
+    /// What it takes to make more renderers of this model on other threads (shares the
+    /// prepared textures; `Sync`, unlike a renderer with its GPU).
+    pub fn template(&self) -> Template<'m> {
+        Template {
+            model: self.model,
+            opts: self.opts.clone(),
+            prep: self.prep.clone(),
+        }
+    }
+
+    /// Moves the camera (a `None` distance refits the framing pose).
+    pub fn set_view(&mut self, view: View) {
+        self.opts.view = view;
+        self.distance = match view.distance {
+            Some(d) if d.is_finite() && d > 0.0 => d,
+            _ => view.fit_distance(
+                self.prep.space.origin,
+                &self.prep.framing_points,
+                self.opts.width,
+                self.opts.height,
+            ),
+        };
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &RenderOptions {
+        &self.opts
+    }
+
+    /// GTE units per model unit (the per-model scale).
+    pub fn scale(&self) -> f32 {
+        self.prep.space.scale
+    }
+
+    /// Camera distance in model units (fitted or as asked).
+    pub fn distance(&self) -> f32 {
+        self.distance
+    }
+
+    /// How many times every texture was halved to fit in VRAM.
+    pub fn texture_shrink(&self) -> u32 {
+        self.prep.textures.shrink
+    }
+
+    /// The GP1 words that set up the display (reset, mode, start, ranges, enable).
+    pub fn gp1_setup(&self) -> &[u32] {
+        &self.prep.gp1_setup
+    }
+
+    /// The GP0 words that upload every texture, CLUT and model VRAM image (a dump's "VRAM
+    /// restore").
+    pub fn upload_gp0(&self) -> &[u32] {
+        &self.prep.upload
+    }
+
+    /// VRAM as it stands before any frame is drawn: the display set up and every texture, CLUT
+    /// and model image uploaded (a dump's VRAM restore).
+    pub fn initial_vram(&self) -> Vec<u16> {
+        let mut gpu = Gpu::new();
+        gpu.set_threads(1);
+        for &w in &self.prep.gp1_setup {
+            gpu.gp1(w);
+        }
+        gpu.gp0_words(&self.prep.upload);
+        gpu.vram().to_vec()
+    }
+
+    /// `frame` as a GPUDUMP (`.psxgpu`) an emulator's dump player can play: a comment, the state
+    /// restore (GP1 reset, full VRAM upload from [`Renderer::initial_vram`], the display set-up),
+    /// trace begin, the frame's GP0 words, one VSync.
+    pub fn gpudump(&self, frame: &Frame) -> Vec<u8> {
+        use crate::dump::{Packet, VSyncTime, Writer};
+        let mut w = Writer::new();
+        // A comment and a trace-begin are short fixed packets: they cannot be too long.
+        let _ = w.packet(&Packet::Comment(format!(
+            "psxrender {} ({} model)",
+            env!("CARGO_PKG_VERSION"),
+            self.model.format()
+        )));
+        w.gp1(0);
+        w.restore_vram(&self.initial_vram());
+        for &g in &self.prep.gp1_setup {
+            w.gp1(g);
+        }
+        let _ = w.packet(&Packet::TraceBegin);
+        w.gp0_words(&frame.gp0);
+        w.vsync(VSyncTime::None);
+        w.finish()
+    }
+
+    /// The framebuffer rectangle in VRAM.
+    pub fn framebuffer(&self) -> Rect {
+        self.prep.framebuffer
+    }
+
+    /// The emulated GPU (for `--vram`).
+    pub fn gpu(&mut self) -> &mut Gpu {
+        &mut self.gpu
+    }
+
+    /// Renders one pose.
+    pub fn render(&mut self, request: &PoseRequest) -> Result<Frame, RenderError> {
+        let mut req = request.clone();
+        req.camera = Some(self.opts.view.pose_camera());
+        let mesh = self.model.pose(&req);
+        let env = self.environment();
+        env.load(&mut self.gte);
+        self.ot.clear();
+        let stats = self.build_ot(&mesh);
+        let fb = self.prep.framebuffer;
+        let mut gp0 = Vec::with_capacity(16 + self.ot.len() * 13);
+        gp0.push(packets::draw_mode(TexPage::default(), self.opts.dither));
+        gp0.push(packets::texture_window(0, 0, 0, 0));
+        gp0.extend(packets::draw_area(fb.x, fb.y, fb.x + fb.w - 1, fb.y + fb.h - 1));
+        gp0.push(packets::draw_offset(fb.x as i16, fb.y as i16));
+        gp0.push(packets::MASK_OFF);
+        packets::fill(&mut gp0, fb.x, fb.y, fb.w, fb.h, self.opts.background);
+        self.ot.drain_into(&mut gp0);
+        self.gpu.gp0_words(&gp0);
+        let rgb = read_rect(self.gpu.vram(), fb);
+        Ok(Frame {
+            width: fb.w as u32,
+            height: fb.h as u32,
+            rgb,
+            gp0,
+            stats,
+        })
+    }
+
+    fn environment(&self) -> Environment {
+        let s = self.prep.space.scale;
+        let basis = self.opts.view.basis();
+        let rt = basis.map(|row| row.map(Q12::from_f32));
+        let dist = (self.distance * s).round().clamp(0.0, i32::MAX as f32) as i32;
+        let zfar = (dist as f32 + self.prep.space.radius * s).max(1.0);
+        let zsf = |n: f32| (OT_LEN as f32 * 4096.0 / (n * zfar)).round().clamp(1.0, 32767.0) as i16;
+        // Light direction in model space = basisᵀ · camera-space direction.
+        let l = LIGHT_DIR;
+        let len = camera::dot(l, l).sqrt();
+        let light = [0, 1, 2].map(|a| (0..3).map(|r| basis[r][a] * l[r]).sum::<f32>() / len);
+        let d = Q12::from_f32(DIFFUSE);
+        let amb = (AMBIENT * 4096.0) as i32;
+        Environment {
+            rt,
+            tr: [0, 0, dist],
+            llm: [light.map(Q12::from_f32), [Q12(0); 3], [Q12(0); 3]],
+            lcm: [[d, Q12(0), Q12(0)]; 3],
+            bk: [amb; 3],
+            of: [
+                (self.opts.width as i32 / 2) << 16,
+                (self.opts.height as i32 / 2) << 16,
+            ],
+            h: self.opts.view.h(self.opts.width, self.opts.height),
+            zsf3: zsf(3.0),
+            zsf4: zsf(4.0),
+        }
+    }
+
+    fn build_ot(&mut self, mesh: &PosedMesh) -> FrameStats {
+        let mut stats = FrameStats::default();
+        let space = self.prep.space;
+        let mut pos = Vec::with_capacity(mesh.vertices.len());
+        for v in &mesh.vertices {
+            let (p, clamped) = space.position(v.position);
+            stats.clamped_vertices += clamped as u32;
+            pos.push(p);
+        }
+        let lit = self.opts.lighting && mesh.shading == Shading::Lit;
+        for face in &mesh.faces {
+            let n = face.corners as usize;
+            if !(3..=4).contains(&n) || face.vertices[..n].iter().any(|&i| i as usize >= pos.len()) {
+                stats.invalid += 1;
+                continue;
+            }
+            let idx = face.vertices.map(|i| i as usize);
+            let (sxy, flag) = gte_stage::rtpt(&mut self.gte, [pos[idx[0]], pos[idx[1]], pos[idx[2]]]);
+            if flag & FLAG_PROJECTION_BAD != 0 {
+                stats.clipped += 1;
+                continue;
+            }
+            if !face.two_sided && gte_stage::nclip(&mut self.gte) >= 0 {
+                stats.back_faces += 1;
+                continue;
+            }
+            let mut xy = [ScreenXY::default(); 4];
+            for i in 0..3 {
+                xy[i] = ScreenXY::from_sxy(sxy[i]);
+            }
+            if n == 4 {
+                let (s3, flag) = gte_stage::rtps(&mut self.gte, pos[idx[3]]);
+                if flag & FLAG_PROJECTION_BAD != 0 {
+                    stats.clipped += 1;
+                    continue;
+                }
+                xy[3] = ScreenXY::from_sxy(s3);
+            }
+            if oversize(&xy[..n]) {
+                stats.clipped += 1;
+                continue;
+            }
+            let otz = gte_stage::average_z(&mut self.gte, n == 4);
+            let Some(mut poly) = self.polygon(face, xy) else {
+                stats.invalid += 1;
+                continue;
+            };
+            if lit {
+                poly.rgb = self.light(mesh, face, &idx, poly.command());
+            }
+            let (pre, texpage_semi) = self.prefix(face, &poly);
+            if let Some(t) = &mut poly.texture {
+                if let Some(mode) = texpage_semi {
+                    t.page = t.page.with_semi(mode);
+                }
+            }
+            stats.drawn += 1;
+            self.ot.add(otz, |w| {
+                w.extend(pre);
+                poly.write(w);
+            });
+        }
+        stats
+    }
+
+    /// The mode words written before a polygon (texture window, or draw mode for an untextured
+    /// semi-transparent one) and the semi-transparency mode its texpage should carry.
+    fn prefix(&self, face: &Face, poly: &Polygon) -> (Option<u32>, Option<u8>) {
+        let mode = semi_mode(face.blend);
+        match &face.texture {
+            FaceTexture::Image { texture, .. } => {
+                let placed = self.placed(*texture, face.blend);
+                (placed.map(|p| p.window), mode)
+            }
+            FaceTexture::Vram { .. } => (Some(packets::texture_window(0, 0, 0, 0)), None),
+            FaceTexture::None if poly.semi => (
+                Some(packets::draw_mode(
+                    TexPage::default().with_semi(mode.unwrap_or(0)),
+                    self.opts.dither,
+                )),
+                None,
+            ),
+            FaceTexture::None => (None, None),
+        }
+    }
+
+    fn placed(&self, texture: usize, blend: Blend) -> Option<texture::Placed> {
+        let placed = &self.prep.textures.placed;
+        placed.get(&(texture, blend.into())).copied().or_else(|| {
+            placed
+                .iter()
+                .filter(|((t, _), _)| *t == texture)
+                .min_by_key(|((_, c), _)| *c)
+                .map(|(_, p)| *p)
+        })
+    }
+
+    fn polygon(&self, face: &Face, xy: [ScreenXY; 4]) -> Option<Polygon> {
+        let texture = match &face.texture {
+            FaceTexture::None => None,
+            FaceTexture::Image { texture, uv } => match self.placed(*texture, face.blend) {
+                Some(p) => Some(PolyTexture {
+                    page: p.page,
+                    clut: p.clut,
+                    uv: image_uvs(uv, face.corners as usize, p.size),
+                }),
+                // A texture the framing pose never used: drawn untextured.
+                None => None,
+            },
+            FaceTexture::Vram { tpage, clut, uv } => Some(PolyTexture {
+                page: TexPage(*tpage),
+                clut: packets::Clut(*clut),
+                uv: *uv,
+            }),
+        };
+        Some(Polygon {
+            xy,
+            rgb: face.colors,
+            corners: face.corners,
+            texture,
+            semi: semi_mode(face.blend).is_some(),
+        })
+    }
+
+    fn light(&mut self, mesh: &PosedMesh, face: &Face, idx: &[usize; 4], code: u8) -> [[u8; 3]; 4] {
+        let n = face.corners as usize;
+        let fallback = face_normal(mesh, idx);
+        let normals: Vec<[i16; 3]> = idx[..n]
+            .iter()
+            .map(|&i| {
+                let v = mesh.vertices[i].normal;
+                convert::normal(if v == [0.0; 3] { fallback } else { v })
+            })
+            .collect();
+        let mut out = face.colors;
+        if face.colors[..n].iter().all(|c| *c == face.colors[0]) {
+            let three = gte_stage::light_three(
+                &mut self.gte,
+                [normals[0], normals[1], normals[2]],
+                face.colors[0],
+                code,
+            );
+            out[..3].copy_from_slice(&three);
+            if n == 4 {
+                out[3] = gte_stage::light_one(&mut self.gte, normals[3], face.colors[3], code);
+            }
+        } else {
+            for i in 0..n {
+                out[i] = gte_stage::light_one(&mut self.gte, normals[i], face.colors[i], code);
+            }
+        }
+        out
+    }
+}
+
+/// A recipe for renderers of one prepared model (see [`Renderer::template`]).
+pub struct Template<'m> {
+    model: &'m dyn Model,
+    opts: RenderOptions,
+    prep: Arc<Prepared>,
+}
+
+impl<'m> Template<'m> {
+    /// A fresh renderer (own GTE and GPU, textures uploaded) with `threads` GPU threads.
+    pub fn renderer(&self, threads: usize) -> Renderer<'m> {
+        let mut opts = self.opts.clone();
+        opts.threads = threads;
+        Renderer::with_prepared(self.model, opts, self.prep.clone())
+    }
+}
+
+/// PS1 semi-transparency mode for a blend, `None` = opaque.
+fn semi_mode(b: Blend) -> Option<u8> {
+    match b {
+        Blend::Opaque | Blend::Cutout => None,
+        Blend::Alpha => Some(0),
+        Blend::Additive => Some(1),
+        Blend::Subtractive => Some(2),
+        Blend::AddQuarter => Some(3),
+    }
+}
+
+/// The face's own normal (for formats without vertex normals): model-space, unit length.
+fn face_normal(mesh: &PosedMesh, idx: &[usize; 4]) -> [f32; 3] {
+    let p = |i: usize| mesh.vertices[idx[i]].position;
+    let (a, b, c) = (p(0), p(1), p(2));
+    let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+    let n = [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ];
+    let l = camera::dot(n, n).sqrt();
+    if l > 0.0 && l.is_finite() {
+        n.map(|c| c / l)
+    } else {
+        [0.0; 3]
+    }
+}
+
+/// Texel coordinates for an [`FaceTexture::Image`] face on a texture of `size` texels: scaled,
+/// shifted by whole repeats so the smallest sits in the first repeat (the texture window wraps
+/// the rest), saturated to 0–255.
+fn image_uvs(uv: &[[f32; 2]; 4], n: usize, size: [u16; 2]) -> [[u8; 2]; 4] {
+    let mut out = [[0u8; 2]; 4];
+    for axis in 0..2 {
+        let s = size[axis] as f32;
+        let vals: Vec<f32> = uv[..n]
+            .iter()
+            .map(|c| if c[axis].is_finite() { c[axis] * s } else { 0.0 })
+            .collect();
+        let min = vals.iter().copied().fold(f32::MAX, f32::min);
+        let shift = (min / s).floor() * s;
+        for (o, v) in out.iter_mut().zip(&vals) {
+            o[axis] = (v - shift).round().clamp(0.0, 255.0) as u8;
+        }
+    }
+    out
+}
+
+fn oversize(xy: &[ScreenXY]) -> bool {
+    let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
+    for p in xy {
+        x0 = x0.min(p.x as i32);
+        x1 = x1.max(p.x as i32);
+        y0 = y0.min(p.y as i32);
+        y1 = y1.max(p.y as i32);
+    }
+    x1 - x0 > 1023 || y1 - y0 > 511
+}
+
+/// Where the framebuffer goes: (0,0) unless the model's own VRAM images are there, then the other
+/// corners.
+fn place_framebuffer(w: u16, h: u16, images: &[VramImage]) -> Result<Rect, RenderError> {
+    let vw = gpu::VRAM_WIDTH as u16;
+    let vh = gpu::VRAM_HEIGHT as u16;
+    let candidates = [(0, 0), (0, vh - h), (vw - w, 0), (vw - w, vh - h)];
+    candidates
+        .into_iter()
+        .map(|(x, y)| Rect { x, y, w, h })
+        .find(|r| {
+            !images.iter().any(|i| {
+                i.x < r.x + r.w && r.x < i.x.saturating_add(i.width) && i.y < r.y + r.h && r.y < i.y.saturating_add(i.height)
+            })
+        })
+        .ok_or(RenderError::NoFramebufferRoom)
+}
+
+fn upload_image(out: &mut Vec<u32>, img: &VramImage) {
+    let n = img.width as usize * img.height as usize;
+    if n == 0 || img.data.len() < n {
+        return;
+    }
+    packets::upload(out, img.x, img.y, img.width, img.height, &img.data[..n]);
+}
+
+/// GP1 words: reset, display mode, display start, NTSC ranges, display on.
+fn display_setup(fb: Rect, height: u32) -> Vec<u32> {
+    let hres = match fb.w {
+        256 => 0,
+        320 => 1,
+        512 => 2,
+        640 => 3,
+        _ => 1 << 6, // 368
+    };
+    let interlaced = if height == 480 { 1 << 2 | 1 << 5 } else { 0 };
+    // The standard NTSC range 260h..C60h is 2560 GPU cycles: 256/320/512/640 pixels at dot
+    // dividers 10/8/5/4. At 368 (divider 7) the GPU shows ((cycles/7 + 2) & !3) pixels, so the
+    // range is widened to 7 × 367 cycles to show all 368.
+    let x2 = if fb.w == 368 { 0x260 + 7 * 367 } else { 0xC60 };
+    vec![
+        0x0000_0000,
+        0x0800_0000 | hres | interlaced,
+        0x0500_0000 | fb.x as u32 | (fb.y as u32) << 10,
+        0x0600_0000 | 0x260 | x2 << 12,
+        0x0700_0000 | 0x10 | (0x10 + 240) << 10,
+        0x0300_0000,
+    ]
+}
+
+/// Cuts a rectangle out of VRAM as 8-bit RGB.
+pub fn read_rect(vram: &[u16], r: Rect) -> Vec<u8> {
+    let mut rgb = Vec::with_capacity(r.w as usize * r.h as usize * 3);
+    for y in r.y as usize..(r.y + r.h) as usize {
+        let row = &vram[y * gpu::VRAM_WIDTH + r.x as usize..][..r.w as usize];
+        for &p in row {
+            rgb.extend(crate::output::bgr555_to_rgb(p));
+        }
+    }
+    rgb
+}
+
+/// The whole 1024×512 VRAM as 8-bit RGB (for `--vram`).
+pub fn vram_rgb(vram: &[u16]) -> Vec<u8> {
+    read_rect(
+        vram,
+        Rect {
+            x: 0,
+            y: 0,
+            w: gpu::VRAM_WIDTH as u16,
+            h: gpu::VRAM_HEIGHT as u16,
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uvs_shift_by_whole_repeats() {
+        let uv = [[1.25, -0.5], [1.75, 0.0], [2.0, 0.5], [0.0; 2]];
+        let t = image_uvs(&uv, 3, [64, 128]);
+        assert_eq!(t[0], [16, 64]);
+        assert_eq!(t[1], [48, 128]);
+        assert_eq!(t[2], [64, 192]);
+    }
+
+    #[test]
+    fn framebuffer_avoids_model_images() {
+        let img = VramImage {
+            x: 0,
+            y: 0,
+            width: 64,
+            height: 64,
+            data: vec![0; 64 * 64],
+        };
+        let r = place_framebuffer(320, 240, &[img]).unwrap();
+        assert_eq!((r.x, r.y), (0, 272));
+    }
+
+    #[test]
+    fn sizes_must_be_ps1_modes() {
+        struct Empty;
+        impl Model for Empty {
+            fn format(&self) -> &'static str {
+                "test"
+            }
+            fn animations(&self) -> Vec<crate::scene::AnimationInfo> {
+                Vec::new()
+            }
+            fn pose(&self, _: &PoseRequest) -> PosedMesh {
+                PosedMesh::default()
+            }
+            fn info(&self) -> String {
+                String::new()
+            }
+            fn warnings(&self) -> Vec<String> {
+                Vec::new()
+            }
+        }
+        let opts = RenderOptions {
+            width: 300,
+            ..RenderOptions::default()
+        };
+        assert!(matches!(
+            Renderer::new(&Empty, &opts),
+            Err(RenderError::BadSize { .. })
+        ));
+    }
+}
