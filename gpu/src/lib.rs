@@ -221,12 +221,14 @@ impl Gpu {
             0x07 => self.disp_v = arg,
             0x08 => self.disp_mode = arg,
             0x09 => self.allow_tex_disable = arg & 1 != 0,
-            0x10..=0x1f => match arg & 7 {
+            // GP1(10h): v2 register read (index mirrors every 16).
+            0x10..=0x1f => match arg & 0xf {
                 2 => self.gpuread = self.tex_window.0 & 0xf_ffff,
                 3 => self.gpuread = self.area_tl & 0xf_ffff,
                 4 => self.gpuread = self.area_br & 0xf_ffff,
                 5 => self.gpuread = self.offset & 0x3f_ffff,
                 7 => self.gpuread = 2,
+                8 => self.gpuread = 0,
                 _ => {}
             },
             _ => {}
