@@ -174,7 +174,7 @@ pub fn slerp(a: Quat, b: Quat, f: f32) -> Quat {
 /// the first key, after the last the last; unsorted or equal times never divide by zero.
 fn bracket(times: &[f32], t: f32) -> (usize, usize, f32) {
     let last = times.len() - 1;
-    if !(t > times[0]) {
+    if t.is_nan() || t <= times[0] {
         return (0, 0, 0.0);
     }
     if t >= times[last] {

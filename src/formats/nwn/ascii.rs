@@ -11,7 +11,8 @@
 
 use super::anim::quat_from_axis_angle;
 use super::mdl::{
-    is_null_name, Animation, Controller, ControllerType, Mdl, Mesh, MeshFace, Node, NodeKind,
+    is_null_name, Animation, Controller, ControllerType, Mdl, Mesh, MeshFace, Node, NodeDetail,
+    NodeKind,
 };
 use crate::formats::error::{LoadError, Result};
 
@@ -303,6 +304,37 @@ fn parse_node(
             render: kind != NodeKind::Aabb,
             ..Mesh::default()
         }),
+        detail: match kind {
+            NodeKind::Light => NodeDetail::Light {
+                flare_radius: 0.0,
+                priority: 5,
+                ambient_only: false,
+                shadow: true,
+            },
+            NodeKind::Emitter => NodeDetail::Emitter {
+                update: String::new(),
+                render: String::new(),
+                blend: String::new(),
+                texture: String::new(),
+                flags: 0,
+            },
+            NodeKind::Reference => NodeDetail::Reference {
+                model: String::new(),
+                reattachable: false,
+            },
+            NodeKind::Dangly => NodeDetail::Dangly {
+                constraints: 0,
+                displacement: 0.0,
+                tightness: 0.0,
+                period: 0.0,
+            },
+            NodeKind::AnimMesh => NodeDetail::AnimMesh {
+                sample_period: 0.0,
+                vertex_sets: 0,
+                tvert_sets: 0,
+            },
+            _ => NodeDetail::None,
+        },
     };
     let mut parent_name = String::new();
     let mut weights = Vec::new();
@@ -377,6 +409,7 @@ fn parse_node(
                 }
                 node.controllers.push(c);
             }
+            _ if set_detail(&mut node.detail, &key, l)? => {}
             _ => {
                 let Some(m) = node.mesh.as_mut() else {
                     continue;
@@ -451,6 +484,40 @@ fn parse_node(
         tverts,
         off,
     })
+}
+
+/// Reads a line belonging to a node's sub-structure into `detail`; false when `key` is not
+/// one of its fields.
+fn set_detail(detail: &mut NodeDetail, key: &str, l: &Line) -> Result<bool> {
+    let word = || l.words.get(1).copied().unwrap_or("").to_string();
+    match (detail, key) {
+        (NodeDetail::Light { flare_radius, .. }, "flareradius") => *flare_radius = num(l, 1)?,
+        (NodeDetail::Light { priority, .. }, "lightpriority") => {
+            *priority = num(l, 1)?.max(0.0) as u32
+        }
+        (NodeDetail::Light { ambient_only, .. }, "ambientonly") => {
+            *ambient_only = num(l, 1)? != 0.0
+        }
+        (NodeDetail::Light { shadow, .. }, "shadow") => *shadow = num(l, 1)? != 0.0,
+        (NodeDetail::Emitter { update, .. }, "update") => *update = word(),
+        (NodeDetail::Emitter { render, .. }, "render") => *render = word(),
+        (NodeDetail::Emitter { blend, .. }, "blend") => *blend = word(),
+        (NodeDetail::Emitter { texture, .. }, "texture") => *texture = word(),
+        (NodeDetail::Reference { model, .. }, "refmodel") => *model = word(),
+        (NodeDetail::Reference { reattachable, .. }, "reattachable") => {
+            *reattachable = num(l, 1)? != 0.0
+        }
+        (NodeDetail::Dangly { constraints, .. }, "constraints") => {
+            *constraints = num(l, 1)?.max(0.0) as u32;
+            return Ok(false); // its rows are skipped as data rows
+        }
+        (NodeDetail::Dangly { displacement, .. }, "displacement") => *displacement = num(l, 1)?,
+        (NodeDetail::Dangly { tightness, .. }, "tightness") => *tightness = num(l, 1)?,
+        (NodeDetail::Dangly { period, .. }, "period") => *period = num(l, 1)?,
+        (NodeDetail::AnimMesh { sample_period, .. }, "sampleperiod") => *sample_period = num(l, 1)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
 }
 
 fn word_or_empty(l: &Line) -> String {
@@ -528,7 +595,7 @@ fn link(raw: Vec<RawNode>, warnings: &mut Vec<String>) -> Result<Vec<Node>> {
             .collect();
         let mut mesh = r.node.mesh.take();
         if let Some(m) = mesh.as_mut() {
-            finish_mesh(m, &r, &names, warnings)?;
+            finish_mesh(m, &r, &names, warnings);
         }
         r.node.mesh = mesh;
         out.push(r.node);
@@ -536,25 +603,20 @@ fn link(raw: Vec<RawNode>, warnings: &mut Vec<String>) -> Result<Vec<Node>> {
     Ok(out)
 }
 
-fn finish_mesh(
-    m: &mut Mesh,
-    r: &RawNode,
-    names: &[String],
-    warnings: &mut Vec<String>,
-) -> Result<()> {
+fn finish_mesh(m: &mut Mesh, r: &RawNode, names: &[String], warnings: &mut Vec<String>) {
     let nv = m.vertices.len() as u32;
     let nt = r.tverts.len() as u32;
+    let before = m.faces.len();
+    m.faces.retain(|f| f.v.iter().all(|&v| v < nv));
+    if m.faces.len() < before {
+        warnings.push(format!(
+            "node '{}' (line at byte 0x{:x}): {} faces name vertices past its {nv} verts; dropped",
+            r.node.name,
+            r.off,
+            before - m.faces.len()
+        ));
+    }
     for f in &mut m.faces {
-        if f.v.iter().any(|&v| v >= nv) {
-            return Err(LoadError::invalid(
-                FORMAT,
-                r.off,
-                format!(
-                    "node '{}': face vertex {:?} past {nv} verts",
-                    r.node.name, f.v
-                ),
-            ));
-        }
         if f.t.iter().any(|&t| t >= nt) {
             f.t = f.v; // no usable tverts: fall back to per-vertex
         }
@@ -587,5 +649,4 @@ fn finish_mesh(
             ));
         }
     }
-    Ok(())
 }

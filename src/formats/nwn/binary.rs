@@ -8,8 +8,8 @@
 //! function pointers and are ignored; the node type comes from the flags word at node+0x6C.
 
 use super::mdl::{
-    is_null_name, Animation, Controller, ControllerType, Mdl, Mesh, MeshFace, Node, NodeFlags,
-    NodeKind, SkinLanes,
+    is_null_name, Animation, Controller, ControllerType, Mdl, Mesh, MeshFace, Node, NodeDetail,
+    NodeFlags, NodeKind, SkinLanes,
 };
 use crate::formats::error::{ErrorKind, Result};
 use crate::formats::reader::Reader;
@@ -340,6 +340,7 @@ fn parse_node(b: &mut Bin, o: u64, parent: Option<usize>) -> Result<ParsedNode> 
         }
         mesh = Some(m);
     }
+    let detail = parse_detail(b, o, kind)?;
     Ok((
         Node {
             name,
@@ -349,13 +350,53 @@ fn parse_node(b: &mut Bin, o: u64, parent: Option<usize>) -> Result<ParsedNode> 
             children: Vec::new(),
             controllers,
             mesh,
+            detail,
         },
         children,
         skin,
     ))
 }
 
-fn parse_controllers(b: &Bin, o: u64) -> Result<Vec<Controller>> {
+/// The sub-structure of lights, emitters, references, dangly meshes and animmeshes.
+fn parse_detail(b: &Bin, o: u64, kind: NodeKind) -> Result<NodeDetail> {
+    let r = &b.r;
+    Ok(match kind {
+        NodeKind::Light => NodeDetail::Light {
+            flare_radius: r.f32_at(o + 0x70, "light flare radius")?,
+            priority: r.u32_at(o + 0xB0, "light priority")?,
+            ambient_only: r.u32_at(o + 0xB4, "light ambient-only flag")? != 0,
+            shadow: r.u32_at(o + 0xC0, "light shadow flag")? != 0,
+        },
+        NodeKind::Emitter => NodeDetail::Emitter {
+            update: b.name(o + 0x88, 32, "emitter update")?,
+            render: b.name(o + 0xA8, 32, "emitter render")?,
+            blend: b.name(o + 0xC8, 32, "emitter blend")?,
+            texture: b.name(o + 0xE8, 64, "emitter texture")?,
+            flags: r.u32_at(o + 0x144, "emitter flags")?,
+        },
+        NodeKind::Reference => NodeDetail::Reference {
+            model: b.name(o + 0x70, 64, "reference model")?,
+            reattachable: r.u32_at(o + 0xB0, "reattachable flag")? != 0,
+        },
+        NodeKind::Dangly => NodeDetail::Dangly {
+            constraints: r.u32_at(o + 0x274, "dangly constraint count")?,
+            displacement: r.f32_at(o + 0x27C, "dangly displacement")?,
+            tightness: r.f32_at(o + 0x280, "dangly tightness")?,
+            period: r.f32_at(o + 0x284, "dangly period")?,
+        },
+        NodeKind::AnimMesh => NodeDetail::AnimMesh {
+            sample_period: r.f32_at(o + 0x270, "animmesh sample period")?,
+            vertex_sets: r.u32_at(o + 0x2A0, "animmesh vertex sets")?,
+            tvert_sets: r.u32_at(o + 0x2A4, "animmesh uv sets")?,
+        },
+        _ => NodeDetail::None,
+    })
+}
+
+/// Controllers of the node at `o`. A key whose rows run past the node's float array is dropped
+/// with a warning (naming its offset) rather than failing the whole model.
+fn parse_controllers(b: &mut Bin, o: u64) -> Result<Vec<Controller>> {
+    let mut warns = Vec::new();
     let (keys, keys_off) = b.array(o + 0x54, 12, MAX_CONTROLLERS, "controller key array")?;
     let (floats, _) = b.array(o + 0x60, 4, MAX_CONTROLLER_FLOATS, "controller data array")?;
     let data: Vec<f32> = f32s(floats).collect();
@@ -396,20 +437,27 @@ fn parse_controllers(b: &Bin, o: u64) -> Result<Vec<Controller>> {
         let bezier = cols_byte & 0x10 != 0;
         let columns = usize::from(cols_byte & 0x0F);
         let stride = if bezier { columns * 3 } else { columns };
-        let times = range(time_index, rows, "times")?.to_vec();
-        let values = range(data_index, rows * stride, "values")?.to_vec();
-        out.push(Controller {
-            ty,
-            times,
-            values,
-            columns,
-            bezier,
-        });
+        match (
+            range(time_index, rows, "times"),
+            range(data_index, rows * stride, "values"),
+        ) {
+            (Ok(times), Ok(values)) => out.push(Controller {
+                ty,
+                times: times.to_vec(),
+                values: values.to_vec(),
+                columns,
+                bezier,
+            }),
+            (Err(e), _) | (_, Err(e)) => warns.push(format!("{e}; controller dropped")),
+        }
     }
+    b.warnings.extend(warns);
     Ok(out)
 }
 
-fn parse_mesh(b: &Bin, o: u64, name: &str) -> Result<Mesh> {
+/// Mesh header at node+0x70 (absolute node offsets). Faces naming a vertex past the vertex
+/// count are dropped with a warning.
+fn parse_mesh(b: &mut Bin, o: u64, name: &str) -> Result<Mesh> {
     let (face_bytes, faces_off) = b.array(o + 0x78, 32, MAX_FACES, "face array")?;
     let diffuse = [
         b.r.f32_at(o + 0xAC, "diffuse")?,
@@ -445,23 +493,22 @@ fn parse_mesh(b: &Bin, o: u64, name: &str) -> Result<Mesh> {
         _ => Vec::new(),
     };
     let mut faces = Vec::with_capacity(face_bytes.len() / 32);
+    let mut bad_faces = Vec::new();
     for (i, f) in face_bytes.chunks_exact(32).enumerate() {
         let surface = u32::from_le_bytes([f[16], f[17], f[18], f[19]]);
-        let mut v = [0u32; 3];
-        for (k, vk) in v.iter_mut().enumerate() {
-            *vk = u32::from(u16::from_le_bytes([f[26 + 2 * k], f[27 + 2 * k]]));
-            if *vk as usize >= vertices.len() {
-                return Err(b.r.invalid(
-                    faces_off + 32 * i as u64 + 26,
-                    format!(
-                        "mesh '{name}' face {i} uses vertex {} of {}",
-                        *vk,
-                        vertices.len()
-                    ),
-                ));
-            }
+        let v = [0, 1, 2].map(|k| u32::from(u16::from_le_bytes([f[26 + 2 * k], f[27 + 2 * k]])));
+        if v.iter().any(|&x| x as usize >= vertices.len()) {
+            bad_faces.push(faces_off + 32 * i as u64 + 26);
+            continue;
         }
         faces.push(MeshFace { v, t: v, surface });
+    }
+    if let Some(first) = bad_faces.first() {
+        b.warnings.push(format!(
+            "mesh '{name}': {} faces name vertices past its {} (first at byte 0x{first:x}); dropped",
+            bad_faces.len(),
+            vertices.len()
+        ));
     }
     Ok(Mesh {
         vertices,
@@ -501,7 +548,7 @@ fn parse_skin(b: &mut Bin, o: u64, vcount: usize) -> Result<Vec<Vec<(i32, f32)>>
                 .filter_map(|k| {
                     let slot = u16::from_le_bytes([lanes[v * 8 + 2 * k], lanes[v * 8 + 2 * k + 1]]);
                     let w = weights[v * 4 + k];
-                    if slot == 0xFFFF || !(w > 0.0) {
+                    if slot == 0xFFFF || w.is_nan() || w <= 0.0 {
                         return None;
                     }
                     match parts.get(usize::from(slot)) {

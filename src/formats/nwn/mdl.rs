@@ -289,6 +289,112 @@ pub struct MeshFace {
     pub surface: u32,
 }
 
+/// What the non-mesh sub-structures of a node hold (binary files; Torlack's layouts). None of
+/// it is drawn: lights, emitters and references carry no geometry, dangly meshes and
+/// animmeshes are drawn in their rest shape.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum NodeDetail {
+    /// Nothing beyond the header (or mesh).
+    #[default]
+    None,
+    /// Light (node+0x70).
+    Light {
+        /// Flare radius.
+        flare_radius: f32,
+        /// Light priority.
+        priority: u32,
+        /// Ambient-only flag.
+        ambient_only: bool,
+        /// Casts shadows.
+        shadow: bool,
+    },
+    /// Emitter (node+0x70).
+    Emitter {
+        /// Update style ("Fountain", …).
+        update: String,
+        /// Render style ("Normal", "Billboard_to_World_Z", …).
+        render: String,
+        /// Blend style ("Normal", "Lighten", …).
+        blend: String,
+        /// Particle texture.
+        texture: String,
+        /// Emitter flag bits.
+        flags: u32,
+    },
+    /// Reference to another model (node+0x70).
+    Reference {
+        /// The referenced model.
+        model: String,
+        /// Reattachable flag.
+        reattachable: bool,
+    },
+    /// Dangly mesh (node+0x270).
+    Dangly {
+        /// Vertex constraints stored.
+        constraints: u32,
+        /// Displacement.
+        displacement: f32,
+        /// Tightness.
+        tightness: f32,
+        /// Period.
+        period: f32,
+    },
+    /// Animated mesh (node+0x270).
+    AnimMesh {
+        /// Seconds per vertex set.
+        sample_period: f32,
+        /// Vertex sets stored.
+        vertex_sets: u32,
+        /// Texture-vertex sets stored.
+        tvert_sets: u32,
+    },
+}
+
+impl NodeDetail {
+    /// A one-line description for `info` (empty for `None`).
+    pub fn describe(&self) -> String {
+        match self {
+            NodeDetail::None => String::new(),
+            NodeDetail::Light {
+                flare_radius,
+                priority,
+                ambient_only,
+                shadow,
+            } => format!(
+                "priority {priority}, flare radius {flare_radius}, ambient only {ambient_only}, shadow {shadow}"
+            ),
+            NodeDetail::Emitter {
+                update,
+                render,
+                blend,
+                texture,
+                flags,
+            } => format!(
+                "update {update}, render {render}, blend {blend}, texture {texture}, flags 0x{flags:x}"
+            ),
+            NodeDetail::Reference {
+                model,
+                reattachable,
+            } => format!("refers to {model}, reattachable {reattachable}"),
+            NodeDetail::Dangly {
+                constraints,
+                displacement,
+                tightness,
+                period,
+            } => format!(
+                "{constraints} constraints, displacement {displacement}, tightness {tightness}, period {period} (drawn at rest)"
+            ),
+            NodeDetail::AnimMesh {
+                sample_period,
+                vertex_sets,
+                tvert_sets,
+            } => format!(
+                "{vertex_sets} vertex sets, {tvert_sets} uv sets, sample period {sample_period} (drawn at rest)"
+            ),
+        }
+    }
+}
+
 /// One node of a geometry.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
@@ -306,6 +412,8 @@ pub struct Node {
     pub controllers: Vec<Controller>,
     /// Geometry for mesh nodes.
     pub mesh: Option<Mesh>,
+    /// Light / emitter / reference / dangly / animmesh data.
+    pub detail: NodeDetail,
 }
 
 impl Node {

@@ -403,9 +403,9 @@ impl Model for NWNModel {
                 let texture = match tex {
                     Some(t) => {
                         let mut uv = [[0.0; 2]; 4];
-                        for k in 0..3 {
-                            let [u, v] = mesh.uvs.get(f.t[k] as usize).copied().unwrap_or([0.0; 2]);
-                            uv[k] = [u, 1.0 - v];
+                        for (corner, &ti) in uv.iter_mut().zip(&f.t) {
+                            let [u, v] = mesh.uvs.get(ti as usize).copied().unwrap_or([0.0; 2]);
+                            *corner = [u, 1.0 - v];
                         }
                         FaceTexture::Image { texture: t, uv }
                     }
@@ -490,6 +490,10 @@ impl Model for NWNModel {
                     bones.dedup();
                     let _ = write!(s, ", skinned to {} bones", bones.len());
                 }
+            }
+            let detail = n.detail.describe();
+            if !detail.is_empty() {
+                let _ = write!(s, " ({detail})");
             }
             let keyed: Vec<String> = n.controllers.iter().map(|c| c.ty.name(n.kind)).collect();
             if !keyed.is_empty() {

@@ -318,7 +318,9 @@ fn ascii_model_parses_geometry_keys_and_animation() {
         setanimationscale 2\nbeginmodelgeom t\nnode dummy t\n  parent NULL\nendnode\n\
         node trimesh m\n  parent t\n  #part-number 1\n  position 0 0 1\n  orientation 0 0 1 1.5707963\n  bitmap tex\n\
         verts 3\n    0 0 0\n    1 0 0\n    0 1 0\n  tverts 1\n    0.5 0.5 0\n\
-        faces 1\n    0 1 2 1 0 0 0 1\nendnode\nendmodelgeom t\n\
+        faces 1\n    0 1 2 1 0 0 0 1\nendnode\n\
+        node light l\n  parent t\n  lightpriority 3\n  shadow 0\nendnode\n\
+        node danglymesh d\n  parent t\n  displacement 0.5\n  constraints 1\n    255\n  period 2\nendnode\nendmodelgeom t\n\
         newanim go t\n  length 2\n  transtime 0.25\n  animroot t\n  event 0.5 hit\n\
         node dummy m\n    parent t\n    positionkey\n      0 0 0 1\n      2 0 0 3\n    endlist\n\
         endnode\ndoneanim go t\ndonemodel t\n";
@@ -330,8 +332,16 @@ fn ascii_model_parses_geometry_keys_and_animation() {
         (m.name.as_str(), m.supermodel.clone(), m.animation_scale),
         ("t", None, 2.0)
     );
-    assert_eq!(m.nodes.len(), 2);
+    assert_eq!(m.nodes.len(), 4);
     assert_eq!(m.nodes[1].part, 1);
+    assert_eq!(
+        m.nodes[2].detail.describe(),
+        "priority 3, flare radius 0, ambient only false, shadow false"
+    );
+    assert_eq!(
+        m.nodes[3].detail.describe(),
+        "1 constraints, displacement 0.5, tightness 0, period 2 (drawn at rest)"
+    );
     let mesh = m.nodes[1].mesh.as_ref().unwrap();
     assert_eq!(
         (mesh.vertices.len(), mesh.faces.len(), mesh.faces[0].t),
@@ -422,4 +432,46 @@ fn ascii_detection() {
     assert!(!looks_ascii(b"hello world"));
     assert!(!looks_ascii(b"newmodel\0"));
     assert!(!looks_ascii(b""));
+}
+
+#[test]
+fn bad_controller_rows_and_face_indices_are_dropped_with_warnings() {
+    let mut model = sample_model();
+    model.animations.clear();
+    let arm = &mut model.root.children[0];
+    // 5 rows claimed, 1 row of data.
+    arm.controllers.push(BuildController::keyed(
+        36,
+        &[0.0, 0.1, 0.2, 0.3, 0.4],
+        &[1.0],
+        1,
+    ));
+    arm.children[0].mesh.as_mut().unwrap().faces.push([0, 1, 9]);
+    let mut w = Vec::new();
+    let m = parse(&build(&model), &mut w).unwrap();
+    assert_eq!(
+        m.nodes[1].controllers.len(),
+        2,
+        "the broken scale key is dropped"
+    );
+    assert_eq!(m.nodes[2].mesh.as_ref().unwrap().faces.len(), 2);
+    assert!(
+        w.iter().any(|x| x.contains("controller 36 values")),
+        "{w:?}"
+    );
+    assert!(
+        w.iter()
+            .any(|x| x.contains("1 faces name vertices past its 4")),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn unknown_node_flags_are_a_typed_error_at_the_flags_word() {
+    let mut data = build(&sample_model());
+    let root_off = 12 + u32::from_le_bytes(data[12 + 0x48..12 + 0x4C].try_into().unwrap()) as usize;
+    data[root_off + 0x6C..root_off + 0x70].copy_from_slice(&0x1001u32.to_le_bytes());
+    let e = parse(&data, &mut Vec::new()).unwrap_err();
+    assert_eq!(e.offset, (root_off + 0x6C) as u64, "{e}");
+    assert!(e.to_string().contains("unknown flags 0x1001"), "{e}");
 }
