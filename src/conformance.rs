@@ -145,8 +145,8 @@ mod tests {
 
     #[test]
     fn counts_hw_and_todo_apart() {
-        let text = "case a\ngp0 02001f00\ngp0 00000000\ngp0 00010010\nprobe 0 0 001f hw\nprobe 1 0 0000 todo\nend\n\
-                    case b\ngp0 02001f00\ngp0 00000000\ngp0 00010010\nprobe 0 0 0000 hw\nend\n";
+        let text = "case a\ngp0 020000f8\ngp0 00000000\ngp0 00010010\nprobe 0 0 001f hw\nprobe 1 0 0000 todo\nend\n\
+                    case b\ngp0 020000f8\ngp0 00000000\ngp0 00010010\nprobe 0 0 0000 hw\nend\n";
         let r = run_text(text, 1).unwrap();
         assert_eq!(
             (r.passed, r.failed, r.todo_passed, r.todo_failed),

@@ -197,6 +197,9 @@ impl Dump {
                 Packet::VideoFormat(s) => lines.push(format!("video format: {s}")),
                 Packet::Comment(s) => lines.push(format!("comment: {s}")),
                 Packet::GpuVersion(v) => lines.push(format!("GPU version word: {v}")),
+                Packet::TraceBegin => lines.push(format!(
+                    "trace begins after {gp0} state-restore GP0 words and {gp1} GP1 words"
+                )),
                 _ => {}
             }
         }
@@ -244,21 +247,16 @@ pub fn parse(data: &[u8]) -> Result<Dump> {
             format!("{kind}-compressed file: decompress it first (e.g. `{kind} -d FILE`)"),
         ));
     }
-    let prefix = r.bytes(0, 12, "magic").map_err(|_| {
+    let bad_magic = || {
         r.error(
             0,
             ErrorKind::BadMagic {
                 expected: "PSXGPUDUMPv1",
             },
         )
-    })?;
-    if prefix != MAGIC_PREFIX {
-        return Err(r.error(
-            0,
-            ErrorKind::BadMagic {
-                expected: "PSXGPUDUMPv1",
-            },
-        ));
+    };
+    if r.bytes(0, 12, "magic").map_err(|_| bad_magic())? != MAGIC_PREFIX {
+        return Err(bad_magic());
     }
     // gpu-dump-notes.md: bytes 12..13 = "r1" → 16-byte magic, else 14 bytes.
     let magic = if data.get(12..14) == Some(b"r1") {
@@ -590,6 +588,12 @@ mod tests {
         let back: Vec<Packet> = dump.packets().cloned().collect();
         assert_eq!(back, packets);
         assert_eq!(dump.frames(), 3);
+        assert!(
+            dump.summary()
+                .contains("trace begins after 3 state-restore GP0 words and 2 GP1 words"),
+            "{}",
+            dump.summary()
+        );
         assert_eq!(dump.entries[0].offset, 16);
         // Re-encoding the parsed packets reproduces the file byte for byte.
         assert_eq!(encode(&back).unwrap(), bytes);

@@ -13,13 +13,14 @@
 
 pub mod gp0;
 pub mod raster;
+pub mod rng;
 pub mod vram;
 
 use std::sync::Arc;
 
 use gp0::decode::{decode, is_polyline_terminator, packet_len, Gp0Command, PolyFlags, RawVertex};
 use gp0::fields::{sext11, Clut, ColorWord, TexPage, TexWindow, VertexWord};
-use raster::bands::{Batch, MAX_BATCH};
+use raster::bands::{Batch, Exec, MAX_BATCH};
 use raster::line::Line;
 use raster::pixel::PixelMode;
 use raster::rect::Rect;
@@ -220,12 +221,14 @@ impl Gpu {
             0x07 => self.disp_v = arg,
             0x08 => self.disp_mode = arg,
             0x09 => self.allow_tex_disable = arg & 1 != 0,
-            0x10..=0x1f => match arg & 7 {
+            // GP1(10h): v2 register read (index mirrors every 16).
+            0x10..=0x1f => match arg & 0xf {
                 2 => self.gpuread = self.tex_window.0 & 0xf_ffff,
                 3 => self.gpuread = self.area_tl & 0xf_ffff,
                 4 => self.gpuread = self.area_br & 0xf_ffff,
                 5 => self.gpuread = self.offset & 0x3f_ffff,
                 7 => self.gpuread = 2,
+                8 => self.gpuread = 0,
                 _ => {}
             },
             _ => {}
@@ -277,7 +280,8 @@ impl Gpu {
     pub fn set_threads(&mut self, threads: usize) {
         self.flush();
         self.threads = threads;
-        self.pool = if threads == 1 {
+        // 0 and 1 need no pool of their own: rayon's global pool, or none.
+        self.pool = if threads <= 1 {
             None
         } else {
             rayon::ThreadPoolBuilder::new()
@@ -325,18 +329,12 @@ impl Gpu {
         if self.batch.prims.is_empty() {
             return;
         }
-        let pool = if self.threads == 1 {
-            None
-        } else {
-            if self.pool.is_none() {
-                self.pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(self.threads)
-                    .build()
-                    .ok();
-            }
-            self.pool.as_ref()
+        let exec = match (self.threads, &self.pool) {
+            (1, _) => Exec::Serial,
+            (_, Some(pool)) => Exec::Pool(pool),
+            _ => Exec::Global,
         };
-        self.batch.run(&mut self.vram, &self.snapshot, pool);
+        self.batch.run(&mut self.vram, &self.snapshot, exec);
         self.snapshot_valid = false;
     }
 
@@ -622,5 +620,58 @@ impl Gpu {
             mode: self.pixel_mode(flags.semi),
         };
         self.push(Prim::Rect(Box::new(r)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_follows_gp1_ranges_and_mode() {
+        let mut g = Gpu::new();
+        let d = g.display();
+        assert_eq!((d.width, d.height, d.enabled), (256, 240, false));
+        g.gp1(0x0300_0000);
+        g.gp1(0x0500_0000 | (8 << 10) | 16);
+        g.gp1(0x0800_0027); // 640, 480 lines, interlaced
+        let d = g.display();
+        assert_eq!((d.x, d.y, d.width, d.height), (16, 8, 640, 480));
+        assert!(d.enabled && d.interlaced480 && !d.depth24);
+        g.gp1(0x0800_0011); // 320, 24-bit
+        g.gp1(0x0600_0000 | ((0x260 + 320 * 8) << 12) | 0x260);
+        g.gp1(0x0700_0000 | ((0x88 + 112) << 10) | (0x88 - 112));
+        let d = g.display();
+        assert_eq!((d.width, d.height, d.depth24), (320, 224, true));
+    }
+
+    #[test]
+    fn vram_read_back_through_gpuread() {
+        let mut g = Gpu::new();
+        g.gp0_words(&[
+            0xa000_0000,
+            0x0001_0002,
+            0x0001_0003,
+            0x2222_1111,
+            0x0000_3333,
+        ]);
+        g.gp0_words(&[0xc000_0000, 0x0001_0002, 0x0001_0003]);
+        assert_eq!(g.gpustat() & (1 << 27), 1 << 27);
+        assert_eq!(g.gpuread(), 0x2222_1111);
+        assert_eq!(g.gpuread() & 0xffff, 0x3333);
+        assert_eq!(g.gpustat() & (1 << 27), 0);
+        g.gp0(0xe500_0000 | 0x12345);
+        g.gp1(0x1000_0005);
+        assert_eq!(g.gpuread(), 0x12345);
+    }
+
+    #[test]
+    fn mask_settings_apply_to_uploads() {
+        let mut g = Gpu::new();
+        g.gp0(0xe600_0001);
+        g.gp0_words(&[0xa000_0000, 0, 0x0001_0001, 0x0000_0001]);
+        g.gp0(0xe600_0002);
+        g.gp0_words(&[0xa000_0000, 0, 0x0001_0001, 0x0000_0002]);
+        assert_eq!(g.vram()[0], 0x8001);
     }
 }

@@ -3,28 +3,18 @@
 use gpu::Gpu;
 use proptest::prelude::*;
 
-/// xorshift64*: a tiny deterministic generator for the bulk fuzz loop.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u32 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
-    }
-}
+use gpu::rng::XorShift as Rng;
 
 /// 200k random words (biased toward drawing commands), in 4 seeds; every read-back path is
 /// exercised too. Must not panic; the bounded-time property is that this test finishes.
 #[test]
 fn random_words_never_panic() {
     for seed in 1..=4u64 {
-        let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let mut rng = Rng::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut gpu = Gpu::new();
         gpu.set_threads(if seed % 2 == 0 { 1 } else { 0 });
         for i in 0..50_000 {
-            let mut w = rng.next();
+            let mut w = rng.next_u32();
             // Half the command words are drawing commands, so primitives really get drawn.
             if i % 7 == 0 {
                 w = (w & 0x7fff_ffff) | 0x2000_0000;

@@ -19,6 +19,17 @@ const TILE_H: usize = 32;
 /// Primitives per batch before it is drawn anyway (bounds memory on endless streams).
 pub const MAX_BATCH: usize = 8192;
 
+/// Where a batch is drawn.
+#[derive(Clone, Copy, Debug)]
+pub enum Exec<'a> {
+    /// One pass over all rows on the calling thread.
+    Serial,
+    /// Bands on rayon's global pool (all cores).
+    Global,
+    /// Bands on a dedicated pool.
+    Pool(&'a rayon::ThreadPool),
+}
+
 /// Primitives waiting to be drawn and the VRAM tiles they may draw.
 #[derive(Default, Debug)]
 pub struct Batch {
@@ -69,9 +80,8 @@ impl Batch {
         false
     }
 
-    /// Draws every primitive into `vram` (serially when `pool` is `None`), then empties the
-    /// batch.
-    pub fn run(&mut self, vram: &mut [u16], tex: &[u16], pool: Option<&rayon::ThreadPool>) {
+    /// Draws every primitive into `vram`, then empties the batch.
+    pub fn run(&mut self, vram: &mut [u16], tex: &[u16], exec: Exec) {
         if self.prims.is_empty() {
             return;
         }
@@ -90,13 +100,15 @@ impl Batch {
                 }
             }
         };
-        match pool {
-            Some(pool) => pool.install(|| {
-                vram.par_chunks_mut(BAND_ROWS * VRAM_WIDTH)
-                    .enumerate()
-                    .for_each(draw_band)
-            }),
-            None => {
+        let parallel = |vram: &mut [u16]| {
+            vram.par_chunks_mut(BAND_ROWS * VRAM_WIDTH)
+                .enumerate()
+                .for_each(draw_band)
+        };
+        match exec {
+            Exec::Pool(pool) => pool.install(|| parallel(vram)),
+            Exec::Global => parallel(vram),
+            Exec::Serial => {
                 let mut band = Band {
                     rows: vram,
                     y0: 0,
