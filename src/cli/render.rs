@@ -42,7 +42,9 @@ pub struct RenderArgs {
     /// Frame to render (30 fps; FF9: stored frame), wrapping past the animation's end.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub frame: u32,
-    /// Animation by name (case-insensitive) or index; default: the format's own choice.
+    /// Animation by name (case-insensitive) or index; default: the first idle one (Stand,
+    /// pause*, idle*), else the first (the rest pose when there is none). `psxrender info`
+    /// lists them.
     #[arg(long, value_name = "NAME|INDEX")]
     pub anim: Option<String>,
     /// Render frames A to B-1 (`A..B`, or `A..=B`) to numbered PNGs, in parallel.
@@ -196,10 +198,23 @@ pub fn run(args: Args) -> ExitCode {
     render_model(model.as_ref(), &path, &args.out, &args.render)
 }
 
+/// The animation a bare `--frame N` animates: the first idle-looking one, else the first.
+pub fn default_animation(model: &dyn Model) -> Option<usize> {
+    let anims = model.animations();
+    let idle = |n: &str| {
+        let n = n.to_ascii_lowercase();
+        n == "stand" || n.starts_with("pause") || n.starts_with("idle")
+    };
+    anims
+        .iter()
+        .position(|a| idle(&a.name))
+        .or((!anims.is_empty()).then_some(0))
+}
+
 /// Renders `model` (named `source` in messages) per `args` into `out`.
 pub fn render_model(model: &dyn Model, source: &Path, out: &Path, args: &RenderArgs) -> ExitCode {
     let animation = match &args.anim {
-        None => None,
+        None => default_animation(model),
         Some(sel) => match model.find_animation(sel) {
             Some(i) => Some(i),
             None => {
