@@ -550,14 +550,16 @@ impl<'m> Renderer<'m> {
 
     fn light(&mut self, mesh: &PosedMesh, face: &Face, idx: &[usize; 4], code: u8) -> [[u8; 3]; 4] {
         let n = face.corners as usize;
-        let fallback = face_normal(mesh, idx);
-        let normals: Vec<[i16; 3]> = idx[..n]
-            .iter()
-            .map(|&i| {
-                let v = mesh.vertices[i].normal;
-                convert::normal(if v == [0.0; 3] { fallback } else { v })
-            })
-            .collect();
+        // Only faces without vertex normals need their own.
+        let fallback = if idx[..n].iter().any(|&i| mesh.vertices[i].normal == [0.0; 3]) {
+            face_normal(mesh, idx)
+        } else {
+            [0.0; 3]
+        };
+        let normals = idx.map(|i| match mesh.vertices.get(i).map(|v| v.normal) {
+            Some(v) if v != [0.0; 3] => convert::normal(v),
+            _ => convert::normal(fallback),
+        });
         let mut out = face.colors;
         if face.colors[..n].iter().all(|c| *c == face.colors[0]) {
             let three = gte_stage::light_three(
@@ -707,11 +709,14 @@ fn display_setup(fb: Rect, height: u32) -> Vec<u32> {
 
 /// Cuts a rectangle out of VRAM as 8-bit RGB.
 pub fn read_rect(vram: &[u16], r: Rect) -> Vec<u8> {
-    let mut rgb = Vec::with_capacity(r.w as usize * r.h as usize * 3);
-    for y in r.y as usize..(r.y + r.h) as usize {
+    let mut rgb = vec![0u8; r.w as usize * r.h as usize * 3];
+    if r.w == 0 {
+        return rgb;
+    }
+    for (y, out) in (r.y as usize..).zip(rgb.chunks_exact_mut(r.w as usize * 3)) {
         let row = &vram[y * gpu::VRAM_WIDTH + r.x as usize..][..r.w as usize];
-        for &p in row {
-            rgb.extend(crate::output::bgr555_to_rgb(p));
+        for (&p, o) in row.iter().zip(out.chunks_exact_mut(3)) {
+            o.copy_from_slice(&crate::output::bgr555_to_rgb(p));
         }
     }
     rgb
