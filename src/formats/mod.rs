@@ -2,10 +2,12 @@
 //! [`error::LoadError`]. [`load`] picks the loader by content, never by file extension.
 
 pub mod blp;
+pub mod dds;
 pub mod error;
 pub mod ff9;
 pub mod m2;
 pub mod nwn;
+pub mod plt;
 pub mod reader;
 pub mod tim;
 

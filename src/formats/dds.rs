@@ -1,0 +1,316 @@
+//! DDS textures: standard `DDS ` files (DXT1/DXT3/DXT5 and uncompressed 24/32-bit) and
+//! BioWare's magic-less variant that Neverwinter Nights ships.
+//!
+//! BioWare DDS (source: format-notes §2.1, verified on `ttd01_cliff01.dds` and
+//! `c_aribeth.dds`): `u32 width, u32 height, u32 bpp (3 → DXT1, 4 → DXT5), u32 base level
+//! size, f32 alpha mean`, then the DXT data of the whole mip chain. Only the base level is
+//! decoded. BioWare stores the rows bottom-up (the first row is texture v = 0, as OpenGL
+//! uploads it); [`decode`] flips them so every image leaves here top row first. Verified by
+//! comparing `c_aribeth.dds` with `c_aribeth.tga` (see the unit tests in `tests/nwn.rs`).
+//!
+//! Block decoding goes through the `texpresso` crate; every size is checked before it is
+//! called (it indexes its input directly).
+
+use super::error::{ErrorKind, LoadError, Result};
+use super::reader::Reader;
+use crate::scene::RgbaImage;
+
+/// Largest accepted width or height, in pixels.
+pub const MAX_DIMENSION: u32 = 8192;
+
+/// A block-compressed pixel format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DxtFormat {
+    /// DXT1 / BC1: 8 bytes per 4×4 block, optional 1-bit alpha.
+    Dxt1,
+    /// DXT3 / BC2: 16 bytes per block, explicit 4-bit alpha.
+    Dxt3,
+    /// DXT5 / BC3: 16 bytes per block, interpolated alpha.
+    Dxt5,
+}
+
+impl DxtFormat {
+    fn texpresso(self) -> texpresso::Format {
+        match self {
+            DxtFormat::Dxt1 => texpresso::Format::Bc1,
+            DxtFormat::Dxt3 => texpresso::Format::Bc2,
+            DxtFormat::Dxt5 => texpresso::Format::Bc3,
+        }
+    }
+
+    /// Bytes of one 4×4 block.
+    pub fn block_bytes(self) -> u64 {
+        match self {
+            DxtFormat::Dxt1 => 8,
+            DxtFormat::Dxt3 | DxtFormat::Dxt5 => 16,
+        }
+    }
+
+    /// Bytes of a `w`×`h` level (whole blocks).
+    pub fn level_bytes(self, w: u32, h: u32) -> u64 {
+        u64::from(w.div_ceil(4)) * u64::from(h.div_ceil(4)) * self.block_bytes()
+    }
+}
+
+/// Decodes one `w`×`h` DXT level from the start of `data` (top row first, as stored).
+/// Fails with `UnexpectedEof` (offset = `data.len()`) when `data` is too short and with
+/// `CountTooLarge` when a side exceeds [`MAX_DIMENSION`].
+pub fn decode_dxt(format: DxtFormat, w: u32, h: u32, data: &[u8]) -> Result<RgbaImage> {
+    check_size("DXT", 0, w, h)?;
+    let need = format.level_bytes(w, h);
+    if (data.len() as u64) < need {
+        return Err(LoadError::new(
+            "DXT",
+            data.len() as u64,
+            ErrorKind::UnexpectedEof {
+                what: "DXT block data",
+                len: need,
+            },
+        ));
+    }
+    let mut out = vec![0u8; w as usize * h as usize * 4];
+    format
+        .texpresso()
+        .decompress(&data[..need as usize], w as usize, h as usize, &mut out);
+    Ok(RgbaImage {
+        width: w,
+        height: h,
+        pixels: out
+            .chunks_exact(4)
+            .map(|p| [p[0], p[1], p[2], p[3]])
+            .collect(),
+    })
+}
+
+fn check_size(format: &'static str, off: u64, w: u32, h: u32) -> Result<()> {
+    for (what, v) in [("image width", w), ("image height", h)] {
+        if v == 0 || v > MAX_DIMENSION {
+            return Err(LoadError::new(
+                format,
+                off,
+                ErrorKind::CountTooLarge {
+                    what,
+                    count: u64::from(v),
+                    max: u64::from(MAX_DIMENSION),
+                },
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// True when `data` starts with the standard `DDS ` magic.
+pub fn is_standard(data: &[u8]) -> bool {
+    data.starts_with(b"DDS ")
+}
+
+/// Decodes a DDS file of either kind (standard when it starts with `DDS `, else BioWare).
+/// The result is top row first.
+pub fn decode(data: &[u8]) -> Result<RgbaImage> {
+    if is_standard(data) {
+        decode_standard(data)
+    } else {
+        decode_bioware(data)
+    }
+}
+
+/// BioWare's header-only variant (20-byte header, DXT1 or DXT5), flipped to top row first.
+pub fn decode_bioware(data: &[u8]) -> Result<RgbaImage> {
+    let r = Reader::new(data, "BioWare DDS");
+    let w = r.u32_at(0, "width")?;
+    let h = r.u32_at(4, "height")?;
+    let bpp = r.u32_at(8, "bytes per pixel")?;
+    check_size("BioWare DDS", 0, w, h)?;
+    let format = match bpp {
+        3 => DxtFormat::Dxt1,
+        4 => DxtFormat::Dxt5,
+        other => {
+            return Err(r.invalid(
+                8,
+                format!("bytes-per-pixel {other} (expected 3 = DXT1 or 4 = DXT5)"),
+            ))
+        }
+    };
+    let body = r.bytes(20, format.level_bytes(w, h), "DXT base level")?;
+    let mut img = decode_dxt(format, w, h, body)?;
+    flip_rows(&mut img);
+    Ok(img)
+}
+
+/// Reverses the row order of `img`.
+pub fn flip_rows(img: &mut RgbaImage) {
+    let w = img.width as usize;
+    let h = img.height as usize;
+    for y in 0..h / 2 {
+        let (top, bottom) = img.pixels.split_at_mut((h - 1 - y) * w);
+        top[y * w..y * w + w].swap_with_slice(&mut bottom[..w]);
+    }
+}
+
+/// DDS pixel-format flag: the FourCC field is valid.
+const DDPF_FOURCC: u32 = 0x4;
+/// DDS pixel-format flag: uncompressed RGB data.
+const DDPF_RGB: u32 = 0x40;
+/// DDS pixel-format flag: the alpha mask is valid.
+const DDPF_ALPHAPIXELS: u32 = 0x1;
+
+/// A standard DirectDraw Surface (`DDS `, 124-byte header; pixel format at 0x4C).
+pub fn decode_standard(data: &[u8]) -> Result<RgbaImage> {
+    let r = Reader::new(data, "DDS");
+    if !is_standard(data) {
+        return Err(r.error(
+            0,
+            ErrorKind::BadMagic {
+                expected: "\"DDS \"",
+            },
+        ));
+    }
+    let size = r.u32_at(4, "header size")?;
+    if size != 124 {
+        return Err(r.invalid(4, format!("header size {size} (expected 124)")));
+    }
+    let h = r.u32_at(12, "height")?;
+    let w = r.u32_at(16, "width")?;
+    check_size("DDS", 12, w, h)?;
+    let pf = 0x4C;
+    let flags = r.u32_at(pf + 4, "pixel format flags")?;
+    let fourcc = r.bytes(pf + 8, 4, "FourCC")?;
+    let body_off = 128u64;
+    if flags & DDPF_FOURCC != 0 {
+        let format = match fourcc {
+            b"DXT1" => DxtFormat::Dxt1,
+            b"DXT3" => DxtFormat::Dxt3,
+            b"DXT5" => DxtFormat::Dxt5,
+            other => {
+                return Err(r.invalid(
+                    pf + 8,
+                    format!(
+                        "FourCC {:?} is not supported (DXT1, DXT3, DXT5 are)",
+                        String::from_utf8_lossy(other)
+                    ),
+                ))
+            }
+        };
+        let body = r.bytes(body_off, format.level_bytes(w, h), "DXT base level")?;
+        return decode_dxt(format, w, h, body).map_err(|e| LoadError { format: "DDS", ..e });
+    }
+    if flags & DDPF_RGB == 0 {
+        return Err(r.invalid(
+            pf + 4,
+            format!("pixel format flags 0x{flags:x} not supported"),
+        ));
+    }
+    let bits = r.u32_at(pf + 12, "RGB bit count")?;
+    if bits != 24 && bits != 32 {
+        return Err(r.invalid(
+            pf + 12,
+            format!("{bits}-bit RGB not supported (24, 32 are)"),
+        ));
+    }
+    let masks = [
+        r.u32_at(pf + 16, "red mask")?,
+        r.u32_at(pf + 20, "green mask")?,
+        r.u32_at(pf + 24, "blue mask")?,
+        if flags & DDPF_ALPHAPIXELS != 0 {
+            r.u32_at(pf + 28, "alpha mask")?
+        } else {
+            0
+        },
+    ];
+    let bpp = u64::from(bits / 8);
+    let body = r.array(12, body_off, u64::from(w) * u64::from(h), bpp, "pixel data")?;
+    let pixels = body
+        .chunks_exact(bpp as usize)
+        .map(|p| {
+            let mut v = 0u32;
+            for (i, b) in p.iter().enumerate() {
+                v |= u32::from(*b) << (8 * i);
+            }
+            let mut out = [255u8; 4];
+            for (o, m) in out.iter_mut().zip(masks) {
+                if m != 0 {
+                    let shifted = (v & m) >> m.trailing_zeros();
+                    let max = m >> m.trailing_zeros();
+                    *o = ((u64::from(shifted) * 255 + u64::from(max) / 2) / u64::from(max)) as u8;
+                }
+            }
+            out
+        })
+        .collect();
+    Ok(RgbaImage {
+        width: w,
+        height: h,
+        pixels,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A DXT1 block with both endpoint colours pure red (0xF800) decodes to opaque red.
+    #[test]
+    fn dxt1_solid_block() {
+        let block = [0x00, 0xF8, 0x00, 0xF8, 0, 0, 0, 0];
+        let img = decode_dxt(DxtFormat::Dxt1, 4, 4, &block).unwrap();
+        assert!(
+            img.pixels.iter().all(|p| *p == [255, 0, 0, 255]),
+            "{:?}",
+            img.pixels[0]
+        );
+    }
+
+    #[test]
+    fn short_data_is_an_error_not_a_panic() {
+        let e = decode_dxt(DxtFormat::Dxt5, 8, 8, &[0; 63]).unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::UnexpectedEof { .. }), "{e}");
+        assert!(decode_bioware(&[0; 19]).is_err());
+        let mut hdr = vec![0u8; 20];
+        hdr[0..4].copy_from_slice(&100_000u32.to_le_bytes());
+        hdr[4..8].copy_from_slice(&4u32.to_le_bytes());
+        hdr[8..12].copy_from_slice(&3u32.to_le_bytes());
+        assert!(matches!(
+            decode_bioware(&hdr).unwrap_err().kind,
+            ErrorKind::CountTooLarge { .. }
+        ));
+    }
+
+    #[test]
+    fn bioware_rows_are_flipped() {
+        // 4×8 DXT1: top block red, bottom block blue, stored bottom-up.
+        let mut data = Vec::new();
+        for v in [4u32, 8, 3, 16, 0] {
+            data.extend_from_slice(&v.to_le_bytes());
+        }
+        data.extend_from_slice(&[0x00, 0xF8, 0x00, 0xF8, 0, 0, 0, 0]); // red, stored first
+        data.extend_from_slice(&[0x1F, 0x00, 0x1F, 0x00, 0, 0, 0, 0]); // blue
+        let img = decode_bioware(&data).unwrap();
+        assert_eq!(
+            img.pixels[0],
+            [0, 0, 255, 255],
+            "top row comes from the last block"
+        );
+        assert_eq!(img.pixels[31], [255, 0, 0, 255]);
+    }
+
+    #[test]
+    fn standard_uncompressed_bgra() {
+        let mut d = vec![0u8; 128];
+        d[..4].copy_from_slice(b"DDS ");
+        d[4..8].copy_from_slice(&124u32.to_le_bytes());
+        d[12..16].copy_from_slice(&1u32.to_le_bytes());
+        d[16..20].copy_from_slice(&2u32.to_le_bytes());
+        let pf = 0x4C;
+        d[pf + 4..pf + 8].copy_from_slice(&(DDPF_RGB | DDPF_ALPHAPIXELS).to_le_bytes());
+        d[pf + 12..pf + 16].copy_from_slice(&32u32.to_le_bytes());
+        for (i, m) in [0x00FF_0000u32, 0xFF00, 0xFF, 0xFF00_0000]
+            .iter()
+            .enumerate()
+        {
+            d[pf + 16 + 4 * i..pf + 20 + 4 * i].copy_from_slice(&m.to_le_bytes());
+        }
+        d.extend_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
+        let img = decode(&d).unwrap();
+        assert_eq!(img.pixels, vec![[3, 2, 1, 4], [7, 6, 5, 8]]);
+    }
+}
