@@ -127,7 +127,7 @@ pub fn run_text(text: &str, threads: usize) -> Result<Report> {
 
 /// Reads and runs a probe file.
 pub fn run_file(path: &Path, threads: usize) -> Result<Report> {
-    let bytes = std::fs::read(path).map_err(|e| LoadError::io("probe file", path, &e))?;
+    let bytes = std::fs::read(path).map_err(|e| LoadError::io("probe", path, &e))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         LoadError::invalid("probe file", e.utf8_error().valid_up_to() as u64, "not UTF-8")
             .in_file(path)

@@ -347,7 +347,11 @@ pub fn parse(data: &[u8]) -> Result<Dump> {
                 if seen_gpu_packet {
                     warn("GPU version after GPU packets (the spec allows it only before)".into());
                 }
-                Packet::GpuVersion(one_word(&mut warn)?)
+                let v = one_word(&mut warn)?;
+                if v == 3 {
+                    warn("GPU version 3 (2 MiB VRAM): only the first 1 MiB is emulated".into());
+                }
+                Packet::GpuVersion(v)
             }
             PacketType::GAME_ID | PacketType::VIDEO_FORMAT | PacketType::COMMENT => {
                 r.check_count(off, len, MAX_STRING_WORDS, "string payload words")?;
@@ -504,34 +508,32 @@ impl Writer {
                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect()
         };
-        let single = |kind: PacketType, payload: Vec<u32>| {
-            if payload.len() > MAX_PACKET_WORDS {
-                Err(PacketTooLong {
-                    kind,
-                    words: payload.len(),
-                })
-            } else {
-                Ok(payload)
+        let payload = match packet {
+            Packet::Gp0(w) => {
+                self.gp0_words(w);
+                return Ok(());
             }
+            Packet::Gp1(w) => {
+                w.iter().for_each(|&w| self.gp1(w));
+                return Ok(());
+            }
+            Packet::VSync(t) => {
+                self.vsync(*t);
+                return Ok(());
+            }
+            Packet::Discard(n) | Packet::Readback(n) | Packet::GpuVersion(n) => vec![*n],
+            Packet::TraceBegin => vec![],
+            Packet::GameId(s) | Packet::VideoFormat(s) | Packet::Comment(s) => string(s),
+            Packet::Unknown { payload, .. } => payload.clone(),
         };
-        match packet {
-            Packet::Gp0(w) => self.gp0_words(w),
-            Packet::Gp1(w) => w.iter().for_each(|&w| self.gp1(w)),
-            Packet::VSync(t) => self.vsync(*t),
-            other => {
-                let kind = other.kind();
-                let payload = match other {
-                    Packet::Discard(n) | Packet::Readback(n) | Packet::GpuVersion(n) => vec![*n],
-                    Packet::TraceBegin => vec![],
-                    Packet::GameId(s) | Packet::VideoFormat(s) | Packet::Comment(s) => string(s),
-                    Packet::Unknown { payload, .. } => payload.clone(),
-                    Packet::Gp0(_) | Packet::Gp1(_) | Packet::VSync(_) => unreachable!(),
-                };
-                let payload = single(kind, payload)?;
-                self.flush();
-                self.raw(kind, &payload);
-            }
+        if payload.len() > MAX_PACKET_WORDS {
+            return Err(PacketTooLong {
+                kind: packet.kind(),
+                words: payload.len(),
+            });
         }
+        self.flush();
+        self.raw(packet.kind(), &payload);
         Ok(())
     }
 
@@ -610,6 +612,14 @@ mod tests {
             vec![2, 1, 2, 0x0100_0001, 3, 0x1200_0002, 0x6463_6261, 0],
             "got {words:08x?}"
         );
+    }
+
+    #[test]
+    fn overlong_strings_are_refused_by_the_writer() {
+        let long = "x".repeat(MAX_PACKET_WORDS * 4);
+        let e = encode(&[Packet::Comment(long)]).unwrap_err();
+        assert_eq!(e.kind, PacketType::COMMENT);
+        assert!(e.to_string().contains("0x12"), "{e}");
     }
 
     #[test]

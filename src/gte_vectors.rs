@@ -93,7 +93,12 @@ impl fmt::Display for Mismatch {
         if self.mask != u32::MAX {
             write!(f, " mask {:08x}", self.mask)?;
         }
-        write!(f, " (xor {:08x}, line {})", (self.got ^ self.expected) & self.mask, self.line)
+        write!(
+            f,
+            " (xor {:08x}, line {})",
+            (self.got ^ self.expected) & self.mask,
+            self.line
+        )
     }
 }
 
@@ -107,7 +112,9 @@ pub fn parse(text: &str) -> Result<Vec<Case>> {
         offset += raw.len() as u64;
         let content = raw.split('#').next().unwrap_or("").trim();
         let mut words = content.split_whitespace();
-        let Some(keyword) = words.next() else { continue };
+        let Some(keyword) = words.next() else {
+            continue;
+        };
         let bad = |msg: String| LoadError::invalid(FORMAT, start, format!("line {line}: {msg}"));
         let hex = |w: Option<&str>, what: &str| -> Result<u32> {
             let w = w.ok_or_else(|| bad(format!("{keyword}: missing {what}")))?;
@@ -217,7 +224,13 @@ pub fn run_case(case: &Case) -> Vec<Mismatch> {
         let mut check = |gte: &Gte, reg: usize, expected: u32, mask: u32| {
             let got = gte.read_reg(reg);
             if (got ^ expected) & mask != 0 {
-                bad.push(Mismatch { reg, got, expected, mask, line: *line });
+                bad.push(Mismatch {
+                    reg,
+                    got,
+                    expected,
+                    mask,
+                    line: *line,
+                });
             }
         };
         match step {
@@ -257,7 +270,10 @@ pub struct FileReport {
 impl FileReport {
     /// Cases without mismatches.
     pub fn passed(&self) -> usize {
-        self.cases.iter().filter(|c| c.mismatches.is_empty()).count()
+        self.cases
+            .iter()
+            .filter(|c| c.mismatches.is_empty())
+            .count()
     }
     /// Cases with mismatches.
     pub fn failed(&self) -> usize {
@@ -267,7 +283,12 @@ impl FileReport {
     pub fn failures(&self) -> String {
         let mut s = String::new();
         for c in self.cases.iter().filter(|c| !c.mismatches.is_empty()) {
-            s += &format!("case {} {}: {} register(s) wrong\n", c.id, c.op, c.mismatches.len());
+            s += &format!(
+                "case {} {}: {} register(s) wrong\n",
+                c.id,
+                c.op,
+                c.mismatches.len()
+            );
             for m in &c.mismatches {
                 s += &format!("  {m}\n");
             }

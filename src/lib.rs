@@ -12,6 +12,7 @@ pub mod dump;
 pub mod formats;
 pub mod gte_vectors;
 pub mod output;
+pub mod preview;
 pub mod render;
 pub mod replay;
 pub mod scene;

@@ -282,8 +282,50 @@ mod tests {
         );
     }
 
+    /// The two VRAM-restore forms of gpu-dump-notes.md: the spec's `A0000000, 0, 02000400`
+    /// under the 16-byte magic, and DuckStation's size word 0 (= 1024×512) under the 14-byte one.
     #[test]
-    #[ignore = "needs the GPU rasteriser"]
+    fn both_vram_restore_forms_replay_to_the_same_vram() {
+        let pattern: Vec<u16> = (0..1024 * 512u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 16) as u16)
+            .collect();
+        let mut w = dump::Writer::new();
+        w.restore_vram(&pattern);
+        w.vsync(VSyncTime::U64(1));
+        let spec = w.finish();
+
+        let mut duck = dump::MAGIC_SHORT.to_vec();
+        let words = 3 + pattern.len() / 2;
+        duck.extend_from_slice(&(words as u32).to_le_bytes());
+        for x in [0xA000_0000u32, 0, 0] {
+            duck.extend_from_slice(&x.to_le_bytes());
+        }
+        for h in &pattern {
+            duck.extend_from_slice(&h.to_le_bytes());
+        }
+        duck.extend_from_slice(&0x0200_0000u32.to_le_bytes());
+
+        for (name, bytes) in [("spec", spec), ("DuckStation", duck)] {
+            let input = Input::parse(&bytes).unwrap();
+            let mut r = run(&input, Options::default()).unwrap();
+            assert_eq!(r.frames_run, 1);
+            let vram = r.gpu.vram();
+            let bad: Vec<usize> = (0..pattern.len())
+                .filter(|&i| vram[i] != pattern[i])
+                .collect();
+            assert!(
+                bad.is_empty(),
+                "{name}: {} halfwords differ, first at ({}, {}): {:04x} != {:04x}",
+                bad.len(),
+                bad[0] % 1024,
+                bad[0] / 1024,
+                vram[bad[0]],
+                pattern[bad[0]]
+            );
+        }
+    }
+
+    #[test]
     fn stream_fill_reaches_vram() {
         // GP0(02h) fill of 16×1 at (0,0) with red, then a 2-halfword upload at (0,1).
         let s = Input::parse(

@@ -1,32 +1,20 @@
 //! `psxrender compare` end to end on synthetic captures: exit codes, expansions, upscales,
 //! raw VRAM, masks and the diff image.
 
+mod cli_run;
+
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use psxrender::output::save_png_rgb;
 
 fn tmp(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compare_cli");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    cli_run::tmp("compare_cli", name)
 }
 
 fn compare(a: &Path, b: &Path, extra: &[&str]) -> (Option<i32>, String) {
-    let o: Output = Command::new(env!("CARGO_BIN_EXE_psxrender"))
-        .arg("compare")
-        .arg(a)
-        .arg(b)
-        .args(extra)
-        .output()
-        .unwrap();
-    let t = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert!(!t.contains("panicked"), "{t}");
-    (o.status.code(), t)
+    let args = [OsStr::new("compare"), a.as_os_str(), b.as_os_str()];
+    cli_run::psxrender(args.into_iter().chain(extra.iter().map(OsStr::new)))
 }
 
 /// A 64×48 picture of 15-bit pixels: a gradient touching every channel value.

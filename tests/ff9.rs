@@ -54,7 +54,10 @@ fn demo_meets_the_brief() {
     assert!(depths.contains(&TimDepth::Bpp4) && depths.contains(&TimDepth::Bpp8));
     // Every vertex and UV is used (the reader derives counts from the largest index).
     for g in &mesh.groups {
-        let maxv = g.polygons.iter().flat_map(|p| p.vertices[..p.corners as usize].to_vec());
+        let maxv = g
+            .polygons
+            .iter()
+            .flat_map(|p| p.vertices[..p.corners as usize].to_vec());
         assert_eq!(maxv.max().map(|v| v as usize + 1), Some(g.vertices.len()));
     }
 }
@@ -152,7 +155,10 @@ fn frame0_is_upright_and_faces_wind_outward() {
             inward.push(i);
         }
     }
-    assert!(inward.is_empty(), "faces winding inward: {inward:?} ({outward} outward)");
+    assert!(
+        inward.is_empty(),
+        "faces winding inward: {inward:?} ({outward} outward)"
+    );
     // The face texture quad looks toward +Z.
     let face = mesh
         .faces
@@ -162,16 +168,17 @@ fn frame0_is_upright_and_faces_wind_outward() {
     let z: Vec<f32> = (0..4)
         .map(|k| mesh.vertices[face.vertices[k] as usize].position[2])
         .collect();
-    assert!(z.iter().all(|&z| (z - 120.0).abs() < 2.0), "face at z {z:?}");
+    assert!(
+        z.iter().all(|&z| (z - 120.0).abs() < 2.0),
+        "face at z {z:?}"
+    );
 }
 
 /// The centre of the connected set of vertices sharing bones with `f` (the box it belongs to).
 fn part_centre(mesh: &psxrender::scene::PosedMesh, f: &psxrender::scene::Face) -> [f32; 3] {
     // Collect every face sharing a vertex with f, transitively (one box or pyramid).
-    let mut verts: std::collections::BTreeSet<u32> = f.vertices[..f.corners as usize]
-        .iter()
-        .copied()
-        .collect();
+    let mut verts: std::collections::BTreeSet<u32> =
+        f.vertices[..f.corners as usize].iter().copied().collect();
     loop {
         let before = verts.len();
         for g in &mesh.faces {
@@ -255,7 +262,10 @@ fn bare_model_without_animation_warns_and_uses_the_fallback_pose() {
     let posed = m.pose(&PoseRequest::default());
     assert!(posed.faces.iter().all(|f| f.texture == FaceTexture::None));
     // Fallback: the head sits 220 up the chain (along PS1 +Z, scene -Z) from the origin.
-    assert!(posed.vertices.iter().all(|v| v.position.iter().all(|c| c.is_finite())));
+    assert!(posed
+        .vertices
+        .iter()
+        .all(|v| v.position.iter().all(|c| c.is_finite())));
 }
 
 #[test]
@@ -297,8 +307,13 @@ fn bare_model_with_side_files() {
 fn missing_vram_gets_a_checkerboard_and_a_warning() {
     let (mesh, anim, tims, materials) = demo_parts();
     // Drop the 8bpp TIM: its materials now point at empty VRAM.
-    let data = ff9::write_cluster(&[(1, mesh)], &[(10, anim)], &[(20, tims[0].clone())], Some(&materials))
-        .unwrap();
+    let data = ff9::write_cluster(
+        &[(1, mesh)],
+        &[(10, anim)],
+        &[(20, tims[0].clone())],
+        Some(&materials),
+    )
+    .unwrap();
     let m = load(&data).unwrap();
     assert!(
         m.warnings().iter().any(|w| w.contains("checkerboard")),
@@ -330,7 +345,11 @@ fn truncation_at_every_offset_fails_cleanly() {
     for len in 0..data.len() {
         match load(&data[..len]) {
             Err(e) => {
-                assert!(e.offset <= data.len() as u64, "offset {} at len {len}", e.offset);
+                assert!(
+                    e.offset <= data.len() as u64,
+                    "offset {} at len {len}",
+                    e.offset
+                );
                 assert!(e.file.is_some());
                 errors += 1;
             }
@@ -380,4 +399,33 @@ fn random_flips_fail_cleanly() {
         }
     }
     println!("flips: {ok} loaded, {err} rejected");
+}
+
+/// A cluster whose 0x1B chunks point 255 times at the same nested cluster, four levels deep
+/// (255⁴ visits if followed naively): refused quickly with a count error.
+#[test]
+fn nested_cluster_fan_out_is_capped() {
+    fn nest(levels: u32) -> Vec<u8> {
+        if levels == 0 {
+            return vec![0xDB, 0, 0, 0];
+        }
+        let inner = nest(levels - 1);
+        let mut d = vec![0xDB, 1, 0, 0, 4, 0, 0, 0x1B, 0x1B, 255, 0, 0];
+        d.resize(12 + 512, 0);
+        let ptrs = d.len();
+        let target = ptrs + 256 * 4;
+        for j in 0..255 {
+            d.extend_from_slice(&((target - (ptrs + 4 * j)) as i32).to_le_bytes());
+        }
+        let end_field = d.len();
+        d.extend_from_slice(&((target + inner.len() - end_field) as u32).to_le_bytes());
+        d.extend_from_slice(&inner);
+        d
+    }
+    let data = nest(4);
+    let e = load(&data).err().expect("refused");
+    assert!(
+        matches!(e.kind, psxrender::formats::ErrorKind::CountTooLarge { .. }),
+        "{e}"
+    );
 }

@@ -3,44 +3,85 @@
 
 mod common;
 
+use std::path::Path;
+
 use psxrender::gte_vectors::run_file;
 
-/// Runs `hwtests/gte/<name>`, expecting exactly `cases` cases, all passing.
-fn check(name: &str, cases: usize) {
-    let Some(path) = common::shared(&format!("hwtests/gte/{name}")) else {
-        return;
-    };
-    let report = run_file(&path).unwrap_or_else(|e| panic!("{e}"));
+/// Runs a vector file, printing every failure; fails on any failing case and, when `cases` is
+/// given, on a different case count.
+fn check_file(path: &Path, cases: Option<usize>) {
+    let name = path.display();
+    let report = run_file(path).unwrap_or_else(|e| panic!("{e}"));
     print!("{}", report.failures());
-    println!("{name}: {} passed, {} failed", report.passed(), report.failed());
-    assert_eq!(report.cases.len(), cases, "{name}: case count");
+    println!(
+        "{name}: {} passed, {} failed",
+        report.passed(),
+        report.failed()
+    );
+    if let Some(n) = cases {
+        assert_eq!(report.cases.len(), n, "{name}: case count");
+    }
     assert_eq!(report.failed(), 0, "{name}: failing cases listed above");
 }
 
 /// 1150 cases: 22 commands × 50 random register files and command bits, 50 register-only.
 #[test]
 fn ps1tests_fuzz() {
-    check("ps1tests-fuzz.txt", 1150);
+    if let Some(path) = common::shared("hwtests/gte/ps1tests-fuzz.txt") {
+        check_file(&path, Some(1150));
+    }
 }
 
 /// 23 console dumps (case 10's impossible SZ0 dump value is handled by the 16-bit store).
 #[test]
 fn rustation() {
-    check("rustation.txt", 23);
+    if let Some(path) = common::shared("hwtests/gte/rustation.txt") {
+        check_file(&path, Some(23));
+    }
 }
 
 /// pcsx-redux GTE tests, run when the file is present (FORMAT.md documents it; it is not
 /// shipped in every checkout, so absence is not a failure even in CI).
 #[test]
 fn pcsxredux_if_present() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/hwtests/gte/pcsxredux.txt");
-    if !path.exists() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/hwtests/gte/pcsxredux.txt");
+    if path.exists() {
+        check_file(&path, None);
+    } else {
         eprintln!("skipping: {} not present", path.display());
-        return;
     }
-    let report = run_file(&path).unwrap_or_else(|e| panic!("{e}"));
-    print!("{}", report.failures());
-    println!("pcsxredux.txt: {} passed, {} failed", report.passed(), report.failed());
-    assert_eq!(report.failed(), 0, "pcsxredux.txt: failing cases listed above");
+}
+
+mod cli_run;
+
+/// The CLI names each wrong register in hex, counts per file, closes with `N passed, N failed`
+/// and exits 1 on a failure, 2 on an unreadable file (and never panics).
+#[test]
+fn cli_reports_mismatches_by_name() {
+    // NCLIP of (0,0) (16,0) (0,16) is 256; the second case expects 257.
+    let good = "case 1 NCLIP\nset 12 00000000\nset 13 00000010\nset 14 00100000\n\
+                cmd 4a001406\nexpect 24 00000100\nend\n";
+    let bad = good
+        .replace("case 1", "case 2")
+        .replace("00000100\nend", "00000101\nend");
+    let file = cli_run::tmp("gte_vectors", "mixed.txt");
+    std::fs::write(&file, format!("{good}{bad}")).unwrap();
+    let (code, out) = cli_run::psxrender([std::ffi::OsStr::new("gte-vectors"), file.as_os_str()]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("case 2 NCLIP: 1 register(s) wrong"), "{out}");
+    assert!(
+        out.contains("MAC0     (r24) got 00000100 expected 00000101"),
+        "{out}"
+    );
+    assert!(out.contains(": 1 passed, 1 failed\n"), "{out}");
+    assert!(out.ends_with("\n1 passed, 1 failed\n"), "{out}");
+
+    let broken = cli_run::tmp("gte_vectors", "broken.txt");
+    std::fs::write(&broken, "case 1 X\nin 00000000\nend\n").unwrap();
+    let (code, out) = cli_run::psxrender([std::ffi::OsStr::new("gte-vectors"), broken.as_os_str()]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("line 2") && out.contains("at byte 0x9"),
+        "{out}"
+    );
 }

@@ -1,28 +1,15 @@
 //! `psxrender replay` end to end: input detection, outputs, frames, and clean refusals.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod cli_run;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_psxrender"))
-}
+use std::path::{Path, PathBuf};
 
 fn tmp(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay_cli");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    cli_run::tmp("replay_cli", name)
 }
 
-fn replay(args: &[&str]) -> Output {
-    bin().arg("replay").args(args).output().unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
+fn replay(args: &[&str]) -> (Option<i32>, String) {
+    cli_run::psxrender(["replay"].iter().chain(args))
 }
 
 /// A fill of 16×1 red at (0,0) and a 2-halfword upload at (0,1), then two frames.
@@ -30,22 +17,23 @@ const STREAM: &str = "# test stream\ngp1 00000000\ngp1 03000000\n\
 gp0 020000ff\ngp0 00000000\ngp0 00010010\nframe\n\
 gp0 a0000000\ngp0 00010000\ngp0 00010002\ngp0 80017c00\nframe\n";
 
-fn write_stream() -> PathBuf {
-    let p = tmp("stream.txt");
+/// Writes [`STREAM`] to a file of its own per test (tests run in parallel).
+fn write_stream(test: &str) -> PathBuf {
+    let p = tmp(&format!("{test}.stream.txt"));
     std::fs::write(&p, STREAM).unwrap();
     p
 }
 
 #[test]
 fn writes_every_output_of_the_right_size() {
-    let input = write_stream();
+    let input = write_stream("writes_every_output_of_the_right_size");
     let (png, raw, disp, dump) = (
         tmp("vram.png"),
         tmp("vram.bin"),
         tmp("display.png"),
         tmp("out.psxgpu"),
     );
-    let o = replay(&[
+    let (code, t) = replay(&[
         input.to_str().unwrap(),
         "--vram",
         png.to_str().unwrap(),
@@ -58,8 +46,7 @@ fn writes_every_output_of_the_right_size() {
         "--threads",
         "1",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let t = text(&o);
+    assert!(code == Some(0), "{}", t);
     assert!(
         t.contains("text stream: 7 GP0 words, 2 GP1 words, 2 frames"),
         "{t}"
@@ -77,9 +64,8 @@ fn writes_every_output_of_the_right_size() {
     );
 
     // The written dump replays to the same frames, detected by content.
-    let o = replay(&[dump.to_str().unwrap(), "--frame", "1"]);
-    assert!(o.status.success(), "{}", text(&o));
-    let t = text(&o);
+    let (code, t) = replay(&[dump.to_str().unwrap(), "--frame", "1"]);
+    assert!(code == Some(0), "{}", t);
     assert!(t.contains("GPUDUMP (16-byte spec magic)"), "{t}");
     assert!(t.contains("7 GP0 words, 2 GP1 words, 2 frames"), "{t}");
     assert!(t.contains("ran 1 frames"), "{t}");
@@ -87,10 +73,10 @@ fn writes_every_output_of_the_right_size() {
 
 #[test]
 fn frame_past_the_end_is_a_usage_error() {
-    let input = write_stream();
-    let o = replay(&[input.to_str().unwrap(), "--frame", "3"]);
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("has 2 frame marks"), "{}", text(&o));
+    let input = write_stream("frame_past_the_end_is_a_usage_error");
+    let (code, t) = replay(&[input.to_str().unwrap(), "--frame", "3"]);
+    assert_eq!(code, Some(2), "{}", t);
+    assert!(t.contains("has 2 frame marks"), "{}", t);
 }
 
 #[test]
@@ -110,14 +96,10 @@ fn duckstation_magic_dump_replays() {
     }
     let p = tmp("duck.psxgpu");
     std::fs::write(&p, data).unwrap();
-    let o = replay(&[p.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", text(&o));
-    assert!(
-        text(&o).contains("14-byte DuckStation magic"),
-        "{}",
-        text(&o)
-    );
-    assert!(text(&o).contains("ran 1 frames"), "{}", text(&o));
+    let (code, t) = replay(&[p.to_str().unwrap()]);
+    assert!(code == Some(0), "{}", t);
+    assert!(t.contains("14-byte DuckStation magic"), "{}", t);
+    assert!(t.contains("ran 1 frames"), "{}", t);
 }
 
 #[test]
@@ -130,13 +112,12 @@ fn bad_inputs_fail_cleanly_with_an_offset() {
             continue;
         }
         seen += 1;
-        let o = replay(&[
+        let (code, t) = replay(&[
             p.to_str().unwrap(),
             "--vram-raw",
             tmp("never.bin").to_str().unwrap(),
         ]);
-        let t = text(&o);
-        assert_eq!(o.status.code(), Some(2), "{}: {t}", p.display());
+        assert_eq!(code, Some(2), "{}: {t}", p.display());
         assert!(t.contains("at byte 0x"), "{}: {t}", p.display());
         assert!(!t.contains("panicked"), "{}: {t}", p.display());
     }
@@ -145,12 +126,11 @@ fn bad_inputs_fail_cleanly_with_an_offset() {
 }
 
 #[test]
-#[ignore = "needs the GPU rasteriser"]
 fn fill_and_upload_reach_the_raw_vram() {
-    let input = write_stream();
+    let input = write_stream("fill_and_upload_reach_the_raw_vram");
     let raw = tmp("drawn.bin");
-    let o = replay(&[input.to_str().unwrap(), "--vram-raw", raw.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", text(&o));
+    let (code, t) = replay(&[input.to_str().unwrap(), "--vram-raw", raw.to_str().unwrap()]);
+    assert!(code == Some(0), "{}", t);
     let bytes = std::fs::read(&raw).unwrap();
     let h = |x: usize, y: usize| {
         u16::from_le_bytes([bytes[(y * 1024 + x) * 2], bytes[(y * 1024 + x) * 2 + 1]])
@@ -158,21 +138,20 @@ fn fill_and_upload_reach_the_raw_vram() {
     let got = [h(0, 0), h(15, 0), h(16, 0), h(0, 1), h(1, 1)];
     assert_eq!(got, [0x001f, 0x001f, 0, 0x7c00, 0x8001], "got {got:04x?}");
     // Frame 1 stops before the upload.
-    let o = replay(&[
+    let (code, t) = replay(&[
         input.to_str().unwrap(),
         "--frame",
         "1",
         "--vram-raw",
         raw.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(code == Some(0), "{}", t);
     let bytes = std::fs::read(&raw).unwrap();
     assert_eq!(bytes[2048..2052], [0, 0, 0, 0], "upload came after frame 1");
     assert_eq!(bytes[..2], [0x1f, 0]);
 }
 
 #[test]
-#[ignore = "needs the GPU rasteriser"]
 fn display_shows_the_display_area() {
     // Display enabled (GP1(03h) 0), 320x240 15-bit at (0,0); a white 16x16 fill at (0,0).
     let p = tmp("display-stream.txt");
@@ -183,8 +162,8 @@ fn display_shows_the_display_area() {
     )
     .unwrap();
     let out = tmp("display-white.png");
-    let o = replay(&[p.to_str().unwrap(), "--display", out.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", text(&o));
+    let (code, t) = replay(&[p.to_str().unwrap(), "--display", out.to_str().unwrap()]);
+    assert!(code == Some(0), "{}", t);
     let img = image::open(&out).unwrap().to_rgb8();
     assert_eq!((img.width(), img.height()), (320, 240));
     assert_eq!(img.get_pixel(0, 0).0, [255, 255, 255]);

@@ -18,7 +18,7 @@ pub mod vram;
 use std::sync::Arc;
 
 use gp0::decode::{decode, is_polyline_terminator, packet_len, Gp0Command, PolyFlags, RawVertex};
-use gp0::fields::{sext11, ColorWord, Clut, TexPage, TexWindow, TextureDepth, VertexWord};
+use gp0::fields::{sext11, ColorWord, Clut, TexPage, TexWindow, VertexWord};
 use raster::bands::{Batch, MAX_BATCH};
 use raster::line::Line;
 use raster::pixel::PixelMode;
@@ -95,20 +95,14 @@ pub struct Gpu {
     offset: u32,
     mask_setting: u32,
     allow_tex_disable: bool,
-    clut_cache: Option<(ClutKey, Arc<[u16]>)>,
+    /// CLUT cache: the CLUT attribute loaded and the entries read (16 or 256).
+    clut_cache: Option<(u16, Arc<[u16]>)>,
     disp_enabled: bool,
     disp_start: u32,
     disp_h: u32,
     disp_v: u32,
     disp_mode: u32,
     dma_dir: u32,
-}
-
-/// What the CLUT cache holds: CLUT position and the depth it was loaded for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct ClutKey {
-    clut: u16,
-    depth: TextureDepth,
 }
 
 impl Default for Gpu {
@@ -406,12 +400,12 @@ impl Gpu {
         let entries = if n == 0 {
             Arc::from(Vec::new())
         } else {
-            let key = ClutKey {
-                clut: clut.0 & 0x7fff,
-                depth,
-            };
+            // The cache keeps the CLUT position and how many entries it loaded: an 8-bit load
+            // also serves a later 4-bit primitive with the same CLUT, a 4-bit load does not
+            // serve an 8-bit one. Verified: gpu-images/clut-cache rows 136 and 152.
+            let key = clut.0 & 0x7fff;
             match &self.clut_cache {
-                Some((k, e)) if *k == key => e.clone(),
+                Some((k, e)) if *k == key && e.len() >= n => e.clone(),
                 _ => {
                     let row = clut.y() * VRAM_WIDTH;
                     let e: Arc<[u16]> = (0..n)

@@ -92,8 +92,32 @@ impl Op {
     }
 
     /// The operation with real opcode `opcode`, or `None` for the undocumented ones.
-    pub fn from_opcode(opcode: u32) -> Option<Op> {
-        Op::ALL.iter().copied().find(|op| op.opcode() == opcode & 0x3F)
+    pub const fn from_opcode(opcode: u32) -> Option<Op> {
+        Some(match opcode & 0x3F {
+            0x01 => Op::Rtps,
+            0x06 => Op::Nclip,
+            0x0C => Op::Op,
+            0x10 => Op::Dpcs,
+            0x11 => Op::Intpl,
+            0x12 => Op::Mvmva,
+            0x13 => Op::Ncds,
+            0x14 => Op::Cdp,
+            0x16 => Op::Ncdt,
+            0x1B => Op::Nccs,
+            0x1C => Op::Cc,
+            0x1E => Op::Ncs,
+            0x20 => Op::Nct,
+            0x28 => Op::Sqr,
+            0x29 => Op::Dcpl,
+            0x2A => Op::Dpct,
+            0x2D => Op::Avsz3,
+            0x2E => Op::Avsz4,
+            0x30 => Op::Rtpt,
+            0x3D => Op::Gpf,
+            0x3E => Op::Gpl,
+            0x3F => Op::Ncct,
+            _ => return None,
+        })
     }
 
     /// The psx-spx mnemonic.
@@ -195,7 +219,7 @@ impl Command {
         self.0 & 0x3F
     }
     /// The documented operation, if the opcode is one.
-    pub fn op(self) -> Option<Op> {
+    pub const fn op(self) -> Option<Op> {
         Op::from_opcode(self.opcode())
     }
     /// sf (bit 19): shift results right by 12 (fractional IR).
@@ -256,6 +280,7 @@ mod tests {
     #[test]
     fn canonical_words_decode_to_their_op() {
         for op in Op::ALL {
+            assert_eq!(Op::from_opcode(op.opcode()), Some(op), "{}", op.name());
             assert_eq!(op.canonical().op(), Some(op), "{}", op.name());
             assert_eq!(Command(0x4A00_0000 | op.canonical().0).op(), Some(op));
         }

@@ -61,7 +61,9 @@ mod tests {
         for (i, &entry) in UNR_TABLE.iter().enumerate() {
             let formula = ((0x40000 / (i as i64 + 0x100) + 1) / 2 - 0x101).max(0);
             if i64::from(entry) != formula {
-                bad.push(format!("[{i:#05x}] table {entry:#04x} formula {formula:#04x}"));
+                bad.push(format!(
+                    "[{i:#05x}] table {entry:#04x} formula {formula:#04x}"
+                ));
             }
         }
         assert!(bad.is_empty(), "UNR table mismatches:\n{}", bad.join("\n"));
@@ -89,7 +91,10 @@ mod tests {
                 let exact = ((u64::from(h) << 17) / u64::from(sz) + 1) as u32 / 2;
                 let (q, of) = divide(h as u16, sz as u16);
                 assert!(!of);
-                assert!(q.abs_diff(exact.min(DIVIDE_MAX)) <= 1 + exact / 0x4000, "{h:#x}/{sz:#x}: {q:#x} vs {exact:#x}");
+                assert!(
+                    q.abs_diff(exact.min(DIVIDE_MAX)) <= 1 + exact / 0x4000,
+                    "{h:#x}/{sz:#x}: {q:#x} vs {exact:#x}"
+                );
             }
         }
     }

@@ -458,3 +458,177 @@ enum Shade {
     /// NCDS/NCDT/CDP: multiplied by RGBC and interpolated towards FC by IR0.
     DepthCue,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::flag;
+    use crate::regs::{control as c, data as d};
+    use crate::Gte;
+
+    /// MVMVA with explicit fields: sf (bit 19), mx, v, cv, lm.
+    fn mvmva(sf: bool, mx: u32, v: u32, cv: u32, lm: bool) -> u32 {
+        0x12 | u32::from(sf) << 19 | mx << 17 | v << 15 | cv << 13 | u32::from(lm) << 10
+    }
+
+    fn macs(g: &Gte) -> [i32; 3] {
+        [1, 2, 3].map(|n| g.read_data(d::MAC0 + n) as i32)
+    }
+
+    fn irs(g: &Gte) -> [i32; 3] {
+        [1, 2, 3].map(|n| g.read_data(d::IR0 + n) as i32)
+    }
+
+    /// A GTE whose RT is [[1,2,3],[4,5,6],[7,8,9]] (raw), V0 = (10, 20, 30), IR = (-1, -2, -3).
+    fn setup() -> Gte {
+        let mut g = Gte::new();
+        let e = [1u32, 2, 3, 4, 5, 6, 7, 8, 9];
+        for base in [c::RT, c::LLM, c::LCM] {
+            for i in 0..4 {
+                g.write_control(base + i, e[2 * i] | e[2 * i + 1] << 16);
+            }
+            g.write_control(base + 4, e[8]);
+        }
+        g.write_data(d::VXY0, 10 | 20 << 16);
+        g.write_data(d::VZ0, 30);
+        for (n, v) in [(1, -1i32), (2, -2), (3, -3)] {
+            g.write_data(d::IR0 + n, v as u32);
+        }
+        for i in 0..3 {
+            g.write_control(c::TRX + i, 100 + i as u32);
+            g.write_control(c::RBK + i, 200 + i as u32);
+            g.write_control(c::RFC + i, 300 + i as u32);
+        }
+        g
+    }
+
+    #[test]
+    fn mvmva_translations() {
+        let rows = [140i32, 320, 500]; // RT × V0
+        for (cv, t) in [(0, 100), (1, 200), (3, 0)] {
+            let mut g = setup();
+            g.execute(mvmva(false, 0, 0, cv, false));
+            let want = [0, 1, 2].map(|i| rows[i] + ((t + i as i32) << 12) * i32::from(t != 0));
+            assert_eq!(macs(&g), want, "cv={cv}");
+            let all_ir = 0x8000_0000 | flag::ir(1) | flag::ir(2) | flag::ir(3);
+            let want_flag = if t == 0 { 0 } else { all_ir };
+            assert_eq!(
+                g.read_control(c::FLAG),
+                want_flag,
+                "cv={cv}: saturation flags"
+            );
+        }
+    }
+
+    /// cv=2 (FC): MAC gets only the M12*V2 + M13*V3 columns; the FC + M11*V1 part only
+    /// reaches FLAG (psx-spx MVMVA).
+    #[test]
+    fn mvmva_fc_is_bugged() {
+        let mut g = setup();
+        g.execute(mvmva(false, 0, 0, 2, false));
+        assert_eq!(
+            macs(&g),
+            [2 * 20 + 3 * 30, 5 * 20 + 6 * 30, 8 * 20 + 9 * 30]
+        );
+        assert_eq!(irs(&g), [130, 280, 430]);
+        // FC << 12 + M11*V1 = 300<<12 + 10 saturates IR1 (lm=0): the flags say so even though
+        // IR1 itself ends up 130.
+        let f = g.read_control(c::FLAG);
+        assert_eq!(
+            f,
+            0x8000_0000 | flag::ir(1) | flag::ir(2) | flag::ir(3),
+            "{f:#x}"
+        );
+    }
+
+    /// mx=3: [-R<<4, R<<4, IR0; RT13 ×3; RT22 ×3].
+    #[test]
+    fn mvmva_garbage_matrix() {
+        let mut g = setup();
+        g.write_data(d::RGBC, 0x0000_0002);
+        g.write_data(d::IR0, 0x100);
+        g.execute(mvmva(false, 3, 0, 3, false));
+        assert_eq!(
+            macs(&g),
+            [
+                -32 * 10 + 32 * 20 + 0x100 * 30,
+                3 * (10 + 20 + 30),
+                5 * (10 + 20 + 30)
+            ]
+        );
+    }
+
+    /// v=3 takes IR1–3; lm=1 clamps negative results to 0 with the IR flags.
+    #[test]
+    fn mvmva_ir_vector_and_lm() {
+        let mut g = setup();
+        g.execute(mvmva(false, 1, 3, 3, true));
+        assert_eq!(macs(&g), [-14, -32, -50]);
+        assert_eq!(irs(&g), [0, 0, 0]);
+        assert_eq!(
+            g.read_control(c::FLAG),
+            0x8000_0000 | flag::ir(1) | flag::ir(2) | flag::ir(3)
+        );
+        let mut g = setup();
+        g.execute(mvmva(false, 1, 3, 3, false));
+        assert_eq!(irs(&g), [-14, -32, -50]);
+        assert_eq!(g.read_control(c::FLAG), 0);
+    }
+
+    /// The 44-bit accumulator: TRX<<12 + RT11*VX0 past 2^43 sets FLAG 30 and wraps.
+    #[test]
+    fn mac_44_bit_overflow() {
+        let mut g = Gte::new();
+        g.write_control(c::TRX, 0x7FFF_FFFF);
+        g.write_control(c::RT, 0x7FFF);
+        g.write_data(d::VXY0, 0x7FFF);
+        g.execute(mvmva(true, 0, 0, 0, false));
+        let sum: i64 = (0x7FFF_FFFF_i64 << 12) + 0x7FFF * 0x7FFF;
+        let wrapped = (sum << 20) >> 20;
+        assert!(wrapped < 0);
+        assert_eq!(g.read_data(d::MAC1) as i32, (wrapped >> 12) as i32);
+        let f = g.read_control(c::FLAG);
+        assert_eq!(
+            f & (flag::mac_pos(1) | flag::ir(1)),
+            flag::mac_pos(1) | flag::ir(1),
+            "{f:#x}"
+        );
+        // And the negative side.
+        g.write_control(c::TRX, 0x8000_0000);
+        g.write_data(d::VXY0, 0x8000);
+        g.execute(mvmva(true, 0, 0, 0, false));
+        assert_ne!(g.read_control(c::FLAG) & flag::mac_neg(1), 0);
+    }
+
+    #[test]
+    fn sqr_and_op() {
+        let mut g = setup();
+        g.execute(0x0A0_0428); // SQR sf=0 lm=1
+        assert_eq!(macs(&g), [1, 4, 9]);
+        g.execute(0x170_000C); // OP sf=0 lm=0: IR × (RT11, RT22, RT33) = (1,4,9)... × (1,5,9)
+        let (a, b) = ([1i32, 4, 9], [1i32, 5, 9]);
+        let cross = [
+            a[2] * b[1] - a[1] * b[2],
+            a[0] * b[2] - a[2] * b[0],
+            a[1] * b[0] - a[0] * b[1],
+        ];
+        assert_eq!(macs(&g), cross);
+    }
+
+    #[test]
+    fn color_fifo_saturates_and_keeps_code() {
+        let mut g = Gte::new();
+        g.write_data(d::RGBC, 0xAB00_0000);
+        g.write_data(d::IR0, 0x1000);
+        for (n, v) in [(1, 0x7FFF), (2, 0xFFFF_8000), (3, 0x0800)] {
+            g.write_data(d::IR0 + n, v);
+        }
+        g.execute(0x198_003D); // GPF sf=1 lm=0
+        assert_eq!(g.read_data(d::RGB2), 0xAB80_00FF);
+        let f = g.read_control(c::FLAG);
+        assert_eq!(
+            f,
+            flag::color(0) | flag::color(1),
+            "colour flags are not error bits: {f:#x}"
+        );
+    }
+}

@@ -210,15 +210,27 @@ mod tests {
         g.write_data(13, 2);
         g.write_data(14, 3);
         g.write_data(15, 4);
-        assert_eq!([g.read_data(12), g.read_data(13), g.read_data(14)], [2, 3, 4]);
+        assert_eq!(
+            [g.read_data(12), g.read_data(13), g.read_data(14)],
+            [2, 3, 4]
+        );
         assert_eq!(g.read_data(15), 4);
         g.write_data(28, 0x7FFF);
-        assert_eq!([g.read_data(9), g.read_data(10), g.read_data(11)], [0xF80; 3]);
+        assert_eq!(
+            [g.read_data(9), g.read_data(10), g.read_data(11)],
+            [0xF80; 3]
+        );
         assert_eq!(g.read_data(29), 0x7FFF);
         g.write_data(9, 0x8000);
         assert_eq!(g.read_data(9), 0xFFFF_8000);
         assert_eq!(g.read_data(28), 0x7FE0, "negative IR1 reads as 0 in ORGB");
-        for (v, n) in [(0, 32), (u32::MAX, 32), (1, 31), (0x8000_0000, 1), (0x4000_0000, 1)] {
+        for (v, n) in [
+            (0, 32),
+            (u32::MAX, 32),
+            (1, 31),
+            (0x8000_0000, 1),
+            (0x4000_0000, 1),
+        ] {
             g.write_data(30, v);
             assert_eq!(g.read_data(31), n, "LZCS {v:#x}");
         }
@@ -229,7 +241,11 @@ mod tests {
         g.write_control(31, 0xFFFF_FFFF);
         assert_eq!(g.read_control(31), 0xFFFF_F000);
         g.write_control(31, 0x0008_1000);
-        assert_eq!(g.read_control(31), 0x0008_1000, "bits 19 and 12 are not error bits");
+        assert_eq!(
+            g.read_control(31),
+            0x0008_1000,
+            "bits 19 and 12 are not error bits"
+        );
         g.write_data(7, 0xFFFF_FFFF);
         assert_eq!(g.read_data(7), 0xFFFF);
     }

@@ -23,6 +23,23 @@
 //! let otz = gte.avsz3();         // ordering-table index
 //! assert!(facing > 0 && otz > 0);
 //! ```
+//!
+//! ## Switching from raw register calls
+//!
+//! | raw register code | typed layer |
+//! |---|---|
+//! | own `data`/`control` register-number constants | [`crate::regs::data`], [`crate::regs::control`] |
+//! | own command-word constants (RTPT `0x028_0030`, …) | `Op::Rtpt.canonical().0`, … ([`Op::canonical`]) |
+//! | CTC2 of packed RT/LLM/LCM words | [`Gte::set_rotation`], [`Gte::set_light_matrix`], [`Gte::set_color_matrix`] with [`Matrix`] of [`Q12`] |
+//! | CTC2 of TR, BK, FC, OFX/OFY/H, DQA/DQB, ZSF3/ZSF4 | [`Gte::set_translation`], [`Gte::set_background_color`], [`Gte::set_far_color`], [`Gte::set_screen`], [`Gte::set_depth_cue`], [`Gte::set_z_scale`] / [`Gte::set_ordering_table_size`] |
+//! | MTC2 V0–V2, RTPT, MFC2 SXY0–2 and SZ1–3, CFC2 FLAG | [`Gte::rtpt`] then [`Gte::flag`] |
+//! | RTPS, MFC2 SXY2 | [`Gte::rtps`] |
+//! | NCLIP, MFC2 MAC0 | [`Gte::nclip`] (or [`Gte::nclip_of`] for explicit points) |
+//! | AVSZ3/AVSZ4, MFC2 OTZ | [`Gte::avsz3`], [`Gte::avsz4`] |
+//! | MTC2 normals + RGBC, NCCS/NCCT, MFC2 RGB0–2 | [`Gte::nccs`], [`Gte::ncct`] (also `ncs`/`nct`, `ncds`/`ncdt`) |
+//!
+//! Results are bit-identical to raw code that issues the same command words (sf=1; lm=0 for
+//! RTPS/RTPT, lm=1 for the lighting commands): the typed calls are those register writes.
 
 use fixed::types::{I16F16, I20F12, I28F4, I4F12, I8F24, I8F8};
 
@@ -89,7 +106,10 @@ impl Matrix {
 
     /// The five packed control registers (M11|M12<<16, M13|M21<<16, …, M33).
     fn to_words(self) -> [u32; 5] {
-        let e: Vec<u32> = self.0.iter().flatten().map(|q| u32::from(q.0 as u16)).collect();
+        let mut e = [0u32; 9];
+        for (slot, q) in e.iter_mut().zip(self.0.iter().flatten()) {
+            *slot = u32::from(q.0 as u16);
+        }
         [
             e[0] | e[1] << 16,
             e[2] | e[3] << 16,
@@ -370,7 +390,10 @@ impl Gte {
     /// GTE NCLIP on explicit screen points (written to SXY0..2 first).
     pub fn nclip_of(&mut self, p: [ScreenXY; 3]) -> i32 {
         for (i, p) in p.into_iter().enumerate() {
-            self.write_data(d::SXY0 + i, u32::from(p.x as u16) | u32::from(p.y as u16) << 16);
+            self.write_data(
+                d::SXY0 + i,
+                u32::from(p.x as u16) | u32::from(p.y as u16) << 16,
+            );
         }
         self.nclip()
     }
@@ -439,7 +462,11 @@ mod tests {
     fn camera() -> Gte {
         let mut g = Gte::new();
         g.set_rotation(&Matrix::IDENTITY);
-        g.set_translation(Translation { x: 0, y: 0, z: 1000 });
+        g.set_translation(Translation {
+            x: 0,
+            y: 0,
+            z: 1000,
+        });
         g.set_screen(I16F16::from_num(160), I16F16::from_num(120), 1000);
         g.set_ordering_table_size(0x1000);
         g
@@ -458,7 +485,10 @@ mod tests {
         assert_eq!(xy[1], ScreenXY { x: 110, y: 120 });
         assert_eq!(z[1], 2000);
         assert_eq!(z[2], 400);
-        assert!(g.flag().divide_overflow(), "SZ 400 < H/2 overflows the divider");
+        assert!(
+            g.flag().divide_overflow(),
+            "SZ 400 < H/2 overflows the divider"
+        );
         let (p, sz) = g.rtps(Vertex::new(0, 0, -2000));
         assert_eq!((p, sz), (ScreenXY { x: 160, y: 120 }, 0));
         assert!(g.flag().z_saturated() && g.flag().error());
@@ -473,11 +503,15 @@ mod tests {
         let c = ScreenXY { x: 0, y: 10 };
         assert_eq!(g.nclip_of([a, b, c]), 100);
         assert_eq!(g.nclip_of([a, c, b]), -100);
-        g.rtpt([Vertex::new(0, 0, 0), Vertex::new(0, 0, 3000), Vertex::new(0, 0, 6000)]);
+        g.rtpt([
+            Vertex::new(0, 0, 0),
+            Vertex::new(0, 0, 3000),
+            Vertex::new(0, 0, 6000),
+        ]);
         // SZ 1000, 4000, 7000: (12000 × (4096/48)) >> 12 = 12000 / 48.
-        assert_eq!(g.avsz3(), (12000 * (0x1000 / 0x30) >> 12) as u16);
+        assert_eq!(g.avsz3(), ((12000 * (0x1000 / 0x30)) >> 12) as u16);
         g.rtps(Vertex::new(0, 0, 1000));
-        assert_eq!(g.avsz4(), (14000 * (0x1000 / 0x40) >> 12) as u16);
+        assert_eq!(g.avsz4(), ((14000 * (0x1000 / 0x40)) >> 12) as u16);
     }
 
     #[test]
@@ -494,7 +528,11 @@ mod tests {
         assert_eq!(g.ncds(n, c), c);
         g.set_ir0(Q12::ONE);
         assert_eq!(g.ncds(n, c), Rgbc::new(255, 0, 0, 0x30));
-        assert_eq!(g.ncs(n, c), Rgbc::new(255, 255, 255, 0x30), "light 1.0 = 4096 >> 4 saturates");
+        assert_eq!(
+            g.ncs(n, c),
+            Rgbc::new(255, 255, 255, 0x30),
+            "light 1.0 = 4096 >> 4 saturates"
+        );
         assert_eq!(g.ncct([n; 3], c), [c; 3]);
         // One white light straight on: BK 0 + (light · normal) = 1.0.
         g.set_background_color([I20F12::ZERO; 3]);
@@ -509,7 +547,11 @@ mod tests {
         g.set_ir0(Q12::ZERO);
         assert_eq!(g.ncdt([n; 3], c), [c; 3]);
         let away = Normal::from_f32(0.0, 0.0, -1.0);
-        assert_eq!(g.nct([away; 3], c), [Rgbc::new(0, 0, 0, 0x30); 3], "lm=1 clamps at 0");
+        assert_eq!(
+            g.nct([away; 3], c),
+            [Rgbc::new(0, 0, 0, 0x30); 3],
+            "lm=1 clamps at 0"
+        );
     }
 
     #[test]

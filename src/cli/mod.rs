@@ -6,6 +6,7 @@
 //! usage; 3 an output file could not be written.
 
 mod compare;
+mod conformance;
 mod demo;
 mod gte_vectors;
 mod info;
@@ -52,6 +53,8 @@ enum Command {
     GteVectors(gte_vectors::Args),
     /// Replay a GPU text stream or GPUDUMP from power-on; save VRAM and the displayed picture.
     Replay(replay::Args),
+    /// Run GPU probe files against the emulated GPU; closes with `N passed, N failed`.
+    Conformance(conformance::Args),
     /// Compare two captures (PNG or raw VRAM) in 15-bit space; exit 0 equal, 1 different.
     Compare(compare::Args),
 }
@@ -74,6 +77,7 @@ pub fn main() -> ExitCode {
         (Some(Command::GteVectors(a)), _) => gte_vectors::run(a),
         (Some(Command::Replay(a)), _) => replay::run(a),
         (Some(Command::Compare(a)), _) => compare::run(a),
+        (Some(Command::Conformance(a)), _) => conformance::run(a),
         (None, a) => render::run(a),
     }
 }

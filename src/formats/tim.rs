@@ -180,6 +180,17 @@ impl Tim {
         out
     }
 
+    /// The GP0 texpage attribute that samples this image from its own page: page X/64,
+    /// Y/256 and the colour depth (psx-spx "Texpage Attribute").
+    pub fn texpage(&self) -> u16 {
+        (self.image.x / 64) | ((self.image.y / 256) << 4) | (self.depth.texpage_depth() << 7)
+    }
+
+    /// The GP0 CLUT attribute of its palette (X/16, Y), 0 without one.
+    pub fn clut_attribute(&self) -> u16 {
+        self.clut.as_ref().map_or(0, |c| (c.x / 16) | (c.y << 6))
+    }
+
     /// Pixel width of the image.
     pub fn pixel_width(&self) -> u32 {
         self.depth.pixel_width(self.image.width)

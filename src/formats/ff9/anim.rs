@@ -92,7 +92,9 @@ impl Animation {
             return Err(WriteError::new("an animation needs 1..=4096 frames"));
         }
         if self.angles.len() != frames {
-            return Err(WriteError::new("angles and root positions differ in frames"));
+            return Err(WriteError::new(
+                "angles and root positions differ in frames",
+            ));
         }
         let bones = self.angles[0].len();
         if self.angles.iter().any(|f| f.len() != bones) {
@@ -253,7 +255,12 @@ mod tests {
         let anim = Animation {
             root: (0..frames).map(|f| [5, -100 + f as i16 * 3, 9]).collect(),
             angles: (0..frames)
-                .map(|f| vec![[1024, (f * 37) as u16 & 0xFFF, 4095], [0, 17, (f * 300) as u16]])
+                .map(|f| {
+                    vec![
+                        [1024, (f * 37) as u16 & 0xFFF, 4095],
+                        [0, 17, (f * 300) as u16],
+                    ]
+                })
                 .collect(),
         };
         let bytes = anim.write().unwrap();

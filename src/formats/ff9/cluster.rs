@@ -27,6 +27,9 @@ pub const TYPE_SUBCLUSTER: u8 = 0x1B;
 
 /// Deepest nesting of 0x1B sub-clusters followed.
 const MAX_DEPTH: u32 = 4;
+/// Most entries and objects visited in one file, nested clusters included (a crafted file
+/// could otherwise fan out 255 × 255 per level).
+pub const MAX_OBJECTS: u64 = 4096;
 
 /// One object found in a cluster.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,7 +69,9 @@ pub fn is_cluster(data: &[u8]) -> bool {
 /// Reads a cluster.
 pub fn parse(data: &[u8]) -> Result<Cluster<'_>> {
     let mut c = Cluster::default();
-    parse_into(&Reader::new(data, "FF9 cluster"), 0, data.len() as u64, 0, &mut c)?;
+    let mut budget = 0;
+    let r = Reader::new(data, "FF9 cluster");
+    parse_into(&r, 0, data.len() as u64, 0, &mut budget, &mut c)?;
     Ok(c)
 }
 
@@ -75,6 +80,7 @@ fn parse_into<'a>(
     base: u64,
     end: u64,
     depth: u32,
+    budget: &mut u64,
     out: &mut Cluster<'a>,
 ) -> Result<()> {
     if r.u8_at(base, "cluster magic")? != CLUSTER_MAGIC {
@@ -82,6 +88,13 @@ fn parse_into<'a>(
     }
     let count = u64::from(r.u8_at(base + 1, "cluster entry count")?);
     r.array(base + 1, base + 4, count, 4, "cluster entries")?;
+    *budget += count;
+    r.check_count(
+        base + 1,
+        *budget,
+        MAX_OBJECTS,
+        "cluster entries and objects",
+    )?;
     for i in 0..count {
         let entry = base + 4 + 4 * i;
         let chunk = entry + u64::from(r.u24_at(entry, "chunk offset")?);
@@ -109,6 +122,13 @@ fn parse_into<'a>(
                 let ids = r.array(chunk + 1, chunk + 4, n, 2, "object ids")?;
                 let ptrs = chunk + 4 + ids_len;
                 r.array(chunk + 1, ptrs, n + 1, 4, "object pointers")?;
+                *budget += n;
+                r.check_count(
+                    chunk + 1,
+                    *budget,
+                    MAX_OBJECTS,
+                    "cluster entries and objects",
+                )?;
                 let end_field = ptrs + 4 * n;
                 let chunk_end = end_field + u64::from(r.u32_at(end_field, "chunk end")?);
                 if chunk_end > end {
@@ -143,7 +163,7 @@ fn parse_into<'a>(
                         if depth >= MAX_DEPTH {
                             return Err(r.invalid(at, "sub-clusters nested too deeply"));
                         }
-                        parse_into(r, at, chunk_end, depth + 1, out)?;
+                        parse_into(r, at, chunk_end, depth + 1, budget, out)?;
                     } else {
                         out.objects.push(Object {
                             kind,

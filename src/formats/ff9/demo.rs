@@ -132,7 +132,13 @@ impl Builder {
             verts.push(self.vertex(bone, ring[i].0));
             uvs.push(self.group.uvs.len() as u16);
             self.group.uvs.push(ring[i].1);
-            cols.push(colors.get(i).or(colors.first()).copied().unwrap_or([128; 3]));
+            cols.push(
+                colors
+                    .get(i)
+                    .or(colors.first())
+                    .copied()
+                    .unwrap_or([128; 3]),
+            );
         }
         self.group
             .polygons
@@ -152,13 +158,20 @@ impl Builder {
             [[x0, y1, z1], [x1, y1, z1], [x1, y1, z0], [x0, y1, z0]],
             [[x0, y0, z0], [x1, y0, z0], [x1, y0, z1], [x0, y0, z1]],
         ];
-        for (ring, side) in rings.iter().zip(sides) {
+        // Baked light from above-front: front, back, right, left, top, bottom.
+        let light = [1.0f32, 0.7, 0.85, 0.85, 1.15, 0.55];
+        for ((ring, side), l) in rings.iter().zip(sides).zip(light) {
             let Some(s) = side else { continue };
             let [u0, v0, u1, v1] = s.uv;
             let uv = [[u0, v1], [u1, v1], [u1, v0], [u0, v0]];
             let corners: Vec<Corner> = ring.iter().zip(uv).map(|(p, t)| (*p, t)).collect();
-            // B polygons get Gouraud shading: lit from above.
-            let colors = [[100, 100, 110], [100, 100, 110], [150, 150, 150], [150, 150, 150]];
+            // A/C take one colour per side; B polygons get a Gouraud ramp, darker below.
+            let shade = |v: f32| [(v * l).min(255.0) as u8; 3];
+            let colors = if s.kind == PolyKind::B {
+                [shade(100.0), shade(100.0), shade(150.0), shade(150.0)]
+            } else {
+                [shade(128.0); 4]
+            };
             self.poly(s.kind, bone, &corners, &colors, s.material, 0);
         }
     }
@@ -257,19 +270,38 @@ fn mesh() -> Mesh {
 
     // Group 0: pelvis, torso, legs, feet.
     let mut g = Builder::new(&worlds);
-    g.cuboid(0, [-110.0, 280.0, -70.0], [110.0, 340.0, 70.0], all(A, MAT_METAL, PLATE_UV));
+    g.cuboid(
+        0,
+        [-110.0, 280.0, -70.0],
+        [110.0, 340.0, 70.0],
+        all(A, MAT_METAL, PLATE_UV),
+    );
     let mut torso = all(B, MAT_METAL, PLATE_UV);
     torso[0] = side(A, MAT_METAL, CHEST_UV);
     g.cuboid(1, [-120.0, 335.0, -80.0], [120.0, 525.0, 80.0], torso);
     for (bone, sx) in [(8u8, 1.0f32), (10, -1.0)] {
         let (xa, xb) = (sx * 40.0, sx * 100.0);
         let (x0, x1) = (xa.min(xb), xa.max(xb));
-        g.cuboid(bone, [x0, 40.0, -40.0], [x1, 300.0, 40.0], all(C, MAT_METAL, PLATE_UV));
+        g.cuboid(
+            bone,
+            [x0, 40.0, -40.0],
+            [x1, 300.0, 40.0],
+            all(C, MAT_METAL, PLATE_UV),
+        );
         let mut foot = all(C, MAT_FUR, FUR_UV);
         foot[0] = None; // the toes cover the front
         g.cuboid(bone, [x0 - 5.0, 0.0, -45.0], [x1 + 5.0, 40.0, 75.0], foot);
         let cx = (x0 + x1) / 2.0;
-        g.pyramid(C, bone, [cx, 20.0, 75.0], 20.0, [cx, 15.0, 100.0], MAT_FUR, FUR_UV, 0);
+        g.pyramid(
+            C,
+            bone,
+            [cx, 20.0, 75.0],
+            20.0,
+            [cx, 15.0, 100.0],
+            MAT_FUR,
+            FUR_UV,
+            0,
+        );
     }
     let body = g.finish();
 
@@ -419,7 +451,10 @@ fn fur_tim() -> Tim {
         .iter()
         .flat_map(|row| {
             row.chunks_exact(4).map(|q| {
-                u16::from(q[0]) | u16::from(q[1]) << 4 | u16::from(q[2]) << 8 | u16::from(q[3]) << 12
+                u16::from(q[0])
+                    | u16::from(q[1]) << 4
+                    | u16::from(q[2]) << 8
+                    | u16::from(q[3]) << 12
             })
         })
         .collect();
@@ -473,8 +508,8 @@ fn metal_tim() -> Tim {
                 }
                 let d2 = (xi - 32).pow(2) + (yi - 15).pow(2);
                 if d2 <= 64 {
-                    let hl = (xi - 30).pow(2) + (yi - 12).pow(2);
-                    c = 128 + (60 - (hl as u8).min(50));
+                    let hl = (((xi - 30).pow(2) + (yi - 12).pow(2)) as f32).sqrt();
+                    c = 128 + (63.0 - hl * 4.0).clamp(20.0, 63.0) as u8;
                 }
                 if (24..=27).contains(&y) && (20..44).contains(&x) && x % 2 == 0 {
                     c = 64 + 2;
@@ -520,10 +555,9 @@ fn metal_tim() -> Tim {
 }
 
 fn material_for(tim: &Tim) -> Material {
-    let clut = tim.clut.as_ref().map_or(0, |c| c.x / 16 | c.y << 6);
     Material {
-        tpage: TexPage(tim.image.x / 64 | (tim.image.y / 256) << 4 | tim.depth.texpage_depth() << 7),
-        clut: Clut(clut),
+        tpage: TexPage(tim.texpage()),
+        clut: Clut(tim.clut_attribute()),
         window: [0, 0],
         faces: [[0, 0], [0, 0]],
     }

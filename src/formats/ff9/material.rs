@@ -127,7 +127,10 @@ impl MaterialSet {
                 model_id,
                 default_animation: (anim != 0xFFFF).then_some(anim),
                 id_0x19: r.u16_at(rec + 8, "0x19 id")?,
-                extra: [r.u8_at(rec + 10, "record byte")?, r.u8_at(rec + 11, "record byte")?],
+                extra: [
+                    r.u8_at(rec + 10, "record byte")?,
+                    r.u8_at(rec + 11, "record byte")?,
+                ],
                 materials,
             });
         }

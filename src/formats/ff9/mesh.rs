@@ -124,7 +124,11 @@ impl Polygon {
             p.vertices[i] = vertices.get(i).copied().unwrap_or(0);
             p.uvs[i] = uvs.get(i).copied().unwrap_or(0);
             p.colors[i] = match kind {
-                PolyKind::B => colors.get(i).or(colors.first()).copied().unwrap_or([128; 3]),
+                PolyKind::B => colors
+                    .get(i)
+                    .or(colors.first())
+                    .copied()
+                    .unwrap_or([128; 3]),
                 _ => colors.first().copied().unwrap_or([128; 3]),
             };
         }
@@ -233,7 +237,13 @@ impl Mesh {
                 parent,
             });
         }
-        r.array(0x10, group_ptr, group_count, GROUP_HEADER_SIZE as u64, "group headers")?;
+        r.array(
+            0x10,
+            group_ptr,
+            group_count,
+            GROUP_HEADER_SIZE as u64,
+            "group headers",
+        )?;
         let mut groups = Vec::with_capacity(group_count as usize);
         for g in 0..group_count {
             groups.push(parse_group(
@@ -252,7 +262,9 @@ impl Mesh {
     /// Writes the model in the layout [`Mesh::parse`] reads.
     pub fn write(&self) -> Result<Vec<u8>, WriteError> {
         if self.bones.is_empty() || self.bones.len() > 255 || self.groups.len() > 255 {
-            return Err(WriteError::new("a model needs 1..=255 bones and <= 255 groups"));
+            return Err(WriteError::new(
+                "a model needs 1..=255 bones and <= 255 groups",
+            ));
         }
         let mut out = vec![0u8; HEADER_SIZE];
         out[2] = self.bones.len() as u8;
@@ -287,7 +299,11 @@ impl Mesh {
             // Bone data chunk: vertices per bone.
             let bone_data = out.len();
             for b in 0..self.bones.len() {
-                let n = g.vertices.iter().filter(|v| usize::from(v.bone) == b).count() as u32;
+                let n = g
+                    .vertices
+                    .iter()
+                    .filter(|v| usize::from(v.bone) == b)
+                    .count() as u32;
                 out.extend_from_slice(&n.to_le_bytes());
             }
             let vertex_ptr = out.len();

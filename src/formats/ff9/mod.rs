@@ -128,10 +128,13 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
     let mut raw_anims: Vec<(Option<u16>, u64, &[u8])> = Vec::new();
     let mut tims = Vec::new();
     let mut material_set = None;
+    let mut vram_halfwords = 0u64;
     let (mesh, model_id, source) = if cluster::is_cluster(data) {
         let c = cluster::parse(data)?;
         for (off, kind) in &c.skipped {
-            warnings.push(format!("skipped cluster chunk type 0x{kind:02x} at 0x{off:x}"));
+            warnings.push(format!(
+                "skipped cluster chunk type 0x{kind:02x} at 0x{off:x}"
+            ));
         }
         let models: Vec<_> = c
             .objects
@@ -154,7 +157,20 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
             match o.kind {
                 cluster::TYPE_ANIMATION => raw_anims.push((Some(o.id), o.offset, o.data)),
                 cluster::TYPE_TIM => {
-                    tims.push((Some(o.id), Tim::parse(o.data).map_err(|e| o.rebase(e))?))
+                    let tim = Tim::parse(o.data).map_err(|e| o.rebase(e))?;
+                    vram_halfwords += tim_halfwords(&tim);
+                    if vram_halfwords > MAX_VRAM_HALFWORDS {
+                        return Err(LoadError::new(
+                            FORMAT,
+                            o.offset,
+                            ErrorKind::CountTooLarge {
+                                what: "TIM halfwords (all TIMs together)",
+                                count: vram_halfwords,
+                                max: MAX_VRAM_HALFWORDS,
+                            },
+                        ));
+                    }
+                    tims.push((Some(o.id), tim))
                 }
                 cluster::TYPE_MATERIALS if material_set.is_none() => {
                     material_set = Some(MaterialSet::parse(o.data).map_err(|e| o.rebase(e))?)
@@ -181,7 +197,21 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
     };
     let bone_count = mesh.bones.len();
     let mut animations = Vec::new();
+    let mut anim_entries = 0u64;
     for (id, off, bytes) in raw_anims {
+        let frames = bytes
+            .get(2..4)
+            .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
+        anim_entries += u64::from(frames) * bone_count as u64;
+        if anim_entries > MAX_ANIMATION_ENTRIES {
+            warnings.push(format!(
+                "animation {} at 0x{off:x} skipped: all animations together exceed {} \
+                 frame×bone entries",
+                id.unwrap_or(0),
+                MAX_ANIMATION_ENTRIES
+            ));
+            continue;
+        }
         match Animation::parse(bytes, bone_count) {
             Ok(a) => animations.push((id, a)),
             Err(mut e) => {
@@ -195,7 +225,10 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
     }
     if let Some(p) = &opts.ff9_anim {
         let bytes = super::read_file(p, "FF9 animation")?;
-        animations.push((None, Animation::parse(&bytes, bone_count).map_err(|e| e.in_file(p))?));
+        animations.push((
+            None,
+            Animation::parse(&bytes, bone_count).map_err(|e| e.in_file(p))?,
+        ));
     }
     for p in &opts.ff9_tims {
         tims.push((None, super::tim::load(p)?));
@@ -237,6 +270,15 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
     Ok(model)
 }
 
+/// Most TIM data kept from one cluster: four times VRAM.
+const MAX_VRAM_HALFWORDS: u64 = 4 * 1024 * 512;
+/// Most decoded (frame, bone) angle entries kept from one cluster (6 bytes each).
+const MAX_ANIMATION_ENTRIES: u64 = 4 << 20;
+
+fn tim_halfwords(t: &Tim) -> u64 {
+    t.image.data.len() as u64 + t.clut.as_ref().map_or(0, |c| c.data.len() as u64)
+}
+
 /// Where a checkerboard goes when a material points at VRAM no TIM fills: the last 16x16
 /// halfwords of VRAM, sampled as 15bpp from texture page 15/1.
 const FALLBACK_X: u16 = 1008;
@@ -271,7 +313,11 @@ fn contains(img: &VramImage, x: u32, y: u32) -> bool {
 
 /// What a face's material resolves to.
 enum Resolved {
-    Vram { tpage: u16, clut: u16, uv: [[u8; 2]; 4] },
+    Vram {
+        tpage: u16,
+        clut: u16,
+        uv: [[u8; 2]; 4],
+    },
     Missing(String),
     Flat(String),
 }
@@ -305,9 +351,8 @@ impl FF9Model {
                     self.tims.len()
                 ));
             };
-            let depth = tim.depth.texpage_depth();
-            let tpage = tim.image.x / 64 | (tim.image.y / 256) << 4 | depth << 7;
-            let clut = tim.clut.as_ref().map_or(0, |c| c.x / 16 | c.y << 6);
+            let tpage = tim.texpage();
+            let clut = tim.clut_attribute();
             let per = TexPage(tpage).texels_per_halfword();
             let du = ((tim.image.x % 64) * per) as u8;
             let dv = (tim.image.y % 256) as u8;
@@ -365,7 +410,8 @@ impl FF9Model {
                 // convention (the public importer reverses them too): swap corners 1 and 2,
                 // which keeps a quad in "Z" order.
                 let order: [usize; 4] = [0, 2, 1, 3];
-                let uvs = order.map(|i| g.uvs.get(usize::from(p.uvs[i])).copied().unwrap_or([0; 2]));
+                let uvs =
+                    order.map(|i| g.uvs.get(usize::from(p.uvs[i])).copied().unwrap_or([0; 2]));
                 let texture = match self.resolve(p, uvs) {
                     Resolved::Vram { tpage, clut, uv } => {
                         let tpage = if p.semi_transparent() {
@@ -501,8 +547,8 @@ impl Model for FF9Model {
                     sub(vertices[c].position, vertices[a].position),
                 );
                 for i in [a, b, c] {
-                    for k in 0..3 {
-                        vertices[i].normal[k] += n[k];
+                    for (acc, nk) in vertices[i].normal.iter_mut().zip(n) {
+                        *acc += nk;
                     }
                 }
             }
@@ -589,11 +635,7 @@ impl Model for FF9Model {
             );
             match &t.clut {
                 Some(c) => {
-                    let _ = writeln!(
-                        s,
-                        ", CLUT VRAM ({},{}) {}x{}",
-                        c.x, c.y, c.width, c.height
-                    );
+                    let _ = writeln!(s, ", CLUT VRAM ({},{}) {}x{}", c.x, c.y, c.width, c.height);
                 }
                 None => s.push_str(", no CLUT\n"),
             }
