@@ -129,8 +129,12 @@ pub fn run_text(text: &str, threads: usize) -> Result<Report> {
 pub fn run_file(path: &Path, threads: usize) -> Result<Report> {
     let bytes = std::fs::read(path).map_err(|e| LoadError::io("probe", path, &e))?;
     let text = String::from_utf8(bytes).map_err(|e| {
-        LoadError::invalid("probe file", e.utf8_error().valid_up_to() as u64, "not UTF-8")
-            .in_file(path)
+        LoadError::invalid(
+            "probe file",
+            e.utf8_error().valid_up_to() as u64,
+            "not UTF-8",
+        )
+        .in_file(path)
     })?;
     run_text(&text, threads).map_err(|e| e.in_file(path))
 }
@@ -141,10 +145,13 @@ mod tests {
 
     #[test]
     fn counts_hw_and_todo_apart() {
-        let text = "case a\ngp0 02001f00\ngp0 00000000\ngp0 00010010\nprobe 0 0 001f hw\nprobe 1 0 0000 todo\nend\n\
-                    case b\ngp0 02001f00\ngp0 00000000\ngp0 00010010\nprobe 0 0 0000 hw\nend\n";
+        let text = "case a\ngp0 020000f8\ngp0 00000000\ngp0 00010010\nprobe 0 0 001f hw\nprobe 1 0 0000 todo\nend\n\
+                    case b\ngp0 020000f8\ngp0 00000000\ngp0 00010010\nprobe 0 0 0000 hw\nend\n";
         let r = run_text(text, 1).unwrap();
-        assert_eq!((r.passed, r.failed, r.todo_passed, r.todo_failed), (1, 1, 0, 1));
+        assert_eq!(
+            (r.passed, r.failed, r.todo_passed, r.todo_failed),
+            (1, 1, 0, 1)
+        );
         assert_eq!(r.mismatches.len(), 2);
         assert_eq!(r.mismatches[1].got, 0x001f);
     }

@@ -127,11 +127,7 @@ fn fill_rounds_x_down_and_width_up_to_16() {
 #[test]
 fn drawing_offset_moves_vertices() {
     check(
-        &[
-            0xe500_0000 | (1 << 11) | 2,
-            0x6800_0000 | WHITE,
-            xy(0, 0),
-        ],
+        &[0xe500_0000 | (1 << 11) | 2, 0x6800_0000 | WHITE, xy(0, 0)],
         &["....", "..#.", "...."],
     );
 }

@@ -76,7 +76,10 @@ fn check(name: &str) {
         assert_eq!(bad, 0, "{name} threads={threads}: {bad} pixels differ");
         outputs.push(vram);
     }
-    assert!(outputs[0] == outputs[1], "{name}: banded differs from serial");
+    assert!(
+        outputs[0] == outputs[1],
+        "{name}: banded differs from serial"
+    );
 }
 
 macro_rules! image_tests {

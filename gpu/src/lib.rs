@@ -13,12 +13,13 @@
 
 pub mod gp0;
 pub mod raster;
+pub mod rng;
 pub mod vram;
 
 use std::sync::Arc;
 
 use gp0::decode::{decode, is_polyline_terminator, packet_len, Gp0Command, PolyFlags, RawVertex};
-use gp0::fields::{sext11, ColorWord, Clut, TexPage, TexWindow, VertexWord};
+use gp0::fields::{sext11, Clut, ColorWord, TexPage, TexWindow, VertexWord};
 use raster::bands::{Batch, MAX_BATCH};
 use raster::line::Line;
 use raster::pixel::PixelMode;
@@ -416,7 +417,10 @@ impl Gpu {
                 }
             }
         };
-        Texture { clut: entries, ..probe }
+        Texture {
+            clut: entries,
+            ..probe
+        }
     }
 
     fn push(&mut self, p: Prim) {
@@ -583,13 +587,7 @@ impl Gpu {
         }
     }
 
-    fn rect(
-        &mut self,
-        flags: PolyFlags,
-        size: gp0::decode::RectSize,
-        vert: &RawVertex,
-        wh: u32,
-    ) {
+    fn rect(&mut self, flags: PolyFlags, size: gp0::decode::RectSize, vert: &RawVertex, wh: u32) {
         use gp0::decode::RectSize;
         let (w, h) = match size {
             RectSize::Variable => ((wh & 0x3ff) as i32, ((wh >> 16) & 0x1ff) as i32),
@@ -625,5 +623,52 @@ impl Gpu {
             mode: self.pixel_mode(flags.semi),
         };
         self.push(Prim::Rect(Box::new(r)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_follows_gp1_ranges_and_mode() {
+        let mut g = Gpu::new();
+        let d = g.display();
+        assert_eq!((d.width, d.height, d.enabled), (256, 240, false));
+        g.gp1(0x0300_0000);
+        g.gp1(0x0500_0000 | (8 << 10) | 16);
+        g.gp1(0x0800_0027); // 640, 480 lines, interlaced
+        let d = g.display();
+        assert_eq!((d.x, d.y, d.width, d.height), (16, 8, 640, 480));
+        assert!(d.enabled && d.interlaced480 && !d.depth24);
+        g.gp1(0x0800_0011); // 320, 24-bit
+        g.gp1(0x0600_0000 | ((0x260 + 320 * 8) << 12) | 0x260);
+        g.gp1(0x0700_0000 | ((0x88 + 112) << 10) | (0x88 - 112));
+        let d = g.display();
+        assert_eq!((d.width, d.height, d.depth24), (320, 224, true));
+    }
+
+    #[test]
+    fn vram_read_back_through_gpuread() {
+        let mut g = Gpu::new();
+        g.gp0_words(&[0xa000_0000, 0x0001_0002, 0x0001_0003, 0x2222_1111, 0x0000_3333]);
+        g.gp0_words(&[0xc000_0000, 0x0001_0002, 0x0001_0003]);
+        assert_eq!(g.gpustat() & (1 << 27), 1 << 27);
+        assert_eq!(g.gpuread(), 0x2222_1111);
+        assert_eq!(g.gpuread() & 0xffff, 0x3333);
+        assert_eq!(g.gpustat() & (1 << 27), 0);
+        g.gp0(0xe500_0000 | 0x12345);
+        g.gp1(0x1000_0005);
+        assert_eq!(g.gpuread(), 0x12345);
+    }
+
+    #[test]
+    fn mask_settings_apply_to_uploads() {
+        let mut g = Gpu::new();
+        g.gp0(0xe600_0001);
+        g.gp0_words(&[0xa000_0000, 0, 0x0001_0001, 0x0000_0001]);
+        g.gp0(0xe600_0002);
+        g.gp0_words(&[0xa000_0000, 0, 0x0001_0001, 0x0000_0002]);
+        assert_eq!(g.vram()[0], 0x8001);
     }
 }

@@ -130,8 +130,8 @@ mod tests {
         fill(&mut v, 0x1f, 0x01ff_03f5, 0x0002_0011);
         assert_eq!(v[511 * 1024 + 1008], 0x1f);
         assert_eq!(v[1023], 0x1f);
-        assert_eq!(v[16], 0x1f);
-        assert_eq!(v[32], 0);
+        assert_eq!(v[15], 0x1f);
+        assert_eq!(v[16], 0);
         assert_eq!(v[1024 + 1008], 0);
     }
 }

@@ -3,28 +3,18 @@
 use gpu::Gpu;
 use proptest::prelude::*;
 
-/// xorshift64*: a tiny deterministic generator for the bulk fuzz loop.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u32 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
-    }
-}
+use gpu::rng::XorShift as Rng;
 
 /// 200k random words (biased toward drawing commands), in 4 seeds; every read-back path is
 /// exercised too. Must not panic; the bounded-time property is that this test finishes.
 #[test]
 fn random_words_never_panic() {
     for seed in 1..=4u64 {
-        let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let mut rng = Rng::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut gpu = Gpu::new();
         gpu.set_threads(if seed % 2 == 0 { 1 } else { 0 });
         for i in 0..50_000 {
-            let mut w = rng.next();
+            let mut w = rng.next_u32();
             // Half the command words are drawing commands, so primitives really get drawn.
             if i % 7 == 0 {
                 w = (w & 0x7fff_ffff) | 0x2000_0000;
@@ -55,7 +45,11 @@ fn command() -> impl Strategy<Value = Vec<u32>> {
     let uv = || any::<u32>().prop_map(|v| v & 0xffff);
     prop_oneof![
         // Polygons (every flag combination), full packet with textures/colours.
-        (0x20u32..0x40, proptest::collection::vec(any::<u32>(), 12), proptest::collection::vec(coord(), 4))
+        (
+            0x20u32..0x40,
+            proptest::collection::vec(any::<u32>(), 12),
+            proptest::collection::vec(coord(), 4)
+        )
             .prop_map(|(op, rand, pos)| {
                 let quad = op & 8 != 0;
                 let tex = op & 4 != 0;
@@ -79,8 +73,12 @@ fn command() -> impl Strategy<Value = Vec<u32>> {
                 w
             }),
         // Lines and polylines.
-        (0x40u32..0x60, color(), proptest::collection::vec((coord(), color()), 2..5)).prop_map(
-            |(op, c, pts)| {
+        (
+            0x40u32..0x60,
+            color(),
+            proptest::collection::vec((coord(), color()), 2..5)
+        )
+            .prop_map(|(op, c, pts)| {
                 let mut w = vec![(op << 24) | c];
                 for (k, (p, pc)) in pts.iter().enumerate() {
                     if op & 0x10 != 0 && k > 0 {
@@ -92,8 +90,7 @@ fn command() -> impl Strategy<Value = Vec<u32>> {
                     w.push(0x5555_5555);
                 }
                 w
-            }
-        ),
+            }),
         // Rectangles.
         (0x60u32..0x80, color(), coord(), uv(), coord()).prop_map(|(op, c, p, t, wh)| {
             let mut w = vec![(op << 24) | c, p];
@@ -106,8 +103,14 @@ fn command() -> impl Strategy<Value = Vec<u32>> {
             w
         }),
         // State.
-        (0xe1u32..0xe7, any::<u32>()).prop_map(|(op, v)| vec![(op << 24)
-            | if op == 0xe4 { 0x3_ffff & v | 0x1_8000 } else { v & 0xff_ffff }]),
+        (0xe1u32..0xe7, any::<u32>()).prop_map(|(op, v)| vec![
+            (op << 24)
+                | if op == 0xe4 {
+                    0x3_ffff & v | 0x1_8000
+                } else {
+                    v & 0xff_ffff
+                }
+        ]),
         // Transfers.
         (coord(), coord(), coord()).prop_map(|(a, b, c)| vec![0x8000_0000, a, b, c & 0x000f_000f]),
         (coord(), color()).prop_map(|(a, c)| vec![0x0200_0000 | c, a, 0x0010_0010]),

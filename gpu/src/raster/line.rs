@@ -133,8 +133,8 @@ impl Line {
             }
             x += self.dx;
             y += self.dy;
-            for k in 0..3 {
-                c[k] += self.dc[k];
+            for (ck, dk) in c.iter_mut().zip(&self.dc) {
+                *ck += dk;
             }
         }
     }

@@ -8,7 +8,12 @@ use crate::gp0::fields::BlendMode;
 
 /// The 4×4 dither offsets added to 8-bit colour components, indexed `[y & 3][x & 3]`.
 // Source: psx-spx "24bit RGB to 15bit RGB Dithering"; verified: hwtests phase 11.
-pub const DITHER: [[i16; 4]; 4] = [[-4, 0, -3, 1], [2, -2, 3, -1], [-3, 1, -4, 0], [3, -1, 2, -2]];
+pub const DITHER: [[i16; 4]; 4] = [
+    [-4, 0, -3, 1],
+    [2, -2, 3, -1],
+    [-3, 1, -4, 0],
+    [3, -1, 2, -2],
+];
 
 /// How pixels of one primitive are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,7 +97,10 @@ mod tests {
         assert_eq!(blend(BlendMode::Average, b, f), 14 | (20 << 5) | (17 << 10));
         assert_eq!(blend(BlendMode::Add, b, f), 28 | (31 << 5) | (31 << 10));
         assert_eq!(blend(BlendMode::Subtract, b, f), 12 | (27 << 10));
-        assert_eq!(blend(BlendMode::AddQuarter, b, f), 22 | (17 << 5) | (31 << 10));
+        assert_eq!(
+            blend(BlendMode::AddQuarter, b, f),
+            22 | (17 << 5) | (31 << 10)
+        );
     }
 
     #[test]

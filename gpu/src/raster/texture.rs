@@ -41,23 +41,37 @@ impl Texture {
     /// The texel at (u, v) after the texture window, read from `vram` (the batch snapshot).
     #[inline]
     pub fn texel(&self, vram: &[u16], u: u8, v: u8) -> u16 {
+        match self.depth {
+            TextureDepth::Clut4 => self.texel_at::<4>(vram, u, v),
+            TextureDepth::Clut8 => self.texel_at::<8>(vram, u, v),
+            TextureDepth::Direct15 => self.texel_at::<15>(vram, u, v),
+        }
+    }
+
+    /// [`Texture::texel`] for a depth known at compile time (4, 8 or 15), used by the
+    /// specialised span loops.
+    #[inline(always)]
+    pub fn texel_at<const DEPTH: u8>(&self, vram: &[u16], u: u8, v: u8) -> u16 {
         let u = (u & self.win_u.0) | self.win_u.1;
         let v = (v & self.win_v.0) | self.win_v.1;
         let row = ((self.page_y + v as usize) & (VRAM_HEIGHT - 1)) * VRAM_WIDTH;
         let at = |x: usize| vram[row + ((self.page_x + x) & (VRAM_WIDTH - 1))];
-        match self.depth {
-            TextureDepth::Clut4 => {
-                let hw = at(u as usize >> 2);
-                let idx = (hw >> ((u & 3) * 4)) & 0xf;
+        match DEPTH {
+            4 => {
+                let idx = (at(u as usize >> 2) >> ((u & 3) * 4)) & 0xf;
                 self.clut.get(idx as usize).copied().unwrap_or(0)
             }
-            TextureDepth::Clut8 => {
-                let hw = at(u as usize >> 1);
-                let idx = (hw >> ((u & 1) * 8)) & 0xff;
+            8 => {
+                let idx = (at(u as usize >> 1) >> ((u & 1) * 8)) & 0xff;
                 self.clut.get(idx as usize).copied().unwrap_or(0)
             }
-            TextureDepth::Direct15 => at(u as usize),
+            _ => at(u as usize),
         }
+    }
+
+    /// A 15-bit texture at (0, 0) with no window: stands in where none is sampled.
+    pub fn placeholder() -> Self {
+        Texture::new(TexPage(0x100), TexWindow(0), Arc::from(Vec::new()))
     }
 
     /// VRAM halfword columns (start, count) the page can sample; rows are `page_y..+256`.

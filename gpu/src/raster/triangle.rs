@@ -10,6 +10,7 @@
 use super::pixel::{modulate, rgb_to_555, PixelMode, DITHER};
 use super::texture::Texture;
 use super::{Band, Clip};
+use crate::gp0::fields::TextureDepth;
 
 /// A vertex after the drawing offset, with 8-bit colour and texture coordinates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,6 +64,12 @@ pub struct Triangle {
     shading: Shading,
     /// Gradients of r, g, b, u, v.
     grads: [Grad; 5],
+    /// Per-row X steps of the edges v0→v2, v0→v1, v1→v2 (32.32).
+    steps: [i64; 3],
+    /// The long edge v0→v2 is the left one.
+    long_left: bool,
+    /// The vertex attributes are evaluated from.
+    core: Vtx,
 }
 
 /// The x of an edge start in 32.32 fixed point, biased to make spans half-open.
@@ -92,14 +99,8 @@ impl Triangle {
     /// width ≥ 1024 or height ≥ 512).
     // Verified: hwtests phase 14 (oversize culling).
     pub fn new(mut v: [Vtx; 3], clip: Clip, shading: Shading) -> Option<Self> {
-        let (minx, maxx) = (
-            v.iter().map(|p| p.x).min()?,
-            v.iter().map(|p| p.x).max()?,
-        );
-        let (miny, maxy) = (
-            v.iter().map(|p| p.y).min()?,
-            v.iter().map(|p| p.y).max()?,
-        );
+        let (minx, maxx) = (v.iter().map(|p| p.x).min()?, v.iter().map(|p| p.x).max()?);
+        let (miny, maxy) = (v.iter().map(|p| p.y).min()?, v.iter().map(|p| p.y).max()?);
         if maxx - minx >= 1024 || maxy - miny >= 512 {
             return None;
         }
@@ -127,17 +128,31 @@ impl Triangle {
             grad(|p| p.u),
             grad(|p| p.v),
         ];
-        Some(Triangle {
+        let steps = [
+            x_step(v[2].x - v[0].x, v[2].y - v[0].y),
+            x_step(v[1].x - v[0].x, v[1].y - v[0].y),
+            x_step(v[2].x - v[1].x, v[2].y - v[1].y),
+        ];
+        let mut t = Triangle {
             v,
             clip,
             shading,
             grads,
-        })
+            steps,
+            // The mid vertex right of the long edge makes the long edge the left one.
+            long_left: area > 0,
+            core: v[0],
+        };
+        t.core = t.find_core();
+        Some(t)
     }
 
     /// Rows drawn, `[top, bottom)`, clipped to the drawing area.
     pub fn rows(&self) -> (i32, i32) {
-        (self.v[0].y.max(self.clip.y0), self.v[2].y.min(self.clip.y1 + 1))
+        (
+            self.v[0].y.max(self.clip.y0),
+            self.v[2].y.min(self.clip.y1 + 1),
+        )
     }
 
     /// Columns possibly drawn, `[left, right)`, clipped to the drawing area.
@@ -154,7 +169,7 @@ impl Triangle {
 
     /// The vertex attributes are evaluated from: the leftmost one (the topmost of equals).
     // Verified: gpu-images/triangle (top, right, bottom or middle vertex each miss by 1 LSB).
-    fn core(&self) -> Vtx {
+    fn find_core(&self) -> Vtx {
         let mut core = self.v[0];
         for p in &self.v[1..] {
             if p.x < core.x {
@@ -167,46 +182,57 @@ impl Triangle {
     /// Span `[left, right)` of row `y` (inside `v[0].y..v[2].y`).
     #[inline]
     fn span(&self, y: i32) -> (i32, i32) {
-        let [a, b, c] = self.v;
-        let long = x_fp(a.x) + x_step(c.x - a.x, c.y - a.y) * (y - a.y) as i64;
+        let [a, b, _] = self.v;
+        let long = x_fp(a.x) + self.steps[0] * (y - a.y) as i64;
         let short = if y < b.y {
-            x_fp(a.x) + x_step(b.x - a.x, b.y - a.y) * (y - a.y) as i64
+            x_fp(a.x) + self.steps[1] * (y - a.y) as i64
         } else {
-            x_fp(b.x) + x_step(c.x - b.x, c.y - b.y) * (y - b.y) as i64
+            x_fp(b.x) + self.steps[2] * (y - b.y) as i64
         };
         let (l, r) = ((long >> 32) as i32, (short >> 32) as i32);
-        // The mid vertex decides which edge is on the right.
-        let cross = (b.x - a.x) as i64 * (c.y - a.y) as i64 - (c.x - a.x) as i64 * (b.y - a.y) as i64;
-        if cross > 0 {
+        if self.long_left {
             (l, r)
         } else {
             (r, l)
         }
     }
 
-    /// Draws the rows of the triangle inside `band`.
+    /// Draws the rows of the triangle inside `band`, through a loop specialised for its
+    /// shading and texture depth.
     pub fn draw(&self, band: &mut Band, tex: &[u16]) {
-        match (self.shading.texture.is_some(), self.shading.gouraud) {
-            (false, false) => self.draw_impl::<false, false>(band, tex),
-            (false, true) => self.draw_impl::<false, true>(band, tex),
-            (true, false) => self.draw_impl::<true, false>(band, tex),
-            (true, true) => self.draw_impl::<true, true>(band, tex),
+        use TextureDepth::*;
+        let depth = self.shading.texture.as_ref().map(|t| t.depth);
+        match (depth, self.shading.gouraud) {
+            (None, false) => self.draw_impl::<false, false, 0>(band, tex),
+            (None, true) => self.draw_impl::<false, true, 0>(band, tex),
+            (Some(Clut4), false) => self.draw_impl::<true, false, 4>(band, tex),
+            (Some(Clut4), true) => self.draw_impl::<true, true, 4>(band, tex),
+            (Some(Clut8), false) => self.draw_impl::<true, false, 8>(band, tex),
+            (Some(Clut8), true) => self.draw_impl::<true, true, 8>(band, tex),
+            (Some(Direct15), false) => self.draw_impl::<true, false, 15>(band, tex),
+            (Some(Direct15), true) => self.draw_impl::<true, true, 15>(band, tex),
         }
     }
 
-    fn draw_impl<const TEX: bool, const GOURAUD: bool>(&self, band: &mut Band, tex: &[u16]) {
+    fn draw_impl<const TEX: bool, const GOURAUD: bool, const DEPTH: u8>(
+        &self,
+        band: &mut Band,
+        tex: &[u16],
+    ) {
         let (top, bottom) = self.rows();
         let (top, bottom) = (top.max(band.y0), bottom.min(band.y1));
         let s = &self.shading;
-        let core = self.core();
+        let placeholder;
+        let t = match &s.texture {
+            Some(t) => t,
+            None => {
+                placeholder = Texture::placeholder();
+                &placeholder
+            }
+        };
+        let core = self.core;
         let base = |a: i32| ((a as i64) << FRAC) + (1 << (FRAC - 1));
-        let bases = [
-            base(core.r),
-            base(core.g),
-            base(core.b),
-            base(core.u),
-            base(core.v),
-        ];
+        let [gr, gg, gb, gu, gv] = self.grads;
         let flat = (core.r, core.g, core.b);
         let semi_flat = s.mode.blend.is_some();
         for y in top..bottom {
@@ -215,50 +241,46 @@ impl Triangle {
             if l >= r {
                 continue;
             }
-            let dither_row = &DITHER[(y & 3) as usize];
-            let dy = (y - core.y) as i64;
-            let mut acc = [0i64; 5];
-            for (k, a) in acc.iter_mut().enumerate() {
-                *a = bases[k] + self.grads[k].dx * (l - core.x) as i64 + self.grads[k].dy * dy;
-            }
-            let row = band.row(y);
-            for x in l..r {
-                let d = if s.dither {
-                    dither_row[(x & 3) as usize] as i32
-                } else {
-                    0
-                };
+            let dither_row = if s.dither {
+                DITHER[(y & 3) as usize]
+            } else {
+                [0; 4]
+            };
+            let (dx, dy) = ((l - core.x) as i64, (y - core.y) as i64);
+            let at = |a: i32, g: Grad| base(a) + g.dx * dx + g.dy * dy;
+            let (mut ar, mut ag, mut ab) = (at(core.r, gr), at(core.g, gg), at(core.b, gb));
+            let (mut au, mut av) = (at(core.u, gu), at(core.v, gv));
+            let row = &mut band.row(y)[l as usize..r as usize];
+            for (x, dst) in (l..r).zip(row.iter_mut()) {
+                let d = dither_row[(x & 3) as usize] as i32;
                 let (cr, cg, cb) = if GOURAUD {
                     (
-                        (acc[0] >> FRAC) as i32,
-                        (acc[1] >> FRAC) as i32,
-                        (acc[2] >> FRAC) as i32,
+                        (ar >> FRAC) as i32,
+                        (ag >> FRAC) as i32,
+                        (ab >> FRAC) as i32,
                     )
                 } else {
                     flat
                 };
-                let dst = &mut row[x as usize];
                 if TEX {
-                    if let Some(t) = &s.texture {
-                        let u = (acc[3] >> FRAC) as u8;
-                        let v = (acc[4] >> FRAC) as u8;
-                        let texel = t.texel(tex, u, v);
-                        if texel != 0 {
-                            let c = if s.raw {
-                                texel
-                            } else {
-                                modulate(texel, cr, cg, cb, d)
-                            };
-                            s.mode.put(dst, c, texel & 0x8000 != 0);
-                        }
+                    let texel = t.texel_at::<DEPTH>(tex, (au >> FRAC) as u8, (av >> FRAC) as u8);
+                    if texel != 0 {
+                        let c = if s.raw {
+                            texel
+                        } else {
+                            modulate(texel, cr, cg, cb, d)
+                        };
+                        s.mode.put(dst, c, texel & 0x8000 != 0);
                     }
+                    au += gu.dx;
+                    av += gv.dx;
                 } else {
                     s.mode.put(dst, rgb_to_555(cr, cg, cb, d), semi_flat);
                 }
-                for (k, a) in acc.iter_mut().enumerate() {
-                    if (GOURAUD && k < 3) || (TEX && k >= 3) {
-                        *a += self.grads[k].dx;
-                    }
+                if GOURAUD {
+                    ar += gr.dx;
+                    ag += gg.dx;
+                    ab += gb.dx;
                 }
             }
         }
