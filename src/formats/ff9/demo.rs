@@ -4,7 +4,7 @@
 //! animation. Every polygon type is used: A quads (head, chest, pelvis), A tris (ears), B quads
 //! (arms, torso sides), B tris (hands, pom-pom), C quads (legs, feet, antenna), C tris (toes).
 //!
-//! The geometry is described in scene space (+Y up, front +Z) at frame 0 and converted to
+//! The geometry is described in scene space (+Y up, front +Z) in its rest pose (phase 0 of the walk cycle) and converted to
 //! bone-local FF9 coordinates through the same bone chain the loader poses with.
 
 use std::collections::HashMap;
@@ -49,29 +49,38 @@ fn angle(v: f32) -> u16 {
     (v.round() as i32).rem_euclid(4096) as u16
 }
 
+/// Root position and bone angles at phase `t` (radians) of the walk cycle; `t = 0` is the
+/// rest pose the geometry is modelled in.
+fn pose_at(t: f32) -> ([i16; 3], Vec<[u16; 3]>) {
+    let s = t.sin();
+    let root = [0, -300 - (10.0 * (2.0 * t).sin()).round() as i16, 0];
+    let angles = vec![
+        [1024, 0, 0],
+        [0, 0, angle(70.0 * s)],
+        [angle(60.0 * (2.0 * t).sin()), 0, angle(-110.0 * s)],
+        [0, 1024, 0],
+        [angle(320.0 * s), 1024, 0],
+        [0, 3072, 0],
+        [angle(320.0 * s), 3072, 0],
+        [0, 1024, 0],
+        [angle(-220.0 * s), 1024, 0],
+        [0, 3072, 0],
+        [angle(-220.0 * s), 3072, 0],
+        [angle(180.0 * (2.0 * t).sin()), 0, angle(120.0 * s)],
+    ];
+    (root, angles)
+}
+
+/// Ten frames of a walk-in-place cycle; frames 0 and 5 are its two extremes (arms and legs
+/// furthest out), so a still of frame 5 shows the character mid-stride.
 fn animation() -> Animation {
     let frames = 10;
-    let mut root = Vec::new();
-    let mut angles = Vec::new();
-    for f in 0..frames {
-        let t = f as f32 / frames as f32 * std::f32::consts::TAU;
-        let s = t.sin();
-        root.push([0, -300 - (10.0 * (2.0 * t).sin()).round() as i16, 0]);
-        angles.push(vec![
-            [1024, 0, 0],
-            [0, 0, angle(70.0 * s)],
-            [angle(60.0 * (2.0 * t).sin()), 0, angle(-110.0 * s)],
-            [0, 1024, 0],
-            [angle(320.0 * s), 1024, 0],
-            [0, 3072, 0],
-            [angle(320.0 * s), 3072, 0],
-            [0, 1024, 0],
-            [angle(-220.0 * s), 1024, 0],
-            [0, 3072, 0],
-            [angle(-220.0 * s), 3072, 0],
-            [angle(180.0 * (2.0 * t).sin()), 0, angle(120.0 * s)],
-        ]);
-    }
+    let (root, angles) = (0..frames)
+        .map(|f| {
+            let t = (f as f32 / frames as f32 - 0.25) * std::f32::consts::TAU;
+            pose_at(t)
+        })
+        .unzip();
     Animation { root, angles }
 }
 
@@ -265,8 +274,8 @@ fn mesh() -> Mesh {
         .iter()
         .map(|&(length, parent)| Bone { length, parent })
         .collect();
-    let anim = animation();
-    let worlds = bone_worlds(&bones, anim.root[0], &anim.angles[0]);
+    let (root, angles) = pose_at(0.0);
+    let worlds = bone_worlds(&bones, root, &angles);
 
     // Group 0: pelvis, torso, legs, feet.
     let mut g = Builder::new(&worlds);

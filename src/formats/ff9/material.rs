@@ -180,3 +180,56 @@ impl MaterialSet {
             .or(self.models.first())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texpage_and_clut_fields() {
+        let tp = TexPage(0x01FA); // x 10, y 1, mode 3, depth 3
+        assert_eq!(
+            (tp.x(), tp.y(), tp.semi_mode(), tp.depth()),
+            (640, 256, 3, 3)
+        );
+        let c = Clut(0x4028);
+        assert_eq!((c.x(), c.y()), (640, 256));
+    }
+
+    #[test]
+    fn records_round_trip_and_pick_by_model() {
+        let mat = |t| Material {
+            tpage: TexPage(t),
+            clut: Clut(t + 1),
+            window: [-1, 2],
+            faces: [[3, -4], [5, 6]],
+        };
+        let set = MaterialSet {
+            models: vec![
+                ModelMaterials {
+                    model_id: 7,
+                    default_animation: None,
+                    id_0x19: 9,
+                    extra: [1, 2],
+                    materials: vec![mat(10), mat(20)],
+                },
+                ModelMaterials {
+                    model_id: 8,
+                    default_animation: Some(3),
+                    id_0x19: 0,
+                    extra: [0, 0],
+                    materials: vec![mat(30)],
+                },
+            ],
+        };
+        let bytes = set.write().unwrap();
+        assert_eq!(&bytes[..2], &[0xDC, 2]);
+        let back = MaterialSet::parse(&bytes).unwrap();
+        assert_eq!(back, set);
+        assert_eq!(back.for_model(Some(8)).unwrap().model_id, 8);
+        assert_eq!(back.for_model(Some(99)).unwrap().model_id, 7);
+        for len in 0..bytes.len() {
+            assert!(MaterialSet::parse(&bytes[..len]).is_err(), "len {len}");
+        }
+    }
+}

@@ -504,3 +504,90 @@ fn parse_group(r: &Reader, h: u64, bone_count: usize) -> Result<Group> {
         polygons,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one_poly_mesh(p: Polygon) -> Mesh {
+        let n = p.corners as usize;
+        Mesh {
+            position: [1, -2, 3],
+            bones: vec![Bone {
+                length: 0x12_3456,
+                parent: 0,
+            }],
+            groups: vec![Group {
+                offset: [4, 5, 6],
+                vertices: (0..n as i16)
+                    .map(|i| GroupVertex {
+                        position: [i, -i, 100 * i],
+                        bone: 0,
+                    })
+                    .collect(),
+                uvs: (0..n as u8).map(|i| [i, 255 - i]).collect(),
+                polygons: vec![p],
+            }],
+        }
+    }
+
+    /// The documented A-triangle field offsets (wiki): material at 6, colour at 8, UV indices
+    /// at 12, flags at 18; the bone length is 24-bit little-endian.
+    #[test]
+    fn a_triangle_bytes_sit_where_the_wiki_says() {
+        let p = Polygon::new(
+            PolyKind::A,
+            &[2, 0, 1],
+            &[1, 2, 0],
+            &[[9, 8, 7]],
+            0x33,
+            0x61,
+        );
+        let m = one_poly_mesh(p);
+        let bytes = m.write().unwrap();
+        assert_eq!(&bytes[0x14..0x18], &[0x56, 0x34, 0x12, 0]);
+        let poly = u32::from_le_bytes(bytes[0x18 + 0x1C..0x18 + 0x20].try_into().unwrap());
+        let rec = &bytes[poly as usize..poly as usize + 20];
+        assert_eq!(&rec[0..6], &[2, 0, 0, 0, 1, 0]);
+        assert_eq!(rec[6], 0x33);
+        assert_eq!(&rec[8..11], &[9, 8, 7]);
+        assert_eq!(&rec[12..18], &[1, 0, 2, 0, 0, 0]);
+        assert_eq!(&rec[18..20], &[0x61, 0]);
+        assert_eq!(Mesh::parse(&bytes).unwrap(), m);
+    }
+
+    #[test]
+    fn every_layout_round_trips() {
+        for (kind, quad) in PolyKind::ORDER {
+            let v: &[u16] = if quad { &[0, 1, 3, 2] } else { &[0, 2, 1] };
+            let colors = [[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12]];
+            let p = Polygon::new(kind, v, v, &colors, 7, 0x0001_0021);
+            let m = one_poly_mesh(p);
+            let bytes = m.write().unwrap();
+            let back = Mesh::parse(&bytes).unwrap();
+            assert_eq!(back, m, "{}", kind.label(quad));
+            let g = &back.groups[0];
+            assert_eq!(g.count(kind, quad), 1);
+            // Only A/C quads keep a 32-bit flags word.
+            let wide = quad && kind != PolyKind::B;
+            assert_eq!(g.polygons[0].flags, if wide { 0x0001_0021 } else { 0x21 });
+        }
+    }
+
+    #[test]
+    fn bad_vertex_bone_and_parent_order_are_errors() {
+        let p = Polygon::new(PolyKind::A, &[0, 1, 2], &[0, 1, 2], &[[1; 3]], 0, 0);
+        let mut m = one_poly_mesh(p);
+        m.groups[0].vertices[1].bone = 5;
+        let bytes = m.write().unwrap();
+        let e = Mesh::parse(&bytes).unwrap_err();
+        assert!(e.to_string().contains("names bone 5"), "{e}");
+        let mut m = one_poly_mesh(p);
+        m.bones.push(Bone {
+            length: 1,
+            parent: 1,
+        });
+        let e = Mesh::parse(&m.write().unwrap()).unwrap_err();
+        assert_eq!(e.offset, 0x14 + 4 + 3);
+    }
+}

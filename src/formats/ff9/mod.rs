@@ -185,6 +185,11 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
         );
         (mesh, Some(obj.id), source)
     } else if data.len() >= 2 && data[..2] == [0, 0] {
+        if let Some(n) = opts.ff9_model {
+            warnings.push(format!(
+                "--model {n} ignored: the file is a single bare model"
+            ));
+        }
         (Mesh::parse(data)?, None, "bare type-0x02 model".to_string())
     } else {
         return Err(LoadError::new(
@@ -249,7 +254,7 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
     if animations.is_empty() {
         warnings.push(
             "no animation fits this model: drawn in the fallback pose (no rotations, each bone \
-             its length along the parent's +Z) — pass --anim FILE for a real pose"
+             its length along the parent's +Z) — pass --anim-file FILE for a real pose"
                 .to_string(),
         );
     }
@@ -472,10 +477,11 @@ impl FF9Model {
 
     /// Bone world transforms for a request (PS1 axes).
     fn worlds(&self, request: &PoseRequest) -> Vec<Xform> {
+        // An index past the list falls back to the default animation, like no choice at all.
         let anim = request
             .animation
-            .or(self.default_animation)
-            .and_then(|i| self.animations.get(i));
+            .and_then(|i| self.animations.get(i))
+            .or_else(|| self.default_animation.and_then(|i| self.animations.get(i)));
         match anim {
             Some((_, a)) => {
                 let f = request.frame as usize % a.frames();
