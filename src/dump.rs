@@ -244,21 +244,16 @@ pub fn parse(data: &[u8]) -> Result<Dump> {
             format!("{kind}-compressed file: decompress it first (e.g. `{kind} -d FILE`)"),
         ));
     }
-    let prefix = r.bytes(0, 12, "magic").map_err(|_| {
+    let bad_magic = || {
         r.error(
             0,
             ErrorKind::BadMagic {
                 expected: "PSXGPUDUMPv1",
             },
         )
-    })?;
-    if prefix != MAGIC_PREFIX {
-        return Err(r.error(
-            0,
-            ErrorKind::BadMagic {
-                expected: "PSXGPUDUMPv1",
-            },
-        ));
+    };
+    if r.bytes(0, 12, "magic").map_err(|_| bad_magic())? != MAGIC_PREFIX {
+        return Err(bad_magic());
     }
     // gpu-dump-notes.md: bytes 12..13 = "r1" → 16-byte magic, else 14 bytes.
     let magic = if data.get(12..14) == Some(b"r1") {

@@ -62,7 +62,7 @@ fn every_gpu_image_test_matches_its_reference() {
     let dirs = tests(&root);
     for dir in &dirs {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let raw = cli_run::tmp("gpu_images", &format!("{name}.vram.bin"));
+        let raw = cli_run::tmp("gpu_images_compare", &format!("{name}.vram.bin"));
         let (code, t) = cli_run::psxrender::<_, OsString>([
             "replay".into(),
             dir.join("stream.txt").into(),
@@ -73,7 +73,7 @@ fn every_gpu_image_test_matches_its_reference() {
             failures.push(format!("{name}: replay exited {code:?}\n{t}"));
             continue;
         }
-        let diff = cli_run::tmp("gpu_images", &format!("{name}.diff.png"));
+        let diff = cli_run::tmp("gpu_images_compare", &format!("{name}.diff.png"));
         let mut args: Vec<OsString> = vec![
             "compare".into(),
             raw.into(),
