@@ -36,8 +36,22 @@ fn render(model: &dyn Model, o: &RenderOptions, frame: u32) -> Frame {
 
 /// Renders like `psxrender MODEL --anim A --frame F`: framed on that frame.
 fn golden(name: &str, model: &dyn Model, animation: Option<usize>, frames: [u32; 2]) {
+    golden_view(name, model, animation, frames, View::default());
+}
+
+fn golden_view(
+    name: &str,
+    model: &dyn Model,
+    animation: Option<usize>,
+    frames: [u32; 2],
+    view: View,
+) {
     for f in frames {
-        let mut r = Renderer::new(model, &opts(animation, f)).unwrap();
+        let o = RenderOptions {
+            view,
+            ..opts(animation, f)
+        };
+        let mut r = Renderer::new(model, &o).unwrap();
         let frame = r
             .render(&PoseRequest {
                 animation,
@@ -91,6 +105,37 @@ fn golden_m2_samples() {
     }
     if let Some(m) = sample("samples/m2/STORMWINDCRATE01.M2", LoadOptions::default()) {
         golden("m2_stormwindcrate01", m.as_ref(), Some(0), [0, 10]);
+    }
+}
+
+/// The CLI's default animation: the first idle one, else the first.
+fn idle(model: &dyn Model) -> Option<usize> {
+    let a = model.animations();
+    a.iter()
+        .position(|a| {
+            let n = a.name.to_ascii_lowercase();
+            n == "stand" || n.starts_with("pause") || n.starts_with("idle")
+        })
+        .or((!a.is_empty()).then_some(0))
+}
+
+#[test]
+fn golden_nwn_samples() {
+    for name in ["c_aribeth", "c_satyr.ascii", "c_satyrarcher", "a_fa", "it_torch_000"] {
+        if let Some(m) = sample(&format!("samples/nwn/{name}.mdl"), LoadOptions::default()) {
+            let tag = format!("nwn_{}", name.replace('.', "_"));
+            golden(&tag, m.as_ref(), idle(m.as_ref()), [0, 10]);
+        }
+    }
+    // An area tile is built to be seen from the south (scene −Z) and above, as the game's
+    // camera does; from the default front 3/4 view its black void shroud hides the cliff.
+    if let Some(m) = sample("samples/nwn/ttd01_a04_03.mdl", LoadOptions::default()) {
+        let view = View {
+            yaw: 200.0,
+            pitch: 50.0,
+            ..View::default()
+        };
+        golden_view("nwn_ttd01_a04_03", m.as_ref(), None, [0, 10], view);
     }
 }
 
