@@ -73,7 +73,7 @@ fn golden_robot() {
 fn golden_ff9_demo_character() {
     let model = ff9::load(Path::new("demo"), &ff9::demo_character(), &LoadOptions::default())
         .unwrap();
-    golden("ff9_demo", &model, Some(0), [0, 2]);
+    golden("ff9_demo", &model, Some(0), [0, 5]);
 }
 
 fn sample(sub: &str, opts: LoadOptions) -> Option<Box<dyn Model>> {
