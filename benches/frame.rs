@@ -38,7 +38,9 @@ fn bench_model(c: &mut Criterion, name: &str, model: &dyn Model, threads: usize)
 }
 
 fn shared(sub: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared").join(sub);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(sub);
     p.exists().then_some(p)
 }
 
@@ -47,8 +49,12 @@ fn frames(c: &mut Criterion) {
     assert!(robot.polygon_count() >= 2000);
     bench_model(c, "robot2085", &robot, 1);
     bench_model(c, "robot2085", &robot, 0);
-    let demo = ff9::load(Path::new("demo"), &ff9::demo_character(), &LoadOptions::default())
-        .expect("demo loads");
+    let demo = ff9::load(
+        Path::new("demo"),
+        &ff9::demo_character(),
+        &LoadOptions::default(),
+    )
+    .expect("demo loads");
     bench_model(c, "ff9_demo", &demo, 1);
     let samples = [
         ("m2_rabbit2", "samples/m2/Rabbit2.m2"),

@@ -60,7 +60,12 @@ fn golden_view(
             })
             .unwrap();
         assert!(frame.stats.drawn > 0, "{name} frame {f}: nothing drawn");
-        common::assert_golden(&format!("{name}_f{f}"), frame.width, frame.height, &frame.rgb);
+        common::assert_golden(
+            &format!("{name}_f{f}"),
+            frame.width,
+            frame.height,
+            &frame.rgb,
+        );
     }
 }
 
@@ -71,8 +76,12 @@ fn golden_robot() {
 
 #[test]
 fn golden_ff9_demo_character() {
-    let model = ff9::load(Path::new("demo"), &ff9::demo_character(), &LoadOptions::default())
-        .unwrap();
+    let model = ff9::load(
+        Path::new("demo"),
+        &ff9::demo_character(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
     golden("ff9_demo", &model, Some(0), [0, 5]);
 }
 
@@ -121,7 +130,13 @@ fn idle(model: &dyn Model) -> Option<usize> {
 
 #[test]
 fn golden_nwn_samples() {
-    for name in ["c_aribeth", "c_satyr.ascii", "c_satyrarcher", "a_fa", "it_torch_000"] {
+    for name in [
+        "c_aribeth",
+        "c_satyr.ascii",
+        "c_satyrarcher",
+        "a_fa",
+        "it_torch_000",
+    ] {
         if let Some(m) = sample(&format!("samples/nwn/{name}.mdl"), LoadOptions::default()) {
             let tag = format!("nwn_{}", name.replace('.', "_"));
             golden(&tag, m.as_ref(), idle(m.as_ref()), [0, 10]);
@@ -281,7 +296,10 @@ fn non_ps1_sizes_are_refused() {
 fn frame_starts_with_environment_and_clear() {
     let f = render(&Robot::default(), &opts(None, 0), 3);
     assert_eq!(f.gp0[0] >> 24, 0xE1);
-    assert!(f.gp0[..12].iter().any(|w| w >> 24 == 0x02), "no GP0(02h) fill");
+    assert!(
+        f.gp0[..12].iter().any(|w| w >> 24 == 0x02),
+        "no GP0(02h) fill"
+    );
 }
 
 #[test]
@@ -314,7 +332,10 @@ fn every_size_renders_and_parallel_matches_serial() {
                 ..req.clone()
             })
             .unwrap();
-        assert!(fresh.render(&req).unwrap().rgb == a.rgb, "{w}x{h}: history leaks");
+        assert!(
+            fresh.render(&req).unwrap().rgb == a.rgb,
+            "{w}x{h}: history leaks"
+        );
     }
 }
 
@@ -329,12 +350,13 @@ fn replay_display(dump: &[u8]) -> psxrender::display::Picture {
 #[test]
 fn gpudump_replays_to_the_same_picture() {
     let robot = Robot::default();
-    let model = ff9::load(Path::new("demo"), &ff9::demo_character(), &LoadOptions::default())
-        .unwrap();
-    for (model, size) in [
-        (&robot as &dyn Model, (320, 240)),
-        (&model, (368, 480)),
-    ] {
+    let model = ff9::load(
+        Path::new("demo"),
+        &ff9::demo_character(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    for (model, size) in [(&robot as &dyn Model, (320, 240)), (&model, (368, 480))] {
         let o = RenderOptions {
             width: size.0,
             height: size.1,
@@ -421,7 +443,10 @@ fn cli_errors_name_the_cause_and_exit_codes_follow_the_docs() {
     let err = String::from_utf8_lossy(&s.stderr);
     assert!(err.contains("bad.mdl"), "{err}");
 
-    let s = psxrender().args(["demo", "--size", "300x200"]).output().unwrap();
+    let s = psxrender()
+        .args(["demo", "--size", "300x200"])
+        .output()
+        .unwrap();
     assert_eq!(s.status.code(), Some(2));
 
     let s = psxrender()

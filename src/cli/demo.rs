@@ -28,7 +28,12 @@ pub struct Args {
 
 pub fn run(args: Args) -> ExitCode {
     if args.robot {
-        return render_model(&Robot::default(), Path::new("<robot>"), &args.out, &args.render);
+        return render_model(
+            &Robot::default(),
+            Path::new("<robot>"),
+            &args.out,
+            &args.render,
+        );
     }
     let name = Path::new("<demo character>");
     match ff9::load(name, &ff9::demo_character(), &LoadOptions::default()) {

@@ -85,7 +85,11 @@ pub struct RenderArgs {
     pub vram: Option<PathBuf>,
     /// Also write the frame as a GPUDUMP (.psxgpu): VRAM restore, the frame's GP0 words, a
     /// VSync; `psxrender replay --display` turns it back into the same PNG.
-    #[arg(long = "dump-gp0", value_name = "OUT.psxgpu", conflicts_with = "frames")]
+    #[arg(
+        long = "dump-gp0",
+        value_name = "OUT.psxgpu",
+        conflicts_with = "frames"
+    )]
     pub dump_gp0: Option<PathBuf>,
     /// Threads: frames rendered at once with --frames, else GPU rasteriser threads (0 = all).
     #[arg(long, default_value_t = 0, value_name = "N")]
@@ -307,8 +311,14 @@ fn single(
 
 /// `NAME.png` → `NAME_0012.png`.
 pub fn numbered(out: &Path, n: u32) -> PathBuf {
-    let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let ext = out.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or("png".into());
+    let stem = out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let ext = out
+        .extension()
+        .map(|e| e.to_string_lossy().into_owned())
+        .unwrap_or("png".into());
     out.with_file_name(format!("{stem}_{n:04}.{ext}"))
 }
 
@@ -386,10 +396,11 @@ fn write_gif(out: &Path, frames: &[Frame]) -> Result<(), ExitCode> {
                 for p in f.rgb.chunks(3) {
                     rgba.extend([p[0], p[1], p[2], 255]);
                 }
-                let buf = image::RgbaImage::from_raw(f.width, f.height, rgba)
-                    .ok_or_else(|| image::ImageError::Parameter(image::error::ParameterError::from_kind(
+                let buf = image::RgbaImage::from_raw(f.width, f.height, rgba).ok_or_else(|| {
+                    image::ImageError::Parameter(image::error::ParameterError::from_kind(
                         image::error::ParameterErrorKind::DimensionMismatch,
-                    )))?;
+                    ))
+                })?;
                 let delay = image::Delay::from_numer_denom_ms(100, 3);
                 enc.encode_frame(image::Frame::from_parts(buf, 0, 0, delay))?;
             }
@@ -421,6 +432,9 @@ mod tests {
         assert!(parse_range("5..5").is_err());
         assert!(parse_range("0..4000000000").is_err());
         assert_eq!(parse_depth("15"), Ok(TextureDepth::Bpp15));
-        assert_eq!(numbered(Path::new("a/b.png"), 7), PathBuf::from("a/b_0007.png"));
+        assert_eq!(
+            numbered(Path::new("a/b.png"), 7),
+            PathBuf::from("a/b_0007.png")
+        );
     }
 }

@@ -72,7 +72,13 @@ impl View {
 
     /// The distance at which every point of `points` (relative to `centre`) fits on screen,
     /// with a 6% margin.
-    pub fn fit_distance(&self, centre: [f32; 3], points: &[[f32; 3]], width: u32, height: u32) -> f32 {
+    pub fn fit_distance(
+        &self,
+        centre: [f32; 3],
+        points: &[[f32; 3]],
+        width: u32,
+        height: u32,
+    ) -> f32 {
         let b = self.basis();
         let (tx, ty) = self.half_tans(width, height);
         let mut d: f32 = 0.0;
@@ -81,7 +87,10 @@ impl View {
             let x = dot(b[0], q).abs() * 1.06;
             let y = dot(b[1], q).abs() * 1.06;
             let z = dot(b[2], q);
-            d = d.max(x / tx - z).max(y / ty - z).max(z.abs() + f32::EPSILON);
+            d = d
+                .max(x / tx - z)
+                .max(y / ty - z)
+                .max(z.abs() + f32::EPSILON);
         }
         if d.is_finite() && d > 0.0 {
             d

@@ -192,17 +192,28 @@ fn rgb_of(w: u32) -> [u8; 3] {
 /// NCCS: one lit colour for `normal` (1.3.12) modulating `color` (128 = 1.0 in GP0 terms).
 pub fn light_one(gte: &mut Gte, normal: [i16; 3], color: [u8; 3], code: u8) -> [u8; 3] {
     set_vector(gte, 0, normal);
-    gte.write_data(data::RGBC, super::packets::rgb_word(color) | (code as u32) << 24);
+    gte.write_data(
+        data::RGBC,
+        super::packets::rgb_word(color) | (code as u32) << 24,
+    );
     gte.execute(cmd::NCCS);
     rgb_of(gte.read_data(data::RGB0 + 2))
 }
 
 /// NCCT: three lit colours sharing one `color`.
-pub fn light_three(gte: &mut Gte, normals: [[i16; 3]; 3], color: [u8; 3], code: u8) -> [[u8; 3]; 3] {
+pub fn light_three(
+    gte: &mut Gte,
+    normals: [[i16; 3]; 3],
+    color: [u8; 3],
+    code: u8,
+) -> [[u8; 3]; 3] {
     for (n, v) in normals.iter().enumerate() {
         set_vector(gte, n, *v);
     }
-    gte.write_data(data::RGBC, super::packets::rgb_word(color) | (code as u32) << 24);
+    gte.write_data(
+        data::RGBC,
+        super::packets::rgb_word(color) | (code as u32) << 24,
+    );
     gte.execute(cmd::NCCT);
     [
         rgb_of(gte.read_data(data::RGB0)),

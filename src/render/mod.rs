@@ -36,7 +36,7 @@ use gte::Gte;
 use crate::scene::{Blend, Face, FaceTexture, Model, PoseRequest, PosedMesh, Shading, VramImage};
 use camera::View;
 use convert::ModelSpace;
-use gte_stage::{Environment, Q12, FLAG_PROJECTION_BAD};
+use gte_stage::{Environment, FLAG_PROJECTION_BAD, Q12};
 use ot::{OrderingTable, OT_LEN};
 use packets::{PolyTexture, Polygon, ScreenXY, TexPage};
 use texture::{BlendClass, Rect, TextureDepth, TextureSet};
@@ -208,7 +208,8 @@ impl<'m> Renderer<'m> {
         let mesh = model.pose(&framing);
         let framing_points: Vec<[f32; 3]> = mesh.vertices.iter().map(|v| v.position).collect();
         let space = ModelSpace::fit(&framing_points);
-        let framebuffer = place_framebuffer(opts.width as u16, opts.height as u16, &mesh.vram_images)?;
+        let framebuffer =
+            place_framebuffer(opts.width as u16, opts.height as u16, &mesh.vram_images)?;
         let mut occupied = vec![framebuffer];
         occupied.extend(mesh.vram_images.iter().map(|i| Rect {
             x: i.x,
@@ -379,7 +380,12 @@ impl<'m> Renderer<'m> {
         let mut gp0 = Vec::with_capacity(16 + self.ot.len() * 13);
         gp0.push(packets::draw_mode(TexPage::default(), self.opts.dither));
         gp0.push(packets::texture_window(0, 0, 0, 0));
-        gp0.extend(packets::draw_area(fb.x, fb.y, fb.x + fb.w - 1, fb.y + fb.h - 1));
+        gp0.extend(packets::draw_area(
+            fb.x,
+            fb.y,
+            fb.x + fb.w - 1,
+            fb.y + fb.h - 1,
+        ));
         gp0.push(packets::draw_offset(fb.x as i16, fb.y as i16));
         gp0.push(packets::MASK_OFF);
         packets::fill(&mut gp0, fb.x, fb.y, fb.w, fb.h, self.opts.background);
@@ -401,7 +407,11 @@ impl<'m> Renderer<'m> {
         let rt = basis.map(|row| row.map(Q12::from_f32));
         let dist = (self.distance * s).round().clamp(0.0, i32::MAX as f32) as i32;
         let zfar = (dist as f32 + self.prep.space.radius * s).max(1.0);
-        let zsf = |n: f32| (OT_LEN as f32 * 4096.0 / (n * zfar)).round().clamp(1.0, 32767.0) as i16;
+        let zsf = |n: f32| {
+            (OT_LEN as f32 * 4096.0 / (n * zfar))
+                .round()
+                .clamp(1.0, 32767.0) as i16
+        };
         // Light direction in model space = basisᵀ · camera-space direction.
         let l = LIGHT_DIR;
         let len = camera::dot(l, l).sqrt();
@@ -436,12 +446,14 @@ impl<'m> Renderer<'m> {
         let lit = self.opts.lighting && mesh.shading == Shading::Lit;
         for face in &mesh.faces {
             let n = face.corners as usize;
-            if !(3..=4).contains(&n) || face.vertices[..n].iter().any(|&i| i as usize >= pos.len()) {
+            if !(3..=4).contains(&n) || face.vertices[..n].iter().any(|&i| i as usize >= pos.len())
+            {
                 stats.invalid += 1;
                 continue;
             }
             let idx = face.vertices.map(|i| i as usize);
-            let (sxy, flag) = gte_stage::rtpt(&mut self.gte, [pos[idx[0]], pos[idx[1]], pos[idx[2]]]);
+            let (sxy, flag) =
+                gte_stage::rtpt(&mut self.gte, [pos[idx[0]], pos[idx[1]], pos[idx[2]]]);
             if flag & FLAG_PROJECTION_BAD != 0 {
                 stats.clipped += 1;
                 continue;
@@ -467,10 +479,7 @@ impl<'m> Renderer<'m> {
                 continue;
             }
             let otz = gte_stage::average_z(&mut self.gte, n == 4);
-            let Some(mut poly) = self.polygon(face, xy) else {
-                stats.invalid += 1;
-                continue;
-            };
+            let mut poly = self.polygon(face, xy);
             if lit {
                 poly.rgb = self.light(mesh, face, &idx, poly.command());
             }
@@ -521,37 +530,39 @@ impl<'m> Renderer<'m> {
         })
     }
 
-    fn polygon(&self, face: &Face, xy: [ScreenXY; 4]) -> Option<Polygon> {
+    fn polygon(&self, face: &Face, xy: [ScreenXY; 4]) -> Polygon {
         let texture = match &face.texture {
             FaceTexture::None => None,
-            FaceTexture::Image { texture, uv } => match self.placed(*texture, face.blend) {
-                Some(p) => Some(PolyTexture {
+            // A texture the framing pose never used is drawn untextured.
+            FaceTexture::Image { texture, uv } => {
+                self.placed(*texture, face.blend).map(|p| PolyTexture {
                     page: p.page,
                     clut: p.clut,
                     uv: image_uvs(uv, face.corners as usize, p.size),
-                }),
-                // A texture the framing pose never used: drawn untextured.
-                None => None,
-            },
+                })
+            }
             FaceTexture::Vram { tpage, clut, uv } => Some(PolyTexture {
                 page: TexPage(*tpage),
                 clut: packets::Clut(*clut),
                 uv: *uv,
             }),
         };
-        Some(Polygon {
+        Polygon {
             xy,
             rgb: face.colors,
             corners: face.corners,
             texture,
             semi: semi_mode(face.blend).is_some(),
-        })
+        }
     }
 
     fn light(&mut self, mesh: &PosedMesh, face: &Face, idx: &[usize; 4], code: u8) -> [[u8; 3]; 4] {
         let n = face.corners as usize;
         // Only faces without vertex normals need their own.
-        let fallback = if idx[..n].iter().any(|&i| mesh.vertices[i].normal == [0.0; 3]) {
+        let fallback = if idx[..n]
+            .iter()
+            .any(|&i| mesh.vertices[i].normal == [0.0; 3])
+        {
             face_normal(mesh, idx)
         } else {
             [0.0; 3]
@@ -636,7 +647,13 @@ fn image_uvs(uv: &[[f32; 2]; 4], n: usize, size: [u16; 2]) -> [[u8; 2]; 4] {
         let s = size[axis] as f32;
         let vals: Vec<f32> = uv[..n]
             .iter()
-            .map(|c| if c[axis].is_finite() { c[axis] * s } else { 0.0 })
+            .map(|c| {
+                if c[axis].is_finite() {
+                    c[axis] * s
+                } else {
+                    0.0
+                }
+            })
             .collect();
         let min = vals.iter().copied().fold(f32::MAX, f32::min);
         let shift = (min / s).floor() * s;
@@ -669,7 +686,10 @@ fn place_framebuffer(w: u16, h: u16, images: &[VramImage]) -> Result<Rect, Rende
         .map(|(x, y)| Rect { x, y, w, h })
         .find(|r| {
             !images.iter().any(|i| {
-                i.x < r.x + r.w && r.x < i.x.saturating_add(i.width) && i.y < r.y + r.h && r.y < i.y.saturating_add(i.height)
+                i.x < r.x + r.w
+                    && r.x < i.x.saturating_add(i.width)
+                    && i.y < r.y + r.h
+                    && r.y < i.y.saturating_add(i.height)
             })
         })
         .ok_or(RenderError::NoFramebufferRoom)

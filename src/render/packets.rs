@@ -41,7 +41,10 @@ impl TexPage {
     /// 2 = 15bpp).
     pub fn new(x: u16, y: u16, semi: u8, depth: u8) -> Self {
         TexPage(
-            ((x / 64) & 15) | (((y / 256) & 1) << 4) | ((semi as u16 & 3) << 5) | ((depth as u16 & 3) << 7),
+            ((x / 64) & 15)
+                | (((y / 256) & 1) << 4)
+                | ((semi as u16 & 3) << 5)
+                | ((depth as u16 & 3) << 7),
         )
     }
 
@@ -116,7 +119,11 @@ pub const MASK_OFF: u32 = 0xE600_0000;
 
 /// GP0(A0h): copy a rectangle from the CPU to VRAM; `data` holds `w*h` halfwords, row-major.
 pub fn upload(out: &mut Vec<u32>, x: u16, y: u16, w: u16, h: u16, data: &[u16]) {
-    out.extend([0xA000_0000, x as u32 | (y as u32) << 16, w as u32 | (h as u32) << 16]);
+    out.extend([
+        0xA000_0000,
+        x as u32 | (y as u32) << 16,
+        w as u32 | (h as u32) << 16,
+    ]);
     let mut it = data.chunks(2);
     for pair in &mut it {
         let lo = pair[0] as u32;
@@ -237,6 +244,15 @@ mod tests {
         assert_eq!(draw_offset(-1, 1), 0xE500_0000 | 0x7ff | 1 << 11);
         let mut w = Vec::new();
         upload(&mut w, 1, 2, 3, 1, &[0x1111, 0x2222, 0x3333]);
-        assert_eq!(w, [0xA000_0000, 0x0002_0001, 0x0001_0003, 0x2222_1111, 0x0000_3333]);
+        assert_eq!(
+            w,
+            [
+                0xA000_0000,
+                0x0002_0001,
+                0x0001_0003,
+                0x2222_1111,
+                0x0000_3333
+            ]
+        );
     }
 }

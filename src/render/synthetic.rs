@@ -93,7 +93,8 @@ fn glow() -> RgbaImage {
     let mut pixels = Vec::with_capacity(32 * 32);
     for y in 0..32 {
         for x in 0..32 {
-            let d = (((x as f32 - 15.5).powi(2) + (y as f32 - 15.5).powi(2)).sqrt() / 16.0).min(1.0);
+            let d =
+                (((x as f32 - 15.5).powi(2) + (y as f32 - 15.5).powi(2)).sqrt() / 16.0).min(1.0);
             let a = ((1.0 - d) * 255.0) as u8;
             pixels.push([90, 200, 255, a]);
         }
@@ -173,7 +174,11 @@ impl Builder {
                 let (tl, tr, bl, br) = ((i, j), (i, j + 1), (i + 1, j), (i + 1, j + 1));
                 let (verts, uvs, corners) = if i + 1 == rings {
                     // Bottom cap: bottom-left is the pole.
-                    ([bl, tr, tl, tl], [uv(bl.0, bl.1), uv(tr.0, tr.1), uv(tl.0, tl.1), [0.; 2]], 3)
+                    (
+                        [bl, tr, tl, tl],
+                        [uv(bl.0, bl.1), uv(tr.0, tr.1), uv(tl.0, tl.1), [0.; 2]],
+                        3,
+                    )
                 } else {
                     ([bl, br, tl, tr], [bl, br, tl, tr].map(|(a, b)| uv(a, b)), 4)
                 };
@@ -237,16 +242,36 @@ impl Model for Robot {
         };
         let id = |p: [f32; 3]| p;
         b.cuboid([0.0, 1.2, 0.0], [0.35, 0.45, 0.2], &id, 0);
-        b.cuboid([-0.5, 1.2, 0.0], [0.1, 0.4, 0.1], &swing([0.0, 1.6, 0.0], a), 0);
-        b.cuboid([0.5, 1.2, 0.0], [0.1, 0.4, 0.1], &swing([0.0, 1.6, 0.0], -a), 0);
-        b.cuboid([-0.18, 0.4, 0.0], [0.12, 0.4, 0.12], &swing([0.0, 0.8, 0.0], -a), 0);
-        b.cuboid([0.18, 0.4, 0.0], [0.12, 0.4, 0.12], &swing([0.0, 0.8, 0.0], a), 0);
+        b.cuboid(
+            [-0.5, 1.2, 0.0],
+            [0.1, 0.4, 0.1],
+            &swing([0.0, 1.6, 0.0], a),
+            0,
+        );
+        b.cuboid(
+            [0.5, 1.2, 0.0],
+            [0.1, 0.4, 0.1],
+            &swing([0.0, 1.6, 0.0], -a),
+            0,
+        );
+        b.cuboid(
+            [-0.18, 0.4, 0.0],
+            [0.12, 0.4, 0.12],
+            &swing([0.0, 0.8, 0.0], -a),
+            0,
+        );
+        b.cuboid(
+            [0.18, 0.4, 0.0],
+            [0.12, 0.4, 0.12],
+            &swing([0.0, 0.8, 0.0], a),
+            0,
+        );
         b.cuboid([0.0, 1.7, 0.0], [0.08, 0.06, 0.08], &id, 0);
         b.sphere([0.0, 2.05, 0.0], 0.3, self.detail, 1);
         // A two-sided, alpha-blended glow disc hovering above the head, bobbing.
         let y = 2.55 + 0.05 * (TAU * t).cos();
-        let ids = [[-0.3, y, -0.3], [0.3, y, -0.3], [-0.3, y, 0.3]]
-            .map(|p| b.vertex(p, [0.0, 1.0, 0.0]));
+        let ids =
+            [[-0.3, y, -0.3], [0.3, y, -0.3], [-0.3, y, 0.3]].map(|p| b.vertex(p, [0.0, 1.0, 0.0]));
         b.mesh.faces.push(Face {
             vertices: [ids[0], ids[1], ids[2], ids[2]],
             corners: 3,

@@ -202,17 +202,13 @@ fn resample(img: &RgbaImage, w: u16, h: u16) -> Vec<[u8; 4]> {
                 }
             }
             let n = ((y1 - y0) * (x1 - x0)) as u64;
-            let px = if acc[3] == 0 {
-                [0, 0, 0, 0]
-            } else {
-                [
-                    (acc[0] / acc[3]) as u8,
-                    (acc[1] / acc[3]) as u8,
-                    (acc[2] / acc[3]) as u8,
-                    (acc[3] / n) as u8,
-                ]
-            };
-            out.push(px);
+            let channel = |c: u64| c.checked_div(acc[3]).unwrap_or(0) as u8;
+            out.push([
+                channel(acc[0]),
+                channel(acc[1]),
+                channel(acc[2]),
+                (acc[3] / n) as u8,
+            ]);
         }
     }
     out
@@ -275,7 +271,11 @@ fn convert(img: &RgbaImage, class: BlendClass, depth: TextureDepth, shrink: u32)
     let idx: Vec<u8> = texels.iter().map(|t| lookup[t]).collect();
     let data = if bits == 4 {
         idx.chunks(4)
-            .map(|c| c.iter().enumerate().fold(0u16, |a, (i, &v)| a | (v as u16) << (4 * i)))
+            .map(|c| {
+                c.iter()
+                    .enumerate()
+                    .fold(0u16, |a, (i, &v)| a | (v as u16) << (4 * i))
+            })
             .collect()
     } else {
         idx.chunks(2)
@@ -359,7 +359,10 @@ fn quantise(counts: &HashMap<u16, u32>, max: usize) -> Vec<u16> {
                 acc[a] += ch[a] as u64 * n as u64;
             }
         }
-        let m: Vec<u16> = acc.iter().map(|&s| ((s + total / 2) / total) as u16).collect();
+        let m: Vec<u16> = acc
+            .iter()
+            .map(|&s| ((s + total / 2) / total) as u16)
+            .collect();
         let c = m[0] | m[1] << 5 | m[2] << 10 | if m[3] >= 32 { 0x8000 } else { 0 };
         palette.push(if c == 0 { 0x8000 } else { c });
     }
@@ -543,12 +546,23 @@ mod tests {
 
     #[test]
     fn few_colours_give_4bpp_and_exact_palette() {
-        let t = tex(16, 16, |x, _| if x < 8 { [255, 0, 0, 255] } else { [0, 0, 0, 0] });
+        let t = tex(16, 16, |x, _| {
+            if x < 8 {
+                [255, 0, 0, 255]
+            } else {
+                [0, 0, 0, 0]
+            }
+        });
         let set = prepare(
             &[t],
             &[(0, BlendClass::Cutout)],
             TextureDepth::Auto,
-            &[Rect { x: 0, y: 0, w: 320, h: 240 }],
+            &[Rect {
+                x: 0,
+                y: 0,
+                w: 320,
+                h: 240,
+            }],
         )
         .unwrap();
         let p = set.placed[&(0, BlendClass::Cutout)];
@@ -578,7 +592,12 @@ mod tests {
         let uses: Vec<_> = (0..40).map(|i| (i, BlendClass::Opaque)).collect();
         let set = prepare(&many, &uses, TextureDepth::Bpp15, &[]).unwrap();
         assert!(set.shrink > 0);
-        let full = [Rect { x: 0, y: 0, w: 1024, h: 512 }];
+        let full = [Rect {
+            x: 0,
+            y: 0,
+            w: 1024,
+            h: 512,
+        }];
         assert!(matches!(
             prepare(&many, &uses, TextureDepth::Bpp15, &full),
             Err(RenderError::VramFull { .. })
