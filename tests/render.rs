@@ -376,6 +376,30 @@ fn gpudump_replays_to_the_same_picture() {
     }
 }
 
+#[test]
+fn sample_gpudumps_replay_to_the_same_picture() {
+    for sub in [
+        "samples/nwn/c_aribeth.mdl",
+        "samples/nwn/ttd01_a04_03.mdl",
+        "samples/m2/Rabbit2.m2",
+    ] {
+        let Some(m) = sample(sub, LoadOptions::default()) else {
+            continue;
+        };
+        let anim = idle(m.as_ref());
+        let mut r = Renderer::new(m.as_ref(), &opts(anim, 10)).unwrap();
+        let f = r
+            .render(&PoseRequest {
+                animation: anim,
+                frame: 10,
+                camera: None,
+            })
+            .unwrap();
+        let p = replay_display(&r.gpudump(&f));
+        assert!(p.rgb == f.rgb, "{sub}: replayed dump differs");
+    }
+}
+
 fn psxrender() -> Command {
     Command::new(env!("CARGO_BIN_EXE_psxrender"))
 }
