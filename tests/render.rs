@@ -85,6 +85,19 @@ fn golden_ff9_demo_character() {
     golden("ff9_demo", &model, Some(0), [0, 5]);
 }
 
+#[test]
+fn golden_nwn_synthetic() {
+    use psxrender::formats::nwn;
+    let bytes = nwn::builder::build(&nwn::builder::sample_model());
+    let model = nwn::load(Path::new("synth.mdl"), &bytes, &LoadOptions::default()).unwrap();
+    // Its one quad faces NWN −Y, the scene's back (−Z): seen from behind.
+    let view = View {
+        yaw: 215.0,
+        ..View::default()
+    };
+    golden_view("nwn_synthetic", &model, Some(0), [0, 15], view);
+}
+
 fn sample(sub: &str, opts: LoadOptions) -> Option<Box<dyn Model>> {
     let path = common::shared(sub)?;
     Some(psxrender::formats::load(&path, &opts).unwrap_or_else(|e| panic!("{sub}: {e}")))

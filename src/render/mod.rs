@@ -640,7 +640,9 @@ fn face_normal(mesh: &PosedMesh, idx: &[usize; 4]) -> [f32; 3] {
 
 /// Texel coordinates for an [`FaceTexture::Image`] face on a texture of `size` texels: scaled,
 /// shifted by whole repeats so the smallest sits in the first repeat (the texture window wraps
-/// the rest), saturated to 0–255.
+/// the rest), saturated to 0–255. A far edge exactly on a repeat boundary (u = 1.0 → S) is pulled
+/// in to S−1, as PS1 artists author UVs (0–255 across a 256 texture): otherwise the window
+/// wraps it to texel 0 and the last drawn row or column shows the opposite edge.
 fn image_uvs(uv: &[[f32; 2]; 4], n: usize, size: [u16; 2]) -> [[u8; 2]; 4] {
     let mut out = [[0u8; 2]; 4];
     for axis in 0..2 {
@@ -657,8 +659,12 @@ fn image_uvs(uv: &[[f32; 2]; 4], n: usize, size: [u16; 2]) -> [[u8; 2]; 4] {
             .collect();
         let min = vals.iter().copied().fold(f32::MAX, f32::min);
         let shift = (min / s).floor() * s;
-        for (o, v) in out.iter_mut().zip(&vals) {
-            o[axis] = (v - shift).round().clamp(0.0, 255.0) as u8;
+        let local: Vec<f32> = vals.iter().map(|v| (v - shift).round()).collect();
+        let max = local.iter().copied().fold(0.0f32, f32::max);
+        let on_boundary = max > 0.0 && max % s == 0.0;
+        for (o, &v) in out.iter_mut().zip(&local) {
+            let v = if on_boundary && v == max { v - 1.0 } else { v };
+            o[axis] = v.clamp(0.0, 255.0) as u8;
         }
     }
     out
@@ -765,7 +771,13 @@ mod tests {
         let t = image_uvs(&uv, 3, [64, 128]);
         assert_eq!(t[0], [16, 64]);
         assert_eq!(t[1], [48, 128]);
-        assert_eq!(t[2], [64, 192]);
+        assert_eq!(t[2], [63, 192]);
+        let t = image_uvs(
+            &[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+            4,
+            [256, 64],
+        );
+        assert_eq!(t, [[0, 0], [255, 0], [0, 63], [255, 63]]);
     }
 
     #[test]
