@@ -8,7 +8,7 @@ use std::process::Command;
 use psxrender::formats::{ff9, LoadOptions};
 use psxrender::render::camera::View;
 use psxrender::render::synthetic::Robot;
-use psxrender::render::{Frame, RenderError, RenderOptions, Renderer};
+use psxrender::render::{default_animation, Frame, RenderError, RenderOptions, Renderer};
 use psxrender::scene::{
     AnimationInfo, Blend, Face, FaceTexture, Model, PoseRequest, PosedMesh, Shading, Vertex,
 };
@@ -130,17 +130,6 @@ fn golden_m2_samples() {
     }
 }
 
-/// The CLI's default animation: the first idle one, else the first.
-fn idle(model: &dyn Model) -> Option<usize> {
-    let a = model.animations();
-    a.iter()
-        .position(|a| {
-            let n = a.name.to_ascii_lowercase();
-            n == "stand" || n.starts_with("pause") || n.starts_with("idle")
-        })
-        .or((!a.is_empty()).then_some(0))
-}
-
 #[test]
 fn golden_nwn_samples() {
     for name in [
@@ -152,7 +141,7 @@ fn golden_nwn_samples() {
     ] {
         if let Some(m) = sample(&format!("samples/nwn/{name}.mdl"), LoadOptions::default()) {
             let tag = format!("nwn_{}", name.replace('.', "_"));
-            golden(&tag, m.as_ref(), idle(m.as_ref()), [0, 10]);
+            golden(&tag, m.as_ref(), default_animation(m.as_ref()), [0, 10]);
         }
     }
     // An area tile is built to be seen from the south (scene −Z) and above, as the game's
@@ -399,7 +388,7 @@ fn sample_gpudumps_replay_to_the_same_picture() {
         let Some(m) = sample(sub, LoadOptions::default()) else {
             continue;
         };
-        let anim = idle(m.as_ref());
+        let anim = default_animation(m.as_ref());
         let mut r = Renderer::new(m.as_ref(), &opts(anim, 10)).unwrap();
         let f = r
             .render(&PoseRequest {

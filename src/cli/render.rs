@@ -11,7 +11,9 @@ use rayon::prelude::*;
 
 use psxrender::render::camera::{View, DEFAULT_FOV, DEFAULT_PITCH, DEFAULT_YAW};
 use psxrender::render::texture::TextureDepth;
-use psxrender::render::{vram_rgb, Frame, RenderOptions, Renderer, HEIGHTS, WIDTHS};
+use psxrender::render::{
+    default_animation, vram_rgb, Frame, RenderOptions, Renderer, HEIGHTS, WIDTHS,
+};
 use psxrender::scene::{Model, PoseRequest};
 
 use super::model_args::ModelArgs;
@@ -232,19 +234,6 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("warning: {w}");
     }
     render_model(model.as_ref(), &path, &args.out, &args.render)
-}
-
-/// The animation a bare `--frame N` animates: the first idle-looking one, else the first.
-pub fn default_animation(model: &dyn Model) -> Option<usize> {
-    let anims = model.animations();
-    let idle = |n: &str| {
-        let n = n.to_ascii_lowercase();
-        n == "stand" || n.starts_with("pause") || n.starts_with("idle")
-    };
-    anims
-        .iter()
-        .position(|a| idle(&a.name))
-        .or((!anims.is_empty()).then_some(0))
 }
 
 /// Renders `model` (named `source` in messages) per `args` into `out`.

@@ -592,6 +592,20 @@ impl<'m> Renderer<'m> {
     }
 }
 
+/// The animation a bare `--frame N` animates: the first idle-looking one (`Stand`, `pause*`,
+/// `idle*`, case-insensitive), else the first; `None` when the model has none.
+pub fn default_animation(model: &dyn Model) -> Option<usize> {
+    let anims = model.animations();
+    let idle = |n: &str| {
+        let n = n.to_ascii_lowercase();
+        n == "stand" || n.starts_with("pause") || n.starts_with("idle")
+    };
+    anims
+        .iter()
+        .position(|a| idle(&a.name))
+        .or((!anims.is_empty()).then_some(0))
+}
+
 /// A recipe for renderers of one prepared model (see [`Renderer::template`]).
 pub struct Template<'m> {
     model: &'m dyn Model,
