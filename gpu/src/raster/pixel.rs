@@ -29,19 +29,67 @@ pub struct PixelMode {
 /// Blends foreground `f` over background `b` (both BGR555).
 #[inline]
 pub fn blend(mode: BlendMode, b: u16, f: u16) -> u16 {
+    match mode {
+        BlendMode::Average => blend_const::<BLEND_AVERAGE>(b, f),
+        BlendMode::Add => blend_const::<BLEND_ADD>(b, f),
+        BlendMode::Subtract => blend_const::<BLEND_SUBTRACT>(b, f),
+        BlendMode::AddQuarter => blend_const::<BLEND_ADD_QUARTER>(b, f),
+    }
+}
+
+/// Const-generic blend selectors for the specialised span loops (0 = opaque primitive).
+pub const BLEND_NONE: u8 = 0;
+/// B/2 + F/2.
+pub const BLEND_AVERAGE: u8 = 1;
+/// B + F.
+pub const BLEND_ADD: u8 = 2;
+/// B − F.
+pub const BLEND_SUBTRACT: u8 = 3;
+/// B + F/4.
+pub const BLEND_ADD_QUARTER: u8 = 4;
+
+/// The selector of a primitive's blend mode.
+pub fn blend_selector(mode: Option<BlendMode>) -> u8 {
+    match mode {
+        None => BLEND_NONE,
+        Some(BlendMode::Average) => BLEND_AVERAGE,
+        Some(BlendMode::Add) => BLEND_ADD,
+        Some(BlendMode::Subtract) => BLEND_SUBTRACT,
+        Some(BlendMode::AddQuarter) => BLEND_ADD_QUARTER,
+    }
+}
+
+/// [`blend`] with the mode known at compile time (`MODE` a `BLEND_*` selector other than none).
+#[inline(always)]
+pub fn blend_const<const MODE: u8>(b: u16, f: u16) -> u16 {
     let mut out = 0u16;
     for shift in [0, 5, 10] {
         let bc = ((b >> shift) & 31) as i16;
         let fc = ((f >> shift) & 31) as i16;
-        let c = match mode {
-            BlendMode::Average => (bc + fc) >> 1,
-            BlendMode::Add => (bc + fc).min(31),
-            BlendMode::Subtract => (bc - fc).max(0),
-            BlendMode::AddQuarter => (bc + (fc >> 2)).min(31),
+        let c = match MODE {
+            BLEND_AVERAGE => (bc + fc) >> 1,
+            BLEND_ADD => (bc + fc).min(31),
+            BLEND_SUBTRACT => (bc - fc).max(0),
+            _ => (bc + (fc >> 2)).min(31),
         };
         out |= (c as u16) << shift;
     }
     out
+}
+
+/// [`PixelMode::put`] with the blend mode known at compile time: `check` is 0x8000 when
+/// GP0(E6h) bit 1 is set (else 0), `set` the forced bit 15.
+#[inline(always)]
+pub fn put_const<const MODE: u8>(dst: &mut u16, color: u16, semi: bool, check: u16, set: u16) {
+    let d = *dst;
+    if d & check != 0 {
+        return;
+    }
+    let mut c = color & 0x7fff;
+    if MODE != BLEND_NONE && semi {
+        c = blend_const::<MODE>(d & 0x7fff, c);
+    }
+    *dst = c | (color & 0x8000) | set;
 }
 
 impl PixelMode {
