@@ -8,7 +8,7 @@
 // Verified: hwtests phases 1, 3, 6 (edges), 7, 17–22 (attributes).
 
 use super::pixel::{
-    blend_selector, modulate, put_const, rgb_to_555, PixelMode, BLEND_ADD, BLEND_ADD_QUARTER,
+    blend_selector, modulate_d4, put_const, rgb_to_555, PixelMode, BLEND_ADD, BLEND_ADD_QUARTER,
     BLEND_AVERAGE, BLEND_NONE, BLEND_SUBTRACT, DITHER,
 };
 use super::texture::{Sampler, Texture};
@@ -272,10 +272,11 @@ impl Triangle {
             if l >= r {
                 continue;
             }
+            // Dither offsets + 4, as `modulate_d4` takes them.
             let dither_row = if s.dither && !RAW {
-                DITHER[(y & 3) as usize].map(i32::from)
+                DITHER[(y & 3) as usize].map(|d| i32::from(d) + 4)
             } else {
-                [0; 4]
+                [4; 4]
             };
             let (dx, dy) = ((l - core.x) as i64, (y - core.y) as i64);
             let at = |a: i32, g: Grad| base(a) + g.dx * dx + g.dy * dy;
@@ -283,7 +284,7 @@ impl Triangle {
             let (mut au, mut av) = (at(core.u, gu), at(core.v, gv));
             let row = &mut band.row(y)[l as usize..r as usize];
             for (x, dst) in (l as usize..).zip(row.iter_mut()) {
-                let d = dither_row[x & 3];
+                let d4 = dither_row[x & 3];
                 let (cr, cg, cb) = if GOURAUD {
                     (
                         (ar >> FRAC) as i32,
@@ -307,12 +308,12 @@ impl Triangle {
                             let c = if RAW {
                                 texel
                             } else {
-                                modulate(texel, cr, cg, cb, d)
+                                modulate_d4(texel, cr, cg, cb, d4)
                             };
                             put_const::<BLEND>(dst, c, texel & 0x8000 != 0, check, set);
                         }
                     }
-                    _ => put_const::<BLEND>(dst, rgb_to_555(cr, cg, cb, d), true, check, set),
+                    _ => put_const::<BLEND>(dst, rgb_to_555(cr, cg, cb, d4 - 4), true, check, set),
                 }
             }
         }
