@@ -46,3 +46,47 @@ fn hw_probes_banded() {
     let Some(r) = run_all(0) else { return };
     assert_eq!(r.failed, 0, "{} hw cases failed", r.failed);
 }
+
+/// The CLI: per-file lines, the exact closing line, exit 0; exit 2 on an unreadable file;
+/// exit 1 and a printed mismatch when a probe fails.
+#[test]
+fn conformance_cli_output_and_exit_codes() {
+    let Some(dir) = common::shared("hwtests/gpu-probes") else {
+        return;
+    };
+    let exe = env!("CARGO_BIN_EXE_psxrender");
+    let out = std::process::Command::new(exe)
+        .args(["conformance", "--threads", "1"])
+        .arg(dir.join("phase01.txt"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert_eq!(text.lines().last(), Some("50 passed, 0 failed"), "{text}");
+
+    let missing = std::process::Command::new(exe)
+        .args(["conformance", "/nonexistent/probe.txt"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+
+    let tmp = std::env::temp_dir().join(format!("psxrender-probe-{}.txt", std::process::id()));
+    std::fs::write(
+        &tmp,
+        "case x/wrong\ngp0 020000f8\ngp0 00000000\ngp0 00010010\nprobe 0 0 7c00 hw\nend\n",
+    )
+    .unwrap();
+    let bad = std::process::Command::new(exe)
+        .arg("conformance")
+        .arg(&tmp)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&tmp);
+    let text = String::from_utf8_lossy(&bad.stdout);
+    assert_eq!(bad.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("x/wrong: (0, 0) expected 7c00, got 001f"),
+        "{text}"
+    );
+    assert_eq!(text.lines().last(), Some("0 passed, 1 failed"), "{text}");
+}

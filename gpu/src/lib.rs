@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use gp0::decode::{decode, is_polyline_terminator, packet_len, Gp0Command, PolyFlags, RawVertex};
 use gp0::fields::{sext11, Clut, ColorWord, TexPage, TexWindow, VertexWord};
-use raster::bands::{Batch, MAX_BATCH};
+use raster::bands::{Batch, Exec, MAX_BATCH};
 use raster::line::Line;
 use raster::pixel::PixelMode;
 use raster::rect::Rect;
@@ -32,6 +32,9 @@ use raster::{Clip, Prim};
 pub const VRAM_WIDTH: usize = 1024;
 /// VRAM height in lines.
 pub const VRAM_HEIGHT: usize = 512;
+/// All of VRAM as one fixed-size array of halfwords, row-major (texture reads index it with
+/// masks instead of bounds checks).
+pub type VramImage = [u16; VRAM_WIDTH * VRAM_HEIGHT];
 
 /// What GP1 says the TV shows: where in VRAM, how big, and in which colour depth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,7 +83,7 @@ enum Packet {
 pub struct Gpu {
     vram: Vec<u16>,
     /// VRAM as it was when the current batch started (texture source).
-    snapshot: Vec<u16>,
+    snapshot: Box<VramImage>,
     snapshot_valid: bool,
     batch: Batch,
     threads: usize,
@@ -117,7 +120,10 @@ impl Gpu {
     pub fn new() -> Self {
         let mut g = Gpu {
             vram: vec![0; VRAM_WIDTH * VRAM_HEIGHT],
-            snapshot: vec![0; VRAM_WIDTH * VRAM_HEIGHT],
+            snapshot: vec![0; VRAM_WIDTH * VRAM_HEIGHT]
+                .into_boxed_slice()
+                .try_into()
+                .expect("a VRAM-sized vector is a VramImage"),
             snapshot_valid: true,
             batch: Batch::default(),
             threads: 0,
@@ -221,12 +227,14 @@ impl Gpu {
             0x07 => self.disp_v = arg,
             0x08 => self.disp_mode = arg,
             0x09 => self.allow_tex_disable = arg & 1 != 0,
-            0x10..=0x1f => match arg & 7 {
+            // GP1(10h): v2 register read (index mirrors every 16).
+            0x10..=0x1f => match arg & 0xf {
                 2 => self.gpuread = self.tex_window.0 & 0xf_ffff,
                 3 => self.gpuread = self.area_tl & 0xf_ffff,
                 4 => self.gpuread = self.area_br & 0xf_ffff,
                 5 => self.gpuread = self.offset & 0x3f_ffff,
                 7 => self.gpuread = 2,
+                8 => self.gpuread = 0,
                 _ => {}
             },
             _ => {}
@@ -278,7 +286,8 @@ impl Gpu {
     pub fn set_threads(&mut self, threads: usize) {
         self.flush();
         self.threads = threads;
-        self.pool = if threads == 1 {
+        // 0 and 1 need no pool of their own: rayon's global pool, or none.
+        self.pool = if threads <= 1 {
             None
         } else {
             rayon::ThreadPoolBuilder::new()
@@ -326,18 +335,12 @@ impl Gpu {
         if self.batch.prims.is_empty() {
             return;
         }
-        let pool = if self.threads == 1 {
-            None
-        } else {
-            if self.pool.is_none() {
-                self.pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(self.threads)
-                    .build()
-                    .ok();
-            }
-            self.pool.as_ref()
+        let exec = match (self.threads, &self.pool) {
+            (1, _) => Exec::Serial,
+            (_, Some(pool)) => Exec::Pool(pool),
+            _ => Exec::Global,
         };
-        self.batch.run(&mut self.vram, &self.snapshot, pool);
+        self.batch.run(&mut self.vram, &self.snapshot, exec);
         self.snapshot_valid = false;
     }
 
@@ -651,7 +654,13 @@ mod tests {
     #[test]
     fn vram_read_back_through_gpuread() {
         let mut g = Gpu::new();
-        g.gp0_words(&[0xa000_0000, 0x0001_0002, 0x0001_0003, 0x2222_1111, 0x0000_3333]);
+        g.gp0_words(&[
+            0xa000_0000,
+            0x0001_0002,
+            0x0001_0003,
+            0x2222_1111,
+            0x0000_3333,
+        ]);
         g.gp0_words(&[0xc000_0000, 0x0001_0002, 0x0001_0003]);
         assert_eq!(g.gpustat() & (1 << 27), 1 << 27);
         assert_eq!(g.gpuread(), 0x2222_1111);

@@ -8,7 +8,7 @@
 //! where it is sampled. Transfers (fill, copies) also end the batch.
 
 use super::{Band, Prim};
-use crate::VRAM_WIDTH;
+use crate::{VramImage, VRAM_WIDTH};
 use rayon::prelude::*;
 
 /// Rows per band.
@@ -18,6 +18,17 @@ const TILE_W: usize = 64;
 const TILE_H: usize = 32;
 /// Primitives per batch before it is drawn anyway (bounds memory on endless streams).
 pub const MAX_BATCH: usize = 8192;
+
+/// Where a batch is drawn.
+#[derive(Clone, Copy, Debug)]
+pub enum Exec<'a> {
+    /// One pass over all rows on the calling thread.
+    Serial,
+    /// Bands on rayon's global pool (all cores).
+    Global,
+    /// Bands on a dedicated pool.
+    Pool(&'a rayon::ThreadPool),
+}
 
 /// Primitives waiting to be drawn and the VRAM tiles they may draw.
 #[derive(Default, Debug)]
@@ -69,9 +80,8 @@ impl Batch {
         false
     }
 
-    /// Draws every primitive into `vram` (serially when `pool` is `None`), then empties the
-    /// batch.
-    pub fn run(&mut self, vram: &mut [u16], tex: &[u16], pool: Option<&rayon::ThreadPool>) {
+    /// Draws every primitive into `vram`, then empties the batch.
+    pub fn run(&mut self, vram: &mut [u16], tex: &VramImage, exec: Exec) {
         if self.prims.is_empty() {
             return;
         }
@@ -90,13 +100,15 @@ impl Batch {
                 }
             }
         };
-        match pool {
-            Some(pool) => pool.install(|| {
-                vram.par_chunks_mut(BAND_ROWS * VRAM_WIDTH)
-                    .enumerate()
-                    .for_each(draw_band)
-            }),
-            None => {
+        let parallel = |vram: &mut [u16]| {
+            vram.par_chunks_mut(BAND_ROWS * VRAM_WIDTH)
+                .enumerate()
+                .for_each(draw_band)
+        };
+        match exec {
+            Exec::Pool(pool) => pool.install(|| parallel(vram)),
+            Exec::Global => parallel(vram),
+            Exec::Serial => {
                 let mut band = Band {
                     rows: vram,
                     y0: 0,
