@@ -467,6 +467,7 @@ fn synth_tbc(version: u32) -> SynthModel {
                     values: vec![0],
                     ..Default::default()
                 },
+                color: None,
             },
         ],
         textures: vec![(0, r"Textures\Synth\PAL.BLP".into()), (11, String::new())],
@@ -640,6 +641,44 @@ fn texture_dirs_come_before_the_model_directory() {
 }
 
 #[test]
+fn colour_tracks_tint_and_hide_batches() {
+    let mut synth = synth_tbc(263);
+    let rgb = SynthTrack {
+        ranges: vec![(0, 0), (1, 1)],
+        times: vec![0, 2000],
+        values: vec![[0.5, 1.0, 0.0], [1.0, 1.0, 1.0]],
+        ..Default::default()
+    };
+    let alpha = SynthTrack {
+        ranges: vec![(0, 0), (1, 1)],
+        times: vec![0, 2000],
+        values: vec![32767i16, 0],
+        ..Default::default()
+    };
+    synth.batches[0].color = Some((rgb, alpha));
+    let data = synth.write();
+    let m = m2::load(&nowhere("colour.m2"), &data, &LoadOptions::default()).unwrap();
+    assert_eq!(m.colors.len(), 1);
+    assert_eq!(m.views[0].units[0].color, Some(0));
+    // Stand: tinted (128 = neutral), still drawn.
+    let stand = m.pose(&PoseRequest {
+        animation: Some(0),
+        frame: 2,
+        camera: None,
+    });
+    assert_eq!(stand.faces.len(), 2);
+    assert_eq!(stand.faces[0].colors[0], [64, 128, 0]);
+    // Walk: colour opacity 0 hides the batch.
+    let walk = m.pose(&PoseRequest {
+        animation: Some(1),
+        frame: 2,
+        camera: None,
+    });
+    assert_eq!(walk.faces.len(), 1);
+    assert_eq!(walk.faces[0].blend, Blend::Additive);
+}
+
+#[test]
 fn vanilla_and_tbc_writers_pose_alike() {
     let (p263, opts263, _) = write_synth("m2-synth-a", 263);
     let (p256, opts256, data256) = write_synth("m2-synth-b", 256);
@@ -782,4 +821,34 @@ fn random_byte_flips_never_panic() {
     }
     eprintln!("byte flips: {ok} loaded, {err} refused");
     assert!(err > 100 && ok > 100, "{ok} ok, {err} errors");
+}
+
+#[test]
+fn huge_counts_are_refused_before_allocating() {
+    let good = synth_tbc(263).write();
+    for (at, what) in [
+        (0x44usize, "vertices"),
+        (0x34, "bones"),
+        (0x1C, "sequences"),
+        (0x4C, "views"),
+    ] {
+        for count in [u32::MAX, 1 << 19] {
+            let mut d = good.clone();
+            d[at..at + 4].copy_from_slice(&count.to_le_bytes());
+            let e = m2::load(&nowhere("huge.m2"), &d, &LoadOptions::default()).unwrap_err();
+            assert_eq!(e.offset, at as u64, "{what} {count}: {e}");
+            assert!(
+                matches!(
+                    e.kind,
+                    ErrorKind::CountTooLarge { .. } | ErrorKind::OutOfBounds { .. }
+                ),
+                "{what} {count}: {e}"
+            );
+        }
+    }
+    // A BLP claiming 8192x8192 pixels in a small file fails on the mip extent, not in malloc.
+    let mut b = blp::write_palettized(2, 2, &[[1, 2, 3]], &[0; 4], &[255; 4], 8);
+    b[12..20].copy_from_slice(&[0, 0x20, 0, 0, 0, 0x20, 0, 0]);
+    let e = blp::decode(&b).unwrap_err();
+    assert!(matches!(e.kind, ErrorKind::OutOfBounds { .. }), "{e}");
 }

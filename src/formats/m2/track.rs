@@ -218,8 +218,8 @@ impl<T: Key> Track<T> {
             return Some(self.values[last]);
         }
         // Largest i in [first, last) with times[i] <= t (times are ascending within a range).
-        let i = first + self.times[first..=last].partition_point(|&k| k <= t) - 1;
-        let i = i.min(last - 1);
+        let i = (first + self.times[first..=last].partition_point(|&k| k <= t)).saturating_sub(1);
+        let i = i.clamp(first, last - 1);
         let (t0, t1) = (self.times[i], self.times[i + 1]);
         let r = if t1 > t0 {
             ((t - t0) as f32 / (t1 - t0) as f32).clamp(0.0, 1.0)
@@ -329,6 +329,9 @@ mod tests {
         t.tangents[0].1 = 10.0;
         t.tangents[1].0 = 10.0;
         let mid = t.sample(&at(0, 50), &[]).unwrap();
-        assert!((mid - 8.75).abs() < 1e-4, "bezier 0,10,10,10 at 1/2 = {mid}");
+        assert!(
+            (mid - 8.75).abs() < 1e-4,
+            "bezier 0,10,10,10 at 1/2 = {mid}"
+        );
     }
 }

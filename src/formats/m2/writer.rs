@@ -4,7 +4,7 @@
 //! them. One view is written; each batch becomes one submesh and one texture unit.
 
 use super::parse::{
-    bone_size, pack_quat_component, submesh_size, HEADER_SIZE, OFS_BONES, OFS_COLORS,
+    bone_size, pack_quat_component, submesh_size, COLOR_SIZE, HEADER_SIZE, OFS_BONES, OFS_COLORS,
     OFS_GLOBAL_FLAGS, OFS_GLOBAL_SEQUENCES, OFS_NAME, OFS_RENDER_FLAGS, OFS_SEQUENCES,
     OFS_TEXTURES, OFS_TEXTURE_LOOKUP, OFS_TRANSPARENCY, OFS_TRANSPARENCY_LOOKUP, OFS_VERTICES,
     OFS_VIEWS, SEQUENCE_SIZE, TBC_VERSION,
@@ -81,6 +81,8 @@ pub struct SynthBatch {
     pub render_flags: (u16, u16),
     /// Opacity keys (32767 = opaque); the default (no keys) is always opaque.
     pub transparency: SynthTrack<i16>,
+    /// A colour record for the batch: RGB keys (0–1) and opacity keys (32767 = opaque).
+    pub color: Option<(SynthTrack<[f32; 3]>, SynthTrack<i16>)>,
 }
 
 /// A sequence: animation id, variation, start and end on the shared timeline (ms).
@@ -271,7 +273,19 @@ impl SynthModel {
         let mut lookup: Vec<u16> = (0..self.textures.len() as u16).collect();
         lookup.push(0xffff);
         o.array(OFS_TEXTURE_LOOKUP, lookup.len(), &u16s(&lookup));
-        o.array(OFS_COLORS, 0, &[]);
+        let mut colors = Vec::new();
+        let mut color_index = Vec::new();
+        for b in &self.batches {
+            match &b.color {
+                Some((rgb, alpha)) => {
+                    color_index.push((colors.len() / COLOR_SIZE as usize) as u16);
+                    colors.extend(o.track(rgb, |v, out| f32s(v, out)));
+                    colors.extend(o.track(alpha, |v, out| out.extend_from_slice(&v.to_le_bytes())));
+                }
+                None => color_index.push(0xffff),
+            }
+        }
+        o.array(OFS_COLORS, colors.len() / COLOR_SIZE as usize, &colors);
 
         let mut transparency = Vec::new();
         let mut render_flags = Vec::new();
@@ -310,7 +324,18 @@ impl SynthModel {
             subs.extend(sub);
             let texture = b.texture.unwrap_or(self.textures.len() as u16);
             units.extend(u16s(&[
-                0x10, 0, i as u16, i as u16, 0xffff, i as u16, 0, 1, texture, 0, i as u16, 0,
+                0x10,
+                0,
+                i as u16,
+                i as u16,
+                color_index[i],
+                i as u16,
+                0,
+                1,
+                texture,
+                0,
+                i as u16,
+                0,
             ]));
         }
         let mut view = Vec::new();
