@@ -642,6 +642,22 @@ mod tests {
     }
 
     #[test]
+    fn random_bytes_never_panic() {
+        use proptest::prelude::*;
+        let mut runner = proptest::test_runner::TestRunner::default();
+        runner
+            .run(&proptest::collection::vec(any::<u8>(), 0..300), |tail| {
+                let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+                png.extend_from_slice(&tail);
+                let _ = Capture::parse(&png);
+                let _ = Capture::parse(&tail);
+                let _ = parse_mask(&String::from_utf8_lossy(&tail));
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
     fn mask_files_parse() {
         let m = parse_mask("# c\nrect 1 2 3 4\n\nrect 5 6 7 8 # x\n").unwrap();
         assert_eq!(

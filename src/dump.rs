@@ -197,6 +197,9 @@ impl Dump {
                 Packet::VideoFormat(s) => lines.push(format!("video format: {s}")),
                 Packet::Comment(s) => lines.push(format!("comment: {s}")),
                 Packet::GpuVersion(v) => lines.push(format!("GPU version word: {v}")),
+                Packet::TraceBegin => lines.push(format!(
+                    "trace begins after {gp0} state-restore GP0 words and {gp1} GP1 words"
+                )),
                 _ => {}
             }
         }
@@ -585,6 +588,12 @@ mod tests {
         let back: Vec<Packet> = dump.packets().cloned().collect();
         assert_eq!(back, packets);
         assert_eq!(dump.frames(), 3);
+        assert!(
+            dump.summary()
+                .contains("trace begins after 3 state-restore GP0 words and 2 GP1 words"),
+            "{}",
+            dump.summary()
+        );
         assert_eq!(dump.entries[0].offset, 16);
         // Re-encoding the parsed packets reproduces the file byte for byte.
         assert_eq!(encode(&back).unwrap(), bytes);

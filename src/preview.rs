@@ -8,6 +8,9 @@
 
 use std::time::Duration;
 
+use crate::render::{Frame, RenderError, RenderOptions, Renderer};
+use crate::scene::{Model, PoseRequest};
+
 /// One PS1 frame: 1/30 s (games animate at 30 fps on a 60 Hz NTSC display).
 pub const FRAME_TIME: Duration = Duration::from_nanos(1_000_000_000 / 30);
 
@@ -212,6 +215,248 @@ pub fn integer_scale(w: u32, h: u32, max_w: u32, max_h: u32) -> u32 {
         .unwrap_or(1)
 }
 
+/// A viewer driving a renderer: turns the viewer's state into frames through the full
+/// pose → GTE → ordering table → GP0 → GPU path. No window; [`run_window`] shows its frames.
+pub struct Session<'m> {
+    model: &'m dyn Model,
+    base: RenderOptions,
+    viewer: Viewer,
+    renderer: Renderer<'m>,
+    /// (clip, dither) the renderer was built for.
+    built_for: (Option<usize>, bool),
+    /// Camera distance that fits the model, before zoom.
+    fitted: f32,
+}
+
+impl<'m> Session<'m> {
+    /// A session on `model` with `base` options, starting at animation `clip`, frame `frame`.
+    pub fn new(
+        model: &'m dyn Model,
+        base: RenderOptions,
+        clip: Option<usize>,
+        frame: u32,
+    ) -> Result<Self, RenderError> {
+        let clips = model
+            .animations()
+            .into_iter()
+            .map(|a| Clip {
+                name: a.name,
+                frames: a.frames.max(1),
+            })
+            .collect();
+        let viewer = Viewer::new(clips, clip, frame, base.view.yaw, base.view.pitch);
+        let (renderer, fitted) = build(model, &base, &viewer)?;
+        Ok(Session {
+            model,
+            built_for: (viewer.clip, viewer.dither),
+            base,
+            viewer,
+            renderer,
+            fitted,
+        })
+    }
+
+    /// The viewer state.
+    pub fn viewer(&self) -> &Viewer {
+        &self.viewer
+    }
+
+    /// Applies a key's action (false = quit).
+    pub fn apply(&mut self, action: Action) -> bool {
+        self.viewer.apply(action)
+    }
+
+    /// Advances the animation clock (true = the frame changed).
+    pub fn tick(&mut self, elapsed: Duration) -> bool {
+        self.viewer.tick(elapsed)
+    }
+
+    /// Renders the viewer's current state. A new animation or dither setting rebuilds the
+    /// renderer (new framing pose, new GP0(E1h) state); camera moves only move the camera.
+    pub fn frame(&mut self) -> Result<Frame, RenderError> {
+        if self.built_for != (self.viewer.clip, self.viewer.dither) {
+            let (renderer, fitted) = build(self.model, &self.base, &self.viewer)?;
+            self.renderer = renderer;
+            self.fitted = fitted;
+            self.built_for = (self.viewer.clip, self.viewer.dither);
+        }
+        let mut view = self.base.view;
+        view.yaw = self.viewer.yaw;
+        view.pitch = self.viewer.pitch;
+        view.distance = Some(self.fitted * self.viewer.zoom);
+        self.renderer.set_view(view);
+        self.renderer.render(&PoseRequest {
+            animation: self.viewer.clip,
+            frame: self.viewer.frame,
+            camera: None,
+        })
+    }
+}
+
+/// A renderer for the viewer's clip and dither setting, and the distance that fits the model.
+fn build<'m>(
+    model: &'m dyn Model,
+    base: &RenderOptions,
+    viewer: &Viewer,
+) -> Result<(Renderer<'m>, f32), RenderError> {
+    let mut opts = base.clone();
+    opts.dither = viewer.dither;
+    opts.framing = PoseRequest {
+        animation: viewer.clip,
+        frame: 0,
+        camera: None,
+    };
+    let user_distance = opts.view.distance;
+    opts.view.distance = None;
+    let renderer = Renderer::new(model, &opts)?;
+    let fitted = user_distance
+        .filter(|d| d.is_finite() && *d > 0.0)
+        .unwrap_or(renderer.distance());
+    Ok((renderer, fitted))
+}
+
+/// Window options for [`run_window`].
+#[derive(Clone, Debug)]
+pub struct WindowConfig {
+    /// Model name for the title and saved files.
+    pub name: String,
+    /// Integer scale factor of the PS1 frame on screen (1–4).
+    pub scale: u32,
+    /// Quit after this many shown frames (scripted runs, smoke tests).
+    pub exit_after: Option<u64>,
+    /// Where S saves PNGs.
+    pub save_dir: std::path::PathBuf,
+}
+
+/// Shows `session` in a window until Esc, the window closing, or `exit_after` frames. Returns
+/// the number of frames shown.
+#[cfg(feature = "preview")]
+pub fn run_window(session: &mut Session<'_>, cfg: &WindowConfig) -> Result<u64, String> {
+    use minifb::{KeyRepeat, Window, WindowOptions};
+    use std::time::Instant;
+
+    let scale = cfg.scale.clamp(1, 4) as usize;
+    let mut frame = session.frame().map_err(|e| e.to_string())?;
+    let (w, h) = (frame.width as usize, frame.height as usize);
+    let mut window = Window::new(
+        &session.viewer.title(&cfg.name, 0.0),
+        w * scale,
+        h * scale,
+        WindowOptions::default(),
+    )
+    .map_err(|e| format!("cannot open a window: {e}"))?;
+    window.set_target_fps(60);
+    let mut buffer = scaled(&frame.rgb, w, h, scale);
+    let mut shown = 0u64;
+    let mut last = Instant::now();
+    while window.is_open() {
+        let mut dirty = false;
+        let mut actions: Vec<Action> = window
+            .get_keys_pressed(KeyRepeat::Yes)
+            .into_iter()
+            .filter_map(action_for)
+            .collect();
+        actions.dedup();
+        for action in actions {
+            match action {
+                Action::Quit => return Ok(shown),
+                Action::Save => save_frame(&frame, &session.viewer, cfg),
+                a => {
+                    session.apply(a);
+                    dirty = true;
+                }
+            }
+        }
+        let now = Instant::now();
+        dirty |= session.tick(now - last);
+        last = now;
+        if dirty {
+            let start = Instant::now();
+            frame = session.frame().map_err(|e| e.to_string())?;
+            let ms = start.elapsed().as_secs_f64() * 1000.0;
+            buffer = scaled(&frame.rgb, w, h, scale);
+            window.set_title(&session.viewer.title(&cfg.name, ms));
+        }
+        window
+            .update_with_buffer(&buffer, w * scale, h * scale)
+            .map_err(|e| format!("window update failed: {e}"))?;
+        shown += 1;
+        if cfg.exit_after.is_some_and(|n| shown >= n) {
+            break;
+        }
+    }
+    Ok(shown)
+}
+
+/// The viewer's key bindings.
+#[cfg(feature = "preview")]
+fn action_for(key: minifb::Key) -> Option<Action> {
+    use minifb::Key;
+    Some(match key {
+        Key::Left => Action::OrbitLeft,
+        Key::Right => Action::OrbitRight,
+        Key::Up => Action::OrbitUp,
+        Key::Down => Action::OrbitDown,
+        Key::Equal | Key::NumPadPlus => Action::ZoomIn,
+        Key::Minus | Key::NumPadMinus => Action::ZoomOut,
+        Key::Space => Action::TogglePause,
+        Key::Comma => Action::StepBack,
+        Key::Period => Action::StepForward,
+        Key::LeftBracket => Action::PreviousAnimation,
+        Key::RightBracket => Action::NextAnimation,
+        Key::D => Action::ToggleDither,
+        Key::S => Action::Save,
+        Key::Escape => Action::Quit,
+        _ => return None,
+    })
+}
+
+#[cfg(feature = "preview")]
+fn save_frame(frame: &Frame, viewer: &Viewer, cfg: &WindowConfig) {
+    let path = cfg.save_dir.join(save_name(&cfg.name, viewer));
+    match crate::output::save_png_rgb(&path, frame.width, frame.height, &frame.rgb) {
+        Ok(()) => eprintln!("saved {}", path.display()),
+        Err(e) => eprintln!("error: cannot write {}: {e}", path.display()),
+    }
+}
+
+/// File name S saves to: model, animation and frame, made safe for file systems.
+pub fn save_name(model: &str, viewer: &Viewer) -> String {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    format!(
+        "{}-{}-{:04}.png",
+        clean(model),
+        clean(viewer.clip_name()),
+        viewer.frame
+    )
+}
+
+/// RGB8 → 0RGB words, each pixel repeated `scale`×`scale`.
+pub fn scaled(rgb: &[u8], w: usize, h: usize, scale: usize) -> Vec<u32> {
+    let src = rgb_to_0rgb(rgb);
+    let mut out = Vec::with_capacity(w * h * scale * scale);
+    for row in src.chunks_exact(w).take(h) {
+        let line: Vec<u32> = row
+            .iter()
+            .flat_map(|&p| std::iter::repeat_n(p, scale))
+            .collect();
+        for _ in 0..scale {
+            out.extend_from_slice(&line);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,5 +540,93 @@ mod tests {
         assert_eq!(integer_scale(320, 240, 1920, 1080), 4);
         assert_eq!(integer_scale(640, 480, 1920, 1080), 2);
         assert_eq!(integer_scale(640, 480, 100, 100), 1);
+    }
+
+    #[test]
+    fn scaling_repeats_pixels() {
+        let out = scaled(&[1, 0, 0, 2, 0, 0], 2, 1, 2);
+        assert_eq!(
+            out,
+            vec![0x10000, 0x10000, 0x20000, 0x20000, 0x10000, 0x10000, 0x20000, 0x20000]
+        );
+    }
+
+    #[test]
+    fn session_frames_follow_the_viewer() {
+        use crate::formats::{ff9, LoadOptions};
+        let model = ff9::load(
+            std::path::Path::new("demo"),
+            &ff9::demo_character(),
+            &LoadOptions::default(),
+        )
+        .unwrap();
+        let opts = RenderOptions {
+            threads: 1,
+            ..RenderOptions::default()
+        };
+        let mut s = Session::new(&model, opts.clone(), None, 0).unwrap();
+        let first = s.frame().unwrap();
+        assert_eq!(
+            (first.width, first.height, first.rgb.len()),
+            (320, 240, 320 * 240 * 3)
+        );
+        // The viewer's first frame is exactly what the renderer draws for the same request.
+        let mut direct = Renderer::new(
+            &model,
+            &RenderOptions {
+                framing: PoseRequest {
+                    animation: s.viewer().clip,
+                    frame: 0,
+                    camera: None,
+                },
+                ..opts.clone()
+            },
+        )
+        .unwrap();
+        let fitted = direct.distance();
+        direct.set_view(crate::render::camera::View {
+            distance: Some(fitted),
+            ..opts.view
+        });
+        let req = PoseRequest {
+            animation: s.viewer().clip,
+            frame: 0,
+            camera: None,
+        };
+        assert_eq!(direct.render(&req).unwrap().rgb, first.rgb);
+        // Time moves the animation, keys move the camera and toggle dither: all change pixels.
+        assert!(s.tick(FRAME_TIME * 3));
+        let later = s.frame().unwrap();
+        assert_ne!(later.rgb, first.rgb, "frame 3 differs from frame 0");
+        s.apply(Action::TogglePause);
+        s.apply(Action::OrbitLeft);
+        assert_ne!(
+            s.frame().unwrap().rgb,
+            later.rgb,
+            "orbiting changes the picture"
+        );
+        let before = s.frame().unwrap();
+        s.apply(Action::ToggleDither);
+        assert_ne!(
+            s.frame().unwrap().rgb,
+            before.rgb,
+            "dither off changes the picture"
+        );
+        s.apply(Action::ToggleDither);
+        assert_eq!(
+            s.frame().unwrap().rgb,
+            before.rgb,
+            "and back on restores it"
+        );
+        s.apply(Action::ZoomOut);
+        assert_ne!(s.frame().unwrap().rgb, before.rgb);
+        assert_eq!(
+            save_name("a b", s.viewer()),
+            "a_b-".to_string()
+                + &s.viewer()
+                    .clip_name()
+                    .replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_")
+                + &format!("-{:04}.png", s.viewer().frame)
+        );
     }
 }

@@ -53,7 +53,6 @@ fn inputs_and_references_are_readable() {
 }
 
 #[test]
-#[ignore = "needs the GPU rasteriser"]
 fn every_gpu_image_test_matches_its_reference() {
     let Some(root) = common::shared("hwtests/gpu-images") else {
         return;

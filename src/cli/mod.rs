@@ -13,6 +13,7 @@ mod info;
 mod model_args;
 mod render;
 mod replay;
+mod view;
 
 use std::process::ExitCode;
 
@@ -57,6 +58,8 @@ enum Command {
     Conformance(conformance::Args),
     /// Compare two captures (PNG or raw VRAM) in 15-bit space; exit 0 equal, 1 different.
     Compare(compare::Args),
+    /// Show a model in a window, animating at 30 fps through the emulated GTE and GPU.
+    View(view::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -77,6 +80,7 @@ pub fn main() -> ExitCode {
         (Some(Command::GteVectors(a)), _) => gte_vectors::run(a),
         (Some(Command::Replay(a)), _) => replay::run(a),
         (Some(Command::Compare(a)), _) => compare::run(a),
+        (Some(Command::View(a)), _) => view::run(a),
         (Some(Command::Conformance(a)), _) => conformance::run(a),
         (None, a) => render::run(a),
     }

@@ -139,7 +139,7 @@ fn parse_fov(s: &str) -> Result<f32, String> {
     }
 }
 
-fn parse_size(s: &str) -> Result<(u32, u32), String> {
+pub(super) fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
         .split_once(['x', 'X'])
         .ok_or("expected WxH, e.g. 320x240")?;
@@ -153,7 +153,7 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
     Ok((w, h))
 }
 
-fn parse_rgb(s: &str) -> Result<[u8; 3], String> {
+pub(super) fn parse_rgb(s: &str) -> Result<[u8; 3], String> {
     let s = s.trim_start_matches('#');
     if s.len() != 6 || !s.chars().all(|c| c.is_ascii_hexdigit()) {
         return Err(format!("'{s}' is not RRGGBB hex"));
@@ -162,7 +162,7 @@ fn parse_rgb(s: &str) -> Result<[u8; 3], String> {
     Ok([(v >> 16) as u8, (v >> 8) as u8, v as u8])
 }
 
-fn parse_depth(s: &str) -> Result<TextureDepth, String> {
+pub(super) fn parse_depth(s: &str) -> Result<TextureDepth, String> {
     match s {
         "4" => Ok(TextureDepth::Bpp4),
         "8" => Ok(TextureDepth::Bpp8),
