@@ -492,3 +492,30 @@ fn cli_errors_name_the_cause_and_exit_codes_follow_the_docs() {
     let s = psxrender().output().unwrap();
     assert_eq!(s.status.code(), Some(2));
 }
+
+#[test]
+fn texture_depths_all_render_and_few_colours_quantise_losslessly() {
+    use psxrender::render::texture::TextureDepth;
+    let pictures = |model: &dyn Model| -> Vec<Vec<u8>> {
+        [TextureDepth::Bpp4, TextureDepth::Bpp8, TextureDepth::Bpp15]
+            .into_iter()
+            .map(|depth| {
+                let o = RenderOptions {
+                    depth,
+                    ..opts(Some(0), 3)
+                };
+                let f = render(model, &o, 3);
+                assert!(f.stats.drawn > 0);
+                f.rgb
+            })
+            .collect()
+    };
+    // The robot's textures have at most 16 colours each: every depth gives the same picture.
+    let p = pictures(&Robot::default());
+    assert!(p[0] == p[1] && p[1] == p[2], "lossless depths differ");
+    // The crate's texture has thousands: 16 colours cannot match 15-bit direct colour.
+    if let Some(m) = sample("samples/m2/STORMWINDCRATE01.M2", LoadOptions::default()) {
+        let p = pictures(m.as_ref());
+        assert!(p[0] != p[2], "4bpp and 15bpp crate pictures are identical");
+    }
+}
