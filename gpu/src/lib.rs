@@ -32,6 +32,9 @@ use raster::{Clip, Prim};
 pub const VRAM_WIDTH: usize = 1024;
 /// VRAM height in lines.
 pub const VRAM_HEIGHT: usize = 512;
+/// All of VRAM as one fixed-size array of halfwords, row-major (texture reads index it with
+/// masks instead of bounds checks).
+pub type VramImage = [u16; VRAM_WIDTH * VRAM_HEIGHT];
 
 /// What GP1 says the TV shows: where in VRAM, how big, and in which colour depth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,7 +83,7 @@ enum Packet {
 pub struct Gpu {
     vram: Vec<u16>,
     /// VRAM as it was when the current batch started (texture source).
-    snapshot: Vec<u16>,
+    snapshot: Box<VramImage>,
     snapshot_valid: bool,
     batch: Batch,
     threads: usize,
@@ -117,7 +120,10 @@ impl Gpu {
     pub fn new() -> Self {
         let mut g = Gpu {
             vram: vec![0; VRAM_WIDTH * VRAM_HEIGHT],
-            snapshot: vec![0; VRAM_WIDTH * VRAM_HEIGHT],
+            snapshot: vec![0; VRAM_WIDTH * VRAM_HEIGHT]
+                .into_boxed_slice()
+                .try_into()
+                .expect("a VRAM-sized vector is a VramImage"),
             snapshot_valid: true,
             batch: Batch::default(),
             threads: 0,

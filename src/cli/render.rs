@@ -11,7 +11,9 @@ use rayon::prelude::*;
 
 use psxrender::render::camera::{View, DEFAULT_FOV, DEFAULT_PITCH, DEFAULT_YAW};
 use psxrender::render::texture::TextureDepth;
-use psxrender::render::{vram_rgb, Frame, RenderOptions, Renderer, HEIGHTS, WIDTHS};
+use psxrender::render::{
+    default_animation, vram_rgb, Frame, RenderOptions, Renderer, HEIGHTS, WIDTHS,
+};
 use psxrender::scene::{Model, PoseRequest};
 
 use super::model_args::ModelArgs;
@@ -42,7 +44,9 @@ pub struct RenderArgs {
     /// Frame to render (30 fps; FF9: stored frame), wrapping past the animation's end.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub frame: u32,
-    /// Animation by name (case-insensitive) or index; default: the format's own choice.
+    /// Animation by name (case-insensitive) or index; default: the first idle one (Stand,
+    /// pause*, idle*), else the first (the rest pose when there is none). `psxrender info`
+    /// lists them.
     #[arg(long, value_name = "NAME|INDEX")]
     pub anim: Option<String>,
     /// Render frames A to B-1 (`A..B`, or `A..=B`) to numbered PNGs, in parallel.
@@ -52,16 +56,16 @@ pub struct RenderArgs {
     #[arg(long, requires = "frames")]
     pub gif: bool,
     /// Camera yaw in degrees (0 = facing the model's front).
-    #[arg(long, default_value_t = DEFAULT_YAW, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = DEFAULT_YAW, allow_negative_numbers = true, value_parser = parse_finite)]
     pub yaw: f32,
     /// Camera pitch in degrees (positive looks down).
-    #[arg(long, default_value_t = DEFAULT_PITCH, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = DEFAULT_PITCH, allow_negative_numbers = true, value_parser = parse_finite)]
     pub pitch: f32,
     /// Camera distance from the model's centre, in model units (default: fit the model).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_positive)]
     pub distance: Option<f32>,
     /// Horizontal field of view in degrees; sets the GTE's H = (width/2)/tan(fov/2).
-    #[arg(long, default_value_t = DEFAULT_FOV)]
+    #[arg(long, default_value_t = DEFAULT_FOV, value_parser = parse_fov)]
     pub fov: f32,
     /// Display size, a PS1 mode: width 256/320/368/512/640, height 240/480.
     #[arg(long, default_value = "320x240", value_name = "WxH", value_parser = parse_size)]
@@ -101,6 +105,38 @@ pub enum OnOff {
     On,
     /// Disabled.
     Off,
+}
+
+pub(super) fn parse_finite(s: &str) -> Result<f32, String> {
+    let v: f32 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number"))?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("'{s}' is not a finite number"))
+    }
+}
+
+fn parse_positive(s: &str) -> Result<f32, String> {
+    let v = parse_finite(s)?;
+    if v > 0.0 && v < 1e9 {
+        Ok(v)
+    } else {
+        Err(format!("{v} is not a distance above 0 (and below 1e9)"))
+    }
+}
+
+pub(super) fn parse_fov(s: &str) -> Result<f32, String> {
+    let v = parse_finite(s)?;
+    if (1.0..=170.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!(
+            "{v} is outside the 1-170 degree field of view range"
+        ))
+    }
 }
 
 pub(super) fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -203,7 +239,7 @@ pub fn run(args: Args) -> ExitCode {
 /// Renders `model` (named `source` in messages) per `args` into `out`.
 pub fn render_model(model: &dyn Model, source: &Path, out: &Path, args: &RenderArgs) -> ExitCode {
     let animation = match &args.anim {
-        None => None,
+        None => default_animation(model),
         Some(sel) => match model.find_animation(sel) {
             Some(i) => Some(i),
             None => {
@@ -417,6 +453,9 @@ mod tests {
         assert!(parse_range("5..5").is_err());
         assert!(parse_range("0..4000000000").is_err());
         assert_eq!(parse_depth("15"), Ok(TextureDepth::Bpp15));
+        assert!(parse_finite("nan").is_err() && parse_finite("-inf").is_err());
+        assert_eq!(parse_finite("-12.5"), Ok(-12.5));
+        assert!(parse_positive("0").is_err() && parse_fov("171").is_err());
         assert_eq!(
             numbered(Path::new("a/b.png"), 7),
             PathBuf::from("a/b_0007.png")

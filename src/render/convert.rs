@@ -91,7 +91,7 @@ mod tests {
         assert_eq!(s.origin, [1.0, 0.5, 0.25]);
         assert_eq!(s.scale, 4096.0);
         assert_eq!(s.position([2.0, 1.0, 0.5]), ([4096, 2048, 1024], false));
-        assert_eq!(s.position([100.0, 0.5, 0.25]).1, true);
+        assert!(s.position([100.0, 0.5, 0.25]).1);
         assert_eq!(normal([0.0, -1.0, f32::INFINITY]), [0, -4096, 0]);
     }
 }

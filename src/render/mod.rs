@@ -479,10 +479,7 @@ impl<'m> Renderer<'m> {
                 continue;
             }
             let otz = gte_stage::average_z(&mut self.gte, n == 4);
-            let Some(mut poly) = self.polygon(face, xy) else {
-                stats.invalid += 1;
-                continue;
-            };
+            let mut poly = self.polygon(face, xy);
             if lit {
                 poly.rgb = self.light(mesh, face, &idx, poly.command());
             }
@@ -533,43 +530,47 @@ impl<'m> Renderer<'m> {
         })
     }
 
-    fn polygon(&self, face: &Face, xy: [ScreenXY; 4]) -> Option<Polygon> {
+    fn polygon(&self, face: &Face, xy: [ScreenXY; 4]) -> Polygon {
         let texture = match &face.texture {
             FaceTexture::None => None,
-            FaceTexture::Image { texture, uv } => match self.placed(*texture, face.blend) {
-                Some(p) => Some(PolyTexture {
+            // A texture the framing pose never used is drawn untextured.
+            FaceTexture::Image { texture, uv } => {
+                self.placed(*texture, face.blend).map(|p| PolyTexture {
                     page: p.page,
                     clut: p.clut,
                     uv: image_uvs(uv, face.corners as usize, p.size),
-                }),
-                // A texture the framing pose never used: drawn untextured.
-                None => None,
-            },
+                })
+            }
             FaceTexture::Vram { tpage, clut, uv } => Some(PolyTexture {
                 page: TexPage(*tpage),
                 clut: packets::Clut(*clut),
                 uv: *uv,
             }),
         };
-        Some(Polygon {
+        Polygon {
             xy,
             rgb: face.colors,
             corners: face.corners,
             texture,
             semi: semi_mode(face.blend).is_some(),
-        })
+        }
     }
 
     fn light(&mut self, mesh: &PosedMesh, face: &Face, idx: &[usize; 4], code: u8) -> [[u8; 3]; 4] {
         let n = face.corners as usize;
-        let fallback = face_normal(mesh, idx);
-        let normals: Vec<[i16; 3]> = idx[..n]
+        // Only faces without vertex normals need their own.
+        let fallback = if idx[..n]
             .iter()
-            .map(|&i| {
-                let v = mesh.vertices[i].normal;
-                convert::normal(if v == [0.0; 3] { fallback } else { v })
-            })
-            .collect();
+            .any(|&i| mesh.vertices[i].normal == [0.0; 3])
+        {
+            face_normal(mesh, idx)
+        } else {
+            [0.0; 3]
+        };
+        let normals = idx.map(|i| match mesh.vertices.get(i).map(|v| v.normal) {
+            Some(v) if v != [0.0; 3] => convert::normal(v),
+            _ => convert::normal(fallback),
+        });
         let mut out = face.colors;
         if face.colors[..n].iter().all(|c| *c == face.colors[0]) {
             let three = gte_stage::light_three(
@@ -589,6 +590,20 @@ impl<'m> Renderer<'m> {
         }
         out
     }
+}
+
+/// The animation a bare `--frame N` animates: the first idle-looking one (`Stand`, `pause*`,
+/// `idle*`, case-insensitive), else the first; `None` when the model has none.
+pub fn default_animation(model: &dyn Model) -> Option<usize> {
+    let anims = model.animations();
+    let idle = |n: &str| {
+        let n = n.to_ascii_lowercase();
+        n == "stand" || n.starts_with("pause") || n.starts_with("idle")
+    };
+    anims
+        .iter()
+        .position(|a| idle(&a.name))
+        .or((!anims.is_empty()).then_some(0))
 }
 
 /// A recipe for renderers of one prepared model (see [`Renderer::template`]).
@@ -639,7 +654,9 @@ fn face_normal(mesh: &PosedMesh, idx: &[usize; 4]) -> [f32; 3] {
 
 /// Texel coordinates for an [`FaceTexture::Image`] face on a texture of `size` texels: scaled,
 /// shifted by whole repeats so the smallest sits in the first repeat (the texture window wraps
-/// the rest), saturated to 0–255.
+/// the rest), saturated to 0–255. A far edge exactly on a repeat boundary (u = 1.0 → S) is pulled
+/// in to S−1, as PS1 artists author UVs (0–255 across a 256 texture): otherwise the window
+/// wraps it to texel 0 and the last drawn row or column shows the opposite edge.
 fn image_uvs(uv: &[[f32; 2]; 4], n: usize, size: [u16; 2]) -> [[u8; 2]; 4] {
     let mut out = [[0u8; 2]; 4];
     for axis in 0..2 {
@@ -656,8 +673,12 @@ fn image_uvs(uv: &[[f32; 2]; 4], n: usize, size: [u16; 2]) -> [[u8; 2]; 4] {
             .collect();
         let min = vals.iter().copied().fold(f32::MAX, f32::min);
         let shift = (min / s).floor() * s;
-        for (o, v) in out.iter_mut().zip(&vals) {
-            o[axis] = (v - shift).round().clamp(0.0, 255.0) as u8;
+        let local: Vec<f32> = vals.iter().map(|v| (v - shift).round()).collect();
+        let max = local.iter().copied().fold(0.0f32, f32::max);
+        let on_boundary = max > 0.0 && max % s == 0.0;
+        for (o, &v) in out.iter_mut().zip(&local) {
+            let v = if on_boundary && v == max { v - 1.0 } else { v };
+            o[axis] = v.clamp(0.0, 255.0) as u8;
         }
     }
     out
@@ -728,11 +749,14 @@ fn display_setup(fb: Rect, height: u32) -> Vec<u32> {
 
 /// Cuts a rectangle out of VRAM as 8-bit RGB.
 pub fn read_rect(vram: &[u16], r: Rect) -> Vec<u8> {
-    let mut rgb = Vec::with_capacity(r.w as usize * r.h as usize * 3);
-    for y in r.y as usize..(r.y + r.h) as usize {
+    let mut rgb = vec![0u8; r.w as usize * r.h as usize * 3];
+    if r.w == 0 {
+        return rgb;
+    }
+    for (y, out) in (r.y as usize..).zip(rgb.chunks_exact_mut(r.w as usize * 3)) {
         let row = &vram[y * gpu::VRAM_WIDTH + r.x as usize..][..r.w as usize];
-        for &p in row {
-            rgb.extend(crate::output::bgr555_to_rgb(p));
+        for (&p, o) in row.iter().zip(out.chunks_exact_mut(3)) {
+            o.copy_from_slice(&crate::output::bgr555_to_rgb(p));
         }
     }
     rgb
@@ -761,7 +785,13 @@ mod tests {
         let t = image_uvs(&uv, 3, [64, 128]);
         assert_eq!(t[0], [16, 64]);
         assert_eq!(t[1], [48, 128]);
-        assert_eq!(t[2], [64, 192]);
+        assert_eq!(t[2], [63, 192]);
+        let t = image_uvs(
+            &[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+            4,
+            [256, 64],
+        );
+        assert_eq!(t, [[0, 0], [255, 0], [0, 63], [255, 63]]);
     }
 
     #[test]

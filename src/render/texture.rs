@@ -202,17 +202,13 @@ fn resample(img: &RgbaImage, w: u16, h: u16) -> Vec<[u8; 4]> {
                 }
             }
             let n = ((y1 - y0) * (x1 - x0)) as u64;
-            let px = if acc[3] == 0 {
-                [0, 0, 0, 0]
-            } else {
-                [
-                    (acc[0] / acc[3]) as u8,
-                    (acc[1] / acc[3]) as u8,
-                    (acc[2] / acc[3]) as u8,
-                    (acc[3] / n) as u8,
-                ]
-            };
-            out.push(px);
+            let channel = |c: u64| c.checked_div(acc[3]).unwrap_or(0) as u8;
+            out.push([
+                channel(acc[0]),
+                channel(acc[1]),
+                channel(acc[2]),
+                (acc[3] / n) as u8,
+            ]);
         }
     }
     out

@@ -8,7 +8,7 @@
 //! where it is sampled. Transfers (fill, copies) also end the batch.
 
 use super::{Band, Prim};
-use crate::VRAM_WIDTH;
+use crate::{VramImage, VRAM_WIDTH};
 use rayon::prelude::*;
 
 /// Rows per band.
@@ -81,7 +81,7 @@ impl Batch {
     }
 
     /// Draws every primitive into `vram`, then empties the batch.
-    pub fn run(&mut self, vram: &mut [u16], tex: &[u16], exec: Exec) {
+    pub fn run(&mut self, vram: &mut [u16], tex: &VramImage, exec: Exec) {
         if self.prims.is_empty() {
             return;
         }

@@ -9,7 +9,7 @@ pub mod rect;
 pub mod texture;
 pub mod triangle;
 
-use crate::VRAM_WIDTH;
+use crate::{VramImage, VRAM_WIDTH};
 
 /// The drawing area (GP0(E3h)/GP0(E4h)), inclusive on all sides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,7 +80,7 @@ impl Prim {
     }
 
     /// Draws the part of the primitive inside `band`, sampling textures from `tex`.
-    pub fn draw(&self, band: &mut Band, tex: &[u16]) {
+    pub fn draw(&self, band: &mut Band, tex: &VramImage) {
         match self {
             Prim::Triangle(t) => t.draw(band, tex),
             Prim::Line(l) => l.draw(band),

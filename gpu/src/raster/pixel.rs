@@ -29,19 +29,67 @@ pub struct PixelMode {
 /// Blends foreground `f` over background `b` (both BGR555).
 #[inline]
 pub fn blend(mode: BlendMode, b: u16, f: u16) -> u16 {
+    match mode {
+        BlendMode::Average => blend_const::<BLEND_AVERAGE>(b, f),
+        BlendMode::Add => blend_const::<BLEND_ADD>(b, f),
+        BlendMode::Subtract => blend_const::<BLEND_SUBTRACT>(b, f),
+        BlendMode::AddQuarter => blend_const::<BLEND_ADD_QUARTER>(b, f),
+    }
+}
+
+/// Const-generic blend selectors for the specialised span loops (0 = opaque primitive).
+pub const BLEND_NONE: u8 = 0;
+/// B/2 + F/2.
+pub const BLEND_AVERAGE: u8 = 1;
+/// B + F.
+pub const BLEND_ADD: u8 = 2;
+/// B − F.
+pub const BLEND_SUBTRACT: u8 = 3;
+/// B + F/4.
+pub const BLEND_ADD_QUARTER: u8 = 4;
+
+/// The selector of a primitive's blend mode.
+pub fn blend_selector(mode: Option<BlendMode>) -> u8 {
+    match mode {
+        None => BLEND_NONE,
+        Some(BlendMode::Average) => BLEND_AVERAGE,
+        Some(BlendMode::Add) => BLEND_ADD,
+        Some(BlendMode::Subtract) => BLEND_SUBTRACT,
+        Some(BlendMode::AddQuarter) => BLEND_ADD_QUARTER,
+    }
+}
+
+/// [`blend`] with the mode known at compile time (`MODE` a `BLEND_*` selector other than none).
+#[inline(always)]
+pub fn blend_const<const MODE: u8>(b: u16, f: u16) -> u16 {
     let mut out = 0u16;
     for shift in [0, 5, 10] {
         let bc = ((b >> shift) & 31) as i16;
         let fc = ((f >> shift) & 31) as i16;
-        let c = match mode {
-            BlendMode::Average => (bc + fc) >> 1,
-            BlendMode::Add => (bc + fc).min(31),
-            BlendMode::Subtract => (bc - fc).max(0),
-            BlendMode::AddQuarter => (bc + (fc >> 2)).min(31),
+        let c = match MODE {
+            BLEND_AVERAGE => (bc + fc) >> 1,
+            BLEND_ADD => (bc + fc).min(31),
+            BLEND_SUBTRACT => (bc - fc).max(0),
+            _ => (bc + (fc >> 2)).min(31),
         };
         out |= (c as u16) << shift;
     }
     out
+}
+
+/// [`PixelMode::put`] with the blend mode known at compile time: `check` is 0x8000 when
+/// GP0(E6h) bit 1 is set (else 0), `set` the forced bit 15.
+#[inline(always)]
+pub fn put_const<const MODE: u8>(dst: &mut u16, color: u16, semi: bool, check: u16, set: u16) {
+    let d = *dst;
+    if d & check != 0 {
+        return;
+    }
+    let mut c = color & 0x7fff;
+    if MODE != BLEND_NONE && semi {
+        c = blend_const::<MODE>(d & 0x7fff, c);
+    }
+    *dst = c | (color & 0x8000) | set;
 }
 
 impl PixelMode {
@@ -86,6 +134,40 @@ pub fn modulate(t: u16, r: i32, g: i32, b: i32, d: i32) -> u16 {
     m(0, r) | (m(5, g) << 5) | (m(10, b) << 10) | (t & 0x8000)
 }
 
+/// `clamp(i − 4, 0, 255) >> 3` for `i` in 0..512: the saturating 8-to-5-bit step of
+/// [`modulate`] with the dither offset pre-biased by 4, as one table load.
+static SAT5: [u8; 512] = {
+    let mut t = [0u8; 512];
+    let mut i = 0;
+    while i < 512 {
+        let y = i as i32 - 4;
+        t[i] = (if y < 0 {
+            0
+        } else if y > 255 {
+            255
+        } else {
+            y
+        } >> 3) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// [`modulate`] with `d4` = dither offset + 4 (0..8): a table lookup per component when all
+/// three colour components are in 0..=255 (then `((t × c) >> 4) + d4` stays below 512), the
+/// arithmetic otherwise (gouraud colours can step just outside 0..=255). Same result.
+#[inline(always)]
+pub fn modulate_d4(t: u16, r: i32, g: i32, b: i32, d4: i32) -> u16 {
+    if (r | g | b) as u32 > 255 {
+        return modulate(t, r, g, b, d4 - 4);
+    }
+    let m = |shift: u16, c: i32| -> u16 {
+        let tc = ((t >> shift) & 31) as usize;
+        SAT5[(((tc * c as usize) >> 4) + d4 as usize) & 511] as u16
+    };
+    m(0, r) | (m(5, g) << 5) | (m(10, b) << 10) | (t & 0x8000)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +190,24 @@ mod tests {
         assert_eq!(modulate(0x7fff, 128, 128, 128, 0), 0x7fff);
         assert_eq!(modulate(0x8010, 255, 128, 0, 0), 0x801f);
         assert_eq!(modulate(0x0010, 64, 0, 0, 0), 0x0008);
+    }
+
+    #[test]
+    fn modulate_table_matches_arithmetic() {
+        let mut bad = 0;
+        for t in (0..=0xffffu16).step_by(97) {
+            for c in -3..300 {
+                for d in -4..4 {
+                    let (r, g, b) = (c, (c * 7) % 260, 255 - c / 2);
+                    let (want, got) = (modulate(t, r, g, b, d), modulate_d4(t, r, g, b, d + 4));
+                    if want != got {
+                        println!("t={t:04x} rgb=({r},{g},{b}) d={d}: {want:04x} != {got:04x}");
+                        bad += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(bad, 0);
     }
 
     #[test]

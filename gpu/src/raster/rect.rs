@@ -5,6 +5,7 @@
 use super::pixel::{modulate, PixelMode};
 use super::texture::Texture;
 use super::{Band, Clip};
+use crate::VramImage;
 
 /// A set-up rectangle.
 #[derive(Clone, Debug)]
@@ -51,7 +52,7 @@ impl Rect {
     }
 
     /// Draws the rows of the rectangle inside `band`.
-    pub fn draw(&self, band: &mut Band, tex: &[u16]) {
+    pub fn draw(&self, band: &mut Band, tex: &VramImage) {
         let (top, bottom) = self.rows();
         let (top, bottom) = (top.max(band.y0), bottom.min(band.y1));
         let (left, right) = self.cols();

@@ -4,7 +4,7 @@
 //! 15, 16, 21 and gpu-images/texture-overflow (X wraps past 1023).
 
 use crate::gp0::fields::{TexPage, TexWindow, TextureDepth};
-use crate::{VRAM_HEIGHT, VRAM_WIDTH};
+use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
 use std::sync::Arc;
 
 /// Everything a textured primitive needs to turn (U, V) into a texel.
@@ -40,38 +40,19 @@ impl Texture {
 
     /// The texel at (u, v) after the texture window, read from `vram` (the batch snapshot).
     #[inline]
-    pub fn texel(&self, vram: &[u16], u: u8, v: u8) -> u16 {
+    pub fn texel(&self, vram: &VramImage, u: u8, v: u8) -> u16 {
         match self.depth {
-            TextureDepth::Clut4 => self.texel_at::<4>(vram, u, v),
-            TextureDepth::Clut8 => self.texel_at::<8>(vram, u, v),
-            TextureDepth::Direct15 => self.texel_at::<15>(vram, u, v),
+            TextureDepth::Clut4 => Sampler::<4>::new(self, vram).texel(u, v),
+            TextureDepth::Clut8 => Sampler::<8>::new(self, vram).texel(u, v),
+            TextureDepth::Direct15 => Sampler::<15>::new(self, vram).texel(u, v),
         }
     }
 
-    /// [`Texture::texel`] for a depth known at compile time (4, 8 or 15), used by the
-    /// specialised span loops.
-    #[inline(always)]
-    pub fn texel_at<const DEPTH: u8>(&self, vram: &[u16], u: u8, v: u8) -> u16 {
-        let u = (u & self.win_u.0) | self.win_u.1;
-        let v = (v & self.win_v.0) | self.win_v.1;
-        let row = ((self.page_y + v as usize) & (VRAM_HEIGHT - 1)) * VRAM_WIDTH;
-        let at = |x: usize| vram[row + ((self.page_x + x) & (VRAM_WIDTH - 1))];
-        match DEPTH {
-            4 => {
-                let idx = (at(u as usize >> 2) >> ((u & 3) * 4)) & 0xf;
-                self.clut.get(idx as usize).copied().unwrap_or(0)
-            }
-            8 => {
-                let idx = (at(u as usize >> 1) >> ((u & 1) * 8)) & 0xff;
-                self.clut.get(idx as usize).copied().unwrap_or(0)
-            }
-            _ => at(u as usize),
-        }
-    }
-
-    /// A 15-bit texture at (0, 0) with no window: stands in where none is sampled.
-    pub fn placeholder() -> Self {
-        Texture::new(TexPage(0x100), TexWindow(0), Arc::from(Vec::new()))
+    /// A [`Sampler`] for this texture with its depth fixed at compile time (`DEPTH` must be the
+    /// texture's depth: 4, 8 or 15).
+    #[inline]
+    pub fn sampler<'a, const DEPTH: u8>(&self, vram: &'a VramImage) -> Sampler<'a, DEPTH> {
+        Sampler::new(self, vram)
     }
 
     /// VRAM halfword columns (start, count) the page can sample; rows are `page_y..+256`.
@@ -82,6 +63,56 @@ impl Texture {
             TextureDepth::Direct15 => 256,
         };
         (self.page_x, w)
+    }
+}
+
+/// A [`Texture`] prepared for one primitive's span loops, its depth (4, 8 or 15) known at
+/// compile time: the CLUT is copied into a fixed 256-entry table (entries the cache did not load
+/// read as 0, as before) and VRAM is indexed with masks, so a texel fetch has no bounds checks
+/// and no branches.
+pub struct Sampler<'a, const DEPTH: u8> {
+    vram: &'a VramImage,
+    clut: [u16; 256],
+    page_x: usize,
+    page_y: usize,
+    win_u: (u8, u8),
+    win_v: (u8, u8),
+}
+
+impl<'a, const DEPTH: u8> Sampler<'a, DEPTH> {
+    /// A sampler for `t` reading texels from `vram` (the batch snapshot).
+    #[inline]
+    pub fn new(t: &Texture, vram: &'a VramImage) -> Self {
+        let mut clut = [0u16; 256];
+        let n = match DEPTH {
+            4 => 16,
+            8 => 256,
+            _ => 0,
+        }
+        .min(t.clut.len());
+        clut[..n].copy_from_slice(&t.clut[..n]);
+        Sampler {
+            vram,
+            clut,
+            page_x: t.page_x,
+            page_y: t.page_y,
+            win_u: t.win_u,
+            win_v: t.win_v,
+        }
+    }
+
+    /// The texel at (u, v) after the texture window.
+    #[inline(always)]
+    pub fn texel(&self, u: u8, v: u8) -> u16 {
+        let u = (u & self.win_u.0) | self.win_u.1;
+        let v = (v & self.win_v.0) | self.win_v.1;
+        let row = ((self.page_y + v as usize) & (VRAM_HEIGHT - 1)) * VRAM_WIDTH;
+        let at = |x: usize| self.vram[row | ((self.page_x + x) & (VRAM_WIDTH - 1))];
+        match DEPTH {
+            4 => self.clut[((at(u as usize >> 2) >> ((u & 3) * 4)) & 0xf) as usize],
+            8 => self.clut[((at(u as usize >> 1) >> ((u & 1) * 8)) & 0xff) as usize],
+            _ => at(u as usize),
+        }
     }
 }
 

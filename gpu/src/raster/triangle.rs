@@ -7,10 +7,14 @@
 //! fraction bits, truncated toward zero, evaluated from a core vertex with a +½ bias.
 // Verified: hwtests phases 1, 3, 6 (edges), 7, 17–22 (attributes).
 
-use super::pixel::{modulate, rgb_to_555, PixelMode, DITHER};
-use super::texture::Texture;
+use super::pixel::{
+    blend_selector, modulate_d4, put_const, rgb_to_555, PixelMode, BLEND_ADD, BLEND_ADD_QUARTER,
+    BLEND_AVERAGE, BLEND_NONE, BLEND_SUBTRACT, DITHER,
+};
+use super::texture::{Sampler, Texture};
 use super::{Band, Clip};
 use crate::gp0::fields::TextureDepth;
+use crate::VramImage;
 
 /// A vertex after the drawing offset, with 8-bit colour and texture coordinates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -198,61 +202,89 @@ impl Triangle {
     }
 
     /// Draws the rows of the triangle inside `band`, through a loop specialised for its
-    /// shading and texture depth.
-    pub fn draw(&self, band: &mut Band, tex: &[u16]) {
-        use TextureDepth::*;
-        let depth = self.shading.texture.as_ref().map(|t| t.depth);
-        match (depth, self.shading.gouraud) {
-            (None, false) => self.draw_impl::<false, false, 0>(band, tex),
-            (None, true) => self.draw_impl::<false, true, 0>(band, tex),
-            (Some(Clut4), false) => self.draw_impl::<true, false, 4>(band, tex),
-            (Some(Clut4), true) => self.draw_impl::<true, true, 4>(band, tex),
-            (Some(Clut8), false) => self.draw_impl::<true, false, 8>(band, tex),
-            (Some(Clut8), true) => self.draw_impl::<true, true, 8>(band, tex),
-            (Some(Direct15), false) => self.draw_impl::<true, false, 15>(band, tex),
-            (Some(Direct15), true) => self.draw_impl::<true, true, 15>(band, tex),
+    /// shading, texture depth and blend mode (chosen once per primitive).
+    pub fn draw(&self, band: &mut Band, tex: &VramImage) {
+        match blend_selector(self.shading.mode.blend) {
+            BLEND_NONE => self.draw_blend::<BLEND_NONE>(band, tex),
+            BLEND_AVERAGE => self.draw_blend::<BLEND_AVERAGE>(band, tex),
+            BLEND_ADD => self.draw_blend::<BLEND_ADD>(band, tex),
+            BLEND_SUBTRACT => self.draw_blend::<BLEND_SUBTRACT>(band, tex),
+            _ => self.draw_blend::<BLEND_ADD_QUARTER>(band, tex),
         }
     }
 
-    fn draw_impl<const TEX: bool, const GOURAUD: bool, const DEPTH: u8>(
+    fn draw_blend<const BLEND: u8>(&self, band: &mut Band, tex: &VramImage) {
+        use TextureDepth::*;
+        let s = &self.shading;
+        let Some(t) = &s.texture else {
+            return match s.gouraud {
+                false => self.draw_impl::<0, false, false, BLEND>(band, None),
+                true => self.draw_impl::<0, true, false, BLEND>(band, None),
+            };
+        };
+        // A raw texture ignores the vertex colours (and so gouraud and dither).
+        match (t.depth, s.raw, s.gouraud) {
+            (Clut4, true, _) => self.draw_impl::<4, false, true, BLEND>(band, Some(t.sampler(tex))),
+            (Clut4, false, false) => {
+                self.draw_impl::<4, false, false, BLEND>(band, Some(t.sampler(tex)))
+            }
+            (Clut4, false, true) => {
+                self.draw_impl::<4, true, false, BLEND>(band, Some(t.sampler(tex)))
+            }
+            (Clut8, true, _) => self.draw_impl::<8, false, true, BLEND>(band, Some(t.sampler(tex))),
+            (Clut8, false, false) => {
+                self.draw_impl::<8, false, false, BLEND>(band, Some(t.sampler(tex)))
+            }
+            (Clut8, false, true) => {
+                self.draw_impl::<8, true, false, BLEND>(band, Some(t.sampler(tex)))
+            }
+            (Direct15, true, _) => {
+                self.draw_impl::<15, false, true, BLEND>(band, Some(t.sampler(tex)))
+            }
+            (Direct15, false, false) => {
+                self.draw_impl::<15, false, false, BLEND>(band, Some(t.sampler(tex)))
+            }
+            (Direct15, false, true) => {
+                self.draw_impl::<15, true, false, BLEND>(band, Some(t.sampler(tex)))
+            }
+        }
+    }
+
+    /// The span loop: `DEPTH` 0 (untextured), 4, 8 or 15; `RAW` unmodulated texels; `BLEND` a
+    /// `BLEND_*` selector. `sampler` is `Some` exactly when `DEPTH` is not 0.
+    fn draw_impl<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
         &self,
         band: &mut Band,
-        tex: &[u16],
+        sampler: Option<Sampler<DEPTH>>,
     ) {
         let (top, bottom) = self.rows();
         let (top, bottom) = (top.max(band.y0), bottom.min(band.y1));
         let s = &self.shading;
-        let placeholder;
-        let t = match &s.texture {
-            Some(t) => t,
-            None => {
-                placeholder = Texture::placeholder();
-                &placeholder
-            }
-        };
+        let check = if s.mode.check_mask { 0x8000 } else { 0 };
+        let set = s.mode.set_mask;
         let core = self.core;
         let base = |a: i32| ((a as i64) << FRAC) + (1 << (FRAC - 1));
         let [gr, gg, gb, gu, gv] = self.grads;
-        let flat = (core.r, core.g, core.b);
-        let semi_flat = s.mode.blend.is_some();
+        let (fr, fg, fb) = (core.r, core.g, core.b);
         for y in top..bottom {
             let (l, r) = self.span(y);
             let (l, r) = (l.max(self.clip.x0), r.min(self.clip.x1 + 1));
             if l >= r {
                 continue;
             }
-            let dither_row = if s.dither {
-                DITHER[(y & 3) as usize]
+            // Dither offsets + 4, as `modulate_d4` takes them.
+            let dither_row = if s.dither && !RAW {
+                DITHER[(y & 3) as usize].map(|d| i32::from(d) + 4)
             } else {
-                [0; 4]
+                [4; 4]
             };
             let (dx, dy) = ((l - core.x) as i64, (y - core.y) as i64);
             let at = |a: i32, g: Grad| base(a) + g.dx * dx + g.dy * dy;
             let (mut ar, mut ag, mut ab) = (at(core.r, gr), at(core.g, gg), at(core.b, gb));
             let (mut au, mut av) = (at(core.u, gu), at(core.v, gv));
             let row = &mut band.row(y)[l as usize..r as usize];
-            for (x, dst) in (l..r).zip(row.iter_mut()) {
-                let d = dither_row[(x & 3) as usize] as i32;
+            for (x, dst) in (l as usize..).zip(row.iter_mut()) {
+                let d4 = dither_row[x & 3];
                 let (cr, cg, cb) = if GOURAUD {
                     (
                         (ar >> FRAC) as i32,
@@ -260,27 +292,28 @@ impl Triangle {
                         (ab >> FRAC) as i32,
                     )
                 } else {
-                    flat
+                    (fr, fg, fb)
                 };
-                if TEX {
-                    let texel = t.texel_at::<DEPTH>(tex, (au >> FRAC) as u8, (av >> FRAC) as u8);
-                    if texel != 0 {
-                        let c = if s.raw {
-                            texel
-                        } else {
-                            modulate(texel, cr, cg, cb, d)
-                        };
-                        s.mode.put(dst, c, texel & 0x8000 != 0);
-                    }
-                    au += gu.dx;
-                    av += gv.dx;
-                } else {
-                    s.mode.put(dst, rgb_to_555(cr, cg, cb, d), semi_flat);
-                }
                 if GOURAUD {
                     ar += gr.dx;
                     ag += gg.dx;
                     ab += gb.dx;
+                }
+                match &sampler {
+                    Some(smp) if DEPTH != 0 => {
+                        let texel = smp.texel((au >> FRAC) as u8, (av >> FRAC) as u8);
+                        au += gu.dx;
+                        av += gv.dx;
+                        if texel != 0 {
+                            let c = if RAW {
+                                texel
+                            } else {
+                                modulate_d4(texel, cr, cg, cb, d4)
+                            };
+                            put_const::<BLEND>(dst, c, texel & 0x8000 != 0, check, set);
+                        }
+                    }
+                    _ => put_const::<BLEND>(dst, rgb_to_555(cr, cg, cb, d4 - 4), true, check, set),
                 }
             }
         }
