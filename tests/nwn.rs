@@ -149,6 +149,17 @@ fn ttd01_tile_facts_and_aabb_not_drawn() {
 }
 
 #[test]
+fn tiles_prefer_the_game_camera_creatures_the_default_view() {
+    let (Some(tile), Some(creature)) = (sample("ttd01_a04_03.mdl"), sample("it_torch_000.mdl"))
+    else {
+        return;
+    };
+    let opts = LoadOptions::default();
+    assert_eq!(load(&tile, &opts).preferred_view(), Some((200.0, 50.0)));
+    assert_eq!(load(&creature, &opts).preferred_view(), None);
+}
+
+#[test]
 fn c_aribeth_animations_come_from_a_fa() {
     let Some(p) = sample("c_aribeth.mdl") else {
         return;

@@ -55,12 +55,12 @@ pub struct RenderArgs {
     /// With --frames: write one animated GIF (30 fps) instead of numbered PNGs.
     #[arg(long, requires = "frames")]
     pub gif: bool,
-    /// Camera yaw in degrees (0 = facing the model's front).
-    #[arg(long, default_value_t = DEFAULT_YAW, allow_negative_numbers = true, value_parser = parse_finite)]
-    pub yaw: f32,
-    /// Camera pitch in degrees (positive looks down).
-    #[arg(long, default_value_t = DEFAULT_PITCH, allow_negative_numbers = true, value_parser = parse_finite)]
-    pub pitch: f32,
+    /// Camera yaw in degrees (0 = facing the model's front) [default: 35; NWN tiles: 200].
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_finite)]
+    pub yaw: Option<f32>,
+    /// Camera pitch in degrees (positive looks down) [default: 15; NWN tiles: 50].
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_finite)]
+    pub pitch: Option<f32>,
     /// Camera distance from the model's centre, in model units (default: fit the model).
     #[arg(long, value_parser = parse_positive)]
     pub distance: Option<f32>,
@@ -192,8 +192,9 @@ fn parse_range(s: &str) -> Result<Range<u32>, String> {
 }
 
 impl RenderArgs {
-    /// The renderer options these arguments describe, for `animation`.
-    pub fn options(&self, animation: Option<usize>) -> RenderOptions {
+    /// The renderer options these arguments describe, for `animation` of `model`.
+    pub fn options(&self, model: &dyn Model, animation: Option<usize>) -> RenderOptions {
+        let (yaw, pitch) = camera_angles(self.yaw, self.pitch, model);
         RenderOptions {
             width: self.size.0,
             height: self.size.1,
@@ -202,8 +203,8 @@ impl RenderArgs {
             lighting: !self.unlit,
             depth: self.depth.unwrap_or_default(),
             view: View {
-                yaw: self.yaw,
-                pitch: self.pitch.clamp(-89.0, 89.0),
+                yaw,
+                pitch,
                 distance: self.distance,
                 fov: self.fov,
             },
@@ -215,6 +216,18 @@ impl RenderArgs {
             },
         }
     }
+}
+
+/// The camera angles: the user's, else the model's preferred view, else the 3/4 front view;
+/// pitch kept within ±89°.
+pub(super) fn camera_angles(yaw: Option<f32>, pitch: Option<f32>, model: &dyn Model) -> (f32, f32) {
+    let (pref_yaw, pref_pitch) = model
+        .preferred_view()
+        .unwrap_or((DEFAULT_YAW, DEFAULT_PITCH));
+    (
+        yaw.unwrap_or(pref_yaw),
+        pitch.unwrap_or(pref_pitch).clamp(-89.0, 89.0),
+    )
 }
 
 /// Loads and renders per `args`.
@@ -254,7 +267,7 @@ pub fn render_model(model: &dyn Model, source: &Path, out: &Path, args: &RenderA
             }
         },
     };
-    let opts = args.options(animation);
+    let opts = args.options(model, animation);
     let mut renderer = match Renderer::new(model, &opts) {
         Ok(r) => r,
         Err(e) => {

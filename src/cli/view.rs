@@ -6,13 +6,15 @@ use std::process::ExitCode;
 use clap::Args as ClapArgs;
 
 use psxrender::formats::{ff9, LoadOptions};
-use psxrender::render::camera::View;
+use psxrender::render::camera::{View, DEFAULT_FOV};
 use psxrender::render::texture::TextureDepth;
 use psxrender::render::RenderOptions;
 use psxrender::scene::Model;
 
 use super::model_args::ModelArgs;
-use super::render::{parse_depth, parse_rgb, parse_size, OnOff};
+use super::render::{
+    camera_angles, parse_depth, parse_finite, parse_fov, parse_rgb, parse_size, OnOff,
+};
 use super::EXIT_BAD_INPUT;
 
 /// Show a model in a window, animating at 30 fps through the emulated GTE and GPU.
@@ -34,14 +36,14 @@ pub struct Args {
     /// Frame to start at.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub frame: u32,
-    /// Camera yaw in degrees (0 = facing the model's front).
-    #[arg(long, default_value_t = 35.0, allow_negative_numbers = true)]
-    pub yaw: f32,
-    /// Camera pitch in degrees (positive looks down).
-    #[arg(long, default_value_t = 15.0, allow_negative_numbers = true)]
-    pub pitch: f32,
+    /// Camera yaw in degrees (0 = facing the model's front) [default: 35; NWN tiles: 200].
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_finite)]
+    pub yaw: Option<f32>,
+    /// Camera pitch in degrees (positive looks down) [default: 15; NWN tiles: 50].
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_finite)]
+    pub pitch: Option<f32>,
     /// Horizontal field of view in degrees.
-    #[arg(long, default_value_t = 50.0)]
+    #[arg(long, default_value_t = DEFAULT_FOV, value_parser = parse_fov)]
     pub fov: f32,
     /// Display size, a PS1 mode: width 256/320/368/512/640, height 240/480.
     #[arg(long, default_value = "320x240", value_parser = parse_size, value_name = "WxH")]
@@ -101,6 +103,7 @@ pub fn run(args: Args) -> ExitCode {
             None => return fail(&format!("{name}: no animation '{sel}'")),
         },
     };
+    let (yaw, pitch) = camera_angles(args.yaw, args.pitch, model.as_ref());
     let opts = RenderOptions {
         width: args.size.0,
         height: args.size.1,
@@ -109,8 +112,8 @@ pub fn run(args: Args) -> ExitCode {
         lighting: !args.unlit,
         depth: args.depth.unwrap_or_default(),
         view: View {
-            yaw: args.yaw,
-            pitch: args.pitch.clamp(-89.0, 89.0),
+            yaw,
+            pitch,
             distance: None,
             fov: args.fov,
         },

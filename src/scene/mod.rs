@@ -181,4 +181,10 @@ pub trait Model: Send + Sync {
     fn info(&self) -> String;
     /// Problems met while loading (missing textures, supermodels, …), one line each.
     fn warnings(&self) -> Vec<String>;
+    /// The (yaw, pitch) in degrees this model is meant to be seen from, when the user gives
+    /// none; `None` = the renderer's 3/4 front view. NWN tiles, for one, are built for a camera
+    /// south of them looking down, and hide their far side behind black "void" faces.
+    fn preferred_view(&self) -> Option<(f32, f32)> {
+        None
+    }
 }

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 /// `../shared/<sub>` beside the checkout. When it is absent the test is skipped with a printed
 /// reason — unless `CI=true`, where a skip would let CI pass without testing, so it fails.
 pub fn shared(sub: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared").join(sub);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(sub);
     if p.exists() {
         return Some(p);
     }
@@ -55,9 +57,17 @@ pub fn assert_golden(name: &str, width: u32, height: u32, rgb: &[u8]) {
                 diff.extend([255, 0, 255]);
             }
         }
-        psxrender::output::save_png_rgb(&out.join(format!("{name}.diff.png")), width, height, &diff)
-            .unwrap();
-        panic!("{name}: {count} pixels differ from the golden; see {}", out.display());
+        psxrender::output::save_png_rgb(
+            &out.join(format!("{name}.diff.png")),
+            width,
+            height,
+            &diff,
+        )
+        .unwrap();
+        panic!(
+            "{name}: {count} pixels differ from the golden; see {}",
+            out.display()
+        );
     }
     panic!(
         "{name}: size {width}x{height} but golden is {}x{}; see {}",

@@ -511,38 +511,6 @@ fn read_unit(r: &Reader, p: u64, nsub: usize, t: &Tables) -> Result<TextureUnit>
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn packed_quaternion_components_round_trip() {
-        assert_eq!(unpack_quat_component(32767), 0.0);
-        assert_eq!(unpack_quat_component(0), -1.0);
-        assert_eq!(unpack_quat_component(-1), 1.0);
-        for i in -100..=100 {
-            let f = i as f32 / 100.0;
-            let back = unpack_quat_component(pack_quat_component(f));
-            assert!((back - f).abs() < 1.0 / 32767.0, "{f} -> {back}");
-        }
-    }
-
-    #[test]
-    fn axes_convert_as_a_rotation() {
-        assert_eq!(
-            to_scene([1.0, 0.0, 0.0]),
-            [0.0, 0.0, 1.0],
-            "WoW front +X -> scene +Z"
-        );
-        assert_eq!(
-            to_scene([0.0, 0.0, 1.0]),
-            [0.0, 1.0, 0.0],
-            "WoW up +Z -> scene +Y"
-        );
-        assert_eq!(from_scene(to_scene([1.0, 2.0, 3.0])), [1.0, 2.0, 3.0]);
-    }
-}
-
 /// Header arrays the renderer has no use for (lookups, flipbooks, collision, attachments,
 /// events, lights, cameras, emitters), as `(offset in header, element size or 1 where the record
 /// size varies by version, what)`. Their extents are still checked, so a file cut short anywhere
@@ -575,4 +543,36 @@ fn check_unread_arrays(r: &Reader) -> Result<()> {
         M2Array::read(r, at, MAX_UNREAD, size, what)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_quaternion_components_round_trip() {
+        assert_eq!(unpack_quat_component(32767), 0.0);
+        assert_eq!(unpack_quat_component(0), -1.0);
+        assert_eq!(unpack_quat_component(-1), 1.0);
+        for i in -100..=100 {
+            let f = i as f32 / 100.0;
+            let back = unpack_quat_component(pack_quat_component(f));
+            assert!((back - f).abs() < 1.0 / 32767.0, "{f} -> {back}");
+        }
+    }
+
+    #[test]
+    fn axes_convert_as_a_rotation() {
+        assert_eq!(
+            to_scene([1.0, 0.0, 0.0]),
+            [0.0, 0.0, 1.0],
+            "WoW front +X -> scene +Z"
+        );
+        assert_eq!(
+            to_scene([0.0, 0.0, 1.0]),
+            [0.0, 1.0, 0.0],
+            "WoW up +Z -> scene +Y"
+        );
+        assert_eq!(from_scene(to_scene([1.0, 2.0, 3.0])), [1.0, 2.0, 3.0]);
+    }
 }

@@ -314,9 +314,20 @@ fn normalized(v: [f32; 3]) -> [f32; 3] {
     }
 }
 
+/// Classification byte of a tile model.
+const CLASSIFICATION_TILE: u8 = 2;
+
+/// Tiles are seen by the game's camera from the south (scene −Z, as NWN's north is scene +Z),
+/// looking down; a little off-axis so walls read as walls.
+const TILE_VIEW: (f32, f32) = (200.0, 50.0);
+
 impl Model for NWNModel {
     fn format(&self) -> &'static str {
         "NWN MDL"
+    }
+
+    fn preferred_view(&self) -> Option<(f32, f32)> {
+        (self.mdl.classification == CLASSIFICATION_TILE).then_some(TILE_VIEW)
     }
 
     fn animations(&self) -> Vec<AnimationInfo> {
