@@ -98,6 +98,110 @@ fn golden_nwn_synthetic() {
     golden_view("nwn_synthetic", &model, Some(0), [0, 15], view);
 }
 
+/// The M2 writer's own model: a 3×1.6×2 plank box (TBC layout, int16 quaternions) turning about
+/// its bone on a 1 s Stand sequence, textured from a palettized BLP2 the writer also made.
+#[test]
+fn golden_m2_synthetic() {
+    use psxrender::formats::blp;
+    use psxrender::formats::m2::writer::{
+        SynthBatch, SynthBone, SynthModel, SynthSequence, SynthTrack, SynthVertex,
+    };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("render-m2-synthetic");
+    std::fs::create_dir_all(&dir).unwrap();
+    // 16×16 planks: three browns in horizontal boards, a dark frame and a dark diagonal.
+    let palette = [[120, 72, 32], [150, 96, 44], [176, 120, 60], [40, 24, 12]];
+    let indices: Vec<u8> = (0..256)
+        .map(|i| {
+            let (x, y) = (i % 16, i / 16);
+            if x == 0 || y == 0 || x == 15 || y == 15 || x == y || x == 15 - y {
+                3
+            } else {
+                (y / 5) as u8 % 3
+            }
+        })
+        .collect();
+    let texture = blp::write_palettized(16, 16, &palette, &indices, &[255; 256], 0);
+    std::fs::write(dir.join("planks.blp"), texture).unwrap();
+
+    // WoW space: x forward, y left, z up. Each face: centre normal n, tangents u × v = n, so
+    // corners (−u−v, +u−v, +u+v, −u+v) wind counter-clockwise seen from outside.
+    let half = [1.5f32, 0.8, 1.0];
+    let axes: [([f32; 3], usize, usize); 6] = [
+        ([1.0, 0.0, 0.0], 1, 2),
+        ([-1.0, 0.0, 0.0], 2, 1),
+        ([0.0, 1.0, 0.0], 2, 0),
+        ([0.0, -1.0, 0.0], 0, 2),
+        ([0.0, 0.0, 1.0], 0, 1),
+        ([0.0, 0.0, -1.0], 1, 0),
+    ];
+    let mut vertices = Vec::new();
+    let mut triangles = Vec::new();
+    for (n, u, v) in axes {
+        let base = vertices.len() as u16;
+        for (su, sv, uv) in [
+            (-1.0, -1.0, [0.0, 1.0]),
+            (1.0, -1.0, [1.0, 1.0]),
+            (1.0, 1.0, [1.0, 0.0]),
+            (-1.0, 1.0, [0.0, 0.0]),
+        ] {
+            let mut p = [0.0f32; 3];
+            for k in 0..3 {
+                p[k] = n[k] * half[k];
+            }
+            p[u] += su * half[u];
+            p[v] += sv * half[v];
+            p[2] += half[2]; // stand on the ground
+            vertices.push(SynthVertex {
+                position: p,
+                weights: [255, 0, 0, 0],
+                bones: [0; 4],
+                normal: n,
+                uv,
+            });
+        }
+        triangles.push([base, base + 1, base + 2]);
+        triangles.push([base, base + 2, base + 3]);
+    }
+    let turn = |deg: f32| {
+        let h = deg.to_radians() / 2.0;
+        [0.0, 0.0, h.sin(), h.cos()]
+    };
+    let model = SynthModel {
+        version: 263,
+        name: "PlankBox".into(),
+        sequences: vec![SynthSequence {
+            id: 0,
+            variation: 0,
+            start_ms: 0,
+            end_ms: 1000,
+        }],
+        bones: vec![SynthBone {
+            parent: -1,
+            rotation: SynthTrack {
+                interpolation: 1,
+                global_sequence: -1,
+                ranges: vec![(0, 2)],
+                times: vec![0, 500, 1000],
+                values: vec![turn(0.0), turn(60.0), turn(120.0)],
+            },
+            ..Default::default()
+        }],
+        vertices,
+        batches: vec![SynthBatch {
+            triangles,
+            texture: Some(0),
+            ..Default::default()
+        }],
+        textures: vec![(0, r"World\Synthetic\PLANKS.BLP".into())],
+        ..Default::default()
+    };
+    let path = dir.join("plankbox.m2");
+    std::fs::write(&path, model.write()).unwrap();
+    let loaded = psxrender::formats::load(&path, &LoadOptions::default()).unwrap();
+    assert!(loaded.warnings().is_empty(), "{:?}", loaded.warnings());
+    golden("m2_synthetic", loaded.as_ref(), Some(0), [0, 15]);
+}
+
 fn sample(sub: &str, opts: LoadOptions) -> Option<Box<dyn Model>> {
     let path = common::shared(sub)?;
     Some(psxrender::formats::load(&path, &opts).unwrap_or_else(|e| panic!("{sub}: {e}")))
