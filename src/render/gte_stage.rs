@@ -3,7 +3,7 @@
 //! or a light on the CPU.
 //!
 //! Register numbers and command words: psx-spx "GTE Registers" / "GTE Opcode Summary"
-//! (/work/shared/spec/psx-spx-gte.md). Sure: documented and used by every game.
+//! (../shared/spec/psx-spx-gte.md). Sure: documented and used by every game.
 
 use gte::Gte;
 

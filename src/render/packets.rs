@@ -2,7 +2,7 @@
 //! gouraud (optionally textured, optionally semi-transparent) triangles and quads.
 //!
 //! Bit layouts: psx-spx "GPU Render Polygon Commands", "GPU Rendering Attributes" and
-//! "GPU Memory Transfer Commands" (/work/shared/spec/psx-spx-gpu.md). Sure: these are the
+//! "GPU Memory Transfer Commands" (../shared/spec/psx-spx-gpu.md). Sure: these are the
 //! documented encodings every game uses.
 
 /// A screen vertex as the GPU reads it: signed 11-bit X and Y (psx-spx "Vertex").
