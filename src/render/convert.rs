@@ -78,7 +78,13 @@ impl ModelSpace {
 
 /// A unit normal in 1.3.12 (non-finite → zero).
 pub fn normal(n: [f32; 3]) -> [i16; 3] {
-    n.map(|c| if c.is_finite() { Q12::from_f32(c).0 } else { 0 })
+    n.map(|c| {
+        if c.is_finite() {
+            Q12::from_f32(c).to_bits()
+        } else {
+            0
+        }
+    })
 }
 
 #[cfg(test)]

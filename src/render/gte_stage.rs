@@ -7,66 +7,12 @@
 
 use gte::Gte;
 
-/// Data registers (MTC2/MFC2 numbers).
-pub mod data {
-    /// VXY0 (X low half, Y high half), VZ0; VXY1/VZ1 and VXY2/VZ2 follow at +2 and +4.
-    pub const VXY0: usize = 0;
-    /// VZ0.
-    pub const VZ0: usize = 1;
-    /// RGBC: colour and GP0 code byte fed to the lighting commands.
-    pub const RGBC: usize = 6;
-    /// OTZ: AVSZ3/AVSZ4 result.
-    pub const OTZ: usize = 7;
-    /// SXY0..SXY2 screen FIFO.
-    pub const SXY0: usize = 12;
-    /// RGB0..RGB2 colour FIFO.
-    pub const RGB0: usize = 20;
-    /// MAC0: NCLIP result.
-    pub const MAC0: usize = 24;
-}
+use gte::regs::{control, data};
+use gte::Op;
 
-/// Control registers (CTC2/CFC2 numbers).
-pub mod control {
-    /// RT11RT12 … RT33 at 0–4.
-    pub const RT: usize = 0;
-    /// TRX, TRY, TRZ at 5–7.
-    pub const TR: usize = 5;
-    /// L11L12 … L33 at 8–12.
-    pub const LLM: usize = 8;
-    /// RBK, GBK, BBK at 13–15.
-    pub const BK: usize = 13;
-    /// LR1LR2 … LB3 at 16–20.
-    pub const LCM: usize = 16;
-    /// OFX (signed 16.16).
-    pub const OFX: usize = 24;
-    /// OFY (signed 16.16).
-    pub const OFY: usize = 25;
-    /// H (unsigned 16).
-    pub const H: usize = 26;
-    /// ZSF3.
-    pub const ZSF3: usize = 29;
-    /// ZSF4.
-    pub const ZSF4: usize = 30;
-    /// FLAG.
-    pub const FLAG: usize = 31;
-}
-
-/// COP2 command words (with the "fake" opcode bits games use), sf = 1 where it matters.
-pub mod cmd {
-    /// RTPS: perspective transform of V0.
-    pub const RTPS: u32 = 0x018_0001;
-    /// RTPT: perspective transform of V0, V1, V2.
-    pub const RTPT: u32 = 0x028_0030;
-    /// NCLIP: MAC0 = signed doubled area of SXY0..2.
-    pub const NCLIP: u32 = 0x140_0006;
-    /// AVSZ3: OTZ = ZSF3 × (SZ1+SZ2+SZ3) >> 12.
-    pub const AVSZ3: u32 = 0x158_002D;
-    /// AVSZ4: OTZ = ZSF4 × (SZ0+SZ1+SZ2+SZ3) >> 12.
-    pub const AVSZ4: u32 = 0x168_002E;
-    /// NCCS: light V0 with LLM/LCM/BK, modulate by RGBC (lm = 1).
-    pub const NCCS: u32 = 0x108_041B;
-    /// NCCT: NCCS for V0, V1, V2.
-    pub const NCCT: u32 = 0x118_043F;
+/// Command word of `op` as Sony's libraries issue it (sf = 1 where it matters).
+const fn cmd(op: Op) -> u32 {
+    op.canonical().0
 }
 
 /// FLAG bits that make a projected vertex unusable: SX2/SY2 saturated (14, 13), divide
@@ -74,18 +20,7 @@ pub mod cmd {
 pub const FLAG_PROJECTION_BAD: u32 = 1 << 14 | 1 << 13 | 1 << 17 | 1 << 18;
 
 /// Signed 1.3.12 (psx-spx "4.12"): RT, LLM, LCM entries and normals.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Q12(pub i16);
-
-impl Q12 {
-    /// 1.0.
-    pub const ONE: Q12 = Q12(4096);
-
-    /// From a float, saturating to the format's range.
-    pub fn from_f32(v: f32) -> Q12 {
-        Q12((v * 4096.0).round().clamp(-32768.0, 32767.0) as i16)
-    }
-}
+pub use gte::typed::Q12;
 
 /// Everything loaded into the GTE's control registers for one frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -115,7 +50,7 @@ fn pair(a: i16, b: i16) -> u32 {
 }
 
 fn write_matrix(gte: &mut Gte, base: usize, m: &[[Q12; 3]; 3]) {
-    let f: Vec<i16> = m.iter().flatten().map(|q| q.0).collect();
+    let f: Vec<i16> = m.iter().flatten().map(|q| q.to_bits()).collect();
     gte.write_control(base, pair(f[0], f[1]));
     gte.write_control(base + 1, pair(f[2], f[3]));
     gte.write_control(base + 2, pair(f[4], f[5]));
@@ -128,8 +63,8 @@ impl Environment {
     pub fn load(&self, gte: &mut Gte) {
         write_matrix(gte, control::RT, &self.rt);
         for i in 0..3 {
-            gte.write_control(control::TR + i, self.tr[i] as u32);
-            gte.write_control(control::BK + i, self.bk[i] as u32);
+            gte.write_control(control::TRX + i, self.tr[i] as u32);
+            gte.write_control(control::RBK + i, self.bk[i] as u32);
         }
         write_matrix(gte, control::LLM, &self.llm);
         write_matrix(gte, control::LCM, &self.lcm);
@@ -152,7 +87,7 @@ pub fn rtpt(gte: &mut Gte, v: [[i16; 3]; 3]) -> ([u32; 3], u32) {
     for (n, p) in v.iter().enumerate() {
         set_vector(gte, n, *p);
     }
-    gte.execute(cmd::RTPT);
+    gte.execute(cmd(Op::Rtpt));
     (
         [
             gte.read_data(data::SXY0),
@@ -166,7 +101,7 @@ pub fn rtpt(gte: &mut Gte, v: [[i16; 3]; 3]) -> ([u32; 3], u32) {
 /// RTPS on one vertex (pushes the screen and Z FIFOs): returns its SXY2 and FLAG.
 pub fn rtps(gte: &mut Gte, v: [i16; 3]) -> (u32, u32) {
     set_vector(gte, 0, v);
-    gte.execute(cmd::RTPS);
+    gte.execute(cmd(Op::Rtps));
     (
         gte.read_data(data::SXY0 + 2),
         gte.read_control(control::FLAG),
@@ -175,13 +110,13 @@ pub fn rtps(gte: &mut Gte, v: [i16; 3]) -> (u32, u32) {
 
 /// NCLIP on the screen FIFO: the signed doubled area (negative = clockwise on screen).
 pub fn nclip(gte: &mut Gte) -> i32 {
-    gte.execute(cmd::NCLIP);
+    gte.execute(cmd(Op::Nclip));
     gte.read_data(data::MAC0) as i32
 }
 
 /// AVSZ3 (after RTPT) or AVSZ4 (after RTPT + RTPS): the OTZ.
 pub fn average_z(gte: &mut Gte, quad: bool) -> u32 {
-    gte.execute(if quad { cmd::AVSZ4 } else { cmd::AVSZ3 });
+    gte.execute(if quad { cmd(Op::Avsz4) } else { cmd(Op::Avsz3) });
     gte.read_data(data::OTZ) & 0xffff
 }
 
@@ -196,7 +131,7 @@ pub fn light_one(gte: &mut Gte, normal: [i16; 3], color: [u8; 3], code: u8) -> [
         data::RGBC,
         super::packets::rgb_word(color) | (code as u32) << 24,
     );
-    gte.execute(cmd::NCCS);
+    gte.execute(cmd(Op::Nccs));
     rgb_of(gte.read_data(data::RGB0 + 2))
 }
 
@@ -214,7 +149,7 @@ pub fn light_three(
         data::RGBC,
         super::packets::rgb_word(color) | (code as u32) << 24,
     );
-    gte.execute(cmd::NCCT);
+    gte.execute(cmd(Op::Ncct));
     [
         rgb_of(gte.read_data(data::RGB0)),
         rgb_of(gte.read_data(data::RGB0 + 1)),
@@ -229,8 +164,8 @@ mod tests {
     #[test]
     fn environment_packs_registers_like_ctc2() {
         let mut e = Environment::default();
-        e.rt[0] = [Q12(1), Q12(-1), Q12(2)];
-        e.rt[2][2] = Q12(-4096);
+        e.rt[0] = [Q12::from_bits(1), Q12::from_bits(-1), Q12::from_bits(2)];
+        e.rt[2][2] = Q12::from_bits(-4096);
         e.h = 343;
         e.of = [160 << 16, 120 << 16];
         let mut g = Gte::new();
@@ -240,6 +175,6 @@ mod tests {
         assert_eq!(g.read_control(4) as i32 as i16, -4096);
         assert_eq!(g.read_control(control::OFX), 160 << 16);
         assert_eq!(Q12::from_f32(1.0), Q12::ONE);
-        assert_eq!(Q12::from_f32(100.0).0, i16::MAX);
+        assert_eq!(Q12::from_f32(100.0).to_bits(), i16::MAX);
     }
 }

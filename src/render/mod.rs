@@ -421,8 +421,12 @@ impl<'m> Renderer<'m> {
         Environment {
             rt,
             tr: [0, 0, dist],
-            llm: [light.map(Q12::from_f32), [Q12(0); 3], [Q12(0); 3]],
-            lcm: [[d, Q12(0), Q12(0)]; 3],
+            llm: [
+                light.map(Q12::from_f32),
+                [Q12::from_bits(0); 3],
+                [Q12::from_bits(0); 3],
+            ],
+            lcm: [[d, Q12::from_bits(0), Q12::from_bits(0)]; 3],
             bk: [amb; 3],
             of: [
                 (self.opts.width as i32 / 2) << 16,
