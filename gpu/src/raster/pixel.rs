@@ -81,12 +81,20 @@ pub fn blend_const<const MODE: u8>(b: u16, f: u16) -> u16 {
 /// GP0(E6h) bit 1 is set (else 0), `set` the forced bit 15.
 #[inline(always)]
 pub fn put_const<const MODE: u8>(dst: &mut u16, color: u16, semi: bool, check: u16, set: u16) {
+    // An opaque write without the mask check never reads the destination.
+    if MODE == BLEND_NONE {
+        if check != 0 && *dst & check != 0 {
+            return;
+        }
+        *dst = color | set;
+        return;
+    }
     let d = *dst;
     if d & check != 0 {
         return;
     }
     let mut c = color & 0x7fff;
-    if MODE != BLEND_NONE && semi {
+    if semi {
         c = blend_const::<MODE>(d & 0x7fff, c);
     }
     *dst = c | (color & 0x8000) | set;
