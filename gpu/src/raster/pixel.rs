@@ -93,11 +93,12 @@ pub fn put_const<const MODE: u8>(dst: &mut u16, color: u16, semi: bool, check: u
     if d & check != 0 {
         return;
     }
-    let mut c = color & 0x7fff;
-    if semi {
-        c = blend_const::<MODE>(d & 0x7fff, c);
-    }
-    *dst = c | (color & 0x8000) | set;
+    // Blended and plain colour selected without a branch: texel bit 15 gates blending pixel by
+    // pixel and is unpredictable in real textures.
+    let c = color & 0x7fff;
+    let blended = blend_const::<MODE>(d & 0x7fff, c);
+    let keep = (semi as u16).wrapping_neg();
+    *dst = (blended & keep) | (c & !keep) | (color & 0x8000) | set;
 }
 
 impl PixelMode {
