@@ -339,7 +339,7 @@ impl Gpu {
 
     /// Draws everything queued.
     fn flush(&mut self) {
-        if self.batch.prims.is_empty() {
+        if self.batch.is_empty() {
             return;
         }
         let exec = match (self.threads, &self.pool) {
@@ -430,7 +430,7 @@ impl Gpu {
         {
             self.flush();
         }
-        if self.batch.prims.len() >= MAX_BATCH {
+        if self.batch.len() >= MAX_BATCH {
             self.flush();
         }
         self.snapshot_rect(fx, probe.page_y, fw, 256);
@@ -460,7 +460,7 @@ impl Gpu {
     }
 
     fn push(&mut self, p: Prim) {
-        if self.batch.prims.len() >= MAX_BATCH {
+        if self.batch.len() >= MAX_BATCH {
             self.flush();
         }
         self.batch.push(p);
