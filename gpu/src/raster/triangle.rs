@@ -293,12 +293,14 @@ impl Triangle {
                 let dx = (l - core.x) as i64;
                 let acc: [i64; 5] = std::array::from_fn(|i| col0[i] + gdx[i] * dx);
                 // Colours only step along a row, so the ends bound them.
-                let fast = if GOURAUD {
+                let fast = if GOURAUD && !RAW {
+                    // All six in 0..=255 exactly when their bitwise OR is (a negative one sets
+                    // the high bits).
                     let n = (r - l - 1) as i64;
-                    (0..3).all(|i| {
-                        let (c0, c1) = (acc[i] >> FRAC, (acc[i] + gdx[i] * n) >> FRAC);
-                        (0..=255).contains(&c0) && (0..=255).contains(&c1)
-                    })
+                    let ends = (0..3).fold(0, |o, i| {
+                        o | (acc[i] >> FRAC) | ((acc[i] + gdx[i] * n) >> FRAC)
+                    });
+                    (ends as u64) <= 255
                 } else {
                     flat_fast
                 };
