@@ -611,7 +611,7 @@ impl Gpu {
             mode: self.pixel_mode(flags.semi),
             texture,
         };
-        let v: Vec<Vtx> = raw.iter().map(|r| self.vtx(r)).collect();
+        let v: [Vtx; 4] = std::array::from_fn(|i| self.vtx(&raw[i]));
         let clip = self.clip();
         if let Some(t) = Triangle::new([v[0], v[1], v[2]], clip, shading.clone()) {
             self.push(Prim::Triangle(Box::new(t)));
