@@ -35,6 +35,10 @@ pub const VRAM_HEIGHT: usize = 512;
 /// All of VRAM as one fixed-size array of halfwords, row-major (texture reads index it with
 /// masks instead of bounds checks).
 pub type VramImage = [u16; VRAM_WIDTH * VRAM_HEIGHT];
+/// Texture snapshot tile width in halfwords (16 tiles across VRAM).
+const SNAP_TILE_W: usize = 64;
+/// Texture snapshot tile height in lines (16 tiles down VRAM).
+const SNAP_TILE_H: usize = 32;
 
 /// What GP1 says the TV shows: where in VRAM, how big, and in which colour depth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,7 +88,10 @@ pub struct Gpu {
     vram: Vec<u16>,
     /// VRAM as it was when the current batch started (texture source).
     snapshot: Box<VramImage>,
-    snapshot_valid: bool,
+    /// Bit `tx` of `snapshot_valid[ty]`: snapshot tile (tx, ty) of [`SNAP_TILE_W`] ×
+    /// [`SNAP_TILE_H`] halfwords holds VRAM as the current batch began (copied on first use
+    /// as a texture page, so a batch copies only the pages it samples).
+    snapshot_valid: [u16; 16],
     batch: Batch,
     threads: usize,
     pool: Option<rayon::ThreadPool>,
@@ -124,7 +131,7 @@ impl Gpu {
                 .into_boxed_slice()
                 .try_into()
                 .expect("a VRAM-sized vector is a VramImage"),
-            snapshot_valid: true,
+            snapshot_valid: [0; 16],
             batch: Batch::default(),
             threads: 0,
             pool: None,
@@ -157,7 +164,7 @@ impl Gpu {
             Packet::Upload(mut t) => {
                 self.flush();
                 vram::upload_word(&mut self.vram, &mut t, word, self.mask_setting);
-                self.snapshot_valid = false;
+                self.snapshot_valid = [0; 16];
                 if !t.done() {
                     self.packet = Packet::Upload(t);
                 }
@@ -332,7 +339,7 @@ impl Gpu {
 
     /// Draws everything queued.
     fn flush(&mut self) {
-        if self.batch.prims.is_empty() {
+        if self.batch.is_empty() {
             return;
         }
         let exec = match (self.threads, &self.pool) {
@@ -341,7 +348,7 @@ impl Gpu {
             _ => Exec::Global,
         };
         self.batch.run(&mut self.vram, &self.snapshot, exec);
-        self.snapshot_valid = false;
+        self.snapshot_valid = [0; 16];
     }
 
     fn clip(&self) -> Clip {
@@ -382,6 +389,35 @@ impl Gpu {
         }
     }
 
+    /// Copies into the snapshot the tiles of the VRAM rectangle `x, y, w, h` (wrapping at the
+    /// VRAM edges) not yet copied since the batch began. Nothing has been drawn since then (the
+    /// batch draws when it ends, and transfers end it), so VRAM still holds those pixels.
+    fn snapshot_rect(&mut self, x: usize, y: usize, w: usize, h: usize) {
+        let (cols, rows) = (w.min(VRAM_WIDTH), h.min(VRAM_HEIGHT));
+        let mut mask = 0u16;
+        let mut cx = x & !(SNAP_TILE_W - 1);
+        while cx < x + cols {
+            mask |= 1 << ((cx & (VRAM_WIDTH - 1)) / SNAP_TILE_W);
+            cx += SNAP_TILE_W;
+        }
+        let mut cy = y & !(SNAP_TILE_H - 1);
+        while cy < y + rows {
+            let ty = (cy & (VRAM_HEIGHT - 1)) / SNAP_TILE_H;
+            let mut missing = mask & !self.snapshot_valid[ty];
+            while missing != 0 {
+                let tx = missing.trailing_zeros() as usize;
+                missing &= missing - 1;
+                for r in ty * SNAP_TILE_H..(ty + 1) * SNAP_TILE_H {
+                    let at = r * VRAM_WIDTH + tx * SNAP_TILE_W;
+                    self.snapshot[at..at + SNAP_TILE_W]
+                        .copy_from_slice(&self.vram[at..at + SNAP_TILE_W]);
+                }
+            }
+            self.snapshot_valid[ty] |= mask;
+            cy += SNAP_TILE_H;
+        }
+    }
+
     /// The texture for page `page` and CLUT `clut` as the CLUT cache delivers it, ending the
     /// batch first when it may have drawn over the page or the CLUT.
     fn texture(&mut self, page: TexPage, clut: Clut) -> Texture {
@@ -394,13 +430,10 @@ impl Gpu {
         {
             self.flush();
         }
-        if self.batch.prims.len() >= MAX_BATCH {
+        if self.batch.len() >= MAX_BATCH {
             self.flush();
         }
-        if !self.snapshot_valid {
-            self.snapshot.copy_from_slice(&self.vram);
-            self.snapshot_valid = true;
-        }
+        self.snapshot_rect(fx, probe.page_y, fw, 256);
         let entries = if n == 0 {
             Arc::from(Vec::new())
         } else {
@@ -427,7 +460,7 @@ impl Gpu {
     }
 
     fn push(&mut self, p: Prim) {
-        if self.batch.prims.len() >= MAX_BATCH {
+        if self.batch.len() >= MAX_BATCH {
             self.flush();
         }
         self.batch.push(p);
@@ -439,7 +472,7 @@ impl Gpu {
         match op >> 5 {
             5 => {
                 self.flush();
-                self.snapshot_valid = false;
+                self.snapshot_valid = [0; 16];
                 let t = vram::Transfer::new(words[1], words[2]);
                 self.packet = Packet::Upload(t);
             }
@@ -526,12 +559,12 @@ impl Gpu {
             Gp0Command::Fill { color, xy, wh } => {
                 self.flush();
                 vram::fill(&mut self.vram, color.to_bgr555(), xy, wh);
-                self.snapshot_valid = false;
+                self.snapshot_valid = [0; 16];
             }
             Gp0Command::Copy { src, dst, wh } => {
                 self.flush();
                 vram::copy(&mut self.vram, src, dst, wh, self.mask_setting);
-                self.snapshot_valid = false;
+                self.snapshot_valid = [0; 16];
             }
             Gp0Command::DrawMode(w) => {
                 self.draw_mode = TexPage((w & 0x3fff) as u16);
@@ -578,7 +611,7 @@ impl Gpu {
             mode: self.pixel_mode(flags.semi),
             texture,
         };
-        let v: Vec<Vtx> = raw.iter().map(|r| self.vtx(r)).collect();
+        let v: [Vtx; 4] = std::array::from_fn(|i| self.vtx(&raw[i]));
         let clip = self.clip();
         if let Some(t) = Triangle::new([v[0], v[1], v[2]], clip, shading.clone()) {
             self.push(Prim::Triangle(Box::new(t)));
@@ -632,6 +665,26 @@ impl Gpu {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn texture_snapshot_follows_uploads_between_batches() {
+        let mut g = Gpu::new();
+        // Drawing area: all of VRAM; 15-bit texture page at x = 640.
+        g.gp0_words(&[0xe300_0000, 0xe407_ffff, 0xe100_0000 | 10 | (2 << 7)]);
+        for (x, texel) in [(0u32, 0x1234u32), (1, 0x5678)] {
+            // Upload one texel at (640, 0), then a raw textured 1×1 rectangle at (x, 0).
+            g.gp0_words(&[0xa000_0000, 640, 0x0001_0001, texel]);
+            g.gp0_words(&[0x6d00_0000, x, 0]);
+        }
+        let v = g.vram();
+        assert_eq!(
+            (v[0], v[1]),
+            (0x1234, 0x5678),
+            "got {:04x} {:04x}",
+            v[0],
+            v[1]
+        );
+    }
 
     #[test]
     fn display_follows_gp1_ranges_and_mode() {

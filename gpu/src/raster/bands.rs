@@ -34,12 +34,25 @@ pub enum Exec<'a> {
 #[derive(Default, Debug)]
 pub struct Batch {
     /// Primitives in command order.
-    pub prims: Vec<Prim>,
+    prims: Vec<Prim>,
+    /// Rows `[top, bottom)` of each primitive, so bands skip the ones they miss in one pass
+    /// over a flat array.
+    rows: Vec<(i32, i32)>,
     /// Bit `tx` of `dirty[ty]`: tile (tx, ty) may have been drawn by the batch.
     dirty: [u16; 16],
 }
 
 impl Batch {
+    /// Number of primitives waiting.
+    pub fn len(&self) -> usize {
+        self.prims.len()
+    }
+
+    /// No primitive is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.prims.is_empty()
+    }
+
     /// Adds a primitive and records the tiles it may draw.
     pub fn push(&mut self, p: Prim) {
         let (t, b) = p.rows();
@@ -53,6 +66,7 @@ impl Batch {
                 }
             }
         }
+        self.rows.push((t, b));
         self.prims.push(p);
     }
 
@@ -85,7 +99,7 @@ impl Batch {
         if self.prims.is_empty() {
             return;
         }
-        let prims = &self.prims;
+        let (prims, prim_rows) = (&self.prims, &self.rows);
         let draw_band = |(i, rows): (usize, &mut [u16])| {
             let y0 = (i * BAND_ROWS) as i32;
             let mut band = Band {
@@ -93,8 +107,7 @@ impl Batch {
                 rows,
                 y0,
             };
-            for p in prims {
-                let (t, b) = p.rows();
+            for (p, &(t, b)) in prims.iter().zip(prim_rows) {
                 if b > band.y0 && t < band.y1 {
                     p.draw(&mut band, tex);
                 }
@@ -120,6 +133,7 @@ impl Batch {
             }
         }
         self.prims.clear();
+        self.rows.clear();
         self.dirty = [0; 16];
     }
 }

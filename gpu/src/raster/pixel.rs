@@ -81,15 +81,24 @@ pub fn blend_const<const MODE: u8>(b: u16, f: u16) -> u16 {
 /// GP0(E6h) bit 1 is set (else 0), `set` the forced bit 15.
 #[inline(always)]
 pub fn put_const<const MODE: u8>(dst: &mut u16, color: u16, semi: bool, check: u16, set: u16) {
+    // An opaque write without the mask check never reads the destination.
+    if MODE == BLEND_NONE {
+        if check != 0 && *dst & check != 0 {
+            return;
+        }
+        *dst = color | set;
+        return;
+    }
     let d = *dst;
     if d & check != 0 {
         return;
     }
-    let mut c = color & 0x7fff;
-    if MODE != BLEND_NONE && semi {
-        c = blend_const::<MODE>(d & 0x7fff, c);
-    }
-    *dst = c | (color & 0x8000) | set;
+    // Blended and plain colour selected without a branch: texel bit 15 gates blending pixel by
+    // pixel and is unpredictable in real textures.
+    let c = color & 0x7fff;
+    let blended = blend_const::<MODE>(d & 0x7fff, c);
+    let keep = (semi as u16).wrapping_neg();
+    *dst = (blended & keep) | (c & !keep) | (color & 0x8000) | set;
 }
 
 impl PixelMode {
@@ -153,14 +162,12 @@ static SAT5: [u8; 512] = {
     t
 };
 
-/// [`modulate`] with `d4` = dither offset + 4 (0..8): a table lookup per component when all
-/// three colour components are in 0..=255 (then `((t × c) >> 4) + d4` stays below 512), the
-/// arithmetic otherwise (gouraud colours can step just outside 0..=255). Same result.
+/// [`modulate`] for colour components in 0..=255 and `d4` = dither offset + 4 (0..8), a table
+/// load per component (`((t × c) >> 4) + d4` then stays below 512). The same result as
+/// [`modulate`] under that precondition; callers check it (gouraud colours can step just
+/// outside 0..=255 and must take [`modulate`]).
 #[inline(always)]
-pub fn modulate_d4(t: u16, r: i32, g: i32, b: i32, d4: i32) -> u16 {
-    if (r | g | b) as u32 > 255 {
-        return modulate(t, r, g, b, d4 - 4);
-    }
+pub fn modulate_table(t: u16, r: i32, g: i32, b: i32, d4: i32) -> u16 {
     let m = |shift: u16, c: i32| -> u16 {
         let tc = ((t >> shift) & 31) as usize;
         SAT5[(((tc * c as usize) >> 4) + d4 as usize) & 511] as u16
@@ -196,10 +203,10 @@ mod tests {
     fn modulate_table_matches_arithmetic() {
         let mut bad = 0;
         for t in (0..=0xffffu16).step_by(97) {
-            for c in -3..300 {
+            for c in 0..256 {
                 for d in -4..4 {
-                    let (r, g, b) = (c, (c * 7) % 260, 255 - c / 2);
-                    let (want, got) = (modulate(t, r, g, b, d), modulate_d4(t, r, g, b, d + 4));
+                    let (r, g, b) = (c, (c * 7) % 256, 255 - c / 2);
+                    let (want, got) = (modulate(t, r, g, b, d), modulate_table(t, r, g, b, d + 4));
                     if want != got {
                         println!("t={t:04x} rgb=({r},{g},{b}) d={d}: {want:04x} != {got:04x}");
                         bad += 1;

@@ -62,16 +62,12 @@ impl Rect {
         let semi = self.mode.blend.is_some();
         let (r, g, b) = self.rgb;
         let flat = super::pixel::rgb_to_555(r, g, b, 0);
+        let sampler = self.texture.as_ref().map(|(t, _, _)| t.any_sampler(tex));
         for y in top..bottom {
             let row = band.row(y);
             let dy = y - self.y;
-            match &self.texture {
-                None => {
-                    for px in &mut row[left as usize..right as usize] {
-                        self.mode.put(px, flat, semi);
-                    }
-                }
-                Some((t, u0, v0)) => {
+            match (&self.texture, &sampler) {
+                (Some((_, u0, v0)), Some(smp)) => {
                     let v = if self.flip_y {
                         v0.wrapping_sub(dy as u8)
                     } else {
@@ -86,7 +82,7 @@ impl Rect {
                         } else {
                             u0.wrapping_add(dx)
                         };
-                        let texel = t.texel(tex, u, v);
+                        let texel = smp.texel(u, v);
                         if texel == 0 {
                             continue;
                         }
@@ -96,6 +92,11 @@ impl Rect {
                             modulate(texel, r, g, b, 0)
                         };
                         self.mode.put(&mut row[x as usize], c, texel & 0x8000 != 0);
+                    }
+                }
+                _ => {
+                    for px in &mut row[left as usize..right as usize] {
+                        self.mode.put(px, flat, semi);
                     }
                 }
             }

@@ -38,13 +38,12 @@ impl Texture {
         }
     }
 
-    /// The texel at (u, v) after the texture window, read from `vram` (the batch snapshot).
-    #[inline]
-    pub fn texel(&self, vram: &VramImage, u: u8, v: u8) -> u16 {
+    /// A sampler of the texture's depth chosen at run time, reading `vram` (the batch snapshot).
+    pub fn any_sampler<'a>(&self, vram: &'a VramImage) -> AnySampler<'a> {
         match self.depth {
-            TextureDepth::Clut4 => Sampler::<4>::new(self, vram).texel(u, v),
-            TextureDepth::Clut8 => Sampler::<8>::new(self, vram).texel(u, v),
-            TextureDepth::Direct15 => Sampler::<15>::new(self, vram).texel(u, v),
+            TextureDepth::Clut4 => AnySampler::Clut4(Sampler::new(self, vram)),
+            TextureDepth::Clut8 => AnySampler::Clut8(Sampler::new(self, vram)),
+            TextureDepth::Direct15 => AnySampler::Direct15(Sampler::new(self, vram)),
         }
     }
 
@@ -112,6 +111,29 @@ impl<'a, const DEPTH: u8> Sampler<'a, DEPTH> {
             4 => self.clut[((at(u as usize >> 2) >> ((u & 3) * 4)) & 0xf) as usize],
             8 => self.clut[((at(u as usize >> 1) >> ((u & 1) * 8)) & 0xff) as usize],
             _ => at(u as usize),
+        }
+    }
+}
+
+/// A [`Sampler`] of any depth, for loops not specialised on it (rectangles): set up once per
+/// primitive, then one predictable match per texel.
+pub enum AnySampler<'a> {
+    /// 4-bit CLUT.
+    Clut4(Sampler<'a, 4>),
+    /// 8-bit CLUT.
+    Clut8(Sampler<'a, 8>),
+    /// 15-bit direct.
+    Direct15(Sampler<'a, 15>),
+}
+
+impl AnySampler<'_> {
+    /// The texel at (u, v) after the texture window.
+    #[inline]
+    pub fn texel(&self, u: u8, v: u8) -> u16 {
+        match self {
+            AnySampler::Clut4(s) => s.texel(u, v),
+            AnySampler::Clut8(s) => s.texel(u, v),
+            AnySampler::Direct15(s) => s.texel(u, v),
         }
     }
 }

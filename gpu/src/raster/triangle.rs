@@ -8,8 +8,8 @@
 // Verified: hwtests phases 1, 3, 6 (edges), 7, 17–22 (attributes).
 
 use super::pixel::{
-    blend_selector, modulate_d4, put_const, rgb_to_555, PixelMode, BLEND_ADD, BLEND_ADD_QUARTER,
-    BLEND_AVERAGE, BLEND_NONE, BLEND_SUBTRACT, DITHER,
+    blend_selector, modulate, modulate_table, put_const, rgb_to_555, PixelMode, BLEND_ADD,
+    BLEND_ADD_QUARTER, BLEND_AVERAGE, BLEND_NONE, BLEND_SUBTRACT, DITHER,
 };
 use super::texture::{Sampler, Texture};
 use super::{Band, Clip};
@@ -183,24 +183,6 @@ impl Triangle {
         core
     }
 
-    /// Span `[left, right)` of row `y` (inside `v[0].y..v[2].y`).
-    #[inline]
-    fn span(&self, y: i32) -> (i32, i32) {
-        let [a, b, _] = self.v;
-        let long = x_fp(a.x) + self.steps[0] * (y - a.y) as i64;
-        let short = if y < b.y {
-            x_fp(a.x) + self.steps[1] * (y - a.y) as i64
-        } else {
-            x_fp(b.x) + self.steps[2] * (y - b.y) as i64
-        };
-        let (l, r) = ((long >> 32) as i32, (short >> 32) as i32);
-        if self.long_left {
-            (l, r)
-        } else {
-            (r, l)
-        }
-    }
-
     /// Draws the rows of the triangle inside `band`, through a loop specialised for its
     /// shading, texture depth and blend mode (chosen once per primitive).
     pub fn draw(&self, band: &mut Band, tex: &VramImage) {
@@ -250,8 +232,10 @@ impl Triangle {
         }
     }
 
-    /// The span loop: `DEPTH` 0 (untextured), 4, 8 or 15; `RAW` unmodulated texels; `BLEND` a
-    /// `BLEND_*` selector. `sampler` is `Some` exactly when `DEPTH` is not 0.
+    /// The row loop: `DEPTH` 0 (untextured), 4, 8 or 15; `RAW` unmodulated texels; `BLEND` a
+    /// `BLEND_*` selector. `sampler` is `Some` exactly when `DEPTH` is not 0. Edges and the
+    /// attributes at each span start are stepped by additions from the first row drawn (the
+    /// same integers the per-row products give).
     fn draw_impl<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
         &self,
         band: &mut Band,
@@ -259,61 +243,173 @@ impl Triangle {
     ) {
         let (top, bottom) = self.rows();
         let (top, bottom) = (top.max(band.y0), bottom.min(band.y1));
+        if top >= bottom {
+            return;
+        }
         let s = &self.shading;
-        let check = if s.mode.check_mask { 0x8000 } else { 0 };
-        let set = s.mode.set_mask;
+        let px = PixelOut {
+            check: if s.mode.check_mask { 0x8000 } else { 0 },
+            set: s.mode.set_mask,
+        };
         let core = self.core;
-        let base = |a: i32| ((a as i64) << FRAC) + (1 << (FRAC - 1));
+        let [a, b, _] = self.v;
         let [gr, gg, gb, gu, gv] = self.grads;
-        let (fr, fg, fb) = (core.r, core.g, core.b);
+        let flat = [core.r, core.g, core.b];
+        let flat_fast = flat.iter().all(|c| (0..=255).contains(c));
+        // Edge x (32.32) on row `top`: the long edge, and the short edge (upper or lower part).
+        let mut long = x_fp(a.x) + self.steps[0] * (top - a.y) as i64;
+        let mut short = if top < b.y {
+            x_fp(a.x) + self.steps[1] * (top - a.y) as i64
+        } else {
+            x_fp(b.x) + self.steps[2] * (top - b.y) as i64
+        };
+        // Attributes (·2¹², +½) at column core.x of row `top`.
+        let base = |v: i32, g: Grad| {
+            ((v as i64) << FRAC) + (1 << (FRAC - 1)) + g.dy * (top - core.y) as i64
+        };
+        let mut col0 = [
+            base(core.r, gr),
+            base(core.g, gg),
+            base(core.b, gb),
+            base(core.u, gu),
+            base(core.v, gv),
+        ];
+        let gdx = [gr.dx, gg.dx, gb.dx, gu.dx, gv.dx];
+        let gdy = [gr.dy, gg.dy, gb.dy, gu.dy, gv.dy];
         for y in top..bottom {
-            let (l, r) = self.span(y);
-            let (l, r) = (l.max(self.clip.x0), r.min(self.clip.x1 + 1));
-            if l >= r {
-                continue;
+            if y == b.y {
+                short = x_fp(b.x);
             }
-            // Dither offsets + 4, as `modulate_d4` takes them.
-            let dither_row = if s.dither && !RAW {
-                DITHER[(y & 3) as usize].map(|d| i32::from(d) + 4)
-            } else {
-                [4; 4]
-            };
-            let (dx, dy) = ((l - core.x) as i64, (y - core.y) as i64);
-            let at = |a: i32, g: Grad| base(a) + g.dx * dx + g.dy * dy;
-            let (mut ar, mut ag, mut ab) = (at(core.r, gr), at(core.g, gg), at(core.b, gb));
-            let (mut au, mut av) = (at(core.u, gu), at(core.v, gv));
-            let row = &mut band.row(y)[l as usize..r as usize];
-            for (x, dst) in (l as usize..).zip(row.iter_mut()) {
-                let d4 = dither_row[x & 3];
-                let (cr, cg, cb) = if GOURAUD {
-                    (
-                        (ar >> FRAC) as i32,
-                        (ag >> FRAC) as i32,
-                        (ab >> FRAC) as i32,
-                    )
+            let (l, r) = ((long >> 32) as i32, (short >> 32) as i32);
+            let (l, r) = if self.long_left { (l, r) } else { (r, l) };
+            let (l, r) = (l.max(self.clip.x0), r.min(self.clip.x1 + 1));
+            if l < r {
+                // Dither offsets + 4, as `modulate_d4` takes them.
+                let dither = if s.dither && !RAW {
+                    DITHER[(y & 3) as usize].map(|d| i32::from(d) + 4)
                 } else {
-                    (fr, fg, fb)
+                    [4; 4]
                 };
-                if GOURAUD {
-                    ar += gr.dx;
-                    ag += gg.dx;
-                    ab += gb.dx;
+                let dx = (l - core.x) as i64;
+                let acc: [i64; 5] = std::array::from_fn(|i| col0[i] + gdx[i] * dx);
+                // Colours only step along a row, so the ends bound them.
+                let fast = if GOURAUD && !RAW {
+                    // All six in 0..=255 exactly when their bitwise OR is (a negative one sets
+                    // the high bits).
+                    let n = (r - l - 1) as i64;
+                    let ends = (0..3).fold(0, |o, i| {
+                        o | (acc[i] >> FRAC) | ((acc[i] + gdx[i] * n) >> FRAC)
+                    });
+                    (ends as u64) <= 255
+                } else {
+                    flat_fast
+                };
+                let row = &mut band.row(y)[l as usize..r as usize];
+                let span = Span {
+                    x0: l as usize,
+                    dither,
+                    acc,
+                    gdx,
+                    flat,
+                };
+                let smp = sampler.as_ref();
+                if fast {
+                    span.draw::<DEPTH, GOURAUD, RAW, BLEND, true>(row, smp, px);
+                } else {
+                    span.draw::<DEPTH, GOURAUD, RAW, BLEND, false>(row, smp, px);
                 }
-                match &sampler {
-                    Some(smp) if DEPTH != 0 => {
-                        let texel = smp.texel((au >> FRAC) as u8, (av >> FRAC) as u8);
-                        au += gu.dx;
-                        av += gv.dx;
-                        if texel != 0 {
-                            let c = if RAW {
-                                texel
-                            } else {
-                                modulate_d4(texel, cr, cg, cb, d4)
-                            };
-                            put_const::<BLEND>(dst, c, texel & 0x8000 != 0, check, set);
-                        }
+            }
+            long += self.steps[0];
+            short += if y < b.y {
+                self.steps[1]
+            } else {
+                self.steps[2]
+            };
+            for (c, d) in col0.iter_mut().zip(gdy) {
+                *c += d;
+            }
+        }
+    }
+}
+
+/// How a primitive writes pixels: `check` 0x8000 when GP0(E6h) bit 1 is set, `set` the
+/// forced bit 15.
+#[derive(Clone, Copy)]
+struct PixelOut {
+    check: u16,
+    set: u16,
+}
+
+/// One span's starting state.
+struct Span {
+    /// First column.
+    x0: usize,
+    /// Dither offsets + 4 of the row, by `x & 3`.
+    dither: [i32; 4],
+    /// r, g, b, u, v (·2¹²) at `x0`.
+    acc: [i64; 5],
+    /// Their per-column steps.
+    gdx: [i64; 5],
+    /// Flat colour.
+    flat: [i32; 3],
+}
+
+impl Span {
+    /// Draws the span into `row` (exactly its pixels). `FAST`: every colour of the span is in
+    /// 0..=255, so modulation takes the table path with no per-pixel range check.
+    #[inline(always)]
+    fn draw<
+        const DEPTH: u8,
+        const GOURAUD: bool,
+        const RAW: bool,
+        const BLEND: u8,
+        const FAST: bool,
+    >(
+        self,
+        row: &mut [u16],
+        sampler: Option<&Sampler<DEPTH>>,
+        px: PixelOut,
+    ) {
+        let Span {
+            x0,
+            dither,
+            acc: [mut ar, mut ag, mut ab, mut au, mut av],
+            gdx: [gr, gg, gb, gu, gv],
+            flat: [fr, fg, fb],
+        } = self;
+        for (x, dst) in (x0..).zip(row.iter_mut()) {
+            let d4 = dither[x & 3];
+            let (cr, cg, cb) = if GOURAUD {
+                let c = (
+                    (ar >> FRAC) as i32,
+                    (ag >> FRAC) as i32,
+                    (ab >> FRAC) as i32,
+                );
+                ar += gr;
+                ag += gg;
+                ab += gb;
+                c
+            } else {
+                (fr, fg, fb)
+            };
+            match sampler {
+                Some(smp) if DEPTH != 0 => {
+                    let texel = smp.texel((au >> FRAC) as u8, (av >> FRAC) as u8);
+                    au += gu;
+                    av += gv;
+                    if texel != 0 {
+                        let c = if RAW {
+                            texel
+                        } else if FAST {
+                            modulate_table(texel, cr, cg, cb, d4)
+                        } else {
+                            modulate(texel, cr, cg, cb, d4 - 4)
+                        };
+                        put_const::<BLEND>(dst, c, texel & 0x8000 != 0, px.check, px.set);
                     }
-                    _ => put_const::<BLEND>(dst, rgb_to_555(cr, cg, cb, d4 - 4), true, check, set),
+                }
+                _ => {
+                    put_const::<BLEND>(dst, rgb_to_555(cr, cg, cb, d4 - 4), true, px.check, px.set)
                 }
             }
         }
