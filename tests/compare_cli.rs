@@ -86,6 +86,17 @@ fn one_pixel_off_fails_and_is_located() {
 }
 
 #[test]
+fn an_unwritable_diff_image_is_an_error_exit_2() {
+    let px = picture();
+    let a = save("w-a.png", 64, 48, &px, replicate);
+    let nowhere = tmp("no-such-dir").join("sub").join("diff.png");
+    let (code, t) = compare(&a, &a, &["--diff", nowhere.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{t}");
+    assert!(t.contains("cannot write"), "{t}");
+    assert!(!nowhere.exists());
+}
+
+#[test]
 fn integer_upscales_are_detected() {
     let px = picture();
     let a = save("up-a.png", 64, 48, &px, shift);

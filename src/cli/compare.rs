@@ -89,7 +89,8 @@ pub fn run(args: Args) -> ExitCode {
         let d = compare::diff_image(&aligned.a, &aligned.b, &opts);
         if let Err(e) = save_png_rgb(p, d.width, d.height, &d.rgb) {
             eprintln!("error: cannot write {}: {e}", p.display());
-            return ExitCode::from(3);
+            // compare's contract (issue 8): 0 equal, 1 different, 2 any error.
+            return ExitCode::from(2);
         }
         println!("wrote {}", p.display());
     }
