@@ -78,8 +78,8 @@ impl<'a> Reader<'a> {
         what: &'static str,
     ) -> Result<&'a [u8]> {
         let len = count.checked_mul(size);
-        match len.and_then(|l| off.checked_add(l).map(|e| (l, e))) {
-            Some((_, end)) if end <= self.len() => Ok(&self.data[off as usize..end as usize]),
+        match len.and_then(|l| off.checked_add(l)) {
+            Some(end) if end <= self.len() => Ok(&self.data[off as usize..end as usize]),
             _ => Err(self.error(
                 at,
                 ErrorKind::OutOfBounds {
