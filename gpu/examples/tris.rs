@@ -1,5 +1,5 @@
 //! The `benches/gpu.rs` triangle workload for instruction counting (`valgrind --tool=callgrind
-//! target/release/examples/tris [threads]`): one frame of 4000 random textured gouraud triangles.
+//! target/release/examples/tris [threads] [frames]`, `TRIS_DITHER=1` to dither): frames of 4000 random textured gouraud triangles.
 
 use gpu::rng::XorShift as Rng;
 use gpu::Gpu;
@@ -66,7 +66,17 @@ fn main() {
     let mut gpu = Gpu::new();
     gpu.set_threads(threads);
     gpu.gp0_words(&setup);
-    gpu.gp0_words(&tris);
+    if std::env::var_os("TRIS_DITHER").is_some() {
+        gpu.gp0_words(&[0xe100_0200]);
+    }
+    let frames: usize = std::env::args()
+        .nth(2)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1);
+    for _ in 0..frames {
+        gpu.gp0_words(&tris);
+        gpu.vram();
+    }
     let sum = gpu
         .vram()
         .iter()
