@@ -162,15 +162,36 @@ static SAT5: [u8; 512] = {
     t
 };
 
+/// `MOD5[d4][tc][c]` = `clamp(((tc × c) >> 4) + d4 − 4, 0, 255) >> 3`: one modulated, dithered
+/// and saturated 5-bit component for a 5-bit texel component `tc`, an 8-bit colour component `c`
+/// and `d4` = dither offset + 4 (0..8), as one byte load (64 KB; a span with dithering off reads
+/// one 8 KB slice).
+static MOD5: [[[u8; 256]; 32]; 8] = {
+    let mut t = [[[0u8; 256]; 32]; 8];
+    let mut d4 = 0;
+    while d4 < 8 {
+        let mut tc = 0;
+        while tc < 32 {
+            let mut c = 0;
+            while c < 256 {
+                t[d4][tc][c] = SAT5[((tc * c) >> 4) + d4];
+                c += 1;
+            }
+            tc += 1;
+        }
+        d4 += 1;
+    }
+    t
+};
+
 /// [`modulate`] for colour components in 0..=255 and `d4` = dither offset + 4 (0..8), a table
-/// load per component (`((t × c) >> 4) + d4` then stays below 512). The same result as
-/// [`modulate`] under that precondition; callers check it (gouraud colours can step just
-/// outside 0..=255 and must take [`modulate`]).
+/// load per component. The same result as [`modulate`] under that precondition; callers check
+/// it (gouraud colours can step just outside 0..=255 and must take [`modulate`]).
 #[inline(always)]
 pub fn modulate_table(t: u16, r: i32, g: i32, b: i32, d4: i32) -> u16 {
+    let table = &MOD5[d4 as usize & 7];
     let m = |shift: u16, c: i32| -> u16 {
-        let tc = ((t >> shift) & 31) as usize;
-        SAT5[(((tc * c as usize) >> 4) + d4 as usize) & 511] as u16
+        table[((t >> shift) & 31) as usize][c as usize & 255] as u16
     };
     m(0, r) | (m(5, g) << 5) | (m(10, b) << 10) | (t & 0x8000)
 }

@@ -373,13 +373,26 @@ impl Span {
         let Span {
             x0,
             dither,
-            acc: [mut ar, mut ag, mut ab, mut au, mut av],
+            acc: [mut ar, mut ag, mut ab, au, av],
             gdx: [gr, gg, gb, gu, gv],
             flat: [fr, fg, fb],
         } = self;
+        // On a FAST span every colour ·2¹² lies in 0..256·2¹², so 32-bit wrapping steppers give
+        // the same integers as 64-bit ones; U and V only use bits 12–19 of theirs (the `as u8`),
+        // which wrapping 32-bit additions keep exact on every span.
+        let (mut r32, mut g32, mut b32) = (ar as i32, ag as i32, ab as i32);
+        let (dr32, dg32, db32) = (gr as i32, gg as i32, gb as i32);
+        let (mut u32_, mut v32) = (au as u32, av as u32);
+        let (du32, dv32) = (gu as u32, gv as u32);
         for (x, dst) in (x0..).zip(row.iter_mut()) {
             let d4 = dither[x & 3];
-            let (cr, cg, cb) = if GOURAUD {
+            let (cr, cg, cb) = if GOURAUD && FAST {
+                let c = (r32 >> FRAC, g32 >> FRAC, b32 >> FRAC);
+                r32 = r32.wrapping_add(dr32);
+                g32 = g32.wrapping_add(dg32);
+                b32 = b32.wrapping_add(db32);
+                c
+            } else if GOURAUD {
                 let c = (
                     (ar >> FRAC) as i32,
                     (ag >> FRAC) as i32,
@@ -394,9 +407,9 @@ impl Span {
             };
             match sampler {
                 Some(smp) if DEPTH != 0 => {
-                    let texel = smp.texel((au >> FRAC) as u8, (av >> FRAC) as u8);
-                    au += gu;
-                    av += gv;
+                    let texel = smp.texel((u32_ >> FRAC) as u8, (v32 >> FRAC) as u8);
+                    u32_ = u32_.wrapping_add(du32);
+                    v32 = v32.wrapping_add(dv32);
                     if texel != 0 {
                         let c = if RAW {
                             texel
