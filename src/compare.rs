@@ -309,7 +309,9 @@ impl std::error::Error for SizeMismatch {}
 /// Makes `a` and `b` the same size, undoing an integer upscale (1–4 per axis) of either.
 pub fn align(a: Capture, b: Capture) -> Result<Aligned, SizeMismatch> {
     let factor = |big: &Capture, small: &Capture| -> Option<(u32, u32)> {
-        let f = |b: u32, s: u32| (s > 0 && b % s == 0 && (1..=4).contains(&(b / s))).then(|| b / s);
+        let f = |b: u32, s: u32| {
+            (s > 0 && b.is_multiple_of(s) && (1..=4).contains(&(b / s))).then(|| b / s)
+        };
         Some((f(big.width, small.width)?, f(big.height, small.height)?))
     };
     if let Some(s) = factor(&b, &a) {

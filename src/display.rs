@@ -77,7 +77,7 @@ pub fn cut(vram: &[u16], d: &Display) -> Picture {
             // Byte b of the line lives in halfword b/2, low byte first.
             let byte = |b: usize| -> u8 {
                 let h = halfword(vram, x0 + b / 2, y);
-                if b % 2 == 0 {
+                if b.is_multiple_of(2) {
                     h as u8
                 } else {
                     (h >> 8) as u8

@@ -507,7 +507,7 @@ fn random_byte_flips_of_every_sample_never_panic() {
             let flips = 1 + rng.next() % 8;
             for _ in 0..flips {
                 // Bias half the flips into the first 4 KiB, where the headers live.
-                let span = if rng.next() % 2 == 0 {
+                let span = if rng.next().is_multiple_of(2) {
                     d.len().min(4096)
                 } else {
                     d.len()

@@ -70,7 +70,7 @@ fn face_texture() -> RgbaImage {
             let (u, v) = (x as f32 / w as f32, y as f32 / h as f32);
             let eye = |cu: f32| ((u - cu) * 4.0).powi(2) + (v - 0.42).powi(2) < 0.004;
             let mouth = (u - 0.5).abs() < 0.06 && (v - 0.66).abs() < 0.03;
-            let stripe = ((u * 16.0) as u32) % 2 == 0;
+            let stripe = ((u * 16.0) as u32).is_multiple_of(2);
             pixels.push(if eye(0.45) || eye(0.55) {
                 [20, 20, 90, 255]
             } else if mouth {

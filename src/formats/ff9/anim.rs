@@ -150,7 +150,7 @@ impl Animation {
                 out[rec + 6..rec + 8].copy_from_slice(&flags.to_le_bytes());
             }
         }
-        while out.len() % 4 != 0 {
+        while !out.len().is_multiple_of(4) {
             out.push(0);
         }
         Ok(out)

@@ -328,7 +328,7 @@ impl Mesh {
             for uv in &g.uvs {
                 out.extend_from_slice(uv);
             }
-            while out.len() % 4 != 0 {
+            while !out.len().is_multiple_of(4) {
                 out.push(0);
             }
             let end = out.len();

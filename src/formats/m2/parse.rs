@@ -429,8 +429,8 @@ fn read_view(r: &Reader, o: u64, version: u32, t: &Tables) -> Result<View> {
             index_start: u32::from(r.u16_at(p + 8, "submesh index start")?) + (level << 16),
             index_count: u32::from(r.u16_at(p + 10, "submesh index count")?),
         };
-        if s.index_start % 3 != 0
-            || s.index_count % 3 != 0
+        if !s.index_start.is_multiple_of(3)
+            || !s.index_count.is_multiple_of(3)
             || u64::from(s.index_start) + u64::from(s.index_count) > tri_a.count
         {
             return Err(r.invalid(

@@ -129,7 +129,7 @@ impl Out {
         if bytes.is_empty() {
             return 0;
         }
-        while self.buf.len() % 4 != 0 {
+        while !self.buf.len().is_multiple_of(4) {
             self.buf.push(0);
         }
         let at = self.buf.len() as u32;

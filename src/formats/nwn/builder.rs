@@ -124,7 +124,7 @@ struct Writer {
 
 impl Writer {
     fn alloc(&mut self, len: usize) -> usize {
-        while self.md.len() % 4 != 0 {
+        while !self.md.len().is_multiple_of(4) {
             self.md.push(0);
         }
         let off = self.md.len();
