@@ -3,6 +3,7 @@
 // Verified: hwtests phases 2 and 10, gpu-images/lines.
 
 use super::pixel::{rgb_to_555, PixelMode, DITHER};
+use super::triangle::x_step;
 use super::triangle::Vtx;
 use super::{Band, Clip};
 
@@ -19,21 +20,6 @@ pub struct Line {
     dither: bool,
     clip: Clip,
     mode: PixelMode,
-}
-
-/// 32.32 step of `d` over `k` steps (rounded away from zero).
-fn step(d: i32, k: i32) -> i64 {
-    if k == 0 {
-        return 0;
-    }
-    let mut n = (d as i64) << 32;
-    let k = k as i64;
-    if n < 0 {
-        n -= k - 1;
-    } else if n > 0 {
-        n += k - 1;
-    }
-    n / k
 }
 
 /// Colour step with 12 fraction bits, truncated toward zero (so exact halves round down).
@@ -68,8 +54,8 @@ impl Line {
             a,
             b,
             steps: k,
-            dx: step(ddx, k),
-            dy: step(ddy, k),
+            dx: x_step(ddx, k),
+            dy: x_step(ddy, k),
             dc: [
                 colour_step(b.r - a.r, k),
                 colour_step(b.g - a.g, k),

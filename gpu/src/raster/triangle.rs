@@ -82,9 +82,10 @@ fn x_fp(x: i32) -> i64 {
     ((x as i64) << 32) + (1i64 << 32) - (1i64 << 11)
 }
 
-/// Per-row step of an edge spanning `dx` columns over `dy` rows (rounded away from zero).
+/// 32.32 step of `dx` over `dy` steps, rounded away from zero: an edge's per-row x step,
+/// and a line's per-step x and y.
 #[inline]
-fn x_step(dx: i32, dy: i32) -> i64 {
+pub(crate) fn x_step(dx: i32, dy: i32) -> i64 {
     if dy == 0 {
         return 0;
     }
