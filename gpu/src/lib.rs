@@ -16,6 +16,7 @@ pub mod raster;
 pub mod rng;
 pub mod vram;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use gp0::decode::{decode, is_polyline_terminator, packet_len, Gp0Command, PolyFlags, RawVertex};
@@ -24,8 +25,9 @@ use raster::bands::{Batch, Exec, MAX_BATCH};
 use raster::line::Line;
 use raster::pixel::PixelMode;
 use raster::rect::Rect;
-use raster::texture::{clut_len, Texture};
-use raster::triangle::{Shading, Triangle, Vtx};
+use raster::span::Simd;
+use raster::texture::{clut_len, footprint_x, ClutTable, Texture};
+use raster::triangle::{Shading, TriangleCmd, Vtx};
 use raster::{Clip, Prim};
 
 /// VRAM width in halfwords.
@@ -35,6 +37,9 @@ pub const VRAM_HEIGHT: usize = 512;
 /// All of VRAM as one fixed-size array of halfwords, row-major (texture reads index it with
 /// masks instead of bounds checks).
 pub type VramImage = [u16; VRAM_WIDTH * VRAM_HEIGHT];
+/// Words in one [`Gpu::gp0_words`] call from which a GPU with more than one rasteriser thread
+/// keeps its pool busy for the whole call.
+pub const BUSY_WORDS: usize = 1024;
 /// Texture snapshot tile width in halfwords (16 tiles across VRAM).
 const SNAP_TILE_W: usize = 64;
 /// Texture snapshot tile height in lines (16 tiles down VRAM).
@@ -63,6 +68,20 @@ pub struct Display {
     pub interlaced480: bool,
     /// PAL (GP1(08h) bit 3).
     pub pal: bool,
+}
+
+/// The CLUT cache: which CLUT it holds, how many entries it loaded (16 or 256) and what it read.
+#[derive(Clone, Debug)]
+struct ClutCache {
+    /// The CLUT attribute loaded (bits 0–14).
+    key: u16,
+    /// Entries loaded.
+    loaded: usize,
+    /// The entries as read from VRAM when loaded (the rest 0).
+    entries: ClutTable,
+    /// Index of `entries` in the current batch's CLUT table, once a primitive of the batch
+    /// has used it.
+    slot: Option<u32>,
 }
 
 /// The packet assembler's state.
@@ -94,7 +113,8 @@ pub struct Gpu {
     snapshot_valid: [u16; 16],
     batch: Batch,
     threads: usize,
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<Arc<rayon::ThreadPool>>,
+    simd: Simd,
     packet: Packet,
     words: Vec<u32>,
     readback: Option<vram::Transfer>,
@@ -106,8 +126,7 @@ pub struct Gpu {
     offset: u32,
     mask_setting: u32,
     allow_tex_disable: bool,
-    /// CLUT cache: the CLUT attribute loaded and the entries read (16 or 256).
-    clut_cache: Option<(u16, Arc<[u16]>)>,
+    clut_cache: Option<ClutCache>,
     disp_enabled: bool,
     disp_start: u32,
     disp_h: u32,
@@ -135,6 +154,7 @@ impl Gpu {
             batch: Batch::default(),
             threads: 0,
             pool: None,
+            simd: Simd::best(),
             packet: Packet::Idle,
             words: Vec::with_capacity(16),
             readback: None,
@@ -196,10 +216,90 @@ impl Gpu {
         }
     }
 
-    /// Writes several words to GP0, in order.
+    /// Writes several words to GP0, in order. The same pixels as calling [`Gpu::gp0`] for each
+    /// word; whole packets and upload payloads in `words` are taken in one step. With more than
+    /// one rasteriser thread, a call of [`BUSY_WORDS`] words or more keeps the pool's threads
+    /// busy from start to end (see [`Gpu::busy`]) and draws everything before returning.
     pub fn gp0_words(&mut self, words: &[u32]) {
-        for &w in words {
-            self.gp0(w);
+        if words.len() >= BUSY_WORDS && self.threads != 1 {
+            self.busy(|g| {
+                g.feed(words);
+                g.flush();
+            });
+        } else {
+            self.feed(words);
+        }
+    }
+
+    /// Runs `f` on the rasteriser pool with every other thread of the pool kept busy meanwhile:
+    /// each runs the pool's pending work (the bands of any batch `f` draws) or spins, until `f`
+    /// returns. On virtual machines a core left to sleep can take milliseconds to wake, which
+    /// made two threads barely faster than one; measured on the GPU bench frame, the host took
+    /// about a third of each core while the threads slept and woke between batches, and nothing
+    /// when they stayed busy.
+    fn busy(&mut self, f: impl FnOnce(&mut Gpu) + Send) {
+        let pool = self.pool.clone();
+        let run = move |g: &mut Gpu| {
+            let done = &AtomicBool::new(false);
+            // From outside a pool, `scope` runs its body on a worker of the global pool.
+            rayon::scope(|s| {
+                let parser = rayon::current_thread_index();
+                for _ in 1..rayon::current_num_threads() {
+                    s.spawn(move |_| {
+                        // A thread waiting inside `f` may pick this job up itself: it must not
+                        // wait for `f` on top of `f`'s own stack.
+                        if rayon::current_thread_index() == parser {
+                            return;
+                        }
+                        while !done.load(Ordering::Acquire) {
+                            if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                                std::hint::spin_loop();
+                            }
+                        }
+                    });
+                }
+                f(g);
+                done.store(true, Ordering::Release);
+            });
+        };
+        match pool {
+            Some(p) => p.install(|| run(self)),
+            None => run(self),
+        }
+    }
+
+    /// [`Gpu::gp0_words`] without the pool handling.
+    fn feed(&mut self, words: &[u32]) {
+        let mut i = 0;
+        while i < words.len() {
+            match &mut self.packet {
+                Packet::Idle => {
+                    let len = packet_len((words[i] >> 24) as u8);
+                    if let Some(packet) = words.get(i..i + len) {
+                        self.run_packet(packet);
+                        i += len;
+                        continue;
+                    }
+                }
+                Packet::Upload(t) => {
+                    let mut t = *t;
+                    self.packet = Packet::Idle;
+                    self.flush();
+                    while !t.done() {
+                        let Some(&w) = words.get(i) else { break };
+                        vram::upload_word(&mut self.vram, &mut t, w, self.mask_setting);
+                        i += 1;
+                    }
+                    self.snapshot_valid = [0; 16];
+                    if !t.done() {
+                        self.packet = Packet::Upload(t);
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            self.gp0(words[i]);
+            i += 1;
         }
     }
 
@@ -301,6 +401,18 @@ impl Gpu {
                 .num_threads(threads)
                 .build()
                 .ok()
+                .map(Arc::new)
+        };
+    }
+
+    /// Whether spans may use the CPU's SIMD kernel (AVX2 where present; the default) or must
+    /// use the portable one. Both draw the same pixels; this exists to test and measure that.
+    pub fn set_simd(&mut self, enabled: bool) {
+        self.flush();
+        self.simd = if enabled {
+            Simd::best()
+        } else {
+            Simd::Portable
         };
     }
 
@@ -344,11 +456,15 @@ impl Gpu {
         }
         let exec = match (self.threads, &self.pool) {
             (1, _) => Exec::Serial,
-            (_, Some(pool)) => Exec::Pool(pool),
+            (_, Some(pool)) => Exec::Pool(pool.as_ref()),
             _ => Exec::Global,
         };
-        self.batch.run(&mut self.vram, &self.snapshot, exec);
+        self.batch
+            .run(&mut self.vram, &self.snapshot, exec, self.simd);
         self.snapshot_valid = [0; 16];
+        if let Some(c) = &mut self.clut_cache {
+            c.slot = None;
+        }
     }
 
     fn clip(&self) -> Clip {
@@ -419,44 +535,47 @@ impl Gpu {
     }
 
     /// The texture for page `page` and CLUT `clut` as the CLUT cache delivers it, ending the
-    /// batch first when it may have drawn over the page or the CLUT.
+    /// batch first when it may have drawn over the page or the CLUT. Leaves room in the batch
+    /// for the primitive (two triangles for a quad), so the CLUT slot it returns stays valid.
     fn texture(&mut self, page: TexPage, clut: Clut) -> Texture {
-        let depth = page.depth();
-        let n = clut_len(depth);
-        let probe = Texture::new(page, self.tex_window, Arc::from(Vec::new()));
-        let (fx, fw) = probe.footprint_x();
-        if self.batch.touches(fx, probe.page_y, fw, 256)
+        let n = clut_len(page.depth());
+        let (fx, fw) = footprint_x(page);
+        let fy = page.base_y();
+        if self.batch.touches(fx, fy, fw, 256)
             || (n > 0 && self.batch.touches(clut.x(), clut.y(), n, 1))
+            || self.batch.len() + 2 > MAX_BATCH
         {
             self.flush();
         }
-        if self.batch.len() >= MAX_BATCH {
-            self.flush();
-        }
-        self.snapshot_rect(fx, probe.page_y, fw, 256);
-        let entries = if n == 0 {
-            Arc::from(Vec::new())
-        } else {
+        self.snapshot_rect(fx, fy, fw, 256);
+        let mut slot = 0;
+        if n > 0 {
             // The cache keeps the CLUT position and how many entries it loaded: an 8-bit load
             // also serves a later 4-bit primitive with the same CLUT, a 4-bit load does not
             // serve an 8-bit one. Verified: gpu-images/clut-cache rows 136 and 152.
             let key = clut.0 & 0x7fff;
-            match &self.clut_cache {
-                Some((k, e)) if *k == key && e.len() >= n => e.clone(),
-                _ => {
+            let cache = match &mut self.clut_cache {
+                Some(c) if c.key == key && c.loaded >= n => c,
+                cache => {
+                    let mut entries = [0; 256];
                     let row = clut.y() * VRAM_WIDTH;
-                    let e: Arc<[u16]> = (0..n)
-                        .map(|i| self.vram[row + ((clut.x() + i) & (VRAM_WIDTH - 1))])
-                        .collect();
-                    self.clut_cache = Some((key, e.clone()));
-                    e
+                    for (i, e) in entries.iter_mut().take(n).enumerate() {
+                        *e = self.vram[row + ((clut.x() + i) & (VRAM_WIDTH - 1))];
+                    }
+                    cache.insert(ClutCache {
+                        key,
+                        loaded: n,
+                        entries,
+                        slot: None,
+                    })
                 }
-            }
-        };
-        Texture {
-            clut: entries,
-            ..probe
+            };
+            slot = match cache.slot {
+                Some(s) => s,
+                None => *cache.slot.insert(self.batch.add_clut(&cache.entries)),
+            };
         }
+        Texture::new(page, self.tex_window, slot)
     }
 
     fn push(&mut self, p: Prim) {
@@ -468,6 +587,13 @@ impl Gpu {
 
     fn execute_words(&mut self) {
         let words = std::mem::take(&mut self.words);
+        self.run_packet(&words);
+        self.words = words;
+        self.words.clear();
+    }
+
+    /// Runs a complete fixed-length packet (for transfers and polylines, its header).
+    fn run_packet(&mut self, words: &[u32]) {
         let op = (words[0] >> 24) as u8;
         match op >> 5 {
             5 => {
@@ -483,7 +609,7 @@ impl Gpu {
             2 if op & 0x08 != 0 => {
                 // Polyline: draw the first segment, then keep going until a terminator.
                 let flags = PolyFlags::from_opcode(op);
-                if let Gp0Command::Line { verts, .. } = decode(&words) {
+                if let Gp0Command::Line { verts, .. } = decode(words) {
                     if verts.len() >= 2 {
                         self.line(flags, &verts[0], &verts[1]);
                         self.packet = Packet::Poly {
@@ -495,10 +621,8 @@ impl Gpu {
                     }
                 }
             }
-            _ => self.execute(decode(&words)),
+            _ => self.execute(decode(words)),
         }
-        self.words = words;
-        self.words.clear();
     }
 
     fn polyline_word(
@@ -548,7 +672,7 @@ impl Gpu {
             self.clip(),
             self.pixel_mode(flags.semi),
         ) {
-            self.push(Prim::Line(Box::new(l)));
+            self.push(Prim::Line(l));
         }
     }
 
@@ -613,12 +737,9 @@ impl Gpu {
         };
         let v: [Vtx; 4] = std::array::from_fn(|i| self.vtx(&raw[i]));
         let clip = self.clip();
-        if let Some(t) = Triangle::new([v[0], v[1], v[2]], clip, shading.clone()) {
-            self.push(Prim::Triangle(Box::new(t)));
-        }
-        if flags.quad {
-            if let Some(t) = Triangle::new([v[1], v[2], v[3]], clip, shading) {
-                self.push(Prim::Triangle(Box::new(t)));
+        for k in 0..1 + flags.quad as usize {
+            if let Some(t) = TriangleCmd::new([v[k], v[k + 1], v[k + 2]], clip, shading) {
+                self.push(Prim::Queued(t));
             }
         }
     }
@@ -658,7 +779,7 @@ impl Gpu {
             clip: self.clip(),
             mode: self.pixel_mode(flags.semi),
         };
-        self.push(Prim::Rect(Box::new(r)));
+        self.push(Prim::Rect(r));
     }
 }
 

@@ -84,8 +84,14 @@ impl Line {
         )
     }
 
-    /// Draws the pixels of the segment inside `band`.
-    pub fn draw(&self, band: &mut Band) {
+    /// Draws the pixels of the segment inside `bands`.
+    pub fn draw(&self, bands: &mut [Band]) {
+        for band in bands.iter_mut() {
+            self.draw_band(band);
+        }
+    }
+
+    fn draw_band(&self, band: &mut Band) {
         let (top, bottom) = self.rows();
         let (top, bottom) = (top.max(band.y0), bottom.min(band.y1));
         if top >= bottom {

@@ -1,15 +1,20 @@
-//! Rasterisation: each primitive is set up once (culling, sorting, gradients), then drawn into
-//! any horizontal band of VRAM rows; a primitive drawn band by band writes exactly what it
-//! writes in one pass, which is what makes [`bands`] output equal to serial output.
+//! Rasterisation: each primitive is culled when queued, set up once when its batch draws
+//! (sorting, gradients, edge steps), then drawn into any horizontal band of VRAM rows; a
+//! primitive drawn band by band writes exactly what it writes in one pass, which is what makes
+//! [`bands`] output equal to serial output. Triangles and rectangles draw their rows through the
+//! [`span`] kernel.
 
 pub mod bands;
 pub mod line;
 pub mod pixel;
 pub mod rect;
+pub mod span;
 pub mod texture;
 pub mod triangle;
 
 use crate::{VramImage, VRAM_WIDTH};
+use span::Simd;
+use texture::ClutTable;
 
 /// The drawing area (GP0(E3h)/GP0(E4h)), inclusive on all sides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,7 +29,8 @@ pub struct Clip {
     pub y1: i32,
 }
 
-/// A band of VRAM rows being drawn: `rows[(y - y0) * 1024 + x]` for `y` in `y0..y1`.
+/// A band of VRAM rows being drawn: `rows[(y - y0) * 1024 + x]` for `y` in `y0..y1`. A
+/// rasteriser task owns a set of bands (sorted by row) and draws every primitive into them.
 pub struct Band<'a> {
     /// The rows.
     pub rows: &'a mut [u16],
@@ -49,42 +55,65 @@ impl Band<'_> {
     }
 }
 
-/// A primitive ready to draw.
+/// What textured primitives sample: VRAM as the batch began, and the batch's CLUT table.
+#[derive(Clone, Copy)]
+pub struct TexSource<'a> {
+    /// The VRAM snapshot.
+    pub vram: &'a VramImage,
+    /// CLUTs, indexed by [`texture::Texture::clut`].
+    pub cluts: &'a [ClutTable],
+}
+
+/// A primitive in a batch.
 #[derive(Clone, Debug)]
 pub enum Prim {
-    /// A triangle (quads arrive as two).
-    Triangle(Box<triangle::Triangle>),
+    /// A triangle (quads arrive as two), queued but not yet set up.
+    Queued(triangle::TriangleCmd),
+    /// A set-up triangle.
+    Triangle(triangle::Triangle),
     /// A line segment.
-    Line(Box<line::Line>),
+    Line(line::Line),
     /// A rectangle.
-    Rect(Box<rect::Rect>),
+    Rect(rect::Rect),
 }
 
 impl Prim {
     /// VRAM rows the primitive may touch, `[top, bottom)`.
     pub fn rows(&self) -> (i32, i32) {
         match self {
+            Prim::Queued(t) => t.rows(),
             Prim::Triangle(t) => t.rows(),
             Prim::Line(l) => l.rows(),
             Prim::Rect(r) => r.rows(),
         }
     }
 
-    /// VRAM columns the primitive may touch, `[left, right)`.
+    /// VRAM columns the primitive may touch, `[left, right)` (a bound for set-up triangles:
+    /// use it before set-up).
     pub fn cols(&self) -> (i32, i32) {
         match self {
-            Prim::Triangle(t) => t.cols(),
+            Prim::Queued(t) => t.cols(),
+            Prim::Triangle(_) => (0, VRAM_WIDTH as i32),
             Prim::Line(l) => l.cols(),
             Prim::Rect(r) => r.cols(),
         }
     }
 
-    /// Draws the part of the primitive inside `band`, sampling textures from `tex`.
-    pub fn draw(&self, band: &mut Band, tex: &VramImage) {
+    /// Sets up a queued triangle (other primitives are set up already).
+    pub fn setup(&mut self) {
+        if let Prim::Queued(t) = self {
+            *self = Prim::Triangle(t.setup());
+        }
+    }
+
+    /// Draws the part of the primitive inside `bands` (sorted by row), sampling textures from
+    /// `src`, its spans through kernel `simd`.
+    pub fn draw(&self, bands: &mut [Band], src: TexSource, simd: Simd) {
         match self {
-            Prim::Triangle(t) => t.draw(band, tex),
-            Prim::Line(l) => l.draw(band),
-            Prim::Rect(r) => r.draw(band, tex),
+            Prim::Queued(t) => t.setup().draw(bands, src, simd),
+            Prim::Triangle(t) => t.draw(bands, src, simd),
+            Prim::Line(l) => l.draw(bands),
+            Prim::Rect(r) => r.draw(bands, src, simd),
         }
     }
 }

@@ -143,59 +143,6 @@ pub fn modulate(t: u16, r: i32, g: i32, b: i32, d: i32) -> u16 {
     m(0, r) | (m(5, g) << 5) | (m(10, b) << 10) | (t & 0x8000)
 }
 
-/// `clamp(i − 4, 0, 255) >> 3` for `i` in 0..512: the saturating 8-to-5-bit step of
-/// [`modulate`] with the dither offset pre-biased by 4, as one table load.
-static SAT5: [u8; 512] = {
-    let mut t = [0u8; 512];
-    let mut i = 0;
-    while i < 512 {
-        let y = i as i32 - 4;
-        t[i] = (if y < 0 {
-            0
-        } else if y > 255 {
-            255
-        } else {
-            y
-        } >> 3) as u8;
-        i += 1;
-    }
-    t
-};
-
-/// `MOD5[d4][tc][c]` = `clamp(((tc × c) >> 4) + d4 − 4, 0, 255) >> 3`: one modulated, dithered
-/// and saturated 5-bit component for a 5-bit texel component `tc`, an 8-bit colour component `c`
-/// and `d4` = dither offset + 4 (0..8), as one byte load (64 KB; a span with dithering off reads
-/// one 8 KB slice).
-static MOD5: [[[u8; 256]; 32]; 8] = {
-    let mut t = [[[0u8; 256]; 32]; 8];
-    let mut d4 = 0;
-    while d4 < 8 {
-        let mut tc = 0;
-        while tc < 32 {
-            let mut c = 0;
-            while c < 256 {
-                t[d4][tc][c] = SAT5[((tc * c) >> 4) + d4];
-                c += 1;
-            }
-            tc += 1;
-        }
-        d4 += 1;
-    }
-    t
-};
-
-/// [`modulate`] for colour components in 0..=255 and `d4` = dither offset + 4 (0..8), a table
-/// load per component. The same result as [`modulate`] under that precondition; callers check
-/// it (gouraud colours can step just outside 0..=255 and must take [`modulate`]).
-#[inline(always)]
-pub fn modulate_table(t: u16, r: i32, g: i32, b: i32, d4: i32) -> u16 {
-    let table = &MOD5[d4 as usize & 7];
-    let m = |shift: u16, c: i32| -> u16 {
-        table[((t >> shift) & 31) as usize][c as usize & 255] as u16
-    };
-    m(0, r) | (m(5, g) << 5) | (m(10, b) << 10) | (t & 0x8000)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,24 +165,6 @@ mod tests {
         assert_eq!(modulate(0x7fff, 128, 128, 128, 0), 0x7fff);
         assert_eq!(modulate(0x8010, 255, 128, 0, 0), 0x801f);
         assert_eq!(modulate(0x0010, 64, 0, 0, 0), 0x0008);
-    }
-
-    #[test]
-    fn modulate_table_matches_arithmetic() {
-        let mut bad = 0;
-        for t in (0..=0xffffu16).step_by(97) {
-            for c in 0..256 {
-                for d in -4..4 {
-                    let (r, g, b) = (c, (c * 7) % 256, 255 - c / 2);
-                    let (want, got) = (modulate(t, r, g, b, d), modulate_table(t, r, g, b, d + 4));
-                    if want != got {
-                        println!("t={t:04x} rgb=({r},{g},{b}) d={d}: {want:04x} != {got:04x}");
-                        bad += 1;
-                    }
-                }
-            }
-        }
-        assert_eq!(bad, 0);
     }
 
     #[test]

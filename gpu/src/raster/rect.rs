@@ -1,11 +1,12 @@
 //! Rectangles (sprites): axis-aligned, never dithered, texture coordinates stepping by one
-//! texel per pixel (backwards under the E1 flip bits).
+//! texel per pixel (backwards under the E1 flip bits). Each row is a span through the shared
+//! span kernel, with U stepping by ±1 and V constant.
 // Verified: hwtests phases 5, 13; gpu-images/rectangles and texture-flip.
 
-use super::pixel::{modulate, PixelMode};
-use super::texture::Texture;
-use super::{Band, Clip};
-use crate::VramImage;
+use super::pixel::PixelMode;
+use super::span::{dispatch, Kernel, PixelOut, Shade, Simd, SpanDraw, SpanSteps, FRAC, NO_DITHER};
+use super::texture::{Sampler, Texture};
+use super::{Band, Clip, TexSource};
 
 /// A set-up rectangle.
 #[derive(Clone, Debug)]
@@ -51,54 +52,62 @@ impl Rect {
         )
     }
 
-    /// Draws the rows of the rectangle inside `band`.
-    pub fn draw(&self, band: &mut Band, tex: &VramImage) {
+    /// Draws the rows of the rectangle inside `bands`.
+    pub fn draw(&self, bands: &mut [Band], src: TexSource, simd: Simd) {
+        let shade = Shade {
+            texture: self.texture.as_ref().map(|(t, _, _)| t),
+            gouraud: false,
+            raw: self.raw,
+            blend: self.mode.blend,
+        };
+        dispatch(self, shade, bands, src, simd);
+    }
+}
+
+impl SpanDraw for Rect {
+    #[inline(always)]
+    fn spans<K: Kernel, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
+        &self,
+        k: K,
+        bands: &mut [Band],
+        smp: Option<&Sampler<DEPTH>>,
+    ) {
         let (top, bottom) = self.rows();
-        let (top, bottom) = (top.max(band.y0), bottom.min(band.y1));
         let (left, right) = self.cols();
-        if left >= right {
+        if left >= right || top >= bottom {
             return;
         }
-        let semi = self.mode.blend.is_some();
+        let (u0, v0) = self.texture.as_ref().map_or((0, 0), |&(_, u, v)| (u, v));
+        let dx = (left - self.x) as u8;
+        // X-flip samples U0+1, U0, U0−1, …: the hardware's flipped U counter starts one texel
+        // to the right. Verified: gpu-images/texture-flip.
+        let (u, du) = if self.flip_x {
+            (
+                u0.wrapping_add(1).wrapping_sub(dx),
+                (1u32 << FRAC).wrapping_neg(),
+            )
+        } else {
+            (u0.wrapping_add(dx), 1 << FRAC)
+        };
         let (r, g, b) = self.rgb;
-        let flat = super::pixel::rgb_to_555(r, g, b, 0);
-        let sampler = self.texture.as_ref().map(|(t, _, _)| t.any_sampler(tex));
-        for y in top..bottom {
-            let row = band.row(y);
-            let dy = y - self.y;
-            match (&self.texture, &sampler) {
-                (Some((_, u0, v0)), Some(smp)) => {
-                    let v = if self.flip_y {
-                        v0.wrapping_sub(dy as u8)
-                    } else {
-                        v0.wrapping_add(dy as u8)
-                    };
-                    for x in left..right {
-                        let dx = (x - self.x) as u8;
-                        // X-flip samples U0+1, U0, U0−1, …: the hardware's flipped U counter
-                        // starts one texel to the right. Verified: gpu-images/texture-flip.
-                        let u = if self.flip_x {
-                            u0.wrapping_add(1).wrapping_sub(dx)
-                        } else {
-                            u0.wrapping_add(dx)
-                        };
-                        let texel = smp.texel(u, v);
-                        if texel == 0 {
-                            continue;
-                        }
-                        let c = if self.raw {
-                            texel
-                        } else {
-                            modulate(texel, r, g, b, 0)
-                        };
-                        self.mode.put(&mut row[x as usize], c, texel & 0x8000 != 0);
-                    }
-                }
-                _ => {
-                    for px in &mut row[left as usize..right as usize] {
-                        self.mode.put(px, flat, semi);
-                    }
-                }
+        let px = PixelOut::new(&self.mode);
+        let (x0, x1) = (left as usize, right as usize);
+        for band in bands.iter_mut() {
+            for y in top.max(band.y0)..bottom.min(band.y1) {
+                let dy = (y - self.y) as u8;
+                let v = if self.flip_y {
+                    v0.wrapping_sub(dy)
+                } else {
+                    v0.wrapping_add(dy)
+                };
+                let steps = SpanSteps {
+                    rgb: [r << FRAC, g << FRAC, b << FRAC],
+                    drgb: [0; 3],
+                    uv: [(u as u32) << FRAC, (v as u32) << FRAC],
+                    duv: [du, 0],
+                    dither: &NO_DITHER,
+                };
+                k.span::<DEPTH, GOURAUD, RAW, BLEND>(band.row(y), x0, x1, &steps, smp, px);
             }
         }
     }

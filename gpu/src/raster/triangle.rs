@@ -5,16 +5,18 @@
 //! `left ≤ x < right` (left/top edges in, right/bottom edges out), and the per-row step is the
 //! exact quotient rounded away from zero. Colour and texture coordinates use gradients with 12
 //! fraction bits, truncated toward zero, evaluated from a core vertex with a +½ bias.
+//!
+//! A triangle is queued as a [`TriangleCmd`] (culled, not set up) and set up when its batch
+//! draws, so the gradient divisions run on the rasteriser threads.
 // Verified: hwtests phases 1, 3, 6 (edges), 7, 17–22 (attributes).
 
-use super::pixel::{
-    blend_selector, modulate, modulate_table, put_const, rgb_to_555, PixelMode, BLEND_ADD,
-    BLEND_ADD_QUARTER, BLEND_AVERAGE, BLEND_NONE, BLEND_SUBTRACT, DITHER,
+use super::pixel::PixelMode;
+use super::span::{
+    dispatch, span_exact, Kernel, PixelOut, Shade, Simd, SpanDraw, SpanSteps, DITHER_LANES, FRAC,
+    NO_DITHER,
 };
 use super::texture::{Sampler, Texture};
-use super::{Band, Clip};
-use crate::gp0::fields::TextureDepth;
-use crate::VramImage;
+use super::{Band, Clip, TexSource};
 
 /// A vertex after the drawing offset, with 8-bit colour and texture coordinates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -36,7 +38,7 @@ pub struct Vtx {
 }
 
 /// What a triangle samples and how it shades.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Shading {
     /// Colours differ per vertex.
     pub gouraud: bool,
@@ -50,9 +52,6 @@ pub struct Shading {
     pub mode: PixelMode,
 }
 
-/// Fraction bits of attribute gradients.
-const FRAC: u32 = 12;
-
 /// One attribute's gradient: value·2¹² per column and per row.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Grad {
@@ -60,9 +59,130 @@ struct Grad {
     dy: i64,
 }
 
+/// A triangle as queued: the hardware draws it (not culled), set-up still to come.
+#[derive(Clone, Copy, Debug)]
+pub struct TriangleCmd {
+    v: [Vtx; 3],
+    clip: Clip,
+    shading: Shading,
+}
+
+impl TriangleCmd {
+    /// A triangle to draw, or `None` when the hardware draws nothing: degenerate (zero area)
+    /// or oversize (width ≥ 1024 or height ≥ 512).
+    // Verified: hwtests phase 14 (oversize culling).
+    pub fn new(v: [Vtx; 3], clip: Clip, shading: Shading) -> Option<Self> {
+        let (minx, maxx) = (min3(v.map(|p| p.x)), max3(v.map(|p| p.x)));
+        let (miny, maxy) = (min3(v.map(|p| p.y)), max3(v.map(|p| p.y)));
+        if maxx - minx >= 1024 || maxy - miny >= 512 || area2(&v) == 0 {
+            return None;
+        }
+        Some(TriangleCmd { v, clip, shading })
+    }
+
+    /// Rows drawn, `[top, bottom)`, clipped to the drawing area.
+    pub fn rows(&self) -> (i32, i32) {
+        let ys = self.v.map(|p| p.y);
+        (min3(ys).max(self.clip.y0), max3(ys).min(self.clip.y1 + 1))
+    }
+
+    /// Columns possibly drawn, `[left, right)`, clipped to the drawing area.
+    pub fn cols(&self) -> (i32, i32) {
+        let xs = self.v.map(|p| p.x);
+        (
+            min3(xs).max(self.clip.x0),
+            (max3(xs) + 1).min(self.clip.x1 + 1),
+        )
+    }
+
+    /// Gradients, edge steps and the core vertex: what drawing needs.
+    pub fn setup(&self) -> Triangle {
+        let mut v = self.v;
+        v.sort_by_key(|p| p.y);
+        let area = area2(&v);
+        let grad = |a: fn(&Vtx) -> i32| -> Grad {
+            let (a0, a1, a2) = (a(&v[0]) as i64, a(&v[1]) as i64, a(&v[2]) as i64);
+            let (x0, x1, x2) = (v[0].x as i64, v[1].x as i64, v[2].x as i64);
+            let (y0, y1, y2) = (v[0].y as i64, v[1].y as i64, v[2].y as i64);
+            let nx = (a1 - a0) * (y2 - y0) - (a2 - a0) * (y1 - y0);
+            let ny = (x1 - x0) * (a2 - a0) - (x2 - x0) * (a1 - a0);
+            Grad {
+                dx: (nx << FRAC) / area,
+                dy: (ny << FRAC) / area,
+            }
+        };
+        let grads = [
+            grad(|p| p.r),
+            grad(|p| p.g),
+            grad(|p| p.b),
+            grad(|p| p.u),
+            grad(|p| p.v),
+        ];
+        let steps = [
+            x_step(v[2].x - v[0].x, v[2].y - v[0].y),
+            x_step(v[1].x - v[0].x, v[1].y - v[0].y),
+            x_step(v[2].x - v[1].x, v[2].y - v[1].y),
+        ];
+        let core = find_core(&v);
+        // A pixel's colour ·2¹² is an affine function of its position (the core vertex's colour
+        // plus the gradients times the offset). Every pixel drawn lies in the closed triangle (an
+        // integer point outside it is at least 1/511 column from an edge, far more than the
+        // edge bias and step rounding), so the function's values at the three vertices bound
+        // every colour drawn: when they are in 0..=255, no span needs checking.
+        let rgb_fast = v.iter().all(|p| {
+            let (dx, dy) = ((p.x - core.x) as i64, (p.y - core.y) as i64);
+            [(core.r, grads[0]), (core.g, grads[1]), (core.b, grads[2])]
+                .iter()
+                .all(|&(c, g)| {
+                    let at = ((c as i64) << FRAC) + (1 << (FRAC - 1)) + g.dx * dx + g.dy * dy;
+                    (0..256 << FRAC).contains(&at)
+                })
+        });
+        Triangle {
+            v,
+            clip: self.clip,
+            shading: self.shading,
+            grads,
+            steps,
+            // The mid vertex right of the long edge makes the long edge the left one.
+            long_left: area > 0,
+            core,
+            rgb_fast,
+        }
+    }
+}
+
+fn min3(a: [i32; 3]) -> i32 {
+    a[0].min(a[1]).min(a[2])
+}
+
+fn max3(a: [i32; 3]) -> i32 {
+    a[0].max(a[1]).max(a[2])
+}
+
+/// Twice the signed area of `v` in the order given.
+fn area2(v: &[Vtx; 3]) -> i64 {
+    (v[1].x - v[0].x) as i64 * (v[2].y - v[0].y) as i64
+        - (v[2].x - v[0].x) as i64 * (v[1].y - v[0].y) as i64
+}
+
+/// The vertex attributes are evaluated from: the leftmost one (the topmost of equals; `v` is
+/// sorted by y).
+// Verified: gpu-images/triangle (top, right, bottom or middle vertex each miss by 1 LSB).
+fn find_core(v: &[Vtx; 3]) -> Vtx {
+    let mut core = v[0];
+    for p in &v[1..] {
+        if p.x < core.x {
+            core = *p;
+        }
+    }
+    core
+}
+
 /// A set-up triangle.
 #[derive(Clone, Debug)]
 pub struct Triangle {
+    /// Vertices sorted by y.
     v: [Vtx; 3],
     clip: Clip,
     shading: Shading,
@@ -74,6 +194,8 @@ pub struct Triangle {
     long_left: bool,
     /// The vertex attributes are evaluated from.
     core: Vtx,
+    /// Every colour the triangle can draw lies in 0..=255 (see [`TriangleCmd::setup`]).
+    rgb_fast: bool,
 }
 
 /// The x of an edge start in 32.32 fixed point, biased to make spans half-open.
@@ -100,56 +222,9 @@ pub(crate) fn x_step(dx: i32, dy: i32) -> i64 {
 }
 
 impl Triangle {
-    /// Sets up a triangle, or `None` when the hardware draws nothing (degenerate or oversize:
-    /// width ≥ 1024 or height ≥ 512).
-    // Verified: hwtests phase 14 (oversize culling).
-    pub fn new(mut v: [Vtx; 3], clip: Clip, shading: Shading) -> Option<Self> {
-        let (minx, maxx) = (v.iter().map(|p| p.x).min()?, v.iter().map(|p| p.x).max()?);
-        let (miny, maxy) = (v.iter().map(|p| p.y).min()?, v.iter().map(|p| p.y).max()?);
-        if maxx - minx >= 1024 || maxy - miny >= 512 {
-            return None;
-        }
-        v.sort_by_key(|p| p.y);
-        let area = (v[1].x - v[0].x) as i64 * (v[2].y - v[0].y) as i64
-            - (v[2].x - v[0].x) as i64 * (v[1].y - v[0].y) as i64;
-        if area == 0 {
-            return None;
-        }
-        let grad = |a: fn(&Vtx) -> i32| -> Grad {
-            let (a0, a1, a2) = (a(&v[0]) as i64, a(&v[1]) as i64, a(&v[2]) as i64);
-            let (x0, x1, x2) = (v[0].x as i64, v[1].x as i64, v[2].x as i64);
-            let (y0, y1, y2) = (v[0].y as i64, v[1].y as i64, v[2].y as i64);
-            let nx = (a1 - a0) * (y2 - y0) - (a2 - a0) * (y1 - y0);
-            let ny = (x1 - x0) * (a2 - a0) - (x2 - x0) * (a1 - a0);
-            Grad {
-                dx: (nx << FRAC) / area,
-                dy: (ny << FRAC) / area,
-            }
-        };
-        let grads = [
-            grad(|p| p.r),
-            grad(|p| p.g),
-            grad(|p| p.b),
-            grad(|p| p.u),
-            grad(|p| p.v),
-        ];
-        let steps = [
-            x_step(v[2].x - v[0].x, v[2].y - v[0].y),
-            x_step(v[1].x - v[0].x, v[1].y - v[0].y),
-            x_step(v[2].x - v[1].x, v[2].y - v[1].y),
-        ];
-        let mut t = Triangle {
-            v,
-            clip,
-            shading,
-            grads,
-            steps,
-            // The mid vertex right of the long edge makes the long edge the left one.
-            long_left: area > 0,
-            core: v[0],
-        };
-        t.core = t.find_core();
-        Some(t)
+    /// Culls and sets up a triangle in one go: `None` when the hardware draws nothing.
+    pub fn new(v: [Vtx; 3], clip: Clip, shading: Shading) -> Option<Self> {
+        TriangleCmd::new(v, clip, shading).map(|c| c.setup())
     }
 
     /// Rows drawn, `[top, bottom)`, clipped to the drawing area.
@@ -160,271 +235,187 @@ impl Triangle {
         )
     }
 
-    /// Columns possibly drawn, `[left, right)`, clipped to the drawing area.
-    pub fn cols(&self) -> (i32, i32) {
-        let minx = self.v.iter().map(|p| p.x).min().unwrap_or(0);
-        let maxx = self.v.iter().map(|p| p.x).max().unwrap_or(0);
-        (minx.max(self.clip.x0), (maxx + 1).min(self.clip.x1 + 1))
-    }
-
     /// The texture, if any.
     pub fn texture(&self) -> Option<&Texture> {
         self.shading.texture.as_ref()
     }
 
-    /// The vertex attributes are evaluated from: the leftmost one (the topmost of equals).
-    // Verified: gpu-images/triangle (top, right, bottom or middle vertex each miss by 1 LSB).
-    fn find_core(&self) -> Vtx {
-        let mut core = self.v[0];
-        for p in &self.v[1..] {
-            if p.x < core.x {
-                core = *p;
-            }
-        }
-        core
-    }
-
-    /// Draws the rows of the triangle inside `band`, through a loop specialised for its
+    /// Draws the rows of the triangle inside `bands`, through a loop specialised for its
     /// shading, texture depth and blend mode (chosen once per primitive).
-    pub fn draw(&self, band: &mut Band, tex: &VramImage) {
-        match blend_selector(self.shading.mode.blend) {
-            BLEND_NONE => self.draw_blend::<BLEND_NONE>(band, tex),
-            BLEND_AVERAGE => self.draw_blend::<BLEND_AVERAGE>(band, tex),
-            BLEND_ADD => self.draw_blend::<BLEND_ADD>(band, tex),
-            BLEND_SUBTRACT => self.draw_blend::<BLEND_SUBTRACT>(band, tex),
-            _ => self.draw_blend::<BLEND_ADD_QUARTER>(band, tex),
-        }
-    }
-
-    fn draw_blend<const BLEND: u8>(&self, band: &mut Band, tex: &VramImage) {
-        use TextureDepth::*;
+    pub fn draw(&self, bands: &mut [Band], src: TexSource, simd: Simd) {
         let s = &self.shading;
-        let Some(t) = &s.texture else {
-            return match s.gouraud {
-                false => self.draw_impl::<0, false, false, BLEND>(band, None),
-                true => self.draw_impl::<0, true, false, BLEND>(band, None),
-            };
+        let shade = Shade {
+            texture: s.texture.as_ref(),
+            gouraud: s.gouraud,
+            raw: s.raw,
+            blend: s.mode.blend,
         };
-        // A raw texture ignores the vertex colours (and so gouraud and dither).
-        match (t.depth, s.raw, s.gouraud) {
-            (Clut4, true, _) => self.draw_impl::<4, false, true, BLEND>(band, Some(t.sampler(tex))),
-            (Clut4, false, false) => {
-                self.draw_impl::<4, false, false, BLEND>(band, Some(t.sampler(tex)))
-            }
-            (Clut4, false, true) => {
-                self.draw_impl::<4, true, false, BLEND>(band, Some(t.sampler(tex)))
-            }
-            (Clut8, true, _) => self.draw_impl::<8, false, true, BLEND>(band, Some(t.sampler(tex))),
-            (Clut8, false, false) => {
-                self.draw_impl::<8, false, false, BLEND>(band, Some(t.sampler(tex)))
-            }
-            (Clut8, false, true) => {
-                self.draw_impl::<8, true, false, BLEND>(band, Some(t.sampler(tex)))
-            }
-            (Direct15, true, _) => {
-                self.draw_impl::<15, false, true, BLEND>(band, Some(t.sampler(tex)))
-            }
-            (Direct15, false, false) => {
-                self.draw_impl::<15, false, false, BLEND>(band, Some(t.sampler(tex)))
-            }
-            (Direct15, false, true) => {
-                self.draw_impl::<15, true, false, BLEND>(band, Some(t.sampler(tex)))
-            }
-        }
+        dispatch(self, shade, bands, src, simd);
     }
+}
 
-    /// The row loop: `DEPTH` 0 (untextured), 4, 8 or 15; `RAW` unmodulated texels; `BLEND` a
-    /// `BLEND_*` selector. `sampler` is `Some` exactly when `DEPTH` is not 0. Edges and the
-    /// attributes at each span start are stepped by additions from the first row drawn (the
-    /// same integers the per-row products give).
-    fn draw_impl<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
+impl SpanDraw for Triangle {
+    /// The row loop, band by band: the upper part (short edge v0→v1) and the lower part
+    /// (v1→v2) as two runs of rows.
+    #[inline(always)]
+    fn spans<K: Kernel, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
         &self,
-        band: &mut Band,
-        sampler: Option<Sampler<DEPTH>>,
+        k: K,
+        bands: &mut [Band],
+        smp: Option<&Sampler<DEPTH>>,
     ) {
         let (top, bottom) = self.rows();
-        let (top, bottom) = (top.max(band.y0), bottom.min(band.y1));
-        if top >= bottom {
-            return;
-        }
-        let s = &self.shading;
-        let px = PixelOut {
-            check: if s.mode.check_mask { 0x8000 } else { 0 },
-            set: s.mode.set_mask,
-        };
-        let core = self.core;
         let [a, b, _] = self.v;
-        let [gr, gg, gb, gu, gv] = self.grads;
-        let flat = [core.r, core.g, core.b];
-        let flat_fast = flat.iter().all(|c| (0..=255).contains(c));
-        // Edge x (32.32) on row `top`: the long edge, and the short edge (upper or lower part).
-        let mut long = x_fp(a.x) + self.steps[0] * (top - a.y) as i64;
-        let mut short = if top < b.y {
-            x_fp(a.x) + self.steps[1] * (top - a.y) as i64
-        } else {
-            x_fp(b.x) + self.steps[2] * (top - b.y) as i64
+        let run = Run {
+            px: PixelOut::new(&self.shading.mode),
+            dither: self.shading.dither && !RAW,
+            // Colours need checking per span only when gouraud and not proven in range.
+            check_rgb: GOURAUD && !RAW && !self.rgb_fast,
+            long_left: self.long_left,
+            clip: (self.clip.x0, self.clip.x1 + 1),
+            long_step: self.steps[0],
+            gdx: self.grads.map(|g| g.dx),
+            gdy: self.grads.map(|g| g.dy),
+            flat: [self.core.r, self.core.g, self.core.b].map(|c| c << FRAC),
+            core_x: self.core.x,
         };
-        // Attributes (·2¹², +½) at column core.x of row `top`.
-        let base = |v: i32, g: Grad| {
-            ((v as i64) << FRAC) + (1 << (FRAC - 1)) + g.dy * (top - core.y) as i64
-        };
-        let mut col0 = [
-            base(core.r, gr),
-            base(core.g, gg),
-            base(core.b, gb),
-            base(core.u, gu),
-            base(core.v, gv),
-        ];
-        let gdx = [gr.dx, gg.dx, gb.dx, gu.dx, gv.dx];
-        let gdy = [gr.dy, gg.dy, gb.dy, gu.dy, gv.dy];
-        for y in top..bottom {
-            if y == b.y {
-                short = x_fp(b.x);
+        for band in bands.iter_mut() {
+            let (t, e) = (top.max(band.y0), bottom.min(band.y1));
+            if t >= e {
+                continue;
             }
+            // Upper rows: the short edge runs from v0; lower rows from v1.
+            let split = b.y.clamp(t, e);
+            let long = |y: i32| x_fp(a.x) + self.steps[0] * (y - a.y) as i64;
+            if t < split {
+                let short = x_fp(a.x) + self.steps[1] * (t - a.y) as i64;
+                let edges = (long(t), short, self.steps[1]);
+                run.rows::<K, DEPTH, GOURAUD, RAW, BLEND>(
+                    k,
+                    band,
+                    t..split,
+                    edges,
+                    self.attrs_at(t),
+                    smp,
+                );
+            }
+            if split < e {
+                let short = x_fp(b.x) + self.steps[2] * (split - b.y) as i64;
+                let edges = (long(split), short, self.steps[2]);
+                run.rows::<K, DEPTH, GOURAUD, RAW, BLEND>(
+                    k,
+                    band,
+                    split..e,
+                    edges,
+                    self.attrs_at(split),
+                    smp,
+                );
+            }
+        }
+    }
+}
+
+impl Triangle {
+    /// r, g, b, u, v (·2¹², +½) at column `core.x` of row `y`.
+    #[inline(always)]
+    fn attrs_at(&self, y: i32) -> [i64; 5] {
+        let c = self.core;
+        let at =
+            |v: i32, g: Grad| ((v as i64) << FRAC) + (1 << (FRAC - 1)) + g.dy * (y - c.y) as i64;
+        let [gr, gg, gb, gu, gv] = self.grads;
+        [
+            at(c.r, gr),
+            at(c.g, gg),
+            at(c.b, gb),
+            at(c.u, gu),
+            at(c.v, gv),
+        ]
+    }
+}
+
+/// What a triangle's row runs share.
+struct Run {
+    px: PixelOut,
+    dither: bool,
+    check_rgb: bool,
+    long_left: bool,
+    /// Drawing area columns `[x0, x1)`.
+    clip: (i32, i32),
+    long_step: i64,
+    gdx: [i64; 5],
+    gdy: [i64; 5],
+    flat: [i32; 3],
+    /// The column attributes are evaluated from.
+    core_x: i32,
+}
+
+impl Run {
+    /// Draws `rows` (inside `band`) from the long and short edge positions (32.32) on the first
+    /// row, the short edge's step, and the attributes at column `core.x` of the first row.
+    /// Edges and attributes are stepped by additions (the same integers per-row products give).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn rows<K: Kernel, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
+        &self,
+        k: K,
+        band: &mut Band,
+        rows: std::ops::Range<i32>,
+        (mut long, mut short, short_step): (i64, i64, i64),
+        mut col0: [i64; 5],
+        smp: Option<&Sampler<DEPTH>>,
+    ) {
+        let gdx = self.gdx;
+        for y in rows {
             let (l, r) = ((long >> 32) as i32, (short >> 32) as i32);
             let (l, r) = if self.long_left { (l, r) } else { (r, l) };
-            let (l, r) = (l.max(self.clip.x0), r.min(self.clip.x1 + 1));
+            let (l, r) = (l.max(self.clip.0), r.min(self.clip.1));
+            long += self.long_step;
+            short += short_step;
             if l < r {
-                // Dither offsets + 4, as `modulate_d4` takes them.
-                let dither = if s.dither && !RAW {
-                    DITHER[(y & 3) as usize].map(|d| i32::from(d) + 4)
+                let dither = if self.dither {
+                    &DITHER_LANES[(y & 3) as usize][(l & 3) as usize]
                 } else {
-                    [4; 4]
+                    &NO_DITHER
                 };
-                let dx = (l - core.x) as i64;
+                let dx = (l - self.core_x) as i64;
                 let acc: [i64; 5] = std::array::from_fn(|i| col0[i] + gdx[i] * dx);
-                // Colours only step along a row, so the ends bound them.
-                let fast = if GOURAUD && !RAW {
-                    // All six in 0..=255 exactly when their bitwise OR is (a negative one sets
-                    // the high bits).
+                let (row, x0, x1) = (band.row(y), l as usize, r as usize);
+                // Colours only step along a row, so the ends bound them: all six in 0..=255
+                // exactly when their bitwise OR is (a negative one sets the high bits).
+                let fast = !self.check_rgb || {
                     let n = (r - l - 1) as i64;
                     let ends = (0..3).fold(0, |o, i| {
                         o | (acc[i] >> FRAC) | ((acc[i] + gdx[i] * n) >> FRAC)
                     });
                     (ends as u64) <= 255
-                } else {
-                    flat_fast
                 };
-                let row = &mut band.row(y)[l as usize..r as usize];
-                let span = Span {
-                    x0: l as usize,
-                    dither,
-                    acc,
-                    gdx,
-                    flat,
-                };
-                let smp = sampler.as_ref();
                 if fast {
-                    span.draw::<DEPTH, GOURAUD, RAW, BLEND, true>(row, smp, px);
-                } else {
-                    span.draw::<DEPTH, GOURAUD, RAW, BLEND, false>(row, smp, px);
-                }
-            }
-            long += self.steps[0];
-            short += if y < b.y {
-                self.steps[1]
-            } else {
-                self.steps[2]
-            };
-            for (c, d) in col0.iter_mut().zip(gdy) {
-                *c += d;
-            }
-        }
-    }
-}
-
-/// How a primitive writes pixels: `check` 0x8000 when GP0(E6h) bit 1 is set, `set` the
-/// forced bit 15.
-#[derive(Clone, Copy)]
-struct PixelOut {
-    check: u16,
-    set: u16,
-}
-
-/// One span's starting state.
-struct Span {
-    /// First column.
-    x0: usize,
-    /// Dither offsets + 4 of the row, by `x & 3`.
-    dither: [i32; 4],
-    /// r, g, b, u, v (·2¹²) at `x0`.
-    acc: [i64; 5],
-    /// Their per-column steps.
-    gdx: [i64; 5],
-    /// Flat colour.
-    flat: [i32; 3],
-}
-
-impl Span {
-    /// Draws the span into `row` (exactly its pixels). `FAST`: every colour of the span is in
-    /// 0..=255, so modulation takes the table path with no per-pixel range check.
-    #[inline(always)]
-    fn draw<
-        const DEPTH: u8,
-        const GOURAUD: bool,
-        const RAW: bool,
-        const BLEND: u8,
-        const FAST: bool,
-    >(
-        self,
-        row: &mut [u16],
-        sampler: Option<&Sampler<DEPTH>>,
-        px: PixelOut,
-    ) {
-        let Span {
-            x0,
-            dither,
-            acc: [mut ar, mut ag, mut ab, au, av],
-            gdx: [gr, gg, gb, gu, gv],
-            flat: [fr, fg, fb],
-        } = self;
-        // On a FAST span every colour ·2¹² lies in 0..256·2¹², so 32-bit wrapping steppers give
-        // the same integers as 64-bit ones; U and V only use bits 12–19 of theirs (the `as u8`),
-        // which wrapping 32-bit additions keep exact on every span.
-        let (mut r32, mut g32, mut b32) = (ar as i32, ag as i32, ab as i32);
-        let (dr32, dg32, db32) = (gr as i32, gg as i32, gb as i32);
-        let (mut u32_, mut v32) = (au as u32, av as u32);
-        let (du32, dv32) = (gu as u32, gv as u32);
-        for (x, dst) in (x0..).zip(row.iter_mut()) {
-            let d4 = dither[x & 3];
-            let (cr, cg, cb) = if GOURAUD && FAST {
-                let c = (r32 >> FRAC, g32 >> FRAC, b32 >> FRAC);
-                r32 = r32.wrapping_add(dr32);
-                g32 = g32.wrapping_add(dg32);
-                b32 = b32.wrapping_add(db32);
-                c
-            } else if GOURAUD {
-                let c = (
-                    (ar >> FRAC) as i32,
-                    (ag >> FRAC) as i32,
-                    (ab >> FRAC) as i32,
-                );
-                ar += gr;
-                ag += gg;
-                ab += gb;
-                c
-            } else {
-                (fr, fg, fb)
-            };
-            match sampler {
-                Some(smp) if DEPTH != 0 => {
-                    let texel = smp.texel((u32_ >> FRAC) as u8, (v32 >> FRAC) as u8);
-                    u32_ = u32_.wrapping_add(du32);
-                    v32 = v32.wrapping_add(dv32);
-                    if texel != 0 {
-                        let c = if RAW {
-                            texel
-                        } else if FAST {
-                            modulate_table(texel, cr, cg, cb, d4)
+                    let steps = SpanSteps {
+                        rgb: if GOURAUD {
+                            [acc[0] as i32, acc[1] as i32, acc[2] as i32]
                         } else {
-                            modulate(texel, cr, cg, cb, d4 - 4)
-                        };
-                        put_const::<BLEND>(dst, c, texel & 0x8000 != 0, px.check, px.set);
-                    }
+                            self.flat
+                        },
+                        drgb: [gdx[0] as i32, gdx[1] as i32, gdx[2] as i32],
+                        uv: [acc[3] as u32, acc[4] as u32],
+                        duv: [gdx[3] as u32, gdx[4] as u32],
+                        dither,
+                    };
+                    k.span::<DEPTH, GOURAUD, RAW, BLEND>(row, x0, x1, &steps, smp, self.px);
+                } else {
+                    let row = &mut row[x0..x1];
+                    span_exact::<DEPTH, RAW, BLEND>(row, dither, acc, gdx, smp, self.px);
                 }
-                _ => {
-                    put_const::<BLEND>(dst, rgb_to_555(cr, cg, cb, d4 - 4), true, px.check, px.set)
-                }
+            }
+            // Only the attributes this loop reads are stepped.
+            let stepped = match (GOURAUD, DEPTH != 0) {
+                (true, true) => 0..5,
+                (true, false) => 0..3,
+                (false, true) => 3..5,
+                (false, false) => 0..0,
+            };
+            for (c, d) in col0[stepped.clone()].iter_mut().zip(&self.gdy[stepped]) {
+                *c += d;
             }
         }
     }
