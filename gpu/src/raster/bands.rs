@@ -1,19 +1,23 @@
 //! Batches of primitives drawn over horizontal bands of VRAM in parallel.
 //!
 //! A batch collects primitives in command order. When it draws, queued triangles are first set
-//! up in parallel (each independently). Then VRAM is cut into bands of [`BAND_ROWS`] rows, dealt
-//! in turn to a few tasks per thread (band `i` to task `i mod tasks`); each task walks the batch
-//! once, in command order, drawing every primitive into its own bands. Each VRAM pixel belongs
-//! to one band, so it sees exactly the same sequence of writes as in a serial run.
+//! up in parallel (each independently). Then VRAM is cut into a few contiguous regions of rows
+//! per thread, of about equal estimated work (pixels counted per band of [`BAND_ROWS`] rows as
+//! primitives are queued), which the pool's threads take as they become free; each region walks
+//! the batch in command order and draws every primitive clipped to its rows. Each VRAM pixel
+//! belongs to one region, so it sees exactly the same sequence of writes as in a serial run.
 //!
-//! Design rule: a task walks the primitives once and draws each into all of its bands in one
-//! call, so primitive data is read once per task while hot and the per-primitive set-up of the
-//! span loops is paid once per task, not once per band. Measured (the GPU bench frame, 2
-//! threads): replaying the batch band by band took about twice the CPU time of a serial run for
-//! the same instructions, from re-reading every primitive per band. Textures are read from a snapshot of VRAM taken before the batch draws anything;
-//! the GPU ends a batch (see `Gpu::texture`) before a primitive whose texture page or CLUT
-//! overlaps what the batch has drawn, so the snapshot always equals live VRAM where it is
-//! sampled. Transfers (fill, copies) also end the batch.
+//! Design rule: few, contiguous, work-balanced regions. A primitive is split only where it
+//! crosses a region boundary, so row runs stay long and the per-primitive set-up of the span
+//! loops is paid about once; more regions than threads let a thread on a busier core take fewer.
+//! Measured alternatives (the GPU bench frame, 2 threads): 32 fixed bands, each replaying the
+//! whole batch, cost about twice the CPU time of a serial run for 5% more instructions;
+//! interleaved bands per task did little better.
+//!
+//! Textures are read from a snapshot of VRAM taken before the batch draws anything; the GPU ends
+//! a batch (see `Gpu::texture`) before a primitive whose texture page or CLUT overlaps what the
+//! batch has drawn, so the snapshot always equals live VRAM where it is sampled. Transfers (fill,
+//! copies) also end the batch.
 
 use super::span::Simd;
 use super::texture::ClutTable;
@@ -30,9 +34,11 @@ const TILE_H: usize = 32;
 pub const MAX_BATCH: usize = 8192;
 /// Queued triangles per parallel set-up task.
 const SETUP_CHUNK: usize = 64;
-/// Drawing tasks per pool thread: more than one, so a thread that falls behind (a busy core)
-/// leaves tasks for the others to take.
-const TASKS_PER_THREAD: usize = 2;
+/// Regions per pool thread: more than one, so a thread that falls behind (a busy core) leaves
+/// regions for the others to take.
+const REGIONS_PER_THREAD: usize = 4;
+/// Estimated cost of a primitive beyond its pixels (set-up of its span loops), in pixels.
+const PRIM_COST: u32 = 32;
 /// Bands in VRAM.
 const BANDS: usize = 512 / BAND_ROWS;
 
@@ -48,7 +54,7 @@ pub enum Exec<'a> {
 }
 
 /// Primitives waiting to be drawn, the CLUTs they sample and the VRAM tiles they may draw.
-#[derive(Default, Debug)]
+#[derive(Debug)]
 pub struct Batch {
     /// Primitives in command order.
     prims: Vec<Prim>,
@@ -59,6 +65,20 @@ pub struct Batch {
     cluts: Vec<ClutTable>,
     /// Bit `tx` of `dirty[ty]`: tile (tx, ty) may have been drawn by the batch.
     dirty: [u16; 16],
+    /// Estimated pixels drawn per band of [`BAND_ROWS`] rows.
+    load: [u32; BANDS],
+}
+
+impl Default for Batch {
+    fn default() -> Self {
+        Batch {
+            prims: Vec::new(),
+            rows: Vec::new(),
+            cluts: Vec::new(),
+            dirty: [0; 16],
+            load: [0; BANDS],
+        }
+    }
 }
 
 impl Batch {
@@ -91,6 +111,14 @@ impl Batch {
             }
             for ty in t / TILE_H..=(b - 1) / TILE_H {
                 self.dirty[ty.min(15)] |= cols;
+            }
+            // Pixels per band: the bounding box (half of it for a triangle) spread over its rows.
+            let w = (r - l) as u32 >> matches!(p, Prim::Queued(_)) as u32;
+            self.load[t / BAND_ROWS] += PRIM_COST;
+            for band in t / BAND_ROWS..=(b - 1) / BAND_ROWS {
+                let (y0, y1) = (band * BAND_ROWS, (band + 1) * BAND_ROWS);
+                let rows = (b.min(y1) - t.max(y0)) as u32;
+                self.load[band] = self.load[band].saturating_add(rows * w);
             }
         }
         self.rows.push((t, b));
@@ -140,23 +168,16 @@ impl Batch {
             vram: tex,
             cluts: &self.cluts,
         };
+        let load = &self.load;
         let parallel = |vram: &mut [u16], prims: &mut [Prim]| {
             setup(prims);
             let prims = &*prims;
-            let tasks = (rayon::current_num_threads() * TASKS_PER_THREAD).clamp(1, BANDS);
-            let mut groups: Vec<Vec<Band>> = (0..tasks).map(|_| Vec::new()).collect();
-            for (i, rows) in vram.chunks_mut(BAND_ROWS * VRAM_WIDTH).enumerate() {
-                let y0 = (i * BAND_ROWS) as i32;
-                groups[i % tasks].push(Band {
-                    y1: y0 + (rows.len() / VRAM_WIDTH) as i32,
-                    rows,
-                    y0,
-                });
-            }
-            groups.par_iter_mut().enumerate().for_each(|(k, bands)| {
+            let count = rayon::current_num_threads() * REGIONS_PER_THREAD;
+            let mut regions = regions(vram, load, count);
+            regions.par_iter_mut().for_each(|band| {
                 for (p, &(t, b)) in prims.iter().zip(prim_rows) {
-                    if owns_rows(k, tasks, t, b) {
-                        p.draw(bands, src, simd);
+                    if b > band.y0 && t < band.y1 {
+                        p.draw(std::slice::from_mut(band), src, simd);
                     }
                 }
             });
@@ -180,18 +201,81 @@ impl Batch {
         self.rows.clear();
         self.cluts.clear();
         self.dirty = [0; 16];
+        self.load = [0; BANDS];
     }
 }
 
-/// Whether task `k` of `tasks` owns a band among rows `[t, b)` (band `i` belongs to task
-/// `i mod tasks`).
-fn owns_rows(k: usize, tasks: usize, t: i32, b: i32) -> bool {
-    if t >= b {
-        return false;
+/// `vram` cut into at most `count` contiguous regions of whole bands with about equal `load`
+/// each (bands after the last loaded one join the last region).
+fn regions<'a>(vram: &'a mut [u16], load: &[u32; BANDS], count: usize) -> Vec<Band<'a>> {
+    let total: u64 = load.iter().map(|&l| l as u64).sum();
+    let count = count.clamp(1, BANDS) as u64;
+    let mut out = Vec::with_capacity(count as usize);
+    let (mut rest, mut y0, mut acc) = (vram, 0usize, 0u64);
+    for (i, &l) in load.iter().enumerate() {
+        acc += l as u64;
+        let y1 = (i + 1) * BAND_ROWS;
+        let last = i + 1 == BANDS || out.len() as u64 + 1 == count;
+        // Cut once this region holds its share of the load, or at the end of VRAM.
+        if (acc * count >= total * (out.len() as u64 + 1) && acc > 0 && !last) || i + 1 == BANDS {
+            let rows = if last {
+                rest.len() / VRAM_WIDTH
+            } else {
+                y1 - y0
+            };
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(rows * VRAM_WIDTH);
+            out.push(Band {
+                rows: head,
+                y0: y0 as i32,
+                y1: (y0 + rows) as i32,
+            });
+            rest = tail;
+            y0 += rows;
+            if rest.is_empty() {
+                break;
+            }
+        }
     }
-    let (first, last) = (
-        t.max(0) as usize / BAND_ROWS,
-        (b - 1).max(0) as usize / BAND_ROWS,
-    );
-    last - first + 1 >= tasks || (first..=last).any(|i| i % tasks == k)
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regions cover all 512 rows once, in order, at most `count` of them, with about equal
+    /// load.
+    #[test]
+    fn regions_cover_vram_in_balanced_runs() {
+        let mut vram = vec![0u16; VRAM_WIDTH * 512];
+        let mut load = [0u32; BANDS];
+        for (i, l) in load.iter_mut().enumerate().take(28) {
+            *l = 1000 + (i as u32 % 5) * 300;
+        }
+        for count in [1, 2, 3, 8, 32, 64] {
+            let rs = regions(&mut vram, &load, count);
+            assert!(
+                !rs.is_empty() && rs.len() <= count.min(BANDS),
+                "count {count}"
+            );
+            let mut y = 0;
+            for r in &rs {
+                assert_eq!(r.y0, y);
+                assert_eq!(r.rows.len(), (r.y1 - r.y0) as usize * VRAM_WIDTH);
+                y = r.y1;
+            }
+            assert_eq!(y, 512, "count {count}");
+            let share = load.iter().sum::<u32>() as f64 / count.min(BANDS) as f64;
+            for r in &rs[..rs.len() - 1] {
+                let bands = r.y0 as usize / BAND_ROWS..r.y1 as usize / BAND_ROWS;
+                let l: u32 = load[bands].iter().sum();
+                assert!(
+                    (l as f64) <= share + 2200.0,
+                    "count {count}: {l} vs {share}"
+                );
+            }
+        }
+        // Nothing queued: one region.
+        assert_eq!(regions(&mut vram, &[0; BANDS], 8).len(), 1);
+    }
 }
