@@ -40,10 +40,30 @@ pub type VramImage = [u16; VRAM_WIDTH * VRAM_HEIGHT];
 /// Words in one [`Gpu::gp0_words`] call from which a GPU with more than one rasteriser thread
 /// keeps its pool busy for the whole call.
 pub const BUSY_WORDS: usize = 1024;
-/// Texture snapshot tile width in halfwords (16 tiles across VRAM).
-const SNAP_TILE_W: usize = 64;
+/// Texture snapshot tile width in halfwords (16 tiles across VRAM): the batch's drawn-area
+/// tiles, so a batch's drawn tiles are the snapshot tiles it makes stale.
+const SNAP_TILE_W: usize = raster::bands::TILE_W;
 /// Texture snapshot tile height in lines (16 tiles down VRAM).
-const SNAP_TILE_H: usize = 32;
+const SNAP_TILE_H: usize = raster::bands::TILE_H;
+
+/// The snapshot tiles of the VRAM rectangle `x, y, w, h` (wrapping at the VRAM edges): a mask
+/// of tile columns and the tile rows.
+fn snap_tiles(x: usize, y: usize, w: usize, h: usize) -> (u16, impl Iterator<Item = usize>) {
+    const TILE_ROWS: usize = VRAM_HEIGHT / SNAP_TILE_H;
+    let (cols, rows) = (w.min(VRAM_WIDTH), h.min(VRAM_HEIGHT));
+    let mut mask = 0u16;
+    let mut cx = x & !(SNAP_TILE_W - 1);
+    while cx < x + cols {
+        mask |= 1 << ((cx & (VRAM_WIDTH - 1)) / SNAP_TILE_W);
+        cx += SNAP_TILE_W;
+    }
+    let first = y / SNAP_TILE_H;
+    let count = match rows {
+        0 => 0,
+        _ => ((y + rows - 1) / SNAP_TILE_H - first + 1).min(TILE_ROWS),
+    };
+    (mask, (first..first + count).map(|t| t % TILE_ROWS))
+}
 
 /// What GP1 says the TV shows: where in VRAM, how big, and in which colour depth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,11 +125,12 @@ enum Packet {
 /// The GPU: VRAM plus all GP0/GP1 state.
 pub struct Gpu {
     vram: Vec<u16>,
-    /// VRAM as it was when the current batch started (texture source).
+    /// Texture source: VRAM as the current batch began, where `snapshot_valid` says so.
     snapshot: Box<VramImage>,
     /// Bit `tx` of `snapshot_valid[ty]`: snapshot tile (tx, ty) of [`SNAP_TILE_W`] ×
-    /// [`SNAP_TILE_H`] halfwords holds VRAM as the current batch began (copied on first use
-    /// as a texture page, so a batch copies only the pages it samples).
+    /// [`SNAP_TILE_H`] halfwords holds VRAM's current contents. A tile is copied when a
+    /// primitive first samples it and stays valid until something writes it: a batch drawing
+    /// there (at the batch's end), or an upload, fill or copy.
     snapshot_valid: [u16; 16],
     batch: Batch,
     threads: usize,
@@ -184,7 +205,6 @@ impl Gpu {
             Packet::Upload(mut t) => {
                 self.flush();
                 vram::upload_word(&mut self.vram, &mut t, word, self.mask_setting);
-                self.snapshot_valid = [0; 16];
                 if !t.done() {
                     self.packet = Packet::Upload(t);
                 }
@@ -290,7 +310,6 @@ impl Gpu {
                         vram::upload_word(&mut self.vram, &mut t, w, self.mask_setting);
                         i += 1;
                     }
-                    self.snapshot_valid = [0; 16];
                     if !t.done() {
                         self.packet = Packet::Upload(t);
                     }
@@ -459,9 +478,13 @@ impl Gpu {
             (_, Some(pool)) => Exec::Pool(pool.as_ref()),
             _ => Exec::Global,
         };
+        // Snapshot tiles the batch may have drawn no longer hold VRAM.
+        let drawn = self.batch.drawn_tiles();
         self.batch
             .run(&mut self.vram, &self.snapshot, exec, self.simd);
-        self.snapshot_valid = [0; 16];
+        for (valid, drawn) in self.snapshot_valid.iter_mut().zip(drawn) {
+            *valid &= !drawn;
+        }
         if let Some(c) = &mut self.clut_cache {
             c.slot = None;
         }
@@ -506,19 +529,12 @@ impl Gpu {
     }
 
     /// Copies into the snapshot the tiles of the VRAM rectangle `x, y, w, h` (wrapping at the
-    /// VRAM edges) not yet copied since the batch began. Nothing has been drawn since then (the
-    /// batch draws when it ends, and transfers end it), so VRAM still holds those pixels.
+    /// VRAM edges) that do not hold VRAM's current contents. The batch has drawn nothing yet (it
+    /// draws when it ends, and ends before a primitive samples what it may draw), so VRAM holds
+    /// what the batch's primitives must sample.
     fn snapshot_rect(&mut self, x: usize, y: usize, w: usize, h: usize) {
-        let (cols, rows) = (w.min(VRAM_WIDTH), h.min(VRAM_HEIGHT));
-        let mut mask = 0u16;
-        let mut cx = x & !(SNAP_TILE_W - 1);
-        while cx < x + cols {
-            mask |= 1 << ((cx & (VRAM_WIDTH - 1)) / SNAP_TILE_W);
-            cx += SNAP_TILE_W;
-        }
-        let mut cy = y & !(SNAP_TILE_H - 1);
-        while cy < y + rows {
-            let ty = (cy & (VRAM_HEIGHT - 1)) / SNAP_TILE_H;
+        let (mask, rows) = snap_tiles(x, y, w, h);
+        for ty in rows {
             let mut missing = mask & !self.snapshot_valid[ty];
             while missing != 0 {
                 let tx = missing.trailing_zeros() as usize;
@@ -530,7 +546,15 @@ impl Gpu {
                 }
             }
             self.snapshot_valid[ty] |= mask;
-            cy += SNAP_TILE_H;
+        }
+    }
+
+    /// Marks the snapshot tiles of the VRAM rectangle `x, y, w, h` (wrapping) as no longer
+    /// holding VRAM: a transfer wrote there.
+    fn snapshot_stale(&mut self, x: usize, y: usize, w: usize, h: usize) {
+        let (mask, rows) = snap_tiles(x, y, w, h);
+        for ty in rows {
+            self.snapshot_valid[ty] &= !mask;
         }
     }
 
@@ -598,8 +622,9 @@ impl Gpu {
         match op >> 5 {
             5 => {
                 self.flush();
-                self.snapshot_valid = [0; 16];
                 let t = vram::Transfer::new(words[1], words[2]);
+                let (x, y, w, h) = t.rect();
+                self.snapshot_stale(x, y, w, h);
                 self.packet = Packet::Upload(t);
             }
             6 => {
@@ -683,12 +708,14 @@ impl Gpu {
             Gp0Command::Fill { color, xy, wh } => {
                 self.flush();
                 vram::fill(&mut self.vram, color.to_bgr555(), xy, wh);
-                self.snapshot_valid = [0; 16];
+                let (x, y, w, h) = vram::fill_rect(xy, wh);
+                self.snapshot_stale(x, y, w, h);
             }
             Gp0Command::Copy { src, dst, wh } => {
                 self.flush();
                 vram::copy(&mut self.vram, src, dst, wh, self.mask_setting);
-                self.snapshot_valid = [0; 16];
+                let ((x, y), (w, h)) = (vram::transfer_xy(dst), vram::transfer_size(wh));
+                self.snapshot_stale(x, y, w, h);
             }
             Gp0Command::DrawMode(w) => {
                 self.draw_mode = TexPage((w & 0x3fff) as u16);
@@ -739,7 +766,7 @@ impl Gpu {
         let clip = self.clip();
         for k in 0..1 + flags.quad as usize {
             if let Some(t) = TriangleCmd::new([v[k], v[k + 1], v[k + 2]], clip, shading) {
-                self.push(Prim::Queued(t));
+                self.push(Prim::Triangle(t));
             }
         }
     }

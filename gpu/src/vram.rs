@@ -37,6 +37,11 @@ impl Transfer {
         Transfer { x, y, w, h, pos: 0 }
     }
 
+    /// The rectangle transferred: x, y, width, height (wrapping at the VRAM edges).
+    pub fn rect(&self) -> (usize, usize, usize, usize) {
+        (self.x, self.y, self.w, self.h)
+    }
+
     /// All halfwords transferred.
     pub fn done(&self) -> bool {
         self.pos >= self.w * self.h
@@ -51,6 +56,17 @@ impl Transfer {
         self.pos += 1;
         Some(((self.y + r) & (VRAM_HEIGHT - 1)) * VRAM_WIDTH + ((self.x + c) & (VRAM_WIDTH - 1)))
     }
+}
+
+/// The rectangle a GP0(02h) fill covers: x rounded down and width rounded up to 16, both
+/// 10-bit; y and height 9-bit (x, y, width, height; wrapping at the VRAM edges).
+pub fn fill_rect(xy: u32, wh: u32) -> (usize, usize, usize, usize) {
+    (
+        (xy & 0x3f0) as usize,
+        ((xy >> 16) & 0x1ff) as usize,
+        (((wh & 0x3ff) + 0xf) & !0xf) as usize,
+        ((wh >> 16) & 0x1ff) as usize,
+    )
 }
 
 /// Writes the two halfwords of a GP0(A0h) payload word, honouring GP0(E6h) (`mask` bits 0–1).
@@ -75,10 +91,7 @@ pub fn read_word(vram: &[u16], t: &mut Transfer) -> u32 {
 /// GP0(02h): fills a rectangle with `color` (mask bit clear). X is rounded down and the width
 /// up to multiples of 16; the drawing area and mask settings are ignored; both axes wrap.
 pub fn fill(vram: &mut [u16], color: u16, xy: u32, wh: u32) {
-    let x = (xy & 0x3f0) as usize;
-    let y = ((xy >> 16) & 0x1ff) as usize;
-    let w = (((wh & 0x3ff) + 0xf) & !0xf) as usize;
-    let h = ((wh >> 16) & 0x1ff) as usize;
+    let (x, y, w, h) = fill_rect(xy, wh);
     for r in 0..h {
         let row = ((y + r) & (VRAM_HEIGHT - 1)) * VRAM_WIDTH;
         for c in 0..w {

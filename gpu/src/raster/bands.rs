@@ -19,17 +19,22 @@
 //! batch has drawn, so the snapshot always equals live VRAM where it is sampled. Transfers (fill,
 //! copies) also end the batch.
 
+use super::line::Line;
+use super::rect::Rect;
 use super::span::Simd;
 use super::texture::ClutTable;
+use super::triangle::{Triangle, TriangleCmd};
 use super::{Band, Prim, TexSource};
 use crate::{VramImage, VRAM_WIDTH};
 use rayon::prelude::*;
 
 /// Rows per band.
 pub const BAND_ROWS: usize = 16;
-/// Tile size of the drawn-area map: 64 columns × 32 rows.
-const TILE_W: usize = 64;
-const TILE_H: usize = 32;
+/// Tile size of the drawn-area map: 64 columns × 32 rows (the GPU's texture snapshot uses the
+/// same tiles).
+pub const TILE_W: usize = 64;
+/// See [`TILE_W`].
+pub const TILE_H: usize = 32;
 /// Primitives per batch before it is drawn anyway (bounds memory on endless streams).
 pub const MAX_BATCH: usize = 8192;
 /// Queued triangles per parallel set-up task.
@@ -53,14 +58,36 @@ pub enum Exec<'a> {
     Pool(&'a rayon::ThreadPool),
 }
 
+/// Which vector of the batch holds a primitive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Triangle,
+    Line,
+    Rect,
+}
+
+/// A primitive's place in command order: where it is stored and the rows `[top, bottom)` it
+/// may touch, so regions skip the ones they miss in one pass over a flat array.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    kind: Kind,
+    index: u32,
+    top: i32,
+    bottom: i32,
+}
+
 /// Primitives waiting to be drawn, the CLUTs they sample and the VRAM tiles they may draw.
+/// Each kind of primitive has its own vector, so queuing a triangle writes only the triangle.
 #[derive(Debug)]
 pub struct Batch {
     /// Primitives in command order.
-    prims: Vec<Prim>,
-    /// Rows `[top, bottom)` of each primitive, so bands skip the ones they miss in one pass
-    /// over a flat array.
-    rows: Vec<(i32, i32)>,
+    order: Vec<Entry>,
+    /// Triangles as queued.
+    queued: Vec<TriangleCmd>,
+    /// `queued`, set up (filled when the batch draws).
+    triangles: Vec<Triangle>,
+    lines: Vec<Line>,
+    rects: Vec<Rect>,
     /// CLUTs as the CLUT cache delivered them, indexed by `Texture::clut`.
     cluts: Vec<ClutTable>,
     /// Bit `tx` of `dirty[ty]`: tile (tx, ty) may have been drawn by the batch.
@@ -72,8 +99,11 @@ pub struct Batch {
 impl Default for Batch {
     fn default() -> Self {
         Batch {
-            prims: Vec::new(),
-            rows: Vec::new(),
+            order: Vec::new(),
+            queued: Vec::new(),
+            triangles: Vec::new(),
+            lines: Vec::new(),
+            rects: Vec::new(),
             cluts: Vec::new(),
             dirty: [0; 16],
             load: [0; BANDS],
@@ -84,12 +114,12 @@ impl Default for Batch {
 impl Batch {
     /// Number of primitives waiting.
     pub fn len(&self) -> usize {
-        self.prims.len()
+        self.order.len()
     }
 
     /// No primitive is waiting.
     pub fn is_empty(&self) -> bool {
-        self.prims.is_empty()
+        self.order.is_empty()
     }
 
     /// Adds a CLUT for the batch's primitives to sample; returns its index.
@@ -113,7 +143,7 @@ impl Batch {
                 self.dirty[ty.min(15)] |= cols;
             }
             // Pixels per band: the bounding box (half of it for a triangle) spread over its rows.
-            let w = (r - l) as u32 >> matches!(p, Prim::Queued(_)) as u32;
+            let w = (r - l) as u32 >> matches!(p, Prim::Triangle(_)) as u32;
             self.load[t / BAND_ROWS] += PRIM_COST;
             for band in t / BAND_ROWS..=(b - 1) / BAND_ROWS {
                 let (y0, y1) = (band * BAND_ROWS, (band + 1) * BAND_ROWS);
@@ -121,14 +151,29 @@ impl Batch {
                 self.load[band] = self.load[band].saturating_add(rows * w);
             }
         }
-        self.rows.push((t, b));
-        self.prims.push(p);
+        let (kind, index) = match p {
+            Prim::Triangle(t) => (Kind::Triangle, push(&mut self.queued, t)),
+            Prim::Line(l) => (Kind::Line, push(&mut self.lines, l)),
+            Prim::Rect(r) => (Kind::Rect, push(&mut self.rects, r)),
+        };
+        self.order.push(Entry {
+            kind,
+            index,
+            top: t,
+            bottom: b,
+        });
+    }
+
+    /// The tiles the batch may draw: bit `tx` of element `ty` for tile (tx, ty) of
+    /// [`TILE_W`] × [`TILE_H`].
+    pub fn drawn_tiles(&self) -> [u16; 16] {
+        self.dirty
     }
 
     /// Whether the batch may have drawn inside the VRAM rectangle `x, y, w, h` (wrapping at the
     /// VRAM edges).
     pub fn touches(&self, x: usize, y: usize, w: usize, h: usize) -> bool {
-        if self.prims.is_empty() || w == 0 || h == 0 {
+        if self.order.is_empty() || w == 0 || h == 0 {
             return false;
         }
         let cols = w.min(1024);
@@ -151,57 +196,98 @@ impl Batch {
 
     /// Draws every primitive into `vram` (spans through kernel `simd`), then empties the batch.
     pub fn run(&mut self, vram: &mut [u16], tex: &VramImage, exec: Exec, simd: Simd) {
-        if self.prims.is_empty() {
+        if self.order.is_empty() {
             return;
         }
-        let setup = |prims: &mut [Prim]| {
-            if prims.len() <= SETUP_CHUNK {
-                prims.iter_mut().for_each(Prim::setup);
-            } else {
-                prims
-                    .par_chunks_mut(SETUP_CHUNK)
-                    .for_each(|c| c.iter_mut().for_each(Prim::setup));
-            }
-        };
-        let (prims, prim_rows) = (&mut self.prims, &self.rows);
+        let (queued, triangles) = (&self.queued, &mut self.triangles);
         let src = TexSource {
             vram: tex,
             cluts: &self.cluts,
         };
-        let load = &self.load;
-        let parallel = |vram: &mut [u16], prims: &mut [Prim]| {
-            setup(prims);
-            let prims = &*prims;
+        let parallel = |vram: &mut [u16], triangles: &mut Vec<Triangle>| {
+            if queued.len() > SETUP_CHUNK {
+                queued
+                    .par_iter()
+                    .with_min_len(SETUP_CHUNK)
+                    .map(TriangleCmd::setup)
+                    .collect_into_vec(triangles);
+            } else {
+                triangles.extend(queued.iter().map(TriangleCmd::setup));
+            }
+            let prims = Prims {
+                order: &self.order,
+                triangles,
+                lines: &self.lines,
+                rects: &self.rects,
+            };
             let count = rayon::current_num_threads() * REGIONS_PER_THREAD;
-            let mut regions = regions(vram, load, count);
-            regions.par_iter_mut().for_each(|band| {
-                for (p, &(t, b)) in prims.iter().zip(prim_rows) {
-                    if b > band.y0 && t < band.y1 {
-                        p.draw(std::slice::from_mut(band), src, simd);
-                    }
-                }
-            });
+            let mut regions = regions(vram, &self.load, count);
+            regions
+                .par_iter_mut()
+                .for_each(|band| prims.draw(std::slice::from_mut(band), src, simd));
         };
         match exec {
-            Exec::Pool(pool) => pool.install(|| parallel(vram, prims)),
-            Exec::Global => parallel(vram, prims),
+            Exec::Pool(pool) => pool.install(|| parallel(vram, triangles)),
+            Exec::Global => parallel(vram, triangles),
             Exec::Serial => {
-                prims.iter_mut().for_each(Prim::setup);
+                triangles.extend(queued.iter().map(TriangleCmd::setup));
+                let prims = Prims {
+                    order: &self.order,
+                    triangles,
+                    lines: &self.lines,
+                    rects: &self.rects,
+                };
                 let band = &mut [Band {
                     rows: vram,
                     y0: 0,
                     y1: 512,
                 }];
-                for p in prims.iter() {
-                    p.draw(band, src, simd);
-                }
+                prims.draw(band, src, simd);
             }
         }
-        self.prims.clear();
-        self.rows.clear();
+        self.order.clear();
+        self.queued.clear();
+        self.triangles.clear();
+        self.lines.clear();
+        self.rects.clear();
         self.cluts.clear();
         self.dirty = [0; 16];
         self.load = [0; BANDS];
+    }
+}
+
+/// Pushes `v` and returns its index.
+fn push<T>(vec: &mut Vec<T>, v: T) -> u32 {
+    vec.push(v);
+    (vec.len() - 1) as u32
+}
+
+/// A batch's set-up primitives, ready to draw.
+struct Prims<'a> {
+    order: &'a [Entry],
+    triangles: &'a [Triangle],
+    lines: &'a [Line],
+    rects: &'a [Rect],
+}
+
+impl Prims<'_> {
+    /// Draws every primitive, in command order, clipped to `bands` (sorted by row).
+    fn draw(&self, bands: &mut [Band], src: TexSource, simd: Simd) {
+        let (Some(first), Some(last)) = (bands.first(), bands.last()) else {
+            return;
+        };
+        let (y0, y1) = (first.y0, last.y1);
+        for e in self.order {
+            if e.bottom <= y0 || e.top >= y1 {
+                continue;
+            }
+            let i = e.index as usize;
+            match e.kind {
+                Kind::Triangle => self.triangles[i].draw(bands, src, simd),
+                Kind::Line => self.lines[i].draw(bands),
+                Kind::Rect => self.rects[i].draw(bands, src, simd),
+            }
+        }
     }
 }
 

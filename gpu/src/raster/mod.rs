@@ -13,7 +13,6 @@ pub mod texture;
 pub mod triangle;
 
 use crate::{VramImage, VRAM_WIDTH};
-use span::Simd;
 use texture::ClutTable;
 
 /// The drawing area (GP0(E3h)/GP0(E4h)), inclusive on all sides.
@@ -64,13 +63,11 @@ pub struct TexSource<'a> {
     pub cluts: &'a [ClutTable],
 }
 
-/// A primitive in a batch.
+/// A primitive to queue in a batch (triangles not yet set up).
 #[derive(Clone, Debug)]
 pub enum Prim {
-    /// A triangle (quads arrive as two), queued but not yet set up.
-    Queued(triangle::TriangleCmd),
-    /// A set-up triangle.
-    Triangle(triangle::Triangle),
+    /// A triangle (quads arrive as two), culled but not yet set up.
+    Triangle(triangle::TriangleCmd),
     /// A line segment.
     Line(line::Line),
     /// A rectangle.
@@ -81,39 +78,18 @@ impl Prim {
     /// VRAM rows the primitive may touch, `[top, bottom)`.
     pub fn rows(&self) -> (i32, i32) {
         match self {
-            Prim::Queued(t) => t.rows(),
             Prim::Triangle(t) => t.rows(),
             Prim::Line(l) => l.rows(),
             Prim::Rect(r) => r.rows(),
         }
     }
 
-    /// VRAM columns the primitive may touch, `[left, right)` (a bound for set-up triangles:
-    /// use it before set-up).
+    /// VRAM columns the primitive may touch, `[left, right)`.
     pub fn cols(&self) -> (i32, i32) {
         match self {
-            Prim::Queued(t) => t.cols(),
-            Prim::Triangle(_) => (0, VRAM_WIDTH as i32),
+            Prim::Triangle(t) => t.cols(),
             Prim::Line(l) => l.cols(),
             Prim::Rect(r) => r.cols(),
-        }
-    }
-
-    /// Sets up a queued triangle (other primitives are set up already).
-    pub fn setup(&mut self) {
-        if let Prim::Queued(t) = self {
-            *self = Prim::Triangle(t.setup());
-        }
-    }
-
-    /// Draws the part of the primitive inside `bands` (sorted by row), sampling textures from
-    /// `src`, its spans through kernel `simd`.
-    pub fn draw(&self, bands: &mut [Band], src: TexSource, simd: Simd) {
-        match self {
-            Prim::Queued(t) => t.setup().draw(bands, src, simd),
-            Prim::Triangle(t) => t.draw(bands, src, simd),
-            Prim::Line(l) => l.draw(bands),
-            Prim::Rect(r) => r.draw(bands, src, simd),
         }
     }
 }
