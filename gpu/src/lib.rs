@@ -104,6 +104,35 @@ struct ClutCache {
     slot: Option<u32>,
 }
 
+/// What [`Gpu::texture`] found at an epoch: texture pages (by page and depth) and a CLUT the
+/// batch had not drawn over and the snapshot held. The epoch moves on whenever that can change
+/// (the batch may draw new tiles, a batch ends, a transfer writes VRAM), so an entry equal to
+/// the current epoch needs no new check.
+#[derive(Clone, Debug)]
+struct Checked {
+    epoch: u64,
+    /// Epoch of each page footprint's check, index `page & 0x1f | depth << 5`.
+    pages: [u64; 96],
+    /// The last CLUT attribute checked for 16 entries and for 256, and when.
+    cluts: [(u16, u64); 2],
+}
+
+impl Default for Checked {
+    fn default() -> Self {
+        Checked {
+            epoch: 1,
+            pages: [0; 96],
+            cluts: [(0, 0); 2],
+        }
+    }
+}
+
+impl Checked {
+    fn next_epoch(&mut self) {
+        self.epoch += 1;
+    }
+}
+
 /// The packet assembler's state.
 #[derive(Clone, Debug)]
 enum Packet {
@@ -148,6 +177,7 @@ pub struct Gpu {
     mask_setting: u32,
     allow_tex_disable: bool,
     clut_cache: Option<ClutCache>,
+    checked: Checked,
     disp_enabled: bool,
     disp_start: u32,
     disp_h: u32,
@@ -188,6 +218,7 @@ impl Gpu {
             mask_setting: 0,
             allow_tex_disable: false,
             clut_cache: None,
+            checked: Checked::default(),
             disp_enabled: false,
             disp_start: 0,
             disp_h: 0,
@@ -485,6 +516,7 @@ impl Gpu {
         for (valid, drawn) in self.snapshot_valid.iter_mut().zip(drawn) {
             *valid &= !drawn;
         }
+        self.checked.next_epoch();
         if let Some(c) = &mut self.clut_cache {
             c.slot = None;
         }
@@ -556,6 +588,7 @@ impl Gpu {
         for ty in rows {
             self.snapshot_valid[ty] &= !mask;
         }
+        self.checked.next_epoch();
     }
 
     /// The texture for page `page` and CLUT `clut` as the CLUT cache delivers it, ending the
@@ -563,15 +596,30 @@ impl Gpu {
     /// for the primitive (two triangles for a quad), so the CLUT slot it returns stays valid.
     fn texture(&mut self, page: TexPage, clut: Clut) -> Texture {
         let n = clut_len(page.depth());
-        let (fx, fw) = footprint_x(page);
-        let fy = page.base_y();
-        if self.batch.touches(fx, fy, fw, 256)
-            || (n > 0 && self.batch.touches(clut.x(), clut.y(), n, 1))
-            || self.batch.len() + 2 > MAX_BATCH
-        {
+        if self.batch.len() + 2 > MAX_BATCH {
             self.flush();
         }
-        self.snapshot_rect(fx, fy, fw, 256);
+        // What was checked at this epoch still holds (see `Checked`).
+        let page_key = (page.0 & 0x1f) as usize | (page.depth() as usize) << 5;
+        let (clut_key, clut_slot) = (clut.0 & 0x7fff, (n == 256) as usize);
+        let now = self.checked.epoch;
+        if self.checked.pages[page_key] != now
+            || (n > 0 && self.checked.cluts[clut_slot] != (clut_key, now))
+        {
+            let (fx, fw) = footprint_x(page);
+            let fy = page.base_y();
+            if self.batch.touches(fx, fy, fw, 256)
+                || (n > 0 && self.batch.touches(clut.x(), clut.y(), n, 1))
+            {
+                self.flush();
+            }
+            self.snapshot_rect(fx, fy, fw, 256);
+            let now = self.checked.epoch;
+            self.checked.pages[page_key] = now;
+            if n > 0 {
+                self.checked.cluts[clut_slot] = (clut_key, now);
+            }
+        }
         let mut slot = 0;
         if n > 0 {
             // The cache keeps the CLUT position and how many entries it loaded: an 8-bit load
@@ -606,7 +654,9 @@ impl Gpu {
         if self.batch.len() >= MAX_BATCH {
             self.flush();
         }
-        self.batch.push(p);
+        if self.batch.push(p) {
+            self.checked.next_epoch();
+        }
     }
 
     fn execute_words(&mut self) {

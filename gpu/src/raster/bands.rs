@@ -128,8 +128,9 @@ impl Batch {
         (self.cluts.len() - 1) as u32
     }
 
-    /// Adds a primitive and records the tiles it may draw.
-    pub fn push(&mut self, p: Prim) {
+    /// Adds a primitive and records the tiles it may draw; true when that adds tiles.
+    pub fn push(&mut self, p: Prim) -> bool {
+        let mut new_tiles = false;
         let (t, b) = p.rows();
         let (l, r) = p.cols();
         if t < b && l < r {
@@ -140,7 +141,9 @@ impl Batch {
                 cols |= 1 << tx.min(15);
             }
             for ty in t / TILE_H..=(b - 1) / TILE_H {
-                self.dirty[ty.min(15)] |= cols;
+                let d = &mut self.dirty[ty.min(15)];
+                new_tiles |= *d | cols != *d;
+                *d |= cols;
             }
             // Pixels per band: the bounding box (half of it for a triangle) spread over its rows.
             let w = (r - l) as u32 >> matches!(p, Prim::Triangle(_)) as u32;
@@ -162,6 +165,7 @@ impl Batch {
             top: t,
             bottom: b,
         });
+        new_tiles
     }
 
     /// The tiles the batch may draw: bit `tx` of element `ty` for tile (tx, ty) of

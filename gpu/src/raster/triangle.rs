@@ -59,17 +59,54 @@ struct Grad {
     dy: i64,
 }
 
-/// A triangle as queued: the hardware draws it (not culled), set-up still to come.
+/// A triangle as queued: the hardware draws it (not culled), set-up still to come. Kept small
+/// (16-bit positions, 8-bit attributes, its clipped bounding box), as the serial front end
+/// writes one per triangle.
 #[derive(Clone, Copy, Debug)]
 pub struct TriangleCmd {
-    v: [Vtx; 3],
-    clip: Clip,
+    v: [PackedVtx; 3],
+    /// The drawing area: x0, y0, x1, y1 (inclusive).
+    clip: [i16; 4],
+    /// Rows `[top, bottom)` and columns `[left, right)` possibly drawn, clipped.
+    bbox: [i16; 4],
     shading: Shading,
+}
+
+/// A [`Vtx`] in 9 bytes: positions are 11-bit signed, attributes 8-bit.
+#[derive(Clone, Copy, Debug)]
+struct PackedVtx {
+    x: i16,
+    y: i16,
+    rgbuv: [u8; 5],
+}
+
+impl PackedVtx {
+    fn pack(v: &Vtx) -> Self {
+        PackedVtx {
+            x: v.x as i16,
+            y: v.y as i16,
+            rgbuv: [v.r, v.g, v.b, v.u, v.v].map(|c| c as u8),
+        }
+    }
+
+    fn unpack(&self) -> Vtx {
+        let [r, g, b, u, v] = self.rgbuv.map(i32::from);
+        Vtx {
+            x: self.x.into(),
+            y: self.y.into(),
+            r,
+            g,
+            b,
+            u,
+            v,
+        }
+    }
 }
 
 impl TriangleCmd {
     /// A triangle to draw, or `None` when the hardware draws nothing: degenerate (zero area)
-    /// or oversize (width ≥ 1024 or height ≥ 512).
+    /// or oversize (width ≥ 1024 or height ≥ 512). Positions must be 11-bit signed and
+    /// attributes 8-bit (as the GPU's vertices are).
     // Verified: hwtests phase 14 (oversize culling).
     pub fn new(v: [Vtx; 3], clip: Clip, shading: Shading) -> Option<Self> {
         let (minx, maxx) = (min3(v.map(|p| p.x)), max3(v.map(|p| p.x)));
@@ -77,27 +114,33 @@ impl TriangleCmd {
         if maxx - minx >= 1024 || maxy - miny >= 512 || area2(&v) == 0 {
             return None;
         }
-        Some(TriangleCmd { v, clip, shading })
+        let bbox = [
+            miny.max(clip.y0),
+            maxy.min(clip.y1 + 1),
+            minx.max(clip.x0),
+            (maxx + 1).min(clip.x1 + 1),
+        ];
+        Some(TriangleCmd {
+            v: v.map(|p| PackedVtx::pack(&p)),
+            clip: [clip.x0, clip.y0, clip.x1, clip.y1].map(|c| c as i16),
+            bbox: bbox.map(|c| c as i16),
+            shading,
+        })
     }
 
     /// Rows drawn, `[top, bottom)`, clipped to the drawing area.
     pub fn rows(&self) -> (i32, i32) {
-        let ys = self.v.map(|p| p.y);
-        (min3(ys).max(self.clip.y0), max3(ys).min(self.clip.y1 + 1))
+        (self.bbox[0].into(), self.bbox[1].into())
     }
 
     /// Columns possibly drawn, `[left, right)`, clipped to the drawing area.
     pub fn cols(&self) -> (i32, i32) {
-        let xs = self.v.map(|p| p.x);
-        (
-            min3(xs).max(self.clip.x0),
-            (max3(xs) + 1).min(self.clip.x1 + 1),
-        )
+        (self.bbox[2].into(), self.bbox[3].into())
     }
 
     /// Gradients, edge steps and the core vertex: what drawing needs.
     pub fn setup(&self) -> Triangle {
-        let mut v = self.v;
+        let mut v = self.v.map(|p| p.unpack());
         v.sort_by_key(|p| p.y);
         let area = area2(&v);
         let grad = |a: fn(&Vtx) -> i32| -> Grad {
@@ -138,9 +181,10 @@ impl TriangleCmd {
                     (0..256 << FRAC).contains(&at)
                 })
         });
+        let [x0, y0, x1, y1] = self.clip.map(i32::from);
         Triangle {
             v,
-            clip: self.clip,
+            clip: Clip { x0, y0, x1, y1 },
             shading: self.shading,
             grads,
             steps,

@@ -249,16 +249,8 @@ unsafe fn span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEN
         splat(s.rgb[1] >> FRAC),
         splat(s.rgb[2] >> FRAC),
     ];
-    let dither = _mm256_setr_epi32(
-        s.dither[0].into(),
-        s.dither[1].into(),
-        s.dither[2].into(),
-        s.dither[3].into(),
-        s.dither[4].into(),
-        s.dither[5].into(),
-        s.dither[6].into(),
-        s.dither[7].into(),
-    );
+    // The 8 dither offsets (16 bytes), widened to 32-bit lanes.
+    let dither = _mm256_cvtepi16_epi32(_mm_loadu_si128(s.dither.as_ptr().cast()));
     let (check, set) = (splat(px.check.into()), splat(px.set.into()));
     let (zero, bit15, low15) = (_mm256_setzero_si256(), splat(0x8000), splat(0x7fff));
     let clut = match smp {
