@@ -1,5 +1,7 @@
 //! GPU throughput: textured gouraud triangles (random, ≤64 px across, UVs about one texel per
-//! pixel, 4/8/15bpp, a quarter semi-transparent) and large fills, in pixels per second, serial and on all cores.
+//! pixel, 4/8/15bpp, a quarter semi-transparent) and large fills, in pixels per second, serial
+//! and on all cores; the triangles also through the portable span kernel on one thread (the
+//! baseline for the CPU's SIMD kernel).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use gpu::Gpu;
@@ -16,20 +18,21 @@ fn bench(c: &mut Criterion) {
     let (tris, area) = triangles(&mut rng, 4000);
     let mut g = c.benchmark_group("gpu");
     g.throughput(Throughput::Elements(area));
-    for threads in [1usize, 0] {
+    for (name, threads, simd) in [
+        ("textured_gouraud_tris", 1usize, true),
+        ("textured_gouraud_tris", 0, true),
+        ("textured_gouraud_tris_portable", 1, false),
+    ] {
         let mut gpu = Gpu::new();
         gpu.set_threads(threads);
+        gpu.set_simd(simd);
         gpu.gp0_words(&setup);
-        g.bench_with_input(
-            BenchmarkId::new("textured_gouraud_tris", threads),
-            &tris,
-            |b, tris| {
-                b.iter(|| {
-                    gpu.gp0_words(tris);
-                    gpu.vram()[0]
-                })
-            },
-        );
+        g.bench_with_input(BenchmarkId::new(name, threads), &tris, |b, tris| {
+            b.iter(|| {
+                gpu.gp0_words(tris);
+                gpu.vram()[0]
+            })
+        });
     }
     // 16 full-VRAM fills per iteration.
     g.throughput(Throughput::Elements(16 * 1024 * 512));

@@ -70,27 +70,6 @@ fn draw<D: SpanDraw, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, cons
     d.spans::<Avx2, DEPTH, GOURAUD, RAW, BLEND>(k, bands, smp);
 }
 
-/// The rest of a span whose last chunk would reach past VRAM's right edge, through the portable
-/// loop: the steppers moved on `k` pixels (a multiple of [`LANES`], so the dither lanes stay).
-#[cold]
-#[inline(never)]
-fn edge_tail<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
-    row: &mut [u16],
-    x: usize,
-    x1: usize,
-    s: &SpanSteps,
-    k: usize,
-    smp: Option<&Sampler<DEPTH>>,
-    px: PixelOut,
-) {
-    let t = SpanSteps {
-        rgb: [0, 1, 2].map(|c| s.rgb[c].wrapping_add(s.drgb[c].wrapping_mul(k as i32))),
-        uv: [0, 1].map(|c| s.uv[c].wrapping_add(s.duv[c].wrapping_mul(k as u32))),
-        ..*s
-    };
-    Portable.span::<DEPTH, GOURAUD, RAW, BLEND>(row, x, x1, &t, smp, px);
-}
-
 /// Eight lanes holding `base + i·step` (wrapping) for lane `i`.
 #[inline(always)]
 unsafe fn ramp(base: i32, step: i32) -> __m256i {
@@ -140,18 +119,22 @@ unsafe fn texels<const DEPTH: u8>(
     let ff = splat(0xff);
     let u = _mm256_and_si256(_mm256_srli_epi32::<{ FRAC as i32 }>(u), ff);
     let v = _mm256_and_si256(_mm256_srli_epi32::<{ FRAC as i32 }>(v), ff);
-    let u = _mm256_or_si256(
-        _mm256_and_si256(u, splat(smp.win_u.0 as i32)),
-        splat(smp.win_u.1 as i32),
-    );
-    let v = _mm256_or_si256(
-        _mm256_and_si256(v, splat(smp.win_v.0 as i32)),
-        splat(smp.win_v.1 as i32),
-    );
-    let row = _mm256_slli_epi32::<10>(_mm256_and_si256(
-        _mm256_add_epi32(v, splat(smp.page_y as i32)),
-        splat(511),
-    ));
+    let (u, v) = if smp.plain_window {
+        (u, v)
+    } else {
+        (
+            _mm256_or_si256(
+                _mm256_and_si256(u, splat(smp.win_u.0 as i32)),
+                splat(smp.win_u.1 as i32),
+            ),
+            _mm256_or_si256(
+                _mm256_and_si256(v, splat(smp.win_v.0 as i32)),
+                splat(smp.win_v.1 as i32),
+            ),
+        )
+    };
+    // Page y (0 or 256) + V (< 256) stays inside VRAM's 512 rows.
+    let row = _mm256_slli_epi32::<10>(_mm256_add_epi32(v, splat(smp.page_y as i32)));
     let (hx, sub, mask) = match DEPTH {
         4 => (
             _mm256_srli_epi32::<2>(u),
@@ -217,7 +200,20 @@ unsafe fn blend_comp<const MODE: u8, const S: i32>(b: __m256i, f: __m256i) -> __
     _mm256_slli_epi32::<S>(c)
 }
 
-/// The span loop (see [`Kernel::span`]).
+/// What every chunk of a span shares: the per-span and per-primitive constants.
+struct Consts {
+    step: [__m256i; 5],
+    flat: [__m256i; 3],
+    dither: __m256i,
+    check: __m256i,
+    set: __m256i,
+    clut: __m256i,
+}
+
+/// The steppers of the current chunk: r, g, b, u, v of its 8 pixels.
+type Steppers = [__m256i; 5];
+
+/// The span loop (see [`Kernel::span`]): whole chunks of 8 pixels, then the last partial one.
 ///
 /// # Safety
 /// The CPU must have AVX2 (as for every `unsafe fn` here).
@@ -231,112 +227,149 @@ unsafe fn span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEN
     px: PixelOut,
 ) {
     let x1 = x1.min(row.len());
-    let idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    if x0 >= x1 {
+        return;
+    }
+    let (n, chunks) = (x1 - x0, (x1 - x0).div_ceil(LANES));
+    if x0 + chunks * LANES > row.len() {
+        // The last chunk would reach past VRAM's right edge.
+        return edge_span::<DEPTH, GOURAUD, RAW, BLEND>(row, x0, x1, s, smp, px);
+    }
     let step = |d: i32| _mm256_set1_epi32(d.wrapping_mul(LANES as i32));
-    let (mut r, mut g, mut b) = (
+    let mut lanes: Steppers = [
         ramp(s.rgb[0], s.drgb[0]),
         ramp(s.rgb[1], s.drgb[1]),
         ramp(s.rgb[2], s.drgb[2]),
-    );
-    let (dr, dg, db) = (step(s.drgb[0]), step(s.drgb[1]), step(s.drgb[2]));
-    let (mut u, mut v) = (
         ramp(s.uv[0] as i32, s.duv[0] as i32),
         ramp(s.uv[1] as i32, s.duv[1] as i32),
-    );
-    let (du, dv) = (step(s.duv[0] as i32), step(s.duv[1] as i32));
-    let flat = [
-        splat(s.rgb[0] >> FRAC),
-        splat(s.rgb[1] >> FRAC),
-        splat(s.rgb[2] >> FRAC),
     ];
-    // The 8 dither offsets (16 bytes), widened to 32-bit lanes.
-    let dither = _mm256_cvtepi16_epi32(_mm_loadu_si128(s.dither.as_ptr().cast()));
-    let (check, set) = (splat(px.check.into()), splat(px.set.into()));
+    let k = Consts {
+        step: [
+            step(s.drgb[0]),
+            step(s.drgb[1]),
+            step(s.drgb[2]),
+            step(s.duv[0] as i32),
+            step(s.duv[1] as i32),
+        ],
+        flat: [
+            splat(s.rgb[0] >> FRAC),
+            splat(s.rgb[1] >> FRAC),
+            splat(s.rgb[2] >> FRAC),
+        ],
+        // The 8 dither offsets (16 bytes), widened to 32-bit lanes.
+        dither: _mm256_cvtepi16_epi32(_mm_loadu_si128(s.dither.as_ptr().cast())),
+        check: splat(px.check.into()),
+        set: splat(px.set.into()),
+        clut: match smp {
+            Some(smp) if DEPTH == 4 => clut16(smp.clut),
+            _ => _mm256_setzero_si256(),
+        },
+    };
+    // Chunk `c` covers row[x0 + 8c ..][..8], inside `row` by the check above.
+    let at = row.as_mut_ptr().add(x0);
+    let all = _mm256_set1_epi32(-1);
+    for c in 0..n / LANES {
+        chunk::<DEPTH, GOURAUD, RAW, BLEND>(at.add(c * LANES), all, &lanes, &k, smp);
+        for (l, d) in lanes.iter_mut().zip(k.step) {
+            *l = _mm256_add_epi32(*l, d);
+        }
+    }
+    if n % LANES != 0 {
+        let idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let valid = _mm256_cmpgt_epi32(splat((n % LANES) as i32), idx);
+        chunk::<DEPTH, GOURAUD, RAW, BLEND>(at.add(n / LANES * LANES), valid, &lanes, &k, smp);
+    }
+}
+
+/// A span whose last chunk would reach past VRAM's right edge, through the portable loop.
+#[cold]
+#[inline(never)]
+fn edge_span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
+    row: &mut [u16],
+    x0: usize,
+    x1: usize,
+    s: &SpanSteps,
+    smp: Option<&Sampler<DEPTH>>,
+    px: PixelOut,
+) {
+    Portable.span::<DEPTH, GOURAUD, RAW, BLEND>(row, x0, x1, s, smp, px);
+}
+
+/// One chunk: the 8 pixels at `at` (readable and writable), of which the lanes in `valid`
+/// belong to the span; the others keep their value.
+#[inline(always)]
+unsafe fn chunk<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
+    at: *mut u16,
+    valid: __m256i,
+    lanes: &Steppers,
+    k: &Consts,
+    smp: Option<&Sampler<DEPTH>>,
+) {
     let (zero, bit15, low15) = (_mm256_setzero_si256(), splat(0x8000), splat(0x7fff));
-    let clut = match smp {
-        Some(smp) if DEPTH == 4 => clut16(smp.clut),
+    let dst = _mm256_cvtepu16_epi32(_mm_loadu_si128(at.cast()));
+    let [r, g, b, u, v] = *lanes;
+    let texel = match smp {
+        Some(smp) if DEPTH != 0 => texels(smp, k.clut, u, v),
         _ => zero,
     };
-    let mut x = x0;
-    while x < x1 {
-        let n = (x1 - x).min(LANES) as i32;
-        let valid = _mm256_cmpgt_epi32(splat(n), idx);
-        if x + LANES > row.len() {
-            return edge_tail::<DEPTH, GOURAUD, RAW, BLEND>(row, x, x1, s, x - x0, smp, px);
-        }
-        // x + 8 ≤ row.len(): 16 bytes inside `row`.
-        let dst16 = _mm_loadu_si128(row.as_ptr().add(x).cast());
-        let dst = _mm256_cvtepu16_epi32(dst16);
-        let texel = match smp {
-            Some(smp) if DEPTH != 0 => texels(smp, clut, u, v),
-            _ => zero,
-        };
-        let [cr, cg, cb] = if GOURAUD {
-            [
-                _mm256_srai_epi32::<{ FRAC as i32 }>(r),
-                _mm256_srai_epi32::<{ FRAC as i32 }>(g),
-                _mm256_srai_epi32::<{ FRAC as i32 }>(b),
-            ]
-        } else {
-            flat
-        };
-        let col = if DEPTH != 0 && RAW {
-            texel
-        } else if DEPTH != 0 {
+    let [cr, cg, cb] = if GOURAUD {
+        [
+            _mm256_srai_epi32::<{ FRAC as i32 }>(r),
+            _mm256_srai_epi32::<{ FRAC as i32 }>(g),
+            _mm256_srai_epi32::<{ FRAC as i32 }>(b),
+        ]
+    } else {
+        k.flat
+    };
+    let col = if DEPTH != 0 && RAW {
+        texel
+    } else if DEPTH != 0 {
+        _mm256_or_si256(
             _mm256_or_si256(
-                _mm256_or_si256(
-                    modulate_comp::<0>(texel, cr, dither),
-                    modulate_comp::<5>(texel, cg, dither),
-                ),
-                _mm256_or_si256(
-                    modulate_comp::<10>(texel, cb, dither),
-                    _mm256_and_si256(texel, bit15),
-                ),
-            )
-        } else {
+                modulate_comp::<0>(texel, cr, k.dither),
+                modulate_comp::<5>(texel, cg, k.dither),
+            ),
             _mm256_or_si256(
-                _mm256_or_si256(to5_comp::<0>(cr, dither), to5_comp::<5>(cg, dither)),
-                to5_comp::<10>(cb, dither),
-            )
-        };
-        // Drawn: inside the span, texel not 0x0000, destination not mask-protected.
-        let mut draw = _mm256_and_si256(
-            valid,
-            _mm256_cmpeq_epi32(_mm256_and_si256(dst, check), zero),
-        );
-        if DEPTH != 0 {
-            draw = _mm256_andnot_si256(_mm256_cmpeq_epi32(texel, zero), draw);
-        }
-        let w = if BLEND == BLEND_NONE {
-            _mm256_or_si256(col, set)
-        } else {
-            let f = _mm256_and_si256(col, low15);
-            let bg = _mm256_and_si256(dst, low15);
-            let blended = _mm256_or_si256(
-                _mm256_or_si256(blend_comp::<BLEND, 0>(bg, f), blend_comp::<BLEND, 5>(bg, f)),
-                blend_comp::<BLEND, 10>(bg, f),
-            );
-            // Texel bit 15 gates blending; untextured pixels always blend.
-            let c = if DEPTH == 0 {
-                blended
-            } else {
-                let semi = _mm256_cmpeq_epi32(_mm256_and_si256(col, bit15), bit15);
-                _mm256_blendv_epi8(f, blended, semi)
-            };
-            _mm256_or_si256(_mm256_or_si256(c, _mm256_and_si256(col, bit15)), set)
-        };
-        let out = _mm256_blendv_epi8(dst, w, draw);
-        let out16 = _mm_packus_epi32(
-            _mm256_castsi256_si128(out),
-            _mm256_extracti128_si256::<1>(out),
-        );
-        // As for the load.
-        _mm_storeu_si128(row.as_mut_ptr().add(x).cast(), out16);
-        r = _mm256_add_epi32(r, dr);
-        g = _mm256_add_epi32(g, dg);
-        b = _mm256_add_epi32(b, db);
-        u = _mm256_add_epi32(u, du);
-        v = _mm256_add_epi32(v, dv);
-        x += LANES;
+                modulate_comp::<10>(texel, cb, k.dither),
+                _mm256_and_si256(texel, bit15),
+            ),
+        )
+    } else {
+        _mm256_or_si256(
+            _mm256_or_si256(to5_comp::<0>(cr, k.dither), to5_comp::<5>(cg, k.dither)),
+            to5_comp::<10>(cb, k.dither),
+        )
+    };
+    // Drawn: inside the span, texel not 0x0000, destination not mask-protected.
+    let mut draw = _mm256_and_si256(
+        valid,
+        _mm256_cmpeq_epi32(_mm256_and_si256(dst, k.check), zero),
+    );
+    if DEPTH != 0 {
+        draw = _mm256_andnot_si256(_mm256_cmpeq_epi32(texel, zero), draw);
     }
+    let w = if BLEND == BLEND_NONE {
+        _mm256_or_si256(col, k.set)
+    } else {
+        let f = _mm256_and_si256(col, low15);
+        let bg = _mm256_and_si256(dst, low15);
+        let blended = _mm256_or_si256(
+            _mm256_or_si256(blend_comp::<BLEND, 0>(bg, f), blend_comp::<BLEND, 5>(bg, f)),
+            blend_comp::<BLEND, 10>(bg, f),
+        );
+        // Texel bit 15 gates blending; untextured pixels always blend.
+        let c = if DEPTH == 0 {
+            blended
+        } else {
+            let semi = _mm256_cmpeq_epi32(_mm256_and_si256(col, bit15), bit15);
+            _mm256_blendv_epi8(f, blended, semi)
+        };
+        _mm256_or_si256(_mm256_or_si256(c, _mm256_and_si256(col, bit15)), k.set)
+    };
+    let out = _mm256_blendv_epi8(dst, w, draw);
+    let out16 = _mm_packus_epi32(
+        _mm256_castsi256_si128(out),
+        _mm256_extracti128_si256::<1>(out),
+    );
+    _mm_storeu_si128(at.cast(), out16);
 }
