@@ -233,7 +233,7 @@ unsafe fn span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEN
     let (n, chunks) = (x1 - x0, (x1 - x0).div_ceil(LANES));
     if x0 + chunks * LANES > row.len() {
         // The last chunk would reach past VRAM's right edge.
-        return edge_span::<DEPTH, GOURAUD, RAW, BLEND>(row, x0, x1, s, smp, px);
+        return edge_span::<DEPTH, GOURAUD, RAW, BLEND>(row, x0, x1, *s, smp, px);
     }
     let step = |d: i32| _mm256_set1_epi32(d.wrapping_mul(LANES as i32));
     let mut lanes: Steppers = [
@@ -282,17 +282,18 @@ unsafe fn span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEN
 }
 
 /// A span whose last chunk would reach past VRAM's right edge, through the portable loop.
+/// (`s` by value: the hot path then never needs the steps in memory.)
 #[cold]
 #[inline(never)]
 fn edge_span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
     row: &mut [u16],
     x0: usize,
     x1: usize,
-    s: &SpanSteps,
+    s: SpanSteps,
     smp: Option<&Sampler<DEPTH>>,
     px: PixelOut,
 ) {
-    Portable.span::<DEPTH, GOURAUD, RAW, BLEND>(row, x0, x1, s, smp, px);
+    Portable.span::<DEPTH, GOURAUD, RAW, BLEND>(row, x0, x1, &s, smp, px);
 }
 
 /// One chunk: the 8 pixels at `at` (readable and writable), of which the lanes in `valid`
