@@ -140,8 +140,19 @@ impl TriangleCmd {
 
     /// Gradients, edge steps and the core vertex: what drawing needs.
     pub fn setup(&self) -> Triangle {
-        let mut v = self.v.map(|p| p.unpack());
-        v.sort_by_key(|p| p.y);
+        // The vertices in order of y, equal ones in command order (a stable sort of three).
+        let mut o = [0, 1, 2];
+        let y = |i: usize| self.v[i].y;
+        if y(o[1]) < y(o[0]) {
+            o.swap(0, 1);
+        }
+        if y(o[2]) < y(o[1]) {
+            o.swap(1, 2);
+            if y(o[1]) < y(o[0]) {
+                o.swap(0, 1);
+            }
+        }
+        let v = o.map(|i| self.v[i].unpack());
         let area = area2(&v);
         let grad = |a: fn(&Vtx) -> i32| -> Grad {
             let (a0, a1, a2) = (a(&v[0]) as i64, a(&v[1]) as i64, a(&v[2]) as i64);
@@ -475,6 +486,46 @@ mod tests {
         assert_eq!(x_step(-1, 3), -(((1i64 << 32) + 2) / 3));
         assert_eq!(x_step(0, 5), 0);
         assert_eq!(x_step(4, 2), 2i64 << 32);
+    }
+
+    /// Set-up orders vertices exactly as a stable sort by y does (equal y keep command order,
+    /// which decides the long edge and the core vertex).
+    #[test]
+    fn vertex_order_is_a_stable_sort_by_y() {
+        let shading = Shading {
+            gouraud: true,
+            texture: None,
+            raw: false,
+            dither: false,
+            mode: PixelMode {
+                blend: None,
+                set_mask: 0,
+                check_mask: false,
+            },
+        };
+        let clip = Clip {
+            x0: 0,
+            y0: 0,
+            x1: 1023,
+            y1: 511,
+        };
+        for ys in 0..27 {
+            let y = [ys % 3, ys / 3 % 3, ys / 9].map(|k: i32| k * 10);
+            for xs in [[0, 30, 60], [60, 0, 30], [30, 60, 0]] {
+                let v: [Vtx; 3] = std::array::from_fn(|i| Vtx {
+                    x: xs[i],
+                    y: y[i],
+                    r: i as i32,
+                    ..Default::default()
+                });
+                let Some(t) = TriangleCmd::new(v, clip, shading) else {
+                    continue;
+                };
+                let mut want = v;
+                want.sort_by_key(|p| p.y);
+                assert_eq!(t.setup().v, want, "y {y:?} x {xs:?}");
+            }
+        }
     }
 
     #[test]
