@@ -3,11 +3,11 @@
 
 use gpu::Gpu;
 
-/// Draws `words` serially and banded, checks both agree, and returns the top-left `w`×`h`
+/// Draws `words` serially, on all cores and on a pool of 3 threads, checks all agree, and returns the top-left `w`×`h`
 /// corner as a picture.
 fn draw(words: &[u32], w: usize, h: usize) -> Vec<String> {
     let mut pictures = Vec::new();
-    for threads in [1, 0] {
+    for threads in [1, 0, 3] {
         let mut gpu = Gpu::new();
         gpu.set_threads(threads);
         gpu.gp0_words(&[0xe300_0000, 0xe407_ffff, 0xe500_0000, 0xe100_0000]);
@@ -22,7 +22,8 @@ fn draw(words: &[u32], w: usize, h: usize) -> Vec<String> {
             .collect();
         pictures.push(pic);
     }
-    assert_eq!(pictures[0], pictures[1], "banded differs from serial");
+    assert_eq!(pictures[0], pictures[1], "all cores differ from serial");
+    assert_eq!(pictures[0], pictures[2], "a pool of 3 differs from serial");
     pictures.remove(0)
 }
 

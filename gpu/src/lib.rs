@@ -270,15 +270,24 @@ impl Gpu {
     /// Writes several words to GP0, in order. The same pixels as calling [`Gpu::gp0`] for each
     /// word; whole packets and upload payloads in `words` are taken in one step. With more than
     /// one rasteriser thread, a call of [`BUSY_WORDS`] words or more keeps the pool's threads
-    /// busy from start to end (see [`Gpu::busy`]) and draws everything before returning.
+    /// busy to its end (see [`Gpu::busy`]) and draws everything before returning. On all cores
+    /// (threads 0) that starts only once a batch holds enough work to be worth the pool
+    /// ([`raster::bands::PARALLEL_MIN_LOAD`]): until then the calling thread parses alone, and
+    /// a light call never touches the pool, as waking it costs more than it saves.
     pub fn gp0_words(&mut self, words: &[u32]) {
         if words.len() >= BUSY_WORDS && self.threads != 1 {
-            self.busy(|g| {
-                g.feed(words);
-                g.flush();
-            });
+            let done = match self.threads {
+                0 => self.feed(words, true),
+                _ => 0,
+            };
+            if done < words.len() {
+                self.busy(|g| {
+                    g.feed(&words[done..], false);
+                    g.flush();
+                });
+            }
         } else {
-            self.feed(words);
+            self.feed(words, false);
         }
     }
 
@@ -319,10 +328,15 @@ impl Gpu {
         }
     }
 
-    /// [`Gpu::gp0_words`] without the pool handling.
-    fn feed(&mut self, words: &[u32]) {
+    /// [`Gpu::gp0_words`] without the pool handling. With `until_heavy`, stops as soon as the
+    /// batch holds enough work for the pool (packet state carries over to the next call).
+    /// Returns the words taken.
+    fn feed(&mut self, words: &[u32], until_heavy: bool) -> usize {
         let mut i = 0;
         while i < words.len() {
+            if until_heavy && self.batch.heavy() {
+                return i;
+            }
             match &mut self.packet {
                 Packet::Idle => {
                     let len = packet_len((words[i] >> 24) as u8);
@@ -351,6 +365,7 @@ impl Gpu {
             self.gp0(words[i]);
             i += 1;
         }
+        i
     }
 
     /// Writes one word to GP1 (0x1F801814).
@@ -439,7 +454,9 @@ impl Gpu {
         &self.vram
     }
 
-    /// Number of rasteriser threads; 0 = all cores (the default), 1 = serial.
+    /// Number of rasteriser threads: 0 = all cores for batches with enough work to gain from
+    /// them, the calling thread for lighter ones (the default); 1 = serial; N = a pool of N
+    /// threads for every batch.
     pub fn set_threads(&mut self, threads: usize) {
         self.flush();
         self.threads = threads;

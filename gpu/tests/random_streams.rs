@@ -12,7 +12,7 @@ fn random_words_never_panic() {
     for seed in 1..=4u64 {
         let mut rng = Rng::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut gpu = Gpu::new();
-        gpu.set_threads(if seed % 2 == 0 { 1 } else { 0 });
+        gpu.set_threads([1, 0, 3][seed as usize % 3]);
         for i in 0..50_000 {
             let mut w = rng.next_u32();
             // Half the command words are drawing commands, so primitives really get drawn.
@@ -126,7 +126,7 @@ proptest! {
         let mut serial = Gpu::new();
         serial.set_threads(1);
         let mut banded = Gpu::new();
-        banded.set_threads(0);
+        banded.set_threads(3);
         for g in [&mut serial, &mut banded] {
             g.gp0_words(&[0xe300_0000, 0xe407_ffff]);
             g.gp0_words(&words);
@@ -137,13 +137,36 @@ proptest! {
         }
     }
 
-    /// Streams of at least `gpu::BUSY_WORDS` words in one call: with more than one thread the
+    /// Streams of at least `gpu::BUSY_WORDS` words in one call: with a pool of N threads the
     /// whole call runs on the pool with helpers (batches end inside the call when textures hit
-    /// drawn areas); every configuration must draw what a serial run draws.
+    /// drawn areas); on all cores (threads 0) it moves there after a semi-transparent gouraud
+    /// quad over all of VRAM, put at a random place, makes the batch heavy. Every
+    /// configuration must draw what a serial run draws.
     #[test]
-    fn long_calls_on_the_pool_equal_serial(cmds in proptest::collection::vec(command(), 250..400)) {
+    fn long_calls_on_the_pool_equal_serial(
+        cmds in proptest::collection::vec(command(), 250..400),
+        at in any::<proptest::sample::Index>(),
+        rgb in proptest::array::uniform4(any::<u32>()),
+    ) {
         let mut words = vec![0xe300_0000, 0xe407_ffff];
-        for c in &cmds {
+        let big = at.index(cmds.len());
+        for (i, c) in cmds.iter().enumerate() {
+            if i == big {
+                // Drawing area all of VRAM, no offset, then the quad.
+                words.extend([
+                    0xe300_0000,
+                    0xe407_ffff,
+                    0xe500_0000,
+                    0x3a00_0000 | (rgb[0] & 0xff_ffff),
+                    0,
+                    rgb[1] & 0xff_ffff,
+                    1023,
+                    rgb[2] & 0xff_ffff,
+                    511 << 16,
+                    rgb[3] & 0xff_ffff,
+                    (511 << 16) | 1023,
+                ]);
+            }
             words.extend_from_slice(c);
         }
         prop_assume!(words.len() >= gpu::BUSY_WORDS);

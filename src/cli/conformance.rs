@@ -15,7 +15,7 @@ pub struct Args {
     /// Probe files.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Rasteriser threads (0 = all cores, 1 = serial).
+    /// Rasteriser threads (0 = all cores for heavy batches, 1 = serial, N = N for every batch).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
 }

@@ -31,7 +31,7 @@ pub struct Args {
     /// Default: run to the end.
     #[arg(long, value_name = "N")]
     pub frame: Option<u64>,
-    /// Rasteriser threads: 0 = all cores, 1 = serial.
+    /// Rasteriser threads: 0 = all cores for heavy batches, 1 = serial, N = N for every batch.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub threads: usize,
 }

@@ -44,6 +44,12 @@ const SETUP_CHUNK: usize = 64;
 const REGIONS_PER_THREAD: usize = 4;
 /// Estimated cost of a primitive beyond its pixels (set-up of its span loops), in pixels.
 const PRIM_COST: u32 = 32;
+/// Estimated load (pixels plus [`PRIM_COST`] per primitive) from which a batch is drawn on
+/// all cores ([`Exec::Global`]); lighter batches draw on the calling thread. Waking the
+/// pool and waiting on it cost about a millisecond per call on the 2-vCPU dev VM (a 320×240
+/// render frame of 2,085 polygons, load ≈ 100 k: 3.5 ms through the pool, 2.2–2.5 ms
+/// without), about what two threads save on 280 k of load.
+pub const PARALLEL_MIN_LOAD: u64 = 256 * 1024;
 /// Bands in VRAM.
 const BANDS: usize = 512 / BAND_ROWS;
 
@@ -52,9 +58,10 @@ const BANDS: usize = 512 / BAND_ROWS;
 pub enum Exec<'a> {
     /// One pass over all rows on the calling thread.
     Serial,
-    /// Bands on rayon's global pool (all cores).
+    /// Regions on rayon's global pool (all cores) for a batch of [`PARALLEL_MIN_LOAD`] or
+    /// more, else as [`Exec::Serial`].
     Global,
-    /// Bands on a dedicated pool.
+    /// Regions on a dedicated pool, whatever the load.
     Pool(&'a rayon::ThreadPool),
 }
 
@@ -94,6 +101,8 @@ pub struct Batch {
     dirty: [u16; 16],
     /// Estimated pixels drawn per band of [`BAND_ROWS`] rows.
     load: [u32; BANDS],
+    /// Sum of `load`.
+    total: u64,
 }
 
 impl Default for Batch {
@@ -107,6 +116,7 @@ impl Default for Batch {
             cluts: Vec::new(),
             dirty: [0; 16],
             load: [0; BANDS],
+            total: 0,
         }
     }
 }
@@ -120,6 +130,11 @@ impl Batch {
     /// No primitive is waiting.
     pub fn is_empty(&self) -> bool {
         self.order.is_empty()
+    }
+
+    /// The batch holds enough work to be drawn on the pool ([`PARALLEL_MIN_LOAD`]).
+    pub fn heavy(&self) -> bool {
+        self.total >= PARALLEL_MIN_LOAD
     }
 
     /// Adds a CLUT for the batch's primitives to sample; returns its index.
@@ -148,6 +163,7 @@ impl Batch {
             // Pixels per band: the bounding box (half of it for a triangle) spread over its rows.
             let w = (r - l) as u32 >> matches!(p, Prim::Triangle(_)) as u32;
             self.load[t / BAND_ROWS] += PRIM_COST;
+            self.total += (PRIM_COST + (b - t) as u32 * w) as u64;
             for band in t / BAND_ROWS..=(b - 1) / BAND_ROWS {
                 let (y0, y1) = (band * BAND_ROWS, (band + 1) * BAND_ROWS);
                 let rows = (b.min(y1) - t.max(y0)) as u32;
@@ -203,6 +219,7 @@ impl Batch {
         if self.order.is_empty() {
             return;
         }
+        let heavy = self.heavy();
         let (queued, triangles) = (&self.queued, &mut self.triangles);
         let src = TexSource {
             vram: tex,
@@ -232,8 +249,8 @@ impl Batch {
         };
         match exec {
             Exec::Pool(pool) => pool.install(|| parallel(vram, triangles)),
-            Exec::Global => parallel(vram, triangles),
-            Exec::Serial => {
+            Exec::Global if heavy => parallel(vram, triangles),
+            _ => {
                 triangles.extend(queued.iter().map(TriangleCmd::setup));
                 let prims = Prims {
                     order: &self.order,
@@ -257,6 +274,7 @@ impl Batch {
         self.cluts.clear();
         self.dirty = [0; 16];
         self.load = [0; BANDS];
+        self.total = 0;
     }
 }
 
