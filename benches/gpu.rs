@@ -1,7 +1,9 @@
 //! GPU throughput: textured gouraud triangles (random, ≤64 px across, UVs about one texel per
 //! pixel, 4/8/15bpp, a quarter semi-transparent) and large fills, in pixels per second, serial
 //! and on all cores; the triangles also through the portable span kernel on one thread (the
-//! baseline for the CPU's SIMD kernel).
+//! baseline for the CPU's SIMD kernel), and as two independent one-thread GPUs drawing the same
+//! frame on two OS threads at once: what this machine's cores give two jobs that share nothing,
+//! the ceiling for the two-thread figure.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use gpu::Gpu;
@@ -34,6 +36,29 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    // Two GPUs, one frame each, on two threads: twice the pixels per iteration.
+    g.throughput(Throughput::Elements(2 * area));
+    let mut pair = [Gpu::new(), Gpu::new()];
+    for gpu in &mut pair {
+        gpu.set_threads(1);
+        gpu.gp0_words(&setup);
+    }
+    g.bench_with_input(
+        BenchmarkId::new("textured_gouraud_tris_independent_pair", 2),
+        &tris,
+        |b, tris| {
+            b.iter(|| {
+                std::thread::scope(|s| {
+                    for gpu in &mut pair {
+                        s.spawn(|| {
+                            gpu.gp0_words(tris);
+                            gpu.vram()[0]
+                        });
+                    }
+                })
+            })
+        },
+    );
     // 16 full-VRAM fills per iteration.
     g.throughput(Throughput::Elements(16 * 1024 * 512));
     let fills: Vec<u32> = (0..16u32)
