@@ -214,33 +214,38 @@ impl Batch {
         false
     }
 
+    /// The batch's primitives with `triangles` as its queued triangles set up.
+    fn prims<'a>(&'a self, triangles: &'a [Triangle]) -> Prims<'a> {
+        Prims {
+            order: &self.order,
+            triangles,
+            lines: &self.lines,
+            rects: &self.rects,
+        }
+    }
+
     /// Draws every primitive into `vram` (spans through kernel `simd`), then empties the batch.
     pub fn run(&mut self, vram: &mut [u16], tex: &VramImage, exec: Exec, simd: Simd) {
         if self.order.is_empty() {
             return;
         }
-        let heavy = self.heavy();
-        let (queued, triangles) = (&self.queued, &mut self.triangles);
+        // Taken out for the draw (and put back for its allocation), so `self` can lend the rest.
+        let mut triangles = std::mem::take(&mut self.triangles);
         let src = TexSource {
             vram: tex,
             cluts: &self.cluts,
         };
         let parallel = |vram: &mut [u16], triangles: &mut Vec<Triangle>| {
-            if queued.len() > SETUP_CHUNK {
-                queued
+            if self.queued.len() > SETUP_CHUNK {
+                self.queued
                     .par_iter()
                     .with_min_len(SETUP_CHUNK)
                     .map(TriangleCmd::setup)
                     .collect_into_vec(triangles);
             } else {
-                triangles.extend(queued.iter().map(TriangleCmd::setup));
+                triangles.extend(self.queued.iter().map(TriangleCmd::setup));
             }
-            let prims = Prims {
-                order: &self.order,
-                triangles,
-                lines: &self.lines,
-                rects: &self.rects,
-            };
+            let prims = self.prims(triangles);
             let count = rayon::current_num_threads() * REGIONS_PER_THREAD;
             let mut regions = regions(vram, &self.load, count);
             regions
@@ -248,27 +253,22 @@ impl Batch {
                 .for_each(|band| prims.draw(std::slice::from_mut(band), src, simd));
         };
         match exec {
-            Exec::Pool(pool) => pool.install(|| parallel(vram, triangles)),
-            Exec::Global if heavy => parallel(vram, triangles),
+            Exec::Pool(pool) => pool.install(|| parallel(vram, &mut triangles)),
+            Exec::Global if self.heavy() => parallel(vram, &mut triangles),
             _ => {
-                triangles.extend(queued.iter().map(TriangleCmd::setup));
-                let prims = Prims {
-                    order: &self.order,
-                    triangles,
-                    lines: &self.lines,
-                    rects: &self.rects,
-                };
+                triangles.extend(self.queued.iter().map(TriangleCmd::setup));
                 let band = &mut [Band {
                     rows: vram,
                     y0: 0,
                     y1: 512,
                 }];
-                prims.draw(band, src, simd);
+                self.prims(&triangles).draw(band, src, simd);
             }
         }
+        triangles.clear();
+        self.triangles = triangles;
         self.order.clear();
         self.queued.clear();
-        self.triangles.clear();
         self.lines.clear();
         self.rects.clear();
         self.cluts.clear();
