@@ -3,8 +3,8 @@
 
 use gpu::Gpu;
 
-/// Draws `words` serially, on all cores and on a pool of 3 threads, checks all agree, and returns the top-left `w`×`h`
-/// corner as a picture.
+/// Draws `words` serially, on all cores and on a pool of 3 threads, checks all agree, and
+/// returns the top-left `w`×`h` corner as a picture.
 fn draw(words: &[u32], w: usize, h: usize) -> Vec<String> {
     let mut pictures = Vec::new();
     for threads in [1, 0, 3] {

@@ -1,5 +1,6 @@
-//! Lines: walked left to right, a DDA stepping the major axis one pixel per step with the minor axis in 32.32 fixed
-//! point, both end points drawn; colours step the same way with 12 fraction bits.
+//! Lines: walked left to right, a DDA stepping the major axis one pixel per step with the minor
+//! axis in 32.32 fixed point, both end points drawn; colours step the same way with 12 fraction
+//! bits.
 // Verified: hwtests phases 2 and 10, gpu-images/lines.
 
 use super::pixel::{rgb_to_555, PixelMode, DITHER};

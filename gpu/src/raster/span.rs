@@ -349,9 +349,9 @@ pub fn span_exact<const DEPTH: u8, const RAW: bool, const BLEND: u8>(
 /// A primitive drawn as spans: `spans` draws its rows inside a set of bands through kernel
 /// `K`, specialised as [`dispatch`] chose.
 pub trait SpanDraw {
-    /// Draws the primitive's rows inside `bands` (sorted by row). `DEPTH` 0 (untextured), 4, 8 or 15, `smp`
-    /// `Some` exactly when it is not 0; `GOURAUD` per-vertex colours; `RAW` unmodulated
-    /// texels; `BLEND` a `BLEND_*` selector.
+    /// Draws the primitive's rows inside `bands` (sorted by row). `DEPTH` 0 (untextured), 4, 8
+    /// or 15, `smp` `Some` exactly when it is not 0; `GOURAUD` per-vertex colours; `RAW`
+    /// unmodulated texels; `BLEND` a `BLEND_*` selector.
     fn spans<K: Kernel, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
         &self,
         k: K,
