@@ -46,6 +46,7 @@ fn hw_probes_banded() {
     // A pool of 3: every batch drawn in regions (on all cores, light batches draw serially).
     let Some(r) = run_all(3) else { return };
     assert_eq!(r.failed, 0, "{} hw cases failed", r.failed);
+    assert!(r.passed >= 498, "only {} hw cases ran", r.passed);
 }
 
 /// The CLI: per-file lines, the exact closing line, exit 0; exit 2 on an unreadable file;

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use gp0::decode::{decode, is_polyline_terminator, packet_len, Gp0Command, PolyFlags, RawVertex};
 use gp0::fields::{sext11, Clut, ColorWord, TexPage, TexWindow, VertexWord};
-use raster::bands::{Batch, Exec, MAX_BATCH};
+use raster::bands::{tiles, Batch, Exec, MAX_BATCH};
 use raster::line::Line;
 use raster::pixel::PixelMode;
 use raster::rect::Rect;
@@ -45,25 +45,6 @@ pub const BUSY_WORDS: usize = 1024;
 const SNAP_TILE_W: usize = raster::bands::TILE_W;
 /// Texture snapshot tile height in lines (16 tiles down VRAM).
 const SNAP_TILE_H: usize = raster::bands::TILE_H;
-
-/// The snapshot tiles of the VRAM rectangle `x, y, w, h` (wrapping at the VRAM edges): a mask
-/// of tile columns and the tile rows.
-fn snap_tiles(x: usize, y: usize, w: usize, h: usize) -> (u16, impl Iterator<Item = usize>) {
-    const TILE_ROWS: usize = VRAM_HEIGHT / SNAP_TILE_H;
-    let (cols, rows) = (w.min(VRAM_WIDTH), h.min(VRAM_HEIGHT));
-    let mut mask = 0u16;
-    let mut cx = x & !(SNAP_TILE_W - 1);
-    while cx < x + cols {
-        mask |= 1 << ((cx & (VRAM_WIDTH - 1)) / SNAP_TILE_W);
-        cx += SNAP_TILE_W;
-    }
-    let first = y / SNAP_TILE_H;
-    let count = match rows {
-        0 => 0,
-        _ => ((y + rows - 1) / SNAP_TILE_H - first + 1).min(TILE_ROWS),
-    };
-    (mask, (first..first + count).map(|t| t % TILE_ROWS))
-}
 
 /// What GP1 says the TV shows: where in VRAM, how big, and in which colour depth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -582,7 +563,7 @@ impl Gpu {
     /// draws when it ends, and ends before a primitive samples what it may draw), so VRAM holds
     /// what the batch's primitives must sample.
     fn snapshot_rect(&mut self, x: usize, y: usize, w: usize, h: usize) {
-        let (mask, rows) = snap_tiles(x, y, w, h);
+        let (mask, rows) = tiles(x, y, w, h);
         for ty in rows {
             let mut missing = mask & !self.snapshot_valid[ty];
             while missing != 0 {
@@ -601,7 +582,7 @@ impl Gpu {
     /// Marks the snapshot tiles of the VRAM rectangle `x, y, w, h` (wrapping) as no longer
     /// holding VRAM: a transfer wrote there.
     fn snapshot_stale(&mut self, x: usize, y: usize, w: usize, h: usize) {
-        let (mask, rows) = snap_tiles(x, y, w, h);
+        let (mask, rows) = tiles(x, y, w, h);
         for ty in rows {
             self.snapshot_valid[ty] &= !mask;
         }
@@ -642,9 +623,8 @@ impl Gpu {
             // The cache keeps the CLUT position and how many entries it loaded: an 8-bit load
             // also serves a later 4-bit primitive with the same CLUT, a 4-bit load does not
             // serve an 8-bit one. Verified: gpu-images/clut-cache rows 136 and 152.
-            let key = clut.0 & 0x7fff;
             let cache = match &mut self.clut_cache {
-                Some(c) if c.key == key && c.loaded >= n => c,
+                Some(c) if c.key == clut_key && c.loaded >= n => c,
                 cache => {
                     let mut entries = [0; 256];
                     let row = clut.y() * VRAM_WIDTH;
@@ -652,7 +632,7 @@ impl Gpu {
                         *e = self.vram[row + ((clut.x() + i) & (VRAM_WIDTH - 1))];
                     }
                     cache.insert(ClutCache {
-                        key,
+                        key: clut_key,
                         loaded: n,
                         entries,
                         slot: None,

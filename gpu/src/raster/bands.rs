@@ -151,12 +151,9 @@ impl Batch {
         if t < b && l < r {
             let (t, b) = (t.max(0) as usize, (b.min(512) as usize).max(1));
             let (l, r) = (l.max(0) as usize, (r.min(1024) as usize).max(1));
-            let mut cols = 0u16;
-            for tx in l / TILE_W..=(r - 1) / TILE_W {
-                cols |= 1 << tx.min(15);
-            }
-            for ty in t / TILE_H..=(b - 1) / TILE_H {
-                let d = &mut self.dirty[ty.min(15)];
+            let (cols, rows) = tiles(l, t, r - l, b - t);
+            for ty in rows {
+                let d = &mut self.dirty[ty];
                 new_tiles |= *d | cols != *d;
                 *d |= cols;
             }
@@ -193,25 +190,11 @@ impl Batch {
     /// Whether the batch may have drawn inside the VRAM rectangle `x, y, w, h` (wrapping at the
     /// VRAM edges).
     pub fn touches(&self, x: usize, y: usize, w: usize, h: usize) -> bool {
-        if self.order.is_empty() || w == 0 || h == 0 {
+        if self.order.is_empty() {
             return false;
         }
-        let cols = w.min(1024);
-        let rows = h.min(512);
-        let mut mask = 0u16;
-        let mut cx = x & !(TILE_W - 1);
-        while cx < x + cols {
-            mask |= 1 << ((cx & 1023) / TILE_W);
-            cx += TILE_W;
-        }
-        let mut cy = y & !(TILE_H - 1);
-        while cy < y + rows {
-            if self.dirty[(cy & 511) / TILE_H] & mask != 0 {
-                return true;
-            }
-            cy += TILE_H;
-        }
-        false
+        let (mask, mut rows) = tiles(x, y, w, h);
+        rows.any(|ty| self.dirty[ty] & mask != 0)
     }
 
     /// The batch's primitives with `triangles` as its queued triangles set up.
@@ -276,6 +259,27 @@ impl Batch {
         self.load = [0; BANDS];
         self.total = 0;
     }
+}
+
+/// The tiles of the VRAM rectangle `x, y, w, h` (wrapping at the VRAM edges): a mask of tile
+/// columns (bit `tx`) and the tile rows, each once.
+pub fn tiles(x: usize, y: usize, w: usize, h: usize) -> (u16, impl Iterator<Item = usize>) {
+    const TILE_COLS: usize = VRAM_WIDTH / TILE_W;
+    const TILE_ROWS: usize = 512 / TILE_H;
+    let (cols, rows) = (w.min(VRAM_WIDTH), h.min(512));
+    let mut mask = 0u16;
+    if cols > 0 {
+        let x = x & (VRAM_WIDTH - 1);
+        for tx in x / TILE_W..=(x + cols - 1) / TILE_W {
+            mask |= 1 << (tx % TILE_COLS);
+        }
+    }
+    let first = (y & 511) / TILE_H;
+    let count = match rows {
+        0 => 0,
+        _ => (((y & 511) + rows - 1) / TILE_H - first + 1).min(TILE_ROWS),
+    };
+    (mask, (first..first + count).map(|t| t % TILE_ROWS))
 }
 
 /// Pushes `v` and returns its index.
@@ -350,6 +354,20 @@ fn regions<'a>(vram: &'a mut [u16], load: &[u32; BANDS], count: usize) -> Vec<Ba
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Tiles of rectangles: inside VRAM, wrapping at both edges, empty, and wider than VRAM.
+    #[test]
+    fn tiles_wrap_at_the_vram_edges() {
+        let get = |x, y, w, h| {
+            let (mask, rows) = tiles(x, y, w, h);
+            (mask, rows.collect::<Vec<_>>())
+        };
+        assert_eq!(get(64, 32, 64, 32), (1 << 1, vec![1]));
+        assert_eq!(get(1000, 500, 100, 40), (1 << 15 | 1 | 1 << 1, vec![15, 0]));
+        assert_eq!(get(5, 5, 0, 10).0, 0);
+        assert_eq!(get(5, 5, 10, 0).1, Vec::<usize>::new());
+        assert_eq!(get(0, 0, 4096, 4096), (0xffff, (0..16).collect()));
+    }
 
     /// Regions cover all 512 rows once, in order, at most `count` of them, with about equal
     /// load.
