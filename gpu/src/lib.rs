@@ -273,8 +273,8 @@ impl Gpu {
     }
 
     /// Runs `f` on the rasteriser pool with every other thread of the pool kept busy meanwhile:
-    /// each runs the pool's pending work (the bands of any batch `f` draws) or spins, until `f`
-    /// returns. On virtual machines a core left to sleep can take milliseconds to wake, which
+    /// each runs the pool's pending work (setting up the chunks of triangles `f` queues, drawing
+    /// the regions of any batch `f` draws) or spins, until `f` returns. On virtual machines a core left to sleep can take milliseconds to wake, which
     /// made two threads barely faster than one; measured on the GPU bench frame, the host took
     /// about a third of each core while the threads slept and woke between batches, and nothing
     /// when they stayed busy.
@@ -299,7 +299,10 @@ impl Gpu {
                         }
                     });
                 }
+                // The other threads set chunks of triangles up while `f` parses.
+                g.batch.set_eager(true);
                 f(g);
+                g.batch.set_eager(false);
                 done.store(true, Ordering::Release);
             });
         };

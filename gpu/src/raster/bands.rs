@@ -1,18 +1,23 @@
 //! Batches of primitives drawn over horizontal bands of VRAM in parallel.
 //!
-//! A batch collects primitives in command order. When it draws, queued triangles are first set
-//! up in parallel (each independently). Then VRAM is cut into a few contiguous regions of rows
-//! per thread, of about equal estimated work (pixels counted per band of [`BAND_ROWS`] rows as
-//! primitives are queued), which the pool's threads take as they become free; each region walks
+//! A batch collects primitives in command order. Triangles are queued in chunks of
+//! [`SETUP_CHUNK`] and set up (sorting, gradients, edge steps) a chunk at a time: while the GPU
+//! keeps the pool's threads busy through a long call (`Gpu::busy`), another thread sets each
+//! chunk up as soon as it fills, so set-up overlaps parsing; otherwise when the batch draws.
+//! To draw, VRAM is cut into one lane of contiguous rows per thread, of about equal estimated
+//! work (pixels counted per band of [`BAND_ROWS`] rows as primitives are queued), and each lane
+//! into a large region and a small one next to its neighbour (see [`draw_lanes`]). A region walks
 //! the batch in command order and draws every primitive clipped to its rows. Each VRAM pixel
 //! belongs to one region, so it sees exactly the same sequence of writes as in a serial run.
 //!
-//! Design rule: few, contiguous, work-balanced regions. A primitive is split only where it
-//! crosses a region boundary, so row runs stay long and the per-primitive set-up of the span
-//! loops is paid about once; more regions than threads let a thread on a busier core take fewer.
-//! Measured alternatives (the GPU bench frame, 2 threads): 32 fixed bands, each replaying the
-//! whole batch, cost about twice the CPU time of a serial run for 5% more instructions;
-//! interleaved bands per task did little better.
+//! Design rule: few, contiguous, work-balanced regions, drawn by the same thread from batch to
+//! batch. A primitive is split only where it crosses a region boundary, so row runs stay long
+//! and the per-primitive set-up of the span loops is paid about once. Measured on the GPU bench
+//! frame with 2 threads, in interleaved runs on the 2-vCPU dev VM: rayon splitting 8 regions of
+//! equal load among its threads gave 1.32× one thread; these lanes with set-up during parsing
+//! give 1.48× (two independent one-thread GPUs: 1.63–1.79×). Lanes of 4 regions instead of 2
+//! took 5–10 % more drawing time for a shorter wait at the end; 32 fixed bands, each replaying
+//! the whole batch, cost about twice the CPU time of a serial run.
 //!
 //! Textures are read from a snapshot of VRAM taken before the batch draws anything; the GPU ends
 //! a batch (see `Gpu::texture`) before a primitive whose texture page or CLUT overlaps what the
@@ -27,6 +32,9 @@ use super::triangle::{Triangle, TriangleCmd};
 use super::{Band, Prim, TexSource};
 use crate::{VramImage, VRAM_WIDTH};
 use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Rows per band.
 pub const BAND_ROWS: usize = 16;
@@ -37,11 +45,8 @@ pub const TILE_W: usize = 64;
 pub const TILE_H: usize = 32;
 /// Primitives per batch before it is drawn anyway (bounds memory on endless streams).
 pub const MAX_BATCH: usize = 8192;
-/// Queued triangles per parallel set-up task.
-const SETUP_CHUNK: usize = 64;
-/// Regions per pool thread: more than one, so a thread that falls behind (a busy core) leaves
-/// regions for the others to take.
-const REGIONS_PER_THREAD: usize = 4;
+/// Queued triangles per set-up task.
+const SETUP_CHUNK: usize = 128;
 /// Estimated cost of a primitive beyond its pixels (set-up of its span loops), in pixels.
 const PRIM_COST: u32 = 32;
 /// Estimated load (pixels plus [`PRIM_COST`] per primitive) from which a batch is drawn on
@@ -89,10 +94,15 @@ struct Entry {
 pub struct Batch {
     /// Primitives in command order.
     order: Vec<Entry>,
-    /// Triangles as queued.
-    queued: Vec<TriangleCmd>,
-    /// `queued`, set up (filled when the batch draws).
-    triangles: Vec<Triangle>,
+    /// Triangles as queued: full chunks of [`SETUP_CHUNK`], then the one filling.
+    chunks: Vec<Arc<Chunk>>,
+    filling: Vec<TriangleCmd>,
+    /// Full chunks are set up on the current rayon pool as soon as they fill.
+    eager: bool,
+    /// The chunks set up (filled when the batch draws; kept for its allocation).
+    triangles: Vec<Vec<Triangle>>,
+    /// Allocations of drawn chunks, for new ones.
+    spare: Vec<(Vec<TriangleCmd>, Vec<Triangle>)>,
     lines: Vec<Line>,
     rects: Vec<Rect>,
     /// CLUTs as the CLUT cache delivered them, indexed by `Texture::clut`.
@@ -109,8 +119,11 @@ impl Default for Batch {
     fn default() -> Self {
         Batch {
             order: Vec::new(),
-            queued: Vec::new(),
+            chunks: Vec::new(),
+            filling: Vec::new(),
+            eager: false,
             triangles: Vec::new(),
+            spare: Vec::new(),
             lines: Vec::new(),
             rects: Vec::new(),
             cluts: Vec::new(),
@@ -168,7 +181,7 @@ impl Batch {
             }
         }
         let (kind, index) = match p {
-            Prim::Triangle(t) => (Kind::Triangle, push(&mut self.queued, t)),
+            Prim::Triangle(t) => (Kind::Triangle, self.push_triangle(t)),
             Prim::Line(l) => (Kind::Line, push(&mut self.lines, l)),
             Prim::Rect(r) => (Kind::Rect, push(&mut self.rects, r)),
         };
@@ -179,6 +192,32 @@ impl Batch {
             bottom: b,
         });
         new_tiles
+    }
+
+    /// Queues a triangle; returns its index.
+    fn push_triangle(&mut self, t: TriangleCmd) -> u32 {
+        let index = self.chunks.len() * SETUP_CHUNK + self.filling.len();
+        self.filling.push(t);
+        if self.filling.len() == SETUP_CHUNK {
+            let (next, out) = self.spare.pop().unwrap_or_default();
+            let cmds = std::mem::replace(&mut self.filling, next);
+            let chunk = Arc::new(Chunk::new(cmds, out));
+            if self.eager {
+                let c = chunk.clone();
+                rayon::spawn(move || {
+                    c.set_up();
+                });
+            }
+            self.chunks.push(chunk);
+        }
+        index as u32
+    }
+
+    /// Whether full chunks of queued triangles are set up at once on the current rayon pool
+    /// (while the caller goes on queuing) rather than when the batch draws. For callers that
+    /// keep the pool's other threads looking for work (`Gpu::busy`).
+    pub fn set_eager(&mut self, eager: bool) {
+        self.eager = eager;
     }
 
     /// The tiles the batch may draw: bit `tx` of element `ty` for tile (tx, ty) of
@@ -197,8 +236,8 @@ impl Batch {
         rows.any(|ty| self.dirty[ty] & mask != 0)
     }
 
-    /// The batch's primitives with `triangles` as its queued triangles set up.
-    fn prims<'a>(&'a self, triangles: &'a [Triangle]) -> Prims<'a> {
+    /// The batch's primitives with `triangles` as its chunks of queued triangles set up.
+    fn prims<'a>(&'a self, triangles: &'a [Vec<Triangle>]) -> Prims<'a> {
         Prims {
             order: &self.order,
             triangles,
@@ -218,28 +257,21 @@ impl Batch {
             vram: tex,
             cluts: &self.cluts,
         };
-        let parallel = |vram: &mut [u16], triangles: &mut Vec<Triangle>| {
-            if self.queued.len() > SETUP_CHUNK {
-                self.queued
-                    .par_iter()
-                    .with_min_len(SETUP_CHUNK)
-                    .map(TriangleCmd::setup)
-                    .collect_into_vec(triangles);
-            } else {
-                triangles.extend(self.queued.iter().map(TriangleCmd::setup));
-            }
-            let prims = self.prims(triangles);
-            let count = rayon::current_num_threads() * REGIONS_PER_THREAD;
-            let mut regions = regions(vram, &self.load, count);
-            regions
-                .par_iter_mut()
-                .for_each(|band| prims.draw(std::slice::from_mut(band), src, simd));
+        let filling = || self.filling.iter().map(TriangleCmd::setup).collect();
+        let parallel = |vram: &mut [u16], triangles: &mut Vec<Vec<Triangle>>| {
+            self.chunks
+                .par_iter()
+                .map(|c| c.take())
+                .collect_into_vec(triangles);
+            triangles.push(filling());
+            draw_lanes(&self.prims(triangles), vram, &self.load, src, simd);
         };
         match exec {
             Exec::Pool(pool) => pool.install(|| parallel(vram, &mut triangles)),
             Exec::Global if self.heavy() => parallel(vram, &mut triangles),
             _ => {
-                triangles.extend(self.queued.iter().map(TriangleCmd::setup));
+                triangles.extend(self.chunks.iter().map(|c| c.take()));
+                triangles.push(filling());
                 let band = &mut [Band {
                     rows: vram,
                     y0: 0,
@@ -248,16 +280,79 @@ impl Batch {
                 self.prims(&triangles).draw(band, src, simd);
             }
         }
+        // Keep the chunks' allocations (those no set-up job still holds) for the next batch.
+        for (chunk, mut out) in self.chunks.drain(..).zip(triangles.drain(..)) {
+            if let Ok(c) = Arc::try_unwrap(chunk) {
+                let mut cmds = c.cmds;
+                cmds.clear();
+                out.clear();
+                self.spare.push((cmds, out));
+            }
+        }
         triangles.clear();
         self.triangles = triangles;
         self.order.clear();
-        self.queued.clear();
+        self.chunks.clear();
+        self.filling.clear();
         self.lines.clear();
         self.rects.clear();
         self.cluts.clear();
         self.dirty = [0; 16];
         self.load = [0; BANDS];
         self.total = 0;
+    }
+}
+
+/// A full chunk of queued triangles, and the same set up once some thread has done it.
+#[derive(Debug)]
+struct Chunk {
+    cmds: Vec<TriangleCmd>,
+    /// [`Chunk::QUEUED`], [`Chunk::RUNNING`] or [`Chunk::DONE`].
+    state: AtomicU8,
+    set_up: Mutex<Vec<Triangle>>,
+}
+
+impl Chunk {
+    const QUEUED: u8 = 0;
+    const RUNNING: u8 = 1;
+    const DONE: u8 = 2;
+
+    /// A chunk of `cmds`, to be set up into `out`'s allocation.
+    fn new(cmds: Vec<TriangleCmd>, out: Vec<Triangle>) -> Self {
+        Chunk {
+            cmds,
+            state: AtomicU8::new(Chunk::QUEUED),
+            set_up: Mutex::new(out),
+        }
+    }
+
+    /// Sets the triangles up unless another call has started to.
+    fn set_up(&self) {
+        if self
+            .state
+            .compare_exchange(
+                Chunk::QUEUED,
+                Chunk::RUNNING,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_ok()
+        {
+            let mut out = self.set_up.lock().unwrap_or_else(PoisonError::into_inner);
+            out.clear();
+            out.extend(self.cmds.iter().map(TriangleCmd::setup));
+            self.state.store(Chunk::DONE, Ordering::Release);
+        }
+    }
+
+    /// The set-up triangles: set up here unless another thread has started, then waited for
+    /// (a chunk's set-up takes tens of microseconds).
+    fn take(&self) -> Vec<Triangle> {
+        self.set_up();
+        while self.state.load(Ordering::Acquire) != Chunk::DONE {
+            std::thread::yield_now();
+        }
+        std::mem::take(&mut *self.set_up.lock().unwrap_or_else(PoisonError::into_inner))
     }
 }
 
@@ -291,7 +386,8 @@ fn push<T>(vec: &mut Vec<T>, v: T) -> u32 {
 /// A batch's set-up primitives, ready to draw.
 struct Prims<'a> {
     order: &'a [Entry],
-    triangles: &'a [Triangle],
+    /// Set-up triangles in chunks of [`SETUP_CHUNK`].
+    triangles: &'a [Vec<Triangle>],
     lines: &'a [Line],
     rects: &'a [Rect],
 }
@@ -309,7 +405,9 @@ impl Prims<'_> {
             }
             let i = e.index as usize;
             match e.kind {
-                Kind::Triangle => self.triangles[i].draw(bands, src, simd),
+                Kind::Triangle => {
+                    self.triangles[i / SETUP_CHUNK][i % SETUP_CHUNK].draw(bands, src, simd)
+                }
                 Kind::Line => self.lines[i].draw(bands),
                 Kind::Rect => self.rects[i].draw(bands, src, simd),
             }
@@ -317,38 +415,141 @@ impl Prims<'_> {
     }
 }
 
-/// `vram` cut into at most `count` contiguous regions of whole bands with about equal `load`
-/// each (bands after the last loaded one join the last region).
-fn regions<'a>(vram: &'a mut [u16], load: &[u32; BANDS], count: usize) -> Vec<Band<'a>> {
-    let total: u64 = load.iter().map(|&l| l as u64).sum();
-    let count = count.clamp(1, BANDS) as u64;
-    let mut out = Vec::with_capacity(count as usize);
-    let (mut rest, mut y0, mut acc) = (vram, 0usize, 0u64);
-    for (i, &l) in load.iter().enumerate() {
-        acc += l as u64;
-        let y1 = (i + 1) * BAND_ROWS;
-        let last = i + 1 == BANDS || out.len() as u64 + 1 == count;
-        // Cut once this region holds its share of the load, or at the end of VRAM.
-        if (acc * count >= total * (out.len() as u64 + 1) && acc > 0 && !last) || i + 1 == BANDS {
-            let rows = if last {
-                rest.len() / VRAM_WIDTH
-            } else {
-                y1 - y0
+/// Shares of a lane's load in its regions, in the order its thread draws them: a large region,
+/// then a small one, which a thread done with its own lane may take from the far end.
+const LANE_SHARES: [u32; 2] = [3, 1];
+
+/// The bands of `range` cut into consecutive runs holding about `shares` of their load, in
+/// order; empty runs are dropped, and bands after the last loaded one join the last run.
+fn split_load(load: &[u32; BANDS], range: Range<usize>, shares: &[u32]) -> Vec<Range<usize>> {
+    let total: u64 = load[range.clone()].iter().map(|&l| l as u64).sum();
+    let whole: u64 = shares.iter().map(|&s| s as u64).sum();
+    let mut out = Vec::with_capacity(shares.len());
+    let (mut start, mut band, mut acc, mut want) = (range.start, range.start, 0u64, 0u64);
+    for &share in &shares[..shares.len().saturating_sub(1)] {
+        want += share as u64;
+        while band < range.end && acc * whole < total * want {
+            acc += load[band] as u64;
+            band += 1;
+        }
+        if band > start {
+            out.push(start..band);
+            start = band;
+        }
+    }
+    if range.end > start {
+        out.push(start..range.end);
+    }
+    out
+}
+
+/// One thread's share of VRAM: regions (indices) in the order it draws them, and how many it
+/// has taken from the front and left at the back (`front | back << 32`).
+struct Lane {
+    regions: Vec<usize>,
+    ends: AtomicU64,
+}
+
+impl Lane {
+    fn new(regions: Vec<usize>) -> Self {
+        let ends = AtomicU64::new((regions.len() as u64) << 32);
+        Lane { regions, ends }
+    }
+
+    /// Takes the next region from the front (the lane's own thread) or the back (others).
+    fn take(&self, front: bool) -> Option<usize> {
+        let mut cur = self.ends.load(Ordering::Acquire);
+        loop {
+            let (f, b) = (cur as u32, (cur >> 32) as u32);
+            if f >= b {
+                return None;
+            }
+            let (next, i) = match front {
+                true => (cur + 1, f),
+                false => (cur - (1 << 32), b - 1),
             };
-            let (head, tail) = std::mem::take(&mut rest).split_at_mut(rows * VRAM_WIDTH);
-            out.push(Band {
-                rows: head,
-                y0: y0 as i32,
-                y1: (y0 + rows) as i32,
-            });
-            rest = tail;
-            y0 += rows;
-            if rest.is_empty() {
-                break;
+            match self
+                .ends
+                .compare_exchange_weak(cur, next, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => return Some(self.regions[i as usize]),
+                Err(now) => cur = now,
             }
         }
     }
-    out
+
+    /// Regions not yet taken.
+    fn left(&self) -> u32 {
+        let c = self.ends.load(Ordering::Acquire);
+        ((c >> 32) as u32).saturating_sub(c as u32)
+    }
+}
+
+/// Draws `prims` into `vram` on the current rayon pool: one lane of contiguous rows with about
+/// equal load per thread, each cut into regions of [`LANE_SHARES`]. Lanes alternate direction
+/// (the even ones drawn top down, the odd ones bottom up), so two neighbours start far apart and
+/// end on their small regions where they meet. A thread draws its own lane from the front, then
+/// takes regions from the back of the lane with the most left.
+fn draw_lanes(prims: &Prims, vram: &mut [u16], load: &[u32; BANDS], src: TexSource, simd: Simd) {
+    let threads = rayon::current_num_threads().clamp(1, BANDS);
+    let mut runs: Vec<Range<usize>> = Vec::new();
+    let mut order: Vec<Vec<usize>> = Vec::new();
+    for (i, lane) in split_load(load, 0..BANDS, &vec![1; threads])
+        .into_iter()
+        .enumerate()
+    {
+        let mut shares = LANE_SHARES;
+        if i % 2 == 1 {
+            shares.reverse();
+        }
+        let first = runs.len();
+        runs.extend(split_load(load, lane, &shares));
+        let mut ids: Vec<usize> = (first..runs.len()).collect();
+        if i % 2 == 1 {
+            ids.reverse();
+        }
+        order.push(ids);
+    }
+    let mut rest = vram;
+    let regions: Vec<Mutex<Band>> = runs
+        .iter()
+        .map(|r| {
+            let rows = (r.end - r.start) * BAND_ROWS;
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(rows * VRAM_WIDTH);
+            rest = tail;
+            Mutex::new(Band {
+                rows: head,
+                y0: (r.start * BAND_ROWS) as i32,
+                y1: (r.end * BAND_ROWS) as i32,
+            })
+        })
+        .collect();
+    let lanes: Vec<Lane> = order.into_iter().map(Lane::new).collect();
+    let draw = |r: usize| {
+        let mut band = regions[r].lock().unwrap_or_else(PoisonError::into_inner);
+        prims.draw(std::slice::from_mut(&mut *band), src, simd);
+    };
+    let work = || {
+        let own = rayon::current_thread_index().unwrap_or(0) % lanes.len();
+        while let Some(r) = lanes[own].take(true) {
+            draw(r);
+        }
+        while let Some(lane) = lanes
+            .iter()
+            .filter(|l| l.left() > 0)
+            .max_by_key(|l| l.left())
+        {
+            if let Some(r) = lane.take(false) {
+                draw(r);
+            }
+        }
+    };
+    rayon::scope(|s| {
+        for _ in 1..lanes.len() {
+            s.spawn(|_| work());
+        }
+        work();
+    });
 }
 
 #[cfg(test)]
@@ -369,39 +570,82 @@ mod tests {
         assert_eq!(get(0, 0, 4096, 4096), (0xffff, (0..16).collect()));
     }
 
-    /// Regions cover all 512 rows once, in order, at most `count` of them, with about equal
-    /// load.
+    /// Runs cover their range once, in order, without empty ones, and hold about their
+    /// share of the load.
     #[test]
-    fn regions_cover_vram_in_balanced_runs() {
-        let mut vram = vec![0u16; VRAM_WIDTH * 512];
+    fn split_load_cuts_balanced_runs() {
         let mut load = [0u32; BANDS];
         for (i, l) in load.iter_mut().enumerate().take(28) {
             *l = 1000 + (i as u32 % 5) * 300;
         }
-        for count in [1, 2, 3, 8, 32, 64] {
-            let rs = regions(&mut vram, &load, count);
+        for (range, shares) in [
+            (0..BANDS, vec![1, 1]),
+            (0..BANDS, vec![1; 5]),
+            (0..BANDS, vec![1; 64]),
+            (3..20, vec![8, 4, 2, 2]),
+            (14..BANDS, vec![2, 2, 4, 8]),
+            (0..BANDS, vec![1]),
+        ] {
+            let runs = split_load(&load, range.clone(), &shares);
             assert!(
-                !rs.is_empty() && rs.len() <= count.min(BANDS),
-                "count {count}"
+                !runs.is_empty() && runs.len() <= shares.len(),
+                "{range:?} {shares:?}"
             );
-            let mut y = 0;
-            for r in &rs {
-                assert_eq!(r.y0, y);
-                assert_eq!(r.rows.len(), (r.y1 - r.y0) as usize * VRAM_WIDTH);
-                y = r.y1;
-            }
-            assert_eq!(y, 512, "count {count}");
-            let share = load.iter().sum::<u32>() as f64 / count.min(BANDS) as f64;
-            for r in &rs[..rs.len() - 1] {
-                let bands = r.y0 as usize / BAND_ROWS..r.y1 as usize / BAND_ROWS;
-                let l: u32 = load[bands].iter().sum();
+            let mut at = range.start;
+            for r in &runs {
                 assert!(
-                    (l as f64) <= share + 2200.0,
-                    "count {count}: {l} vs {share}"
+                    r.start == at && r.end > r.start,
+                    "{range:?} {shares:?}: {runs:?}"
+                );
+                at = r.end;
+            }
+            assert_eq!(at, range.end);
+            // Each run but the last ends at the first band where its cumulative share is
+            // reached (when no run was dropped as empty).
+            if runs.len() < shares.len() {
+                continue;
+            }
+            let total: u32 = load[range.clone()].iter().sum();
+            let whole: u32 = shares.iter().sum();
+            let mut want = 0;
+            for (r, s) in runs.iter().zip(&shares).take(runs.len() - 1) {
+                want += s;
+                let upto: u32 = load[range.start..r.end].iter().sum();
+                assert!(
+                    upto as u64 * whole as u64 >= total as u64 * want as u64
+                        && upto - load[r.end - 1] < total * want / whole + 1,
+                    "{range:?} {shares:?}: {runs:?}"
                 );
             }
         }
-        // Nothing queued: one region.
-        assert_eq!(regions(&mut vram, &[0; BANDS], 8).len(), 1);
+        // Nothing loaded: one run.
+        assert_eq!(
+            split_load(&[0; BANDS], 0..BANDS, &[1, 1, 1]),
+            vec![0..BANDS]
+        );
+    }
+
+    /// A lane hands out each region once, from the front to its own thread and from the back
+    /// to others, also when threads race for it.
+    #[test]
+    fn lane_hands_out_each_region_once() {
+        let lane = Lane::new((10..20).collect());
+        assert_eq!(lane.take(true), Some(10));
+        assert_eq!(lane.take(false), Some(19));
+        assert_eq!(lane.left(), 8);
+        let lane = Lane::new((0..10_000).collect());
+        let taken: Vec<Vec<usize>> = std::thread::scope(|s| {
+            let threads: Vec<_> = (0..4)
+                .map(|t| {
+                    let lane = &lane;
+                    s.spawn(move || std::iter::from_fn(|| lane.take(t % 2 == 0)).collect())
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        let mut all: Vec<usize> = taken.concat();
+        all.sort_unstable();
+        assert_eq!(all, (0..10_000).collect::<Vec<_>>());
+        assert_eq!(lane.left(), 0);
     }
 }
