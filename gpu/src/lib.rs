@@ -274,10 +274,10 @@ impl Gpu {
 
     /// Runs `f` on the rasteriser pool with every other thread of the pool kept busy meanwhile:
     /// each runs the pool's pending work (setting up the chunks of triangles `f` queues, drawing
-    /// the regions of any batch `f` draws) or spins, until `f` returns. On virtual machines a core left to sleep can take milliseconds to wake, which
-    /// made two threads barely faster than one; measured on the GPU bench frame, the host took
-    /// about a third of each core while the threads slept and woke between batches, and nothing
-    /// when they stayed busy.
+    /// the regions of any batch `f` draws) or spins, until `f` returns. On virtual machines a
+    /// core left to sleep can take milliseconds to wake, which made two threads barely faster
+    /// than one; measured on the GPU bench frame, the host took about a third of each core while
+    /// the threads slept and woke between batches, and nothing when they stayed busy.
     fn busy(&mut self, f: impl FnOnce(&mut Gpu) + Send) {
         let pool = self.pool.clone();
         let run = move |g: &mut Gpu| {

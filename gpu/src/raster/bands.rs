@@ -13,11 +13,12 @@
 //! Design rule: few, contiguous, work-balanced regions, drawn by the same thread from batch to
 //! batch. A primitive is split only where it crosses a region boundary, so row runs stay long
 //! and the per-primitive set-up of the span loops is paid about once. Measured on the GPU bench
-//! frame with 2 threads, in interleaved runs on the 2-vCPU dev VM: rayon splitting 8 regions of
-//! equal load among its threads gave 1.32× one thread; these lanes with set-up during parsing
-//! give 1.48× (two independent one-thread GPUs: 1.63–1.79×). Lanes of 4 regions instead of 2
-//! took 5–10 % more drawing time for a shorter wait at the end; 32 fixed bands, each replaying
-//! the whole batch, cost about twice the CPU time of a serial run.
+//! frame with 2 threads, in interleaved runs on the 2-vCPU dev VM (`gpu/examples/tris.rs`):
+//! rayon splitting 8 regions of equal load among its threads gave 1.31–1.44× one thread; these
+//! lanes with set-up during parsing give 1.40–1.73× (two independent one-thread GPUs at once:
+//! 1.63–1.81×). Lanes of 4 regions instead of 2 took 6–10 % more drawing time for a shorter
+//! wait at the end; 32 fixed bands, each replaying the whole batch, cost about twice the CPU
+//! time of a serial run.
 //!
 //! Textures are read from a snapshot of VRAM taken before the batch draws anything; the GPU ends
 //! a batch (see `Gpu::texture`) before a primitive whose texture page or CLUT overlaps what the
