@@ -204,8 +204,7 @@ impl Batch {
             let cmds = std::mem::replace(&mut self.filling, next);
             let chunk = Arc::new(Chunk::new(cmds, out));
             if self.eager {
-                let c = chunk.clone();
-                rayon::spawn(move || drop(c.set_up()));
+                spawn_set_up(&chunk);
             }
             self.chunks.push(chunk);
         }
@@ -215,7 +214,11 @@ impl Batch {
     /// Whether full chunks of queued triangles are set up at once on the current rayon pool
     /// (while the caller goes on queuing) rather than when the batch draws. For callers that
     /// keep the pool's other threads looking for work (`Gpu::busy`).
+    /// Chunks queued before are set up the same way when this turns eager.
     pub fn set_eager(&mut self, eager: bool) {
+        if eager && !self.eager {
+            self.chunks.iter().for_each(spawn_set_up);
+        }
         self.eager = eager;
     }
 
@@ -344,6 +347,12 @@ impl Chunk {
     fn take(&self) -> Vec<Triangle> {
         std::mem::take(&mut self.set_up().1)
     }
+}
+
+/// Sets `chunk` up on the current rayon pool, in the background.
+fn spawn_set_up(chunk: &Arc<Chunk>) {
+    let c = chunk.clone();
+    rayon::spawn(move || drop(c.set_up()));
 }
 
 /// The tiles of the VRAM rectangle `x, y, w, h` (wrapping at the VRAM edges): a mask of tile
