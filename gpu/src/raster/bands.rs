@@ -435,6 +435,9 @@ impl Prims<'_> {
     ) {
         let slot = &slots[me];
         slot.asker.store(OPEN, Ordering::Release);
+        // Closes the slot however this returns, so no asker waits for an answer that never
+        // comes (a panic while drawing then reaches the caller instead of hanging it).
+        let _close = Close { me, slots };
         for (i, e) in self.order.iter().enumerate().skip(piece.from) {
             let asker = slot.asker.load(Ordering::Acquire);
             if asker != OPEN {
@@ -446,10 +449,6 @@ impl Prims<'_> {
             if e.bottom > band.y0 && e.top < band.y1 {
                 self.draw_entry(e, std::slice::from_mut(band), src, simd);
             }
-        }
-        let asker = slot.asker.swap(CLOSED, Ordering::AcqRel);
-        if asker != OPEN {
-            *lock(&slots[asker].inbox) = Some(None);
         }
     }
 
@@ -518,6 +517,22 @@ struct Slot<'v> {
     asker: AtomicUsize,
     /// The answer to this thread's ask: part of a region, or `None` when refused.
     inbox: Mutex<Option<Option<Piece<'v>>>>,
+}
+
+/// Closes slot `me` when dropped: no more asks are taken, and a thread that asked meanwhile is
+/// refused.
+struct Close<'a, 'v> {
+    me: usize,
+    slots: &'a [Slot<'v>],
+}
+
+impl Drop for Close<'_, '_> {
+    fn drop(&mut self) {
+        let asker = self.slots[self.me].asker.swap(CLOSED, Ordering::AcqRel);
+        if asker != OPEN {
+            *lock(&self.slots[asker].inbox) = Some(None);
+        }
+    }
 }
 
 /// Rows of VRAM to draw from primitive `from` of the batch on.
