@@ -217,8 +217,8 @@ impl Batch {
 
     /// Whether full chunks of queued triangles are set up at once on the current rayon pool
     /// (while the caller goes on queuing) rather than when the batch draws. For callers that
-    /// keep the pool's other threads looking for work (`Gpu::busy`).
-    /// Chunks queued before are set up the same way when this turns eager.
+    /// keep the pool's other threads looking for work (`Gpu::busy`). Turning it on also hands
+    /// the chunks already queued to the pool.
     pub fn set_eager(&mut self, eager: bool) {
         if eager && !self.eager {
             self.chunks.iter().for_each(spawn_set_up);
