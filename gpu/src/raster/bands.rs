@@ -278,12 +278,12 @@ impl Batch {
             _ => {
                 triangles.extend(self.chunks.iter().map(|c| c.take()));
                 triangles.push(filling());
-                let band = &mut [Band {
+                let mut band = Band {
                     rows: vram,
                     y0: 0,
                     y1: 512,
-                }];
-                self.prims(&triangles).draw(band, src, simd);
+                };
+                self.prims(&triangles).draw(&mut band, src, simd);
             }
         }
         // Keep the chunks' allocations (those no set-up job still holds) for the next batch;
@@ -340,7 +340,6 @@ impl Chunk {
             }
         };
         if !s.0 {
-            s.1.clear();
             s.1.extend(self.cmds.iter().map(TriangleCmd::setup));
             s.0 = true;
         }
@@ -396,23 +395,21 @@ struct Prims<'a> {
 }
 
 impl Prims<'_> {
-    /// Draws every primitive, in command order, clipped to `bands` (sorted by row).
-    fn draw(&self, bands: &mut [Band], src: TexSource, simd: Simd) {
-        let (Some(first), Some(last)) = (bands.first(), bands.last()) else {
-            return;
-        };
-        let (y0, y1) = (first.y0, last.y1);
+    /// Draws every primitive, in command order, clipped to `band`.
+    fn draw(&self, band: &mut Band, src: TexSource, simd: Simd) {
         for e in self.order {
-            if e.bottom > y0 && e.top < y1 {
-                self.draw_entry(e, bands, src, simd);
-            }
+            self.draw_entry(e, band, src, simd);
         }
     }
 
-    /// Draws one primitive clipped to `bands`.
+    /// Draws one primitive clipped to `band`, if it may touch it.
     #[inline]
-    fn draw_entry(&self, e: &Entry, bands: &mut [Band], src: TexSource, simd: Simd) {
+    fn draw_entry(&self, e: &Entry, band: &mut Band, src: TexSource, simd: Simd) {
+        if e.bottom <= band.y0 || e.top >= band.y1 {
+            return;
+        }
         let i = e.index as usize;
+        let bands = std::slice::from_mut(band);
         match e.kind {
             Kind::Triangle => {
                 self.triangles[i / SETUP_CHUNK][i % SETUP_CHUNK].draw(bands, src, simd)
@@ -445,10 +442,7 @@ impl Prims<'_> {
                 *lock(&slots[asker].inbox) = Some(part);
                 slot.asker.store(OPEN, Ordering::Release);
             }
-            let band = &mut piece.band;
-            if e.bottom > band.y0 && e.top < band.y1 {
-                self.draw_entry(e, std::slice::from_mut(band), src, simd);
-            }
+            self.draw_entry(e, &mut piece.band, src, simd);
         }
     }
 
@@ -535,6 +529,31 @@ impl Drop for Close<'_, '_> {
     }
 }
 
+/// Asks the threads of `slots` still drawing, in turn from `me + 1`, for part of their rows:
+/// the first part handed over, or `None` once every one has refused or drawn nothing.
+fn ask<'v>(slots: &[Slot<'v>], me: usize) -> Option<Piece<'v>> {
+    for k in 1..slots.len() {
+        let other = &slots[(me + k) % slots.len()];
+        if other
+            .asker
+            .compare_exchange(OPEN, me, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            continue;
+        }
+        let answer = loop {
+            if let Some(a) = lock(&slots[me].inbox).take() {
+                break a;
+            }
+            std::hint::spin_loop();
+        };
+        if answer.is_some() {
+            return answer;
+        }
+    }
+    None
+}
+
 /// Rows of VRAM to draw from primitive `from` of the batch on.
 struct Piece<'v> {
     band: Band<'v>,
@@ -546,16 +565,15 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The bands of `range` cut into consecutive runs holding about `shares` of their load, in
-/// order; empty runs are dropped, and bands after the last loaded one join the last run.
-fn split_load(load: &[u32; BANDS], range: Range<usize>, shares: &[u32]) -> Vec<Range<usize>> {
-    let total: u64 = load[range.clone()].iter().map(|&l| l as u64).sum();
-    let whole: u64 = shares.iter().map(|&s| s as u64).sum();
-    let mut out = Vec::with_capacity(shares.len());
-    let (mut start, mut band, mut acc, mut want) = (range.start, range.start, 0u64, 0u64);
-    for &share in &shares[..shares.len().saturating_sub(1)] {
-        want += share as u64;
-        while band < range.end && acc * whole < total * want {
+/// The bands cut into at most `count` consecutive runs of about equal load; empty runs are
+/// dropped, and bands after the last loaded one join the last run.
+fn split_load(load: &[u32; BANDS], count: usize) -> Vec<Range<usize>> {
+    let total: u64 = load.iter().map(|&l| l as u64).sum();
+    let count = count.max(1) as u64;
+    let mut out = Vec::with_capacity(count as usize);
+    let (mut start, mut band, mut acc) = (0, 0, 0u64);
+    for k in 1..count {
+        while band < BANDS && acc * count < total * k {
             acc += load[band] as u64;
             band += 1;
         }
@@ -564,8 +582,8 @@ fn split_load(load: &[u32; BANDS], range: Range<usize>, shares: &[u32]) -> Vec<R
             start = band;
         }
     }
-    if range.end > start {
-        out.push(start..range.end);
+    if start < BANDS {
+        out.push(start..BANDS);
     }
     out
 }
@@ -584,7 +602,7 @@ fn draw_lanes(
 ) -> usize {
     let threads = rayon::current_num_threads().clamp(1, BANDS);
     let mut rest = vram;
-    let lanes: Vec<Mutex<Option<Band>>> = split_load(load, 0..BANDS, &vec![1; threads])
+    let lanes: Vec<Mutex<Option<Band>>> = split_load(load, threads)
         .iter()
         .map(|r| {
             let rows = (r.end - r.start) * BAND_ROWS;
@@ -613,30 +631,10 @@ fn draw_lanes(
                 prims.draw_live(Piece { band, from: 0 }, me, &slots, src, simd);
             }
         }
-        // No lane left to start: ask the threads still drawing for part of theirs.
-        'ask: loop {
-            for k in 1..slots.len() {
-                let other = &slots[(me + k) % slots.len()];
-                if other
-                    .asker
-                    .compare_exchange(OPEN, me, Ordering::AcqRel, Ordering::Acquire)
-                    .is_err()
-                {
-                    continue;
-                }
-                let answer = loop {
-                    if let Some(a) = lock(&slots[me].inbox).take() {
-                        break a;
-                    }
-                    std::hint::spin_loop();
-                };
-                if let Some(piece) = answer {
-                    handed.fetch_add(1, Ordering::Relaxed);
-                    prims.draw_live(piece, me, &slots, src, simd);
-                    continue 'ask;
-                }
-            }
-            break;
+        // No lane left to start: draw parts of the others' rows while they hand some over.
+        while let Some(piece) = ask(&slots, me) {
+            handed.fetch_add(1, Ordering::Relaxed);
+            prims.draw_live(piece, me, &slots, src, simd);
         }
     };
     rayon::scope(|s| {
@@ -670,59 +668,40 @@ mod tests {
         assert_eq!(get(0, 0, 4096, 4096), (0xffff, (0..16).collect()));
     }
 
-    /// Runs cover their range once, in order, without empty ones, and hold about their
-    /// share of the load.
+    /// Runs cover all bands once, in order, without empty ones, and hold about equal load.
     #[test]
     fn split_load_cuts_balanced_runs() {
         let mut load = [0u32; BANDS];
         for (i, l) in load.iter_mut().enumerate().take(28) {
             *l = 1000 + (i as u32 % 5) * 300;
         }
-        for (range, shares) in [
-            (0..BANDS, vec![1, 1]),
-            (0..BANDS, vec![1; 5]),
-            (0..BANDS, vec![1; 64]),
-            (3..20, vec![8, 4, 2, 2]),
-            (14..BANDS, vec![2, 2, 4, 8]),
-            (0..BANDS, vec![1]),
-        ] {
-            let runs = split_load(&load, range.clone(), &shares);
-            assert!(
-                !runs.is_empty() && runs.len() <= shares.len(),
-                "{range:?} {shares:?}"
-            );
-            let mut at = range.start;
+        let total: u32 = load.iter().sum();
+        for count in [1, 2, 3, 5, 28, 64] {
+            let runs = split_load(&load, count);
+            assert!(!runs.is_empty() && runs.len() <= count, "{count}");
+            let mut at = 0;
             for r in &runs {
-                assert!(
-                    r.start == at && r.end > r.start,
-                    "{range:?} {shares:?}: {runs:?}"
-                );
+                assert!(r.start == at && r.end > r.start, "{count}: {runs:?}");
                 at = r.end;
             }
-            assert_eq!(at, range.end);
+            assert_eq!(at, BANDS);
             // Each run but the last ends at the first band where its cumulative share is
             // reached (when no run was dropped as empty).
-            if runs.len() < shares.len() {
+            if runs.len() < count {
                 continue;
             }
-            let total: u32 = load[range.clone()].iter().sum();
-            let whole: u32 = shares.iter().sum();
-            let mut want = 0;
-            for (r, s) in runs.iter().zip(&shares).take(runs.len() - 1) {
-                want += s;
-                let upto: u32 = load[range.start..r.end].iter().sum();
+            for (k, r) in runs.iter().enumerate().take(runs.len() - 1) {
+                let want = total as u64 * (k as u64 + 1);
+                let upto: u32 = load[..r.end].iter().sum();
                 assert!(
-                    upto as u64 * whole as u64 >= total as u64 * want as u64
-                        && upto - load[r.end - 1] < total * want / whole + 1,
-                    "{range:?} {shares:?}: {runs:?}"
+                    upto as u64 * count as u64 >= want
+                        && (upto - load[r.end - 1]) as u64 * (count as u64) < want,
+                    "{count}: {runs:?}"
                 );
             }
         }
         // Nothing loaded: one run.
-        assert_eq!(
-            split_load(&[0; BANDS], 0..BANDS, &[1, 1, 1]),
-            vec![0..BANDS]
-        );
+        assert_eq!(split_load(&[0; BANDS], 3), vec![0..BANDS]);
     }
 
     /// Order entries of primitives covering rows `[top, bottom)`, for [`Prims::split`].
@@ -838,29 +817,34 @@ mod tests {
         let mut want = start.clone();
         let prims = batch.prims(&[]);
         prims.draw(
-            &mut [Band {
+            &mut Band {
                 rows: &mut want,
                 y0: 0,
                 y1: 512,
-            }],
+            },
             src,
             simd,
         );
-        let mut handed = 0;
         for threads in 2..=4 {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            for _ in 0..8 {
+            // At least 8 draws, and on until some part has been handed over (a thread that
+            // ends its lane first asks; how far the others are is up to the scheduler).
+            let (mut draws, mut handed) = (0, 0);
+            while draws < 8 || (handed == 0 && draws < 200) {
                 let mut got = start.clone();
                 handed += pool.install(|| draw_lanes(&prims, &mut got, &batch.load, src, simd));
+                draws += 1;
                 if let Some(i) = want.iter().zip(&got).position(|(a, b)| a != b) {
                     panic!("{threads} threads: ({}, {}) differs", i % 1024, i / 1024);
                 }
             }
+            assert!(
+                handed > 0,
+                "{threads} threads: nothing handed over in {draws} draws"
+            );
         }
-        // The lanes end at different times, so some parts must have been handed over.
-        assert!(handed > 0);
     }
 }
