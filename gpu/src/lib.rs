@@ -167,6 +167,15 @@ pub struct Gpu {
     dma_dir: u32,
 }
 
+/// Sets its flag when dropped: what [`Gpu::busy`]'s other threads wait for.
+struct Release<'a>(&'a AtomicBool);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
+    }
+}
+
 impl Default for Gpu {
     fn default() -> Self {
         Self::new()
@@ -299,11 +308,13 @@ impl Gpu {
                         }
                     });
                 }
+                // Releases the other threads however `f` ends: if it panics, the scope then
+                // passes the panic on instead of waiting for them forever.
+                let _release = Release(done);
                 // The other threads set chunks of triangles up while `f` parses.
                 g.batch.set_eager(true);
                 f(g);
                 g.batch.set_eager(false);
-                done.store(true, Ordering::Release);
             });
         };
         match pool {
@@ -863,6 +874,29 @@ impl Gpu {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A panic inside a call that keeps the pool busy reaches the caller (the pool's other
+    /// threads are released), on every kind of pool.
+    #[test]
+    fn a_panic_while_the_pool_is_busy_reaches_the_caller() {
+        for threads in [0, 2, 3] {
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let mut g = Gpu::new();
+                g.set_threads(threads);
+                let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    g.busy(|_| panic!("a panic inside the busy call"))
+                }));
+                let _ = tx.send(caught.is_err());
+            });
+            let got = rx.recv_timeout(std::time::Duration::from_secs(30));
+            assert_eq!(
+                got,
+                Ok(true),
+                "threads {threads}: no panic back within 30 s"
+            );
+        }
+    }
 
     #[test]
     fn texture_snapshot_follows_uploads_between_batches() {
