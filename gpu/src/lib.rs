@@ -22,6 +22,7 @@ use std::sync::Arc;
 use gp0::decode::{decode, is_polyline_terminator, packet_len, Gp0Command, PolyFlags, RawVertex};
 use gp0::fields::{sext11, Clut, ColorWord, TexPage, TexWindow, VertexWord};
 use raster::bands::{tiles, Batch, Exec, MAX_BATCH};
+use raster::copies::{Copies, Snapshot, Versions, TILES, TILES_X};
 use raster::line::Line;
 use raster::pixel::PixelMode;
 use raster::rect::Rect;
@@ -142,6 +143,11 @@ pub struct Gpu {
     /// primitive first samples it and stays valid until something writes it: a batch drawing
     /// there (at the batch's end), or an upload, fill or copy.
     snapshot_valid: [u16; 16],
+    /// How many times each snapshot tile was copied from VRAM: what threads drawing a batch
+    /// bring their copies of the snapshot up to date by.
+    snapshot_versions: Versions,
+    /// Copies of the snapshot per pool thread (made when a thread first draws a lane).
+    snapshot_copies: Copies,
     batch: Batch,
     threads: usize,
     pool: Option<Arc<rayon::ThreadPool>>,
@@ -192,6 +198,8 @@ impl Gpu {
                 .try_into()
                 .expect("a VRAM-sized vector is a VramImage"),
             snapshot_valid: [0; 16],
+            snapshot_versions: [0; TILES],
+            snapshot_copies: Copies::default(),
             batch: Batch::default(),
             threads: 0,
             pool: None,
@@ -455,6 +463,8 @@ impl Gpu {
     pub fn set_threads(&mut self, threads: usize) {
         self.flush();
         self.threads = threads;
+        // The copies are made again for the new pool's threads, as they first draw.
+        self.snapshot_copies = Copies::default();
         // 0 and 1 need no pool of their own: rayon's global pool, or none.
         self.pool = if threads <= 1 {
             None
@@ -523,8 +533,17 @@ impl Gpu {
         };
         // Snapshot tiles the batch may have drawn no longer hold VRAM.
         let drawn = self.batch.drawn_tiles();
-        self.batch
-            .run(&mut self.vram, &self.snapshot, exec, self.simd);
+        let tex = Snapshot {
+            image: &self.snapshot,
+            versions: &self.snapshot_versions,
+        };
+        self.batch.run(
+            &mut self.vram,
+            tex,
+            &mut self.snapshot_copies,
+            exec,
+            self.simd,
+        );
         for (valid, drawn) in self.snapshot_valid.iter_mut().zip(drawn) {
             *valid &= !drawn;
         }
@@ -588,6 +607,7 @@ impl Gpu {
                     self.snapshot[at..at + SNAP_TILE_W]
                         .copy_from_slice(&self.vram[at..at + SNAP_TILE_W]);
                 }
+                self.snapshot_versions[ty * TILES_X + tx] += 1;
             }
             self.snapshot_valid[ty] |= mask;
         }
@@ -875,6 +895,33 @@ impl Gpu {
 mod tests {
     use super::*;
 
+    /// The snapshot, and on pools each thread's copy of it, follow an upload between batches.
+    #[test]
+    fn texture_snapshot_follows_uploads_between_batches() {
+        for threads in [0, 1, 2, 3] {
+            let mut g = Gpu::new();
+            g.set_threads(threads);
+            // Drawing area: all of VRAM; 15-bit texture page at x = 640.
+            g.gp0_words(&[0xe300_0000, 0xe407_ffff, 0xe100_0000 | 10 | (2 << 7)]);
+            let texels: [u16; 4] = [0x1234, 0x5678, 0x1234, 0x9abc];
+            for (x, &texel) in texels.iter().enumerate() {
+                // Upload one texel at (640, 0), then a raw textured 1×1 rectangle at (x, y)
+                // for y = 0 and 500 (far apart: other lanes, other threads).
+                g.gp0_words(&[0xa000_0000, 640, 0x0001_0001, texel as u32]);
+                let x = x as u32;
+                g.gp0_words(&[0x6d00_0000, x, 0, 0x6d00_0000, (500 << 16) | x, 0]);
+            }
+            let v = g.vram();
+            for (row, y) in [0, 500].into_iter().enumerate() {
+                assert_eq!(
+                    v[y * VRAM_WIDTH..y * VRAM_WIDTH + 4],
+                    texels,
+                    "threads {threads}, rectangles {row}"
+                );
+            }
+        }
+    }
+
     /// A panic inside a call that keeps the pool busy reaches the caller (the pool's other
     /// threads are released), on every kind of pool.
     #[test]
@@ -896,26 +943,6 @@ mod tests {
                 "threads {threads}: no panic back within 30 s"
             );
         }
-    }
-
-    #[test]
-    fn texture_snapshot_follows_uploads_between_batches() {
-        let mut g = Gpu::new();
-        // Drawing area: all of VRAM; 15-bit texture page at x = 640.
-        g.gp0_words(&[0xe300_0000, 0xe407_ffff, 0xe100_0000 | 10 | (2 << 7)]);
-        for (x, texel) in [(0u32, 0x1234u32), (1, 0x5678)] {
-            // Upload one texel at (640, 0), then a raw textured 1×1 rectangle at (x, 0).
-            g.gp0_words(&[0xa000_0000, 640, 0x0001_0001, texel]);
-            g.gp0_words(&[0x6d00_0000, x, 0]);
-        }
-        let v = g.vram();
-        assert_eq!(
-            (v[0], v[1]),
-            (0x1234, 0x5678),
-            "got {:04x} {:04x}",
-            v[0],
-            v[1]
-        );
     }
 
     #[test]

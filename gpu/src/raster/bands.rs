@@ -27,15 +27,17 @@
 //! Textures are read from a snapshot of VRAM taken before the batch draws anything; the GPU ends
 //! a batch (see `Gpu::texture`) before a primitive whose texture page or CLUT overlaps what the
 //! batch has drawn, so the snapshot always equals live VRAM where it is sampled. Transfers (fill,
-//! copies) also end the batch.
+//! copies) also end the batch. Threads drawing lanes sample copies of the snapshot of their own,
+//! kept equal to it tile by tile ([`super::copies`]), so no two cores share texture cache lines.
 
+use super::copies::{Copies, Snapshot};
 use super::line::Line;
 use super::rect::Rect;
 use super::span::Simd;
 use super::texture::ClutTable;
 use super::triangle::{Triangle, TriangleCmd};
 use super::{Band, Prim, TexSource};
-use crate::{VramImage, VRAM_WIDTH};
+use crate::VRAM_WIDTH;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -252,25 +254,40 @@ impl Batch {
         }
     }
 
-    /// Draws every primitive into `vram` (spans through kernel `simd`), then empties the batch.
-    pub fn run(&mut self, vram: &mut [u16], tex: &VramImage, exec: Exec, simd: Simd) {
+    /// Draws every primitive into `vram` (spans through kernel `simd`), sampling textures from
+    /// `tex` (or, on a pool, from each thread's copy of it in `copies`), then empties the batch.
+    pub fn run(
+        &mut self,
+        vram: &mut [u16],
+        tex: Snapshot,
+        copies: &mut Copies,
+        exec: Exec,
+        simd: Simd,
+    ) {
         if self.order.is_empty() {
             return;
         }
         // Taken out for the draw (and put back for its allocation), so `self` can lend the rest.
         let mut triangles = std::mem::take(&mut self.triangles);
         let src = TexSource {
-            vram: tex,
+            vram: tex.image,
             cluts: &self.cluts,
         };
         let filling = || self.filling.iter().map(TriangleCmd::setup).collect();
-        let parallel = |vram: &mut [u16], triangles: &mut Vec<Vec<Triangle>>| {
+        let mut parallel = |vram: &mut [u16], triangles: &mut Vec<Vec<Triangle>>| {
             self.chunks
                 .par_iter()
                 .map(|c| c.take())
                 .collect_into_vec(triangles);
             triangles.push(filling());
-            draw_lanes(&self.prims(triangles), vram, &self.load, src, simd);
+            copies.fit(rayon::current_num_threads());
+            let lanes = Lanes {
+                load: &self.load,
+                tex,
+                copies,
+                cluts: &self.cluts,
+            };
+            draw_lanes(&self.prims(triangles), vram, lanes, simd);
         };
         match exec {
             Exec::Pool(pool) => pool.install(|| parallel(vram, &mut triangles)),
@@ -588,21 +605,28 @@ fn split_load(load: &[u32; BANDS], count: usize) -> Vec<Range<usize>> {
     out
 }
 
+/// What [`draw_lanes`] needs of a batch beside its primitives.
+struct Lanes<'a> {
+    /// Estimated load per band.
+    load: &'a [u32; BANDS],
+    /// The texture snapshot.
+    tex: Snapshot<'a>,
+    /// Copies of it per pool thread, with room for the current pool.
+    copies: &'a Copies,
+    /// The batch's CLUTs.
+    cluts: &'a [ClutTable],
+}
+
 /// Draws `prims` into `vram` on the current rayon pool, in one lane of contiguous rows per
 /// thread with about equal estimated load. A thread draws its own lane (by pool index, so the
 /// same rows from batch to batch), then any lane no thread has started; then it asks the threads
 /// still drawing for the lower part of the rows they have left ([`Prims::split`]), until all
-/// refuse. Returns the number of parts handed over.
-fn draw_lanes(
-    prims: &Prims,
-    vram: &mut [u16],
-    load: &[u32; BANDS],
-    src: TexSource,
-    simd: Simd,
-) -> usize {
+/// refuse. Each thread samples textures from its own copy of the snapshot (see
+/// [`super::copies`]). Returns the number of parts handed over.
+fn draw_lanes(prims: &Prims, vram: &mut [u16], with: Lanes, simd: Simd) -> usize {
     let threads = rayon::current_num_threads().clamp(1, BANDS);
     let mut rest = vram;
-    let lanes: Vec<Mutex<Option<Band>>> = split_load(load, threads)
+    let lanes: Vec<Mutex<Option<Band>>> = split_load(with.load, threads)
         .iter()
         .map(|r| {
             let rows = (r.end - r.start) * BAND_ROWS;
@@ -624,7 +648,13 @@ fn draw_lanes(
     let (next_slot, handed) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let work = || {
         let me = next_slot.fetch_add(1, Ordering::Relaxed);
-        let own = rayon::current_thread_index().unwrap_or(me) % lanes.len();
+        let index = rayon::current_thread_index().unwrap_or(me);
+        let tex = with.copies.hold(index, with.tex);
+        let src = TexSource {
+            vram: tex.image(),
+            cluts: with.cluts,
+        };
+        let own = index % lanes.len();
         for lane in lanes[own..].iter().chain(&lanes[..own]) {
             let band = lock(lane).take();
             if let Some(band) = band {
@@ -650,9 +680,11 @@ fn draw_lanes(
 mod tests {
     use super::*;
     use crate::gp0::fields::BlendMode;
+    use crate::raster::copies::TILES;
     use crate::raster::pixel::PixelMode;
     use crate::raster::Clip;
     use crate::rng::XorShift;
+    use crate::VramImage;
 
     /// Tiles of rectangles: inside VRAM, wrapping at both edges, empty, and wider than VRAM.
     #[test]
@@ -810,6 +842,11 @@ mod tests {
             vram: tex,
             cluts: &[],
         };
+        let versions = [0; TILES];
+        let snapshot = Snapshot {
+            image: tex,
+            versions: &versions,
+        };
         let simd = Simd::best();
         let start: Vec<u16> = (0..512 * VRAM_WIDTH)
             .map(|_| rng.next_u32() as u16)
@@ -833,9 +870,17 @@ mod tests {
             // At least 8 draws, and on until some part has been handed over (a thread that
             // ends its lane first asks; how far the others are is up to the scheduler).
             let (mut draws, mut handed) = (0, 0);
+            let mut copies = Copies::default();
+            copies.fit(threads);
             while draws < 8 || (handed == 0 && draws < 200) {
                 let mut got = start.clone();
-                handed += pool.install(|| draw_lanes(&prims, &mut got, &batch.load, src, simd));
+                let lanes = || Lanes {
+                    load: &batch.load,
+                    tex: snapshot,
+                    copies: &copies,
+                    cluts: &[],
+                };
+                handed += pool.install(|| draw_lanes(&prims, &mut got, lanes(), simd));
                 draws += 1;
                 if let Some(i) = want.iter().zip(&got).position(|(a, b)| a != b) {
                     panic!("{threads} threads: ({}, {}) differs", i % 1024, i / 1024);

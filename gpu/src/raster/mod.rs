@@ -5,6 +5,7 @@
 //! [`span`] kernel.
 
 pub mod bands;
+pub mod copies;
 pub mod line;
 pub mod pixel;
 pub mod rect;
