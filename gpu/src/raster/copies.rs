@@ -20,7 +20,7 @@ pub const TILES_X: usize = VRAM_WIDTH / TILE_W;
 /// Snapshot tiles in VRAM.
 pub const TILES: usize = TILES_X * (VRAM_HEIGHT / TILE_H);
 
-/// Per snapshot tile, `ty * 16 + tx`: how many times it was copied from VRAM.
+/// Per snapshot tile `(tx, ty)`, at `ty * TILES_X + tx`: how many times it was copied from VRAM.
 pub type Versions = [u64; TILES];
 
 /// The snapshot textures are read from, and the version of each of its tiles.
