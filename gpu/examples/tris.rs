@@ -234,7 +234,7 @@ fn interleave(tris: &[u32], area: u64, rounds: usize, gpu: impl Fn(usize) -> Gpu
     match known.len() {
         0 => println!("host steal time unknown (no /proc/stat)"),
         n => println!(
-            "host steal per round: median {:.1} %, {:.1}-{:.1} %; calm rounds (<= {:.0} %): {} of {}",
+            "host steal per round: median {:.1} %, {:.1}-{:.1} %; calm (<= {:.0} %): {} of {}",
             known[n / 2],
             known[0],
             known[n - 1],
