@@ -22,7 +22,7 @@ use std::sync::Arc;
 use gp0::decode::{decode, is_polyline_terminator, packet_len, Gp0Command, PolyFlags, RawVertex};
 use gp0::fields::{sext11, Clut, ColorWord, TexPage, TexWindow, VertexWord};
 use raster::bands::{tiles, Batch, Exec, MAX_BATCH};
-use raster::copies::{Copies, Snapshot, Versions, TILES, TILES_X};
+use raster::copies::{tile, Copies, Snapshot, Versions, TILES};
 use raster::line::Line;
 use raster::pixel::PixelMode;
 use raster::rect::Rect;
@@ -607,7 +607,7 @@ impl Gpu {
                     self.snapshot[at..at + SNAP_TILE_W]
                         .copy_from_slice(&self.vram[at..at + SNAP_TILE_W]);
                 }
-                self.snapshot_versions[ty * TILES_X + tx] += 1;
+                self.snapshot_versions[tile(tx, ty)] += 1;
             }
             self.snapshot_valid[ty] |= mask;
         }

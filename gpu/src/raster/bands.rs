@@ -269,10 +269,6 @@ impl Batch {
         }
         // Taken out for the draw (and put back for its allocation), so `self` can lend the rest.
         let mut triangles = std::mem::take(&mut self.triangles);
-        let src = TexSource {
-            vram: tex.image,
-            cluts: &self.cluts,
-        };
         let filling = || self.filling.iter().map(TriangleCmd::setup).collect();
         let mut parallel = |vram: &mut [u16], triangles: &mut Vec<Vec<Triangle>>| {
             self.chunks
@@ -299,6 +295,10 @@ impl Batch {
                     rows: vram,
                     y0: 0,
                     y1: 512,
+                };
+                let src = TexSource {
+                    vram: tex.image,
+                    cluts: &self.cluts,
                 };
                 self.prims(&triangles).draw(&mut band, src, simd);
             }
@@ -455,8 +455,7 @@ impl Prims<'_> {
         for (i, e) in self.order.iter().enumerate().skip(piece.from) {
             let asker = slot.asker.load(Ordering::Acquire);
             if asker != OPEN {
-                let part = self.split(&mut piece.band, i);
-                *lock(&slots[asker].inbox) = Some(part);
+                slots[asker].answer(self.split(&mut piece.band, i));
                 slot.asker.store(OPEN, Ordering::Release);
             }
             self.draw_entry(e, &mut piece.band, src, simd);
@@ -530,6 +529,13 @@ struct Slot<'v> {
     inbox: Mutex<Option<Option<Piece<'v>>>>,
 }
 
+impl<'v> Slot<'v> {
+    /// Answers this slot's thread, which asked for part of a region: `part`, or `None` to refuse.
+    fn answer(&self, part: Option<Piece<'v>>) {
+        *lock(&self.inbox) = Some(part);
+    }
+}
+
 /// Closes slot `me` when dropped: no more asks are taken, and a thread that asked meanwhile is
 /// refused.
 struct Close<'a, 'v> {
@@ -541,7 +547,7 @@ impl Drop for Close<'_, '_> {
     fn drop(&mut self) {
         let asker = self.slots[self.me].asker.swap(CLOSED, Ordering::AcqRel);
         if asker != OPEN {
-            *lock(&self.slots[asker].inbox) = Some(None);
+            self.slots[asker].answer(None);
         }
     }
 }

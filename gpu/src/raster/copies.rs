@@ -16,12 +16,17 @@ use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
 /// Snapshot tiles across VRAM.
-pub const TILES_X: usize = VRAM_WIDTH / TILE_W;
+const TILES_X: usize = VRAM_WIDTH / TILE_W;
 /// Snapshot tiles in VRAM.
 pub const TILES: usize = TILES_X * (VRAM_HEIGHT / TILE_H);
 
-/// Per snapshot tile `(tx, ty)`, at `ty * TILES_X + tx`: how many times it was copied from VRAM.
+/// Per snapshot tile, at [`tile`]: how many times it was copied from VRAM.
 pub type Versions = [u64; TILES];
+
+/// Where snapshot tile `(tx, ty)` is in [`Versions`].
+pub fn tile(tx: usize, ty: usize) -> usize {
+    ty * TILES_X + tx
+}
 
 /// The snapshot textures are read from, and the version of each of its tiles.
 #[derive(Clone, Copy)]
@@ -35,7 +40,7 @@ pub struct Snapshot<'a> {
 /// One thread's copy of the snapshot.
 struct ThreadCopy {
     image: Box<VramImage>,
-    versions: Box<Versions>,
+    versions: Versions,
 }
 
 /// A copy of the snapshot per pool thread, made when the thread first draws a lane.
@@ -91,7 +96,7 @@ impl Copies {
             none => {
                 *none = Some(ThreadCopy {
                     image: image_copy(snap.image),
-                    versions: Box::new(*snap.versions),
+                    versions: *snap.versions,
                 })
             }
         }
@@ -103,11 +108,11 @@ impl Copies {
 impl ThreadCopy {
     /// Copies from `snap` the tiles whose version differs from this copy's.
     fn update(&mut self, snap: Snapshot) {
-        for (tile, (mine, &now)) in self.versions.iter_mut().zip(snap.versions).enumerate() {
+        for (at, (mine, &now)) in self.versions.iter_mut().zip(snap.versions).enumerate() {
             if *mine == now {
                 continue;
             }
-            let (tx, ty) = (tile % TILES_X, tile / TILES_X);
+            let (tx, ty) = (at % TILES_X, at / TILES_X);
             for y in ty * TILE_H..(ty + 1) * TILE_H {
                 let at = y * VRAM_WIDTH + tx * TILE_W;
                 self.image[at..at + TILE_W].copy_from_slice(&snap.image[at..at + TILE_W]);
@@ -160,7 +165,7 @@ mod tests {
                 snap[y * VRAM_WIDTH + x] = 0x7fff;
             }
         }
-        versions[ty * TILES_X + tx] += 1;
+        versions[tile(tx, ty)] += 1;
         let stale = 5 * TILE_H * VRAM_WIDTH + 5 * TILE_W;
         snap[stale] ^= 1;
         let held = copies.hold(
