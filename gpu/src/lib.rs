@@ -21,11 +21,11 @@ use std::sync::Arc;
 
 use gp0::decode::{decode, is_polyline_terminator, packet_len, Gp0Command, PolyFlags, RawVertex};
 use gp0::fields::{sext11, Clut, ColorWord, TexPage, TexWindow, VertexWord};
-use raster::bands::{tiles, Batch, Exec, MAX_BATCH};
-use raster::copies::{tile, Copies, Snapshot, Versions, TILES};
+use raster::bands::{Batch, Exec, MAX_BATCH};
 use raster::line::Line;
 use raster::pixel::PixelMode;
 use raster::rect::Rect;
+use raster::snapshot::TextureSnapshot;
 use raster::span::Simd;
 use raster::texture::{clut_len, footprint_x, ClutTable, Texture};
 use raster::triangle::{Shading, TriangleCmd, Vtx};
@@ -41,12 +41,6 @@ pub type VramImage = [u16; VRAM_WIDTH * VRAM_HEIGHT];
 /// Words in one [`Gpu::gp0_words`] call from which a GPU with more than one rasteriser thread
 /// keeps its pool busy for the whole call.
 pub const BUSY_WORDS: usize = 1024;
-/// Texture snapshot tile width in halfwords (16 tiles across VRAM): the batch's drawn-area
-/// tiles, so a batch's drawn tiles are the snapshot tiles it makes stale.
-const SNAP_TILE_W: usize = raster::bands::TILE_W;
-/// Texture snapshot tile height in lines (16 tiles down VRAM).
-const SNAP_TILE_H: usize = raster::bands::TILE_H;
-
 /// What GP1 says the TV shows: where in VRAM, how big, and in which colour depth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Display {
@@ -136,18 +130,8 @@ enum Packet {
 /// The GPU: VRAM plus all GP0/GP1 state.
 pub struct Gpu {
     vram: Vec<u16>,
-    /// Texture source: VRAM as the current batch began, where `snapshot_valid` says so.
-    snapshot: Box<VramImage>,
-    /// Bit `tx` of `snapshot_valid[ty]`: snapshot tile (tx, ty) of [`SNAP_TILE_W`] ×
-    /// [`SNAP_TILE_H`] halfwords holds VRAM's current contents. A tile is copied when a
-    /// primitive first samples it and stays valid until something writes it: a batch drawing
-    /// there (at the batch's end), or an upload, fill or copy.
-    snapshot_valid: [u16; 16],
-    /// How many times each snapshot tile was copied from VRAM: what threads drawing a batch
-    /// bring their copies of the snapshot up to date by.
-    snapshot_versions: Versions,
-    /// Copies of the snapshot per pool thread (made when a thread first draws a lane).
-    snapshot_copies: Copies,
+    /// What the batch's primitives sample (see [`raster::snapshot`]).
+    snapshot: TextureSnapshot,
     batch: Batch,
     threads: usize,
     pool: Option<Arc<rayon::ThreadPool>>,
@@ -193,13 +177,7 @@ impl Gpu {
     pub fn new() -> Self {
         let mut g = Gpu {
             vram: vec![0; VRAM_WIDTH * VRAM_HEIGHT],
-            snapshot: vec![0; VRAM_WIDTH * VRAM_HEIGHT]
-                .into_boxed_slice()
-                .try_into()
-                .expect("a VRAM-sized vector is a VramImage"),
-            snapshot_valid: [0; 16],
-            snapshot_versions: [0; TILES],
-            snapshot_copies: Copies::default(),
+            snapshot: TextureSnapshot::default(),
             batch: Batch::default(),
             threads: 0,
             pool: None,
@@ -464,7 +442,7 @@ impl Gpu {
         self.flush();
         self.threads = threads;
         // The copies are made again for the new pool's threads, as they first draw.
-        self.snapshot_copies = Copies::default();
+        self.snapshot.drop_copies();
         // 0 and 1 need no pool of their own: rayon's global pool, or none.
         self.pool = if threads <= 1 {
             None
@@ -533,20 +511,9 @@ impl Gpu {
         };
         // Snapshot tiles the batch may have drawn no longer hold VRAM.
         let drawn = self.batch.drawn_tiles();
-        let tex = Snapshot {
-            image: &self.snapshot,
-            versions: &self.snapshot_versions,
-        };
-        self.batch.run(
-            &mut self.vram,
-            tex,
-            &mut self.snapshot_copies,
-            exec,
-            self.simd,
-        );
-        for (valid, drawn) in self.snapshot_valid.iter_mut().zip(drawn) {
-            *valid &= !drawn;
-        }
+        let (tex, copies) = self.snapshot.parts();
+        self.batch.run(&mut self.vram, tex, copies, exec, self.simd);
+        self.snapshot.drawn(drawn);
         self.checked.next_epoch();
         if let Some(c) = &mut self.clut_cache {
             c.slot = None;
@@ -591,35 +558,10 @@ impl Gpu {
         }
     }
 
-    /// Copies into the snapshot the tiles of the VRAM rectangle `x, y, w, h` (wrapping at the
-    /// VRAM edges) that do not hold VRAM's current contents. The batch has drawn nothing yet (it
-    /// draws when it ends, and ends before a primitive samples what it may draw), so VRAM holds
-    /// what the batch's primitives must sample.
-    fn snapshot_rect(&mut self, x: usize, y: usize, w: usize, h: usize) {
-        let (mask, rows) = tiles(x, y, w, h);
-        for ty in rows {
-            let mut missing = mask & !self.snapshot_valid[ty];
-            while missing != 0 {
-                let tx = missing.trailing_zeros() as usize;
-                missing &= missing - 1;
-                for r in ty * SNAP_TILE_H..(ty + 1) * SNAP_TILE_H {
-                    let at = r * VRAM_WIDTH + tx * SNAP_TILE_W;
-                    self.snapshot[at..at + SNAP_TILE_W]
-                        .copy_from_slice(&self.vram[at..at + SNAP_TILE_W]);
-                }
-                self.snapshot_versions[tile(tx, ty)] += 1;
-            }
-            self.snapshot_valid[ty] |= mask;
-        }
-    }
-
     /// Marks the snapshot tiles of the VRAM rectangle `x, y, w, h` (wrapping) as no longer
     /// holding VRAM: a transfer wrote there.
     fn snapshot_stale(&mut self, x: usize, y: usize, w: usize, h: usize) {
-        let (mask, rows) = tiles(x, y, w, h);
-        for ty in rows {
-            self.snapshot_valid[ty] &= !mask;
-        }
+        self.snapshot.stale(x, y, w, h);
         self.checked.next_epoch();
     }
 
@@ -645,7 +587,7 @@ impl Gpu {
             {
                 self.flush();
             }
-            self.snapshot_rect(fx, fy, fw, 256);
+            self.snapshot.take(&self.vram, fx, fy, fw, 256);
             let now = self.checked.epoch;
             self.checked.pages[page_key] = now;
             if n > 0 {

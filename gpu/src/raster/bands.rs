@@ -28,11 +28,11 @@
 //! a batch (see `Gpu::texture`) before a primitive whose texture page or CLUT overlaps what the
 //! batch has drawn, so the snapshot always equals live VRAM where it is sampled. Transfers (fill,
 //! copies) also end the batch. Threads drawing lanes sample copies of the snapshot of their own,
-//! kept equal to it tile by tile ([`super::copies`]), so no two cores share texture cache lines.
+//! kept equal to it tile by tile ([`super::snapshot`]), so no two cores share texture cache lines.
 
-use super::copies::{Copies, Snapshot};
 use super::line::Line;
 use super::rect::Rect;
+use super::snapshot::{Copies, Snapshot};
 use super::span::Simd;
 use super::texture::ClutTable;
 use super::triangle::{Triangle, TriangleCmd};
@@ -628,7 +628,7 @@ struct Lanes<'a> {
 /// same rows from batch to batch), then any lane no thread has started; then it asks the threads
 /// still drawing for the lower part of the rows they have left ([`Prims::split`]), until all
 /// refuse. Each thread samples textures from its own copy of the snapshot (see
-/// [`super::copies`]). Returns the number of parts handed over.
+/// [`super::snapshot`]). Returns the number of parts handed over.
 fn draw_lanes(prims: &Prims, vram: &mut [u16], with: Lanes, simd: Simd) -> usize {
     let threads = rayon::current_num_threads().clamp(1, BANDS);
     let mut rest = vram;
@@ -686,8 +686,8 @@ fn draw_lanes(prims: &Prims, vram: &mut [u16], with: Lanes, simd: Simd) -> usize
 mod tests {
     use super::*;
     use crate::gp0::fields::BlendMode;
-    use crate::raster::copies::TILES;
     use crate::raster::pixel::PixelMode;
+    use crate::raster::snapshot::TILES;
     use crate::raster::Clip;
     use crate::rng::XorShift;
     use crate::VramImage;

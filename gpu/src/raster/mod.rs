@@ -5,10 +5,10 @@
 //! [`span`] kernel.
 
 pub mod bands;
-pub mod copies;
 pub mod line;
 pub mod pixel;
 pub mod rect;
+pub mod snapshot;
 pub mod span;
 pub mod texture;
 pub mod triangle;

@@ -1,4 +1,9 @@
-//! Per-thread copies of the texture snapshot for the threads that draw lanes.
+//! The texture snapshot: what a batch's primitives sample, and the per-thread copies of it.
+//!
+//! A batch draws when it ends, so its primitives must sample VRAM as it was before the batch
+//! drew anything. The snapshot holds that image, tile by tile: a tile is copied from VRAM when a
+//! primitive first samples it, and stays valid until something writes it there (a batch drawing
+//! it, at the batch's end; an upload, fill or copy).
 //!
 //! Every thread drawing a batch samples the same texture pages. Read from the one snapshot, those
 //! cache lines are shared between the cores; read from a copy of its own, each core keeps its
@@ -7,11 +12,11 @@
 //! took 7–8 % less time with a copy of its own. A second copy shared by both threads, elsewhere
 //! in memory, made no difference, so the gain is from not sharing, not from where the copy lies.
 //!
-//! A copy is brought up to date tile by tile: the GPU counts the times each snapshot tile was
+//! A copy is brought up to date tile by tile: the snapshot counts the times each of its tiles was
 //! copied from VRAM ([`Versions`]), and a thread copies from the snapshot the tiles whose count
 //! differs from its copy's. Between batches that upload nothing, that is a comparison per tile.
 
-use super::bands::{TILE_H, TILE_W};
+use super::bands::{tiles, TILE_H, TILE_W};
 use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
@@ -26,6 +31,88 @@ pub type Versions = [u64; TILES];
 /// Where snapshot tile `(tx, ty)` is in [`Versions`].
 pub fn tile(tx: usize, ty: usize) -> usize {
     ty * TILES_X + tx
+}
+
+/// The texture snapshot, which tiles of it hold VRAM's current contents, their versions, and the
+/// pool threads' copies of it.
+pub struct TextureSnapshot {
+    /// VRAM as the current batch began, where `valid` says so.
+    image: Box<VramImage>,
+    /// Bit `tx` of `valid[ty]`: tile (tx, ty) of [`TILE_W`] × [`TILE_H`] halfwords holds VRAM's
+    /// current contents.
+    valid: [u16; 16],
+    /// How many times each tile was copied from VRAM: what threads drawing a batch bring their
+    /// copies up to date by.
+    versions: Versions,
+    /// Copies of the snapshot per pool thread (made when a thread first draws a lane).
+    copies: Copies,
+}
+
+impl Default for TextureSnapshot {
+    fn default() -> Self {
+        TextureSnapshot {
+            image: vec![0; VRAM_WIDTH * VRAM_HEIGHT]
+                .into_boxed_slice()
+                .try_into()
+                .expect("a VRAM-sized vector is a VramImage"),
+            valid: [0; 16],
+            versions: [0; TILES],
+            copies: Copies::default(),
+        }
+    }
+}
+
+impl TextureSnapshot {
+    /// Copies from `vram` the tiles of the VRAM rectangle `x, y, w, h` (wrapping at the VRAM
+    /// edges) that do not hold its current contents. The caller ends the current batch first if
+    /// it may have drawn there, so `vram` holds what the batch's primitives must sample.
+    pub fn take(&mut self, vram: &[u16], x: usize, y: usize, w: usize, h: usize) {
+        let (mask, rows) = tiles(x, y, w, h);
+        for ty in rows {
+            let mut missing = mask & !self.valid[ty];
+            while missing != 0 {
+                let tx = missing.trailing_zeros() as usize;
+                missing &= missing - 1;
+                for r in ty * TILE_H..(ty + 1) * TILE_H {
+                    let at = r * VRAM_WIDTH + tx * TILE_W;
+                    self.image[at..at + TILE_W].copy_from_slice(&vram[at..at + TILE_W]);
+                }
+                self.versions[tile(tx, ty)] += 1;
+            }
+            self.valid[ty] |= mask;
+        }
+    }
+
+    /// Marks the tiles of the VRAM rectangle `x, y, w, h` (wrapping) as no longer holding VRAM:
+    /// something wrote there.
+    pub fn stale(&mut self, x: usize, y: usize, w: usize, h: usize) {
+        let (mask, rows) = tiles(x, y, w, h);
+        for ty in rows {
+            self.valid[ty] &= !mask;
+        }
+    }
+
+    /// Marks the tiles a batch may have drawn (bit `tx` of `drawn[ty]`) as no longer holding
+    /// VRAM.
+    pub fn drawn(&mut self, drawn: [u16; 16]) {
+        for (valid, drawn) in self.valid.iter_mut().zip(drawn) {
+            *valid &= !drawn;
+        }
+    }
+
+    /// The snapshot to sample, and the threads' copies of it.
+    pub fn parts(&mut self) -> (Snapshot<'_>, &mut Copies) {
+        let snap = Snapshot {
+            image: &self.image,
+            versions: &self.versions,
+        };
+        (snap, &mut self.copies)
+    }
+
+    /// Drops the threads' copies: a new pool makes its own as its threads first draw.
+    pub fn drop_copies(&mut self) {
+        self.copies = Copies::default();
+    }
 }
 
 /// The snapshot textures are read from, and the version of each of its tiles.
@@ -138,6 +225,41 @@ mod tests {
     fn image(fill: impl Fn(usize) -> u16) -> Box<VramImage> {
         let v: Vec<u16> = (0..VRAM_WIDTH * VRAM_HEIGHT).map(fill).collect();
         v.into_boxed_slice().try_into().unwrap()
+    }
+
+    /// The snapshot copies a tile from VRAM when it is first taken, not again while it holds
+    /// VRAM, and again once a batch drew it or a transfer wrote it.
+    #[test]
+    fn the_snapshot_copies_a_tile_again_only_once_it_is_stale() {
+        let mut vram = vec![1u16; VRAM_WIDTH * VRAM_HEIGHT];
+        let mut snap = TextureSnapshot::default();
+        let at = |tx: usize, ty: usize| ty * TILE_H * VRAM_WIDTH + tx * TILE_W;
+        let version = |snap: &mut TextureSnapshot, tx, ty| snap.parts().0.versions[tile(tx, ty)];
+        // A rectangle inside tile (2, 1) takes that tile whole.
+        snap.take(&vram, 2 * TILE_W + 5, TILE_H + 3, 4, 4);
+        assert_eq!(snap.image[at(2, 1)], 1);
+        assert_eq!(
+            snap.image[at(2, 1) + TILE_W - 1 + (TILE_H - 1) * VRAM_WIDTH],
+            1
+        );
+        assert_eq!(snap.image[at(3, 1)], 0, "other tiles are not taken");
+        assert_eq!(version(&mut snap, 2, 1), 1);
+        // Still valid: VRAM changing behind its back (which the GPU never lets happen) shows
+        // it is not copied again.
+        vram[at(2, 1)] = 2;
+        snap.take(&vram, 2 * TILE_W, TILE_H, 1, 1);
+        assert_eq!((snap.image[at(2, 1)], version(&mut snap, 2, 1)), (1, 1));
+        // A batch drew the tile: copied again.
+        let mut drawn = [0u16; 16];
+        drawn[1] = 1 << 2;
+        snap.drawn(drawn);
+        snap.take(&vram, 2 * TILE_W, TILE_H, 1, 1);
+        assert_eq!((snap.image[at(2, 1)], version(&mut snap, 2, 1)), (2, 2));
+        // A transfer wrote into it (a rectangle wrapping from the right edge): copied again.
+        vram[at(2, 1)] = 3;
+        snap.stale(VRAM_WIDTH - 8, TILE_H + 1, 8 + 2 * TILE_W + 1, 1);
+        snap.take(&vram, 2 * TILE_W, TILE_H, 1, 1);
+        assert_eq!((snap.image[at(2, 1)], version(&mut snap, 2, 1)), (3, 3));
     }
 
     /// A copy follows the tiles whose version moved on, and only those.
