@@ -92,8 +92,8 @@ impl TextureSnapshot {
         }
     }
 
-    /// Marks the tiles a batch may have drawn (bit `tx` of `drawn[ty]`) as no longer holding
-    /// VRAM.
+    /// Marks the tiles a batch may have drawn (bit `tx` of `drawn[ty]`, as `Batch::drawn_tiles`
+    /// gives them: the batch's tiles are the snapshot's) as no longer holding VRAM.
     pub fn drawn(&mut self, drawn: [u16; 16]) {
         for (valid, drawn) in self.valid.iter_mut().zip(drawn) {
             *valid &= !drawn;
