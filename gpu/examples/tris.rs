@@ -237,17 +237,16 @@ fn interleave(tris: &[u32], area: u64, rounds: usize, gpu: impl Fn(usize) -> Gpu
 /// compute pair made at least [`FULL`]× one thread's compute).
 fn report(names: &[&str; 7], time: &[[Duration; 7]], steal: &[Option<f64>], area: u64) {
     let rounds = time.len();
-    // Work per second of configuration `k` over `t`, in M px/s for the GPUs: the pairs do twice
-    // the work of one thread.
-    let rate = |k: usize, t: Duration| {
-        let work = match k {
-            3 | 4 => 2.0 * area as f64 * (BLOCK - WARM) as f64,
-            0..=2 => area as f64 * (BLOCK - WARM) as f64,
-            5 => area as f64,
-            _ => 2.0 * area as f64,
-        };
-        work / t.as_secs_f64() / 1e6
+    // Work per round of configuration `k`: pixels (millions) for the GPUs, runs of `compute` for
+    // the compute configurations; the pairs do twice the work of one thread.
+    let work = |k: usize| match k {
+        0..=2 => area as f64 * (BLOCK - WARM) as f64 / 1e6,
+        3 | 4 => 2.0 * area as f64 * (BLOCK - WARM) as f64 / 1e6,
+        5 => 1.0,
+        _ => 2.0,
     };
+    // Work per second of configuration `k` over `t`.
+    let rate = |k: usize, t: Duration| work(k) / t.as_secs_f64();
     // The one-thread configuration that configuration `k` is compared with.
     let base = |k: usize| if k >= 5 { 5 } else { 0 };
     // Ratio of configuration `k` to its one-thread configuration in round `r`.

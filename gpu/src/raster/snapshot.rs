@@ -51,10 +51,7 @@ pub struct TextureSnapshot {
 impl Default for TextureSnapshot {
     fn default() -> Self {
         TextureSnapshot {
-            image: vec![0; VRAM_WIDTH * VRAM_HEIGHT]
-                .into_boxed_slice()
-                .try_into()
-                .expect("a VRAM-sized vector is a VramImage"),
+            image: boxed(vec![0; VRAM_WIDTH * VRAM_HEIGHT]),
             valid: [0; 16],
             versions: [0; TILES],
             copies: Copies::default(),
@@ -73,10 +70,7 @@ impl TextureSnapshot {
             while missing != 0 {
                 let tx = missing.trailing_zeros() as usize;
                 missing &= missing - 1;
-                for r in ty * TILE_H..(ty + 1) * TILE_H {
-                    let at = r * VRAM_WIDTH + tx * TILE_W;
-                    self.image[at..at + TILE_W].copy_from_slice(&vram[at..at + TILE_W]);
-                }
+                copy_tile(&mut self.image[..], vram, tx, ty);
                 self.versions[tile(tx, ty)] += 1;
             }
             self.valid[ty] |= mask;
@@ -182,7 +176,7 @@ impl Copies {
             Some(copy) => copy.update(snap),
             none => {
                 *none = Some(ThreadCopy {
-                    image: image_copy(snap.image),
+                    image: boxed(snap.image.to_vec()),
                     versions: *snap.versions,
                 })
             }
@@ -199,23 +193,26 @@ impl ThreadCopy {
             if *mine == now {
                 continue;
             }
-            let (tx, ty) = (at % TILES_X, at / TILES_X);
-            for y in ty * TILE_H..(ty + 1) * TILE_H {
-                let at = y * VRAM_WIDTH + tx * TILE_W;
-                self.image[at..at + TILE_W].copy_from_slice(&snap.image[at..at + TILE_W]);
-            }
+            copy_tile(&mut self.image[..], snap.image, at % TILES_X, at / TILES_X);
             *mine = now;
         }
     }
 }
 
-/// A boxed copy of `image` (built on the heap: a VRAM image is 1 MiB).
-fn image_copy(image: &VramImage) -> Box<VramImage> {
-    image
-        .to_vec()
+/// Copies tile `(tx, ty)` of VRAM image `src` into `dst`.
+fn copy_tile(dst: &mut [u16], src: &[u16], tx: usize, ty: usize) {
+    for y in ty * TILE_H..(ty + 1) * TILE_H {
+        let at = y * VRAM_WIDTH + tx * TILE_W;
+        dst[at..at + TILE_W].copy_from_slice(&src[at..at + TILE_W]);
+    }
+}
+
+/// `pixels` (VRAM-sized) as a VRAM image, on the heap: a VRAM image is 1 MiB.
+fn boxed(pixels: Vec<u16>) -> Box<VramImage> {
+    pixels
         .into_boxed_slice()
         .try_into()
-        .expect("a copy of a VRAM image is VRAM-sized")
+        .expect("a VRAM-sized vector is a VramImage")
 }
 
 #[cfg(test)]
@@ -223,8 +220,7 @@ mod tests {
     use super::*;
 
     fn image(fill: impl Fn(usize) -> u16) -> Box<VramImage> {
-        let v: Vec<u16> = (0..VRAM_WIDTH * VRAM_HEIGHT).map(fill).collect();
-        v.into_boxed_slice().try_into().unwrap()
+        boxed((0..VRAM_WIDTH * VRAM_HEIGHT).map(fill).collect())
     }
 
     /// The snapshot copies a tile from VRAM when it is first taken, not again while it holds
