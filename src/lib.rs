@@ -11,6 +11,7 @@ pub mod display;
 pub mod dump;
 pub mod formats;
 pub mod gte_vectors;
+pub mod history;
 pub mod output;
 pub mod preview;
 pub mod render;

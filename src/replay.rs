@@ -21,8 +21,13 @@ use crate::stream::{self, Item};
 /// What `replay` runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Input {
-    /// A text stream's GP0/GP1/frame items, in order.
-    Stream(Vec<Item>),
+    /// A text stream's GP0/GP1/frame items, in order, and the line each came from.
+    Stream {
+        /// The items.
+        items: Vec<Item>,
+        /// 1-based line of each item.
+        lines: Vec<usize>,
+    },
     /// A parsed GPU dump.
     Dump(Dump),
 }
@@ -41,11 +46,11 @@ impl Input {
                 "neither a GPUDUMP (no PSXGPUDUMPv1 magic) nor a UTF-8 text stream",
             )
         })?;
-        let items: Vec<Item> = stream::parse(text)?
+        let (items, lines): (Vec<Item>, Vec<usize>) = stream::parse(text)?
             .into_iter()
-            .map(|l| l.item)
-            .filter(|i| matches!(i, Item::Gp0(_) | Item::Gp1(_) | Item::Frame))
-            .collect();
+            .filter(|l| matches!(l.item, Item::Gp0(_) | Item::Gp1(_) | Item::Frame))
+            .map(|l| (l.item, l.line))
+            .unzip();
         if items.is_empty() {
             return Err(LoadError::invalid(
                 "GPU stream",
@@ -53,7 +58,33 @@ impl Input {
                 "no `gp0`, `gp1` or `frame` lines: not a GPU stream",
             ));
         }
-        Ok(Input::Stream(items))
+        Ok(Input::Stream { items, lines })
+    }
+
+    /// Where GP0 word `n` (from 0, in input order) is in the input: `line L` of a text stream,
+    /// `byte 0xB` of a dump; `None` past the last.
+    pub fn locate_gp0(&self, n: u64) -> Option<String> {
+        match self {
+            Input::Stream { items, lines } => items
+                .iter()
+                .zip(lines)
+                .filter(|(i, _)| matches!(i, Item::Gp0(_)))
+                .nth(n.try_into().ok()?)
+                .map(|(_, line)| format!("line {line}")),
+            Input::Dump(d) => {
+                let mut left = n;
+                for e in &d.entries {
+                    if let Packet::Gp0(words) = &e.packet {
+                        let len = words.len() as u64;
+                        if left < len {
+                            return Some(format!("byte {:#x}", e.offset + 4 + 4 * left));
+                        }
+                        left -= len;
+                    }
+                }
+                None
+            }
+        }
     }
 
     /// Loads and parses a file (size capped by [`formats::read_file`]).
@@ -65,7 +96,9 @@ impl Input {
     /// How many frame marks the input holds.
     pub fn frames(&self) -> u64 {
         match self {
-            Input::Stream(items) => items.iter().filter(|i| **i == Item::Frame).count() as u64,
+            Input::Stream { items, .. } => {
+                items.iter().filter(|i| **i == Item::Frame).count() as u64
+            }
             Input::Dump(d) => d.frames(),
         }
     }
@@ -80,7 +113,7 @@ impl Input {
                 let packets: Vec<Packet> = d.packets().cloned().collect();
                 dump::encode(&packets)
             }
-            Input::Stream(items) => {
+            Input::Stream { items, .. } => {
                 let mut w = dump::Writer::new();
                 w.packet(&Packet::Comment(format!(
                     "psxrender {} replay of a text stream",
@@ -106,7 +139,7 @@ impl Input {
     /// A one-line (dumps: a few lines) description for the command line.
     pub fn summary(&self) -> String {
         match self {
-            Input::Stream(items) => {
+            Input::Stream { items, .. } => {
                 let count = |f: fn(&Item) -> bool| items.iter().filter(|i| f(i)).count();
                 format!(
                     "text stream: {} GP0 words, {} GP1 words, {} frames",
@@ -121,12 +154,14 @@ impl Input {
 }
 
 /// How to replay.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
     /// Stop after this many frame marks; `None` runs everything.
     pub frame: Option<u64>,
     /// Rasteriser threads (0 = all cores, 1 = serial).
     pub threads: usize,
+    /// VRAM halfwords (x, y) whose pixel history to record ([`gpu::Gpu::watch`]).
+    pub watch: Vec<(u16, u16)>,
 }
 
 /// A replay that cannot run.
@@ -177,11 +212,12 @@ pub fn run(input: &Input, opts: Options) -> Result<Replayed, ReplayError> {
     }
     let mut gpu = Gpu::new();
     gpu.set_threads(opts.threads);
+    gpu.watch(&opts.watch);
     let mut frames_run = 0;
     let done = |frames_run: u64| opts.frame == Some(frames_run);
     if !done(0) {
         match input {
-            Input::Stream(items) => {
+            Input::Stream { items, .. } => {
                 for item in items {
                     match item {
                         Item::Gp0(w) => gpu.gp0(*w),
@@ -235,7 +271,10 @@ mod tests {
         let s = Input::parse(b"gp1 00000000\n# x\ngp0 e1000400\nframe\ncase a\n").unwrap();
         assert_eq!(
             s,
-            Input::Stream(vec![Item::Gp1(0), Item::Gp0(0xe100_0400), Item::Frame])
+            Input::Stream {
+                items: vec![Item::Gp1(0), Item::Gp0(0xe100_0400), Item::Frame],
+                lines: vec![1, 3, 4],
+            }
         );
         let e = Input::parse(&[0xff, 0xfe, 0]).unwrap_err();
         assert_eq!(e.offset, 0);
@@ -269,7 +308,14 @@ mod tests {
     #[test]
     fn frames_stop_where_asked() {
         let s = Input::parse(b"gp0 00000000\nframe\nframe\ngp0 00000000\n").unwrap();
-        let run_to = |frame| run(&s, Options { frame, threads: 1 });
+        let run_to = |frame| {
+            let opts = Options {
+                frame,
+                threads: 1,
+                ..Default::default()
+            };
+            run(&s, opts)
+        };
         assert_eq!(run_to(None).unwrap().frames_run, 2);
         assert_eq!(run_to(Some(0)).unwrap().frames_run, 0);
         assert_eq!(run_to(Some(1)).unwrap().frames_run, 1);

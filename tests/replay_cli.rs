@@ -190,3 +190,47 @@ fn rendered_dump_replays_to_the_rendered_picture() {
     assert_eq!(code, Some(0), "{t}");
     assert!(t.contains("PSNR: infinite"), "{t}");
 }
+
+/// `--history X,Y` on two overlapping triangles (one flat, one gouraud): both commands are
+/// listed with their place in the input and decoded words, the gouraud one's colour at the
+/// pixel, and the second triangle's value last; a GPUDUMP of the same words lists the same
+/// commands at byte offsets.
+#[test]
+fn history_lists_overlapping_triangles_in_order() {
+    let text = "gp0 e3000000\ngp0 e407ffff\n\
+        gp0 200000ff\ngp0 00000000\ngp0 00000008\ngp0 00080000\n\
+        # the second triangle, gouraud green to blue\n\
+        gp0 3000ff00\ngp0 00010001\ngp0 00ff0000\ngp0 00010006\ngp0 0000ff00\ngp0 00060001\n";
+    let input = tmp("history.stream.txt");
+    std::fs::write(&input, text).unwrap();
+    let dump = tmp("history.psxgpu");
+    let (code, t) = replay(&[
+        input.to_str().unwrap(),
+        "--history",
+        "2,2",
+        "--history",
+        "7,0",
+        "--threads",
+        "1",
+        "--dump",
+        dump.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{t}");
+    let first = t.find("command 2 (GP0 word 2, line 3): 20h polygon: triangle, opaque");
+    let second = t.find("command 3 (GP0 word 6, line 8): 30h polygon: gouraud triangle, opaque");
+    assert!(first.is_some() && second.is_some() && first < second, "{t}");
+    assert!(t.contains("pixel (2,2): 2 commands touched it"), "{t}");
+    assert!(t.contains("pixel (7,0): 1 command touched it"), "{t}");
+    assert!(t.contains("0000 -> 001f written"), "{t}");
+    let last = t.rfind(" -> ").unwrap();
+    let second_at = t.find("command 3 ").unwrap();
+    assert!(
+        last > second_at,
+        "the second triangle's value comes last: {t}"
+    );
+    assert!(t.contains("v0 (1,1) rgb (0,255,0)"), "{t}");
+    // Replayed from the dump, the same commands at byte offsets.
+    let (code, d) = replay(&[dump.to_str().unwrap(), "--history", "2,2"]);
+    assert_eq!(code, Some(0), "{d}");
+    assert!(d.contains("command 3 (GP0 word 6, byte 0x"), "{d}");
+}

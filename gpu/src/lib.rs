@@ -14,6 +14,7 @@
 pub mod gp0;
 pub mod raster;
 pub mod rng;
+pub mod trace;
 pub mod vram;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,7 +30,8 @@ use raster::snapshot::TextureSnapshot;
 use raster::span::Simd;
 use raster::texture::{clut_len, footprint_x, ClutTable, Texture};
 use raster::triangle::{Shading, TriangleCmd, Vtx};
-use raster::{Clip, Prim};
+use raster::{Clip, Outcome, Prim, TexSource};
+use trace::{DrawState, Part, PixelEvent, Tracer};
 
 /// VRAM width in halfwords.
 pub const VRAM_WIDTH: usize = 1024;
@@ -155,6 +157,12 @@ pub struct Gpu {
     disp_v: u32,
     disp_mode: u32,
     dma_dir: u32,
+    /// GP0 words received.
+    gp0_in: u64,
+    /// GP0 commands started.
+    commands_in: u64,
+    /// The pixel history being recorded, if any.
+    trace: Option<Box<Tracer>>,
 }
 
 /// Sets its flag when dropped: what [`Gpu::busy`]'s other threads wait for.
@@ -201,6 +209,9 @@ impl Gpu {
             disp_v: 0,
             disp_mode: 0,
             dma_dir: 0,
+            gp0_in: 0,
+            commands_in: 0,
+            trace: None,
         };
         g.gp1(0);
         g
@@ -208,15 +219,20 @@ impl Gpu {
 
     /// Writes one word to GP0 (0x1F801810).
     pub fn gp0(&mut self, word: u32) {
+        self.gp0_in += 1;
         match std::mem::replace(&mut self.packet, Packet::Idle) {
             Packet::Upload(mut t) => {
                 self.flush();
-                vram::upload_word(&mut self.vram, &mut t, word, self.mask_setting);
+                match self.trace.is_some() {
+                    true => self.upload_traced(&mut t, word),
+                    false => vram::upload_word(&mut self.vram, &mut t, word, self.mask_setting),
+                }
                 if !t.done() {
                     self.packet = Packet::Upload(t);
                 }
             }
             Packet::Idle => {
+                self.start_command(self.gp0_in - 1);
                 self.words.clear();
                 self.words.push(word);
                 let len = packet_len((word >> 24) as u8);
@@ -239,7 +255,78 @@ impl Gpu {
                 last,
                 color,
                 first,
-            } => self.polyline_word(flags, last, color, first, word),
+            } => {
+                if let Some(t) = &mut self.trace {
+                    t.words.push(word);
+                }
+                self.polyline_word(flags, last, color, first, word)
+            }
+        }
+    }
+
+    /// Counts a command starting at GP0 word `word`.
+    fn start_command(&mut self, word: u64) {
+        self.commands_in += 1;
+        if let Some(t) = &mut self.trace {
+            t.command = self.commands_in - 1;
+            t.word = word;
+            t.words.clear();
+            t.part = Part::Whole;
+        }
+    }
+
+    /// Starts recording the pixel history of the VRAM halfwords `points` (x, y) from here on:
+    /// every later command that touches one is listed by [`Gpu::history`]. Drawing is then
+    /// serial, one primitive at a time (the pixels drawn are the same). An empty list stops.
+    pub fn watch(&mut self, points: &[(u16, u16)]) {
+        self.flush();
+        self.trace = (!points.is_empty()).then(|| Box::new(Tracer::new(points)));
+    }
+
+    /// The pixel history recorded since [`Gpu::watch`], in command order.
+    pub fn history(&mut self) -> &[PixelEvent] {
+        self.flush();
+        self.trace.as_ref().map_or(&[], |t| &t.events)
+    }
+
+    /// The GP0 state, for the pixel history.
+    fn draw_state(&self) -> DrawState {
+        let c = self.clip();
+        DrawState {
+            draw_mode: self.draw_mode.0,
+            tex_window: self.tex_window.0,
+            area: [c.x0, c.y0, c.x1, c.y1],
+            offset: (
+                sext11(self.offset as i32),
+                sext11((self.offset >> 11) as i32),
+            ),
+            mask: self.mask_setting,
+        }
+    }
+
+    /// [`vram::upload_word`], recording the watched halfwords the word writes.
+    fn upload_traced(&mut self, t: &mut vram::Transfer, word: u32) {
+        let state = self.draw_state();
+        let Some(tr) = &mut self.trace else { return };
+        tr.state = state;
+        let at = [t.index_ahead(0), t.index_ahead(1)];
+        let before = tr.values(&self.vram);
+        vram::upload_word(&mut self.vram, t, word, self.mask_setting);
+        tr.part = Part::Upload;
+        let hit: Vec<usize> = tr
+            .indices()
+            .enumerate()
+            .filter(|(_, (_, _, i))| at.contains(&Some(*i)))
+            .map(|(k, _)| k)
+            .collect();
+        let check = self.mask_setting & 2 != 0;
+        for k in hit {
+            let i = tr.indices().nth(k).map_or(0, |p| p.2);
+            let outcome = match check && before[k] & 0x8000 != 0 {
+                true => Outcome::Masked,
+                false => Outcome::Written,
+            };
+            tr.record(k, before[k], self.vram[i], outcome, None);
         }
     }
 
@@ -251,6 +338,9 @@ impl Gpu {
     /// ([`raster::bands::PARALLEL_MIN_LOAD`]): until then the calling thread parses alone, and
     /// a light call never touches the pool, as waking it costs more than it saves.
     pub fn gp0_words(&mut self, words: &[u32]) {
+        if self.trace.is_some() {
+            return words.iter().for_each(|&w| self.gp0(w));
+        }
         if words.len() >= BUSY_WORDS && self.threads != 1 {
             let done = match self.threads {
                 0 => self.feed(words, true),
@@ -322,6 +412,8 @@ impl Gpu {
                 Packet::Idle => {
                     let len = packet_len((words[i] >> 24) as u8);
                     if let Some(packet) = words.get(i..i + len) {
+                        self.start_command(self.gp0_in);
+                        self.gp0_in += len as u64;
                         self.run_packet(packet);
                         i += len;
                         continue;
@@ -334,6 +426,7 @@ impl Gpu {
                     while !t.done() {
                         let Some(&w) = words.get(i) else { break };
                         vram::upload_word(&mut self.vram, &mut t, w, self.mask_setting);
+                        self.gp0_in += 1;
                         i += 1;
                     }
                     if !t.done() {
@@ -624,12 +717,68 @@ impl Gpu {
     }
 
     fn push(&mut self, p: Prim) {
+        if self.trace.is_some() {
+            return self.push_traced(p);
+        }
         if self.batch.len() >= MAX_BATCH {
             self.flush();
         }
         if self.batch.push(p) {
             self.checked.next_epoch();
         }
+    }
+
+    /// Draws `p` on its own, recording what it does to the watched halfwords.
+    fn push_traced(&mut self, p: Prim) {
+        self.flush();
+        let state = self.draw_state();
+        let Some(tr) = &mut self.trace else { return };
+        tr.state = state;
+        let vram: &VramImage = self.vram.as_slice().try_into().expect("VRAM-sized");
+        let src = TexSource {
+            vram,
+            cluts: self.batch.cluts(),
+        };
+        let hits = tr.probe(&p, &self.vram, src);
+        let before = tr.values(&self.vram);
+        // Drawing empties the batch's CLUT table, which a quad's second triangle still indexes.
+        let cluts = self.batch.cluts().to_vec();
+        let slot = self.clut_cache.as_ref().and_then(|c| c.slot);
+        self.batch.push(p);
+        self.flush();
+        for c in &cluts {
+            self.batch.add_clut(c);
+        }
+        if let Some(c) = &mut self.clut_cache {
+            c.slot = slot;
+        }
+        let Some(tr) = &mut self.trace else { return };
+        let after = tr.values(&self.vram);
+        for (k, hit) in hits {
+            tr.record(k, before[k], after[k], hit.outcome, Some(hit));
+        }
+    }
+
+    /// Runs a transfer `f` over the VRAM rectangle `rect`, recording the watched halfwords it
+    /// covers (`check_mask`: whether it keeps destinations with the mask bit).
+    fn transfer(
+        &mut self,
+        rect: (usize, usize, usize, usize),
+        check_mask: bool,
+        f: impl FnOnce(&mut [u16]),
+    ) {
+        self.flush();
+        let state = self.draw_state();
+        let before = self.trace.as_mut().map(|t| {
+            t.state = state;
+            t.values(&self.vram)
+        });
+        f(&mut self.vram);
+        if let (Some(t), Some(before)) = (&mut self.trace, before) {
+            t.record_rect(rect, &before, &self.vram, check_mask);
+        }
+        let (x, y, w, h) = rect;
+        self.snapshot_stale(x, y, w, h);
     }
 
     fn execute_words(&mut self) {
@@ -641,6 +790,11 @@ impl Gpu {
 
     /// Runs a complete fixed-length packet (for transfers and polylines, its header).
     fn run_packet(&mut self, words: &[u32]) {
+        if let Some(t) = &mut self.trace {
+            t.words.clear();
+            t.words.extend_from_slice(words);
+            t.segment = 0;
+        }
         let op = (words[0] >> 24) as u8;
         match op >> 5 {
             5 => {
@@ -709,6 +863,10 @@ impl Gpu {
     }
 
     fn line(&mut self, flags: PolyFlags, a: &RawVertex, b: &RawVertex) {
+        if let (Some(t), true) = (&mut self.trace, flags.quad) {
+            t.part = Part::Segment(t.segment);
+            t.segment += 1;
+        }
         // Verified: gpu-images/lines (flat lines dither too).
         let dither = self.draw_mode.dither();
         let (va, vb) = (self.vtx(a), self.vtx(b));
@@ -729,16 +887,16 @@ impl Gpu {
             Gp0Command::Nop => {}
             Gp0Command::ClearCache => self.clut_cache = None,
             Gp0Command::Fill { color, xy, wh } => {
-                self.flush();
-                vram::fill(&mut self.vram, color.to_bgr555(), xy, wh);
-                let (x, y, w, h) = vram::fill_rect(xy, wh);
-                self.snapshot_stale(x, y, w, h);
+                self.transfer(vram::fill_rect(xy, wh), false, |v| {
+                    vram::fill(v, color.to_bgr555(), xy, wh)
+                });
             }
             Gp0Command::Copy { src, dst, wh } => {
-                self.flush();
-                vram::copy(&mut self.vram, src, dst, wh, self.mask_setting);
                 let ((x, y), (w, h)) = (vram::transfer_xy(dst), vram::transfer_size(wh));
-                self.snapshot_stale(x, y, w, h);
+                let mask = self.mask_setting;
+                self.transfer((x, y, w, h), mask & 2 != 0, |v| {
+                    vram::copy(v, src, dst, wh, mask)
+                });
             }
             Gp0Command::DrawMode(w) => {
                 self.draw_mode = TexPage((w & 0x3fff) as u16);
@@ -760,6 +918,8 @@ impl Gpu {
                 vert,
                 wh,
             } => self.rect(flags, size, &vert, wh),
+            // Transfers are started by `run_packet`.
+            Gp0Command::CpuToVram { .. } | Gp0Command::VramToCpu { .. } => {}
         }
     }
 
@@ -788,6 +948,9 @@ impl Gpu {
         let v: [Vtx; 4] = std::array::from_fn(|i| self.vtx(&raw[i]));
         let clip = self.clip();
         for k in 0..1 + flags.quad as usize {
+            if let (Some(t), true) = (&mut self.trace, flags.quad) {
+                t.part = Part::Triangle(k as u8);
+            }
             if let Some(t) = TriangleCmd::new([v[k], v[k + 1], v[k + 2]], clip, shading) {
                 self.push(Prim::Triangle(t));
             }

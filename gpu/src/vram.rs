@@ -47,14 +47,21 @@ impl Transfer {
         self.pos >= self.w * self.h
     }
 
-    /// The VRAM index of the next halfword, then advances; `None` when done.
-    fn next(&mut self) -> Option<usize> {
-        if self.done() {
+    /// The VRAM index of the halfword `k` places after the next one; `None` past the end.
+    pub fn index_ahead(&self, k: usize) -> Option<usize> {
+        let pos = self.pos + k;
+        if pos >= self.w * self.h {
             return None;
         }
-        let (r, c) = (self.pos / self.w, self.pos % self.w);
-        self.pos += 1;
+        let (r, c) = (pos / self.w, pos % self.w);
         Some(((self.y + r) & (VRAM_HEIGHT - 1)) * VRAM_WIDTH + ((self.x + c) & (VRAM_WIDTH - 1)))
+    }
+
+    /// The VRAM index of the next halfword, then advances; `None` when done.
+    fn next(&mut self) -> Option<usize> {
+        let i = self.index_ahead(0)?;
+        self.pos += 1;
+        Some(i)
     }
 }
 

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 
-use psxrender::display;
 use psxrender::output::{save_png_rgb, write_atomic};
 use psxrender::replay::{self, Input};
+use psxrender::{display, history};
 
 /// Replay a GPU text stream or GPUDUMP (.psxgpu) from power-on; save VRAM and the display.
 #[derive(ClapArgs, Debug)]
@@ -34,6 +34,24 @@ pub struct Args {
     /// Rasteriser threads: 0 = all cores for heavy batches, 1 = serial, N = N for every batch.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub threads: usize,
+    /// Print the pixel history of VRAM halfword X,Y: every command that touched it, in order,
+    /// with its place in the input, its decoded words, the state it ran with, and at the pixel
+    /// the interpolated colour and UV, the texel and the value written (repeatable).
+    /// Example: `--history 129,125`
+    #[arg(long, value_name = "X,Y", value_parser = parse_xy)]
+    pub history: Vec<(u16, u16)>,
+}
+
+/// `X,Y` inside VRAM.
+fn parse_xy(s: &str) -> Result<(u16, u16), String> {
+    let bad = || format!("'{s}' is not X,Y with X in 0..=1023 and Y in 0..=511");
+    let (x, y) = s.split_once(',').ok_or_else(bad)?;
+    let x: u16 = x.trim().parse().map_err(|_| bad())?;
+    let y: u16 = y.trim().parse().map_err(|_| bad())?;
+    if x > 1023 || y > 511 {
+        return Err(bad());
+    }
+    Ok((x, y))
 }
 
 /// Reports an output written (or not: exit status 3).
@@ -74,6 +92,7 @@ pub fn run(args: Args) -> ExitCode {
     let opts = replay::Options {
         frame: args.frame,
         threads: args.threads,
+        watch: args.history.clone(),
     };
     let mut done = match replay::run(&input, opts) {
         Ok(r) => r,
@@ -83,6 +102,14 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     println!("ran {} frames", done.frames_run);
+    let events = done.gpu.history().to_vec();
+    for &(x, y) in &args.history {
+        let mine: Vec<_> = events.iter().filter(|e| (e.x, e.y) == (x, y)).collect();
+        print!(
+            "{}",
+            history::report((x, y), &mine, |w| input.locate_gp0(w))
+        );
+    }
     let shown = done.gpu.display();
     let vram = done.gpu.vram();
     let mut save = |path: &Path, result| saved(path, result, &mut status);

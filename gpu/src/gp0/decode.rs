@@ -135,6 +135,20 @@ pub enum Gp0Command {
         /// WH.
         wh: u32,
     },
+    /// GP0(A0h–BFh): CPU→VRAM transfer header; the pixel payload follows.
+    CpuToVram {
+        /// Destination XY.
+        xy: u32,
+        /// WH.
+        wh: u32,
+    },
+    /// GP0(C0h–DFh): VRAM→CPU transfer header; the pixels are then read through GPUREAD.
+    VramToCpu {
+        /// Source XY.
+        xy: u32,
+        /// WH.
+        wh: u32,
+    },
     /// GP0(E1h): draw mode.
     DrawMode(u32),
     /// GP0(E2h): texture window.
@@ -149,8 +163,8 @@ pub enum Gp0Command {
     MaskSetting(u32),
 }
 
-/// Decodes a complete fixed-length packet (`words.len() == packet_len(op)`, or a terminated
-/// polyline). Transfers A0/C0 are handled by the packet assembler, not here.
+/// Decodes a complete fixed-length packet (`words.len() == packet_len(op)`; a polyline: its
+/// words up to the terminator, or so far). For transfers, the header alone.
 pub fn decode(words: &[u32]) -> Gp0Command {
     let Some(&first) = words.first() else {
         return Gp0Command::Nop;
@@ -230,6 +244,8 @@ pub fn decode(words: &[u32]) -> Gp0Command {
             dst: w(2),
             wh: w(3),
         },
+        5 => Gp0Command::CpuToVram { xy: w(1), wh: w(2) },
+        6 => Gp0Command::VramToCpu { xy: w(1), wh: w(2) },
         _ => match op {
             0x01 => Gp0Command::ClearCache,
             0x02 => Gp0Command::Fill {

@@ -157,6 +157,11 @@ impl Batch {
         self.total >= PARALLEL_MIN_LOAD
     }
 
+    /// The CLUTs the batch's primitives sample.
+    pub fn cluts(&self) -> &[ClutTable] {
+        &self.cluts
+    }
+
     /// Adds a CLUT for the batch's primitives to sample; returns its index.
     pub fn add_clut(&mut self, clut: &ClutTable) -> u32 {
         self.cluts.push(*clut);

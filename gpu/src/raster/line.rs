@@ -1,6 +1,6 @@
-//! Lines: walked left to right, a DDA stepping the major axis one pixel per step with the minor
-//! axis in 32.32 fixed point, both end points drawn; colours step the same way with 12 fraction
-//! bits.
+//! Lines: walked left to right (vertical ones top down), a DDA stepping the major axis one
+//! pixel per step with the minor axis in 32.32 fixed point, both end points drawn; colours step
+//! the same way with 12 fraction bits.
 // Verified: hwtests phases 2 and 10, gpu-images/lines.
 
 use super::pixel::{rgb_to_555, PixelMode, DITHER};
@@ -44,8 +44,13 @@ impl Line {
         clip: Clip,
         mode: PixelMode,
     ) -> Option<Self> {
-        // The hardware walks every line left to right.
-        let (a, b) = if a.x > b.x { (b, a) } else { (a, b) };
+        // Every line is walked left to right (hwtests phase 10), a vertical one top down (the
+        // emulator reference; the captures pass either way).
+        let (a, b) = if (a.x, a.y) > (b.x, b.y) {
+            (b, a)
+        } else {
+            (a, b)
+        };
         let (ddx, ddy) = (b.x - a.x, b.y - a.y);
         if ddx.abs() >= 1024 || ddy.abs() >= 512 {
             return None;
@@ -98,37 +103,72 @@ impl Line {
         if top >= bottom {
             return;
         }
-        // Minor-axis bias: Y starts at +½, X just below +½ (ties round up in Y, down in X).
+        let semi = self.mode.blend.is_some();
+        self.walk(|px, py, [r, g, b]| {
+            if py >= top && py < bottom && px >= self.clip.x0 && px <= self.clip.x1 {
+                let d = self.dither_at(px, py);
+                self.mode.put(band.at(px, py), rgb_to_555(r, g, b, d), semi);
+            }
+        });
+    }
+
+    /// The dither offset of pixel (x, y).
+    fn dither_at(&self, x: i32, y: i32) -> i32 {
+        match self.dither {
+            true => DITHER[(y & 3) as usize][(x & 3) as usize] as i32,
+            false => 0,
+        }
+    }
+
+    /// Visits every step of the walk in order: the pixel it lands on (before clipping) and its
+    /// colour.
+    #[inline(always)]
+    fn walk(&self, mut f: impl FnMut(i32, i32, [i32; 3])) {
+        // Minor-axis bias: X starts just below +½, so an X tie rounds down (lines run left to
+        // right); Y starts at +½ stepping down and just below it stepping up, so a Y tie rounds
+        // toward the end point. Sure for X (hwtests phases 2, 10, gpu-images/lines); for the
+        // Y tie stepping up, the emulator reference (no capture decides it: the hardware probes
+        // and images pass either way).
         let mut x = ((self.a.x as i64) << 32) + (1i64 << 31) - 1024;
-        let mut y = ((self.a.y as i64) << 32) + (1i64 << 31);
+        let mut y = ((self.a.y as i64) << 32) + (1i64 << 31) - if self.dy < 0 { 1024 } else { 0 };
         let c0 = |c: i32| ((c as i64) << 12) + (1 << 11);
         let mut c = [c0(self.a.r), c0(self.a.g), c0(self.a.b)];
-        let semi = self.mode.blend.is_some();
         for _ in 0..=self.steps {
-            let (px, py) = ((x >> 32) as i32, (y >> 32) as i32);
-            if py >= top && py < bottom && px >= self.clip.x0 && px <= self.clip.x1 {
-                let d = if self.dither {
-                    DITHER[(py & 3) as usize][(px & 3) as usize] as i32
-                } else {
-                    0
-                };
-                let col = if self.gouraud {
-                    rgb_to_555(
-                        (c[0] >> 12) as i32,
-                        (c[1] >> 12) as i32,
-                        (c[2] >> 12) as i32,
-                        d,
-                    )
-                } else {
-                    rgb_to_555(self.a.r, self.a.g, self.a.b, d)
-                };
-                self.mode.put(band.at(px, py), col, semi);
-            }
+            let rgb = match self.gouraud {
+                true => c.map(|c| (c >> 12) as i32),
+                false => [self.a.r, self.a.g, self.a.b],
+            };
+            f((x >> 32) as i32, (y >> 32) as i32, rgb);
             x += self.dx;
             y += self.dy;
             for (ck, dk) in c.iter_mut().zip(&self.dc) {
                 *ck += dk;
             }
         }
+    }
+
+    /// The colour and dither offset the walk gives pixel (x, y), or `None` when the segment
+    /// does not draw it (no step lands there, or it is outside the drawing area).
+    pub fn sample(&self, x: i32, y: i32) -> Option<super::Interp> {
+        let (c0, c1) = (self.clip, self.clip);
+        if x < c0.x0 || x > c1.x1 || y < c0.y0 || y > c1.y1 {
+            return None;
+        }
+        let mut hit = None;
+        self.walk(|px, py, rgb| {
+            if (px, py) == (x, y) {
+                hit = Some(rgb);
+            }
+        });
+        hit.map(|rgb| super::Interp {
+            rgb,
+            uv: None,
+            dither: self.dither_at(x, y),
+        })
+    }
+
+    /// How the segment writes its pixels.
+    pub fn mode(&self) -> &PixelMode {
+        &self.mode
     }
 }

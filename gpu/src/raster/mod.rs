@@ -94,3 +94,85 @@ impl Prim {
         }
     }
 }
+
+/// What a primitive's loop gives one pixel before shading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Interp {
+    /// Red, green, blue, 8-bit (a gouraud triangle's may step just outside 0..=255, which
+    /// shading saturates).
+    pub rgb: [i32; 3],
+    /// Texture coordinates before the texture window, when textured.
+    pub uv: Option<(u8, u8)>,
+    /// Dither offset added to each 8-bit component (0 when not dithered).
+    pub dither: i32,
+}
+
+/// What a primitive did to one pixel it covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The pixel was written.
+    Written,
+    /// Not written: the texel is 0000h (transparent).
+    Transparent,
+    /// Not written: the destination's mask bit is set and GP0(E6h) checks it.
+    Masked,
+}
+
+/// One pixel of a primitive, computed on its own: what its loop gave it, the texel fetched,
+/// the outcome and the halfword it leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hit {
+    /// Interpolated attributes.
+    pub interp: Interp,
+    /// The texel after the texture window and CLUT, when textured.
+    pub texel: Option<u16>,
+    /// Written or why not.
+    pub outcome: Outcome,
+    /// The halfword left in VRAM.
+    pub value: u16,
+}
+
+impl Prim {
+    /// What the primitive does to pixel (x, y) whose current value is `dst`, sampling `src`;
+    /// `None` when it does not cover the pixel. Pixel by pixel, with the arithmetic of
+    /// [`span::span_exact`], so tests can hold the span loops to it.
+    pub fn probe(&self, x: i32, y: i32, src: TexSource, dst: u16) -> Option<Hit> {
+        let (interp, texture, raw, mode) = match self {
+            Prim::Triangle(cmd) => {
+                let t = cmd.setup();
+                let s = *t.shading();
+                (t.sample(x, y)?, s.texture, s.raw, s.mode)
+            }
+            Prim::Rect(r) => (r.sample(x, y)?, r.texture.map(|t| t.0), r.raw, r.mode),
+            Prim::Line(l) => (l.sample(x, y)?, None, false, *l.mode()),
+        };
+        let [r, g, b] = interp.rgb;
+        let d = interp.dither;
+        let (texel, color, semi) = match (texture, interp.uv) {
+            (Some(t), Some((u, v))) => {
+                let texel = t.texel(src, u, v);
+                let color = match raw {
+                    true => texel,
+                    false => pixel::modulate(texel, r, g, b, d),
+                };
+                (Some(texel), color, texel & 0x8000 != 0)
+            }
+            _ => (None, pixel::rgb_to_555(r, g, b, d), true),
+        };
+        let (outcome, value) = if texel == Some(0) {
+            (Outcome::Transparent, dst)
+        } else if mode.check_mask && dst & 0x8000 != 0 {
+            (Outcome::Masked, dst)
+        } else {
+            let mut v = dst;
+            mode.put(&mut v, color, semi);
+            (Outcome::Written, v)
+        };
+        Some(Hit {
+            interp,
+            texel,
+            outcome,
+            value,
+        })
+    }
+}

@@ -64,6 +64,33 @@ impl Rect {
     }
 }
 
+impl Rect {
+    /// What the span loop gives pixel (x, y), or `None` when the rectangle does not cover it.
+    pub fn sample(&self, x: i32, y: i32) -> Option<super::Interp> {
+        let ((top, bottom), (left, right)) = (self.rows(), self.cols());
+        if y < top || y >= bottom || x < left || x >= right {
+            return None;
+        }
+        let uv = self.texture.as_ref().map(|&(_, u0, v0)| {
+            let (dx, dy) = ((x - self.x) as u8, (y - self.y) as u8);
+            let u = match self.flip_x {
+                true => u0.wrapping_add(1).wrapping_sub(dx),
+                false => u0.wrapping_add(dx),
+            };
+            let v = match self.flip_y {
+                true => v0.wrapping_sub(dy),
+                false => v0.wrapping_add(dy),
+            };
+            (u, v)
+        });
+        Some(super::Interp {
+            rgb: [self.rgb.0, self.rgb.1, self.rgb.2],
+            uv,
+            dither: 0,
+        })
+    }
+}
+
 impl SpanDraw for Rect {
     #[inline(always)]
     fn spans<K: Kernel, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(

@@ -67,6 +67,18 @@ impl Texture {
     }
 }
 
+impl Texture {
+    /// The texel at (u, v) after the texture window: [`Sampler::texel`] with the depth chosen at
+    /// run time, for single pixels.
+    pub fn texel(&self, src: TexSource, u: u8, v: u8) -> u16 {
+        match self.depth {
+            TextureDepth::Clut4 => self.sampler::<4>(src).texel(u, v),
+            TextureDepth::Clut8 => self.sampler::<8>(src).texel(u, v),
+            TextureDepth::Direct15 => self.sampler::<15>(src).texel(u, v),
+        }
+    }
+}
+
 /// VRAM halfword columns (start, count) a page of `page`'s depth can sample; its rows are
 /// `base_y..+256`.
 pub fn footprint_x(page: TexPage) -> (usize, usize) {
