@@ -27,7 +27,7 @@ fn bench(c: &mut Criterion) {
         ("textured_gouraud_tris_portable", 1, false),
     ] {
         let mut gpu = Gpu::new();
-        gpu.set_threads(threads);
+        gpu.set_threads(gpu::Threads::from_count(threads));
         gpu.set_simd(simd);
         gpu.gp0_words(&setup);
         g.bench_with_input(BenchmarkId::new(name, threads), &tris, |b, tris| {
@@ -44,7 +44,7 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Elements(2 * area));
     let mut pair = [Gpu::new(), Gpu::new()];
     for gpu in &mut pair {
-        gpu.set_threads(1);
+        gpu.set_threads(gpu::Threads::from_count(1));
         gpu.gp0_words(&setup);
     }
     let [mut mine, mut theirs] = pair;
@@ -91,7 +91,7 @@ fn bench(c: &mut Criterion) {
         .collect();
     for threads in [1usize, 0] {
         let mut gpu = Gpu::new();
-        gpu.set_threads(threads);
+        gpu.set_threads(gpu::Threads::from_count(threads));
         g.bench_with_input(BenchmarkId::new("fill", threads), &fills, |b, f| {
             b.iter(|| {
                 gpu.gp0_words(f);

@@ -80,7 +80,7 @@ pub fn replay(gpu: &mut Gpu, items: &[Item]) {
 /// Runs one case on a fresh GPU with `threads` rasteriser threads (0 = all, 1 = serial).
 pub fn run_case(case: &Case, threads: usize) -> Report {
     let mut gpu = Gpu::new();
-    gpu.set_threads(threads);
+    gpu.set_threads(gpu::Threads::from_count(threads));
     replay(&mut gpu, &case.stream);
     let vram = gpu.vram();
     let mut r = Report::default();

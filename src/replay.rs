@@ -211,7 +211,7 @@ pub fn run(input: &Input, opts: Options) -> Result<Replayed, ReplayError> {
         });
     }
     let mut gpu = Gpu::new();
-    gpu.set_threads(opts.threads);
+    gpu.set_threads(gpu::Threads::from_count(opts.threads));
     gpu.watch(&opts.watch);
     let mut frames_run = 0;
     let done = |frames_run: u64| opts.frame == Some(frames_run);

@@ -52,7 +52,7 @@ fn check(name: &str) {
     let mut outputs = Vec::new();
     for threads in [1, 0, 3] {
         let mut gpu = Gpu::new();
-        gpu.set_threads(threads);
+        gpu.set_threads(gpu::Threads::from_count(threads));
         replay(&mut gpu, &items);
         let vram = gpu.vram().to_vec();
         let mut bad = 0;

@@ -35,7 +35,7 @@ fn main() {
     let (tris, area) = triangles(&mut rng, 4000);
     let gpu = |threads: usize| {
         let mut g = Gpu::new();
-        g.set_threads(threads);
+        g.set_threads(gpu::Threads::from_count(threads));
         g.gp0_words(&setup);
         g
     };

@@ -26,7 +26,7 @@ pub enum Part {
 
 /// The GP0 state a command ran with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DrawState {
+pub struct CommandState {
     /// GP0(E1h) draw mode bits 0–13 (a textured polygon's own texpage applied).
     pub draw_mode: u16,
     /// GP0(E2h) texture window bits 0–19.
@@ -56,7 +56,7 @@ pub struct PixelEvent {
     /// The part of the command.
     pub part: Part,
     /// The GP0 state it ran with.
-    pub state: DrawState,
+    pub state: CommandState,
     /// The halfword before the command.
     pub before: u16,
     /// The halfword after it.
@@ -93,7 +93,7 @@ pub(crate) struct Tracer {
     /// The part of the command the next primitive is.
     pub part: Part,
     /// The GP0 state the command runs with.
-    pub state: DrawState,
+    pub state: CommandState,
 }
 
 impl Tracer {

@@ -22,7 +22,7 @@ fn picture(words: &[u32], w: usize, h: usize, pixel: impl Fn(u16) -> char) -> Ve
     let mut pictures = Vec::new();
     for threads in [1, 0, 3] {
         let mut gpu = Gpu::new();
-        gpu.set_threads(threads);
+        gpu.set_threads(gpu::Threads::from_count(threads));
         gpu.gp0_words(&[0xe300_0000, 0xe407_ffff, 0xe500_0000, 0xe100_0000]);
         gpu.gp0_words(words);
         let vram = gpu.vram();

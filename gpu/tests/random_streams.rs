@@ -12,7 +12,7 @@ fn random_words_never_panic() {
     for seed in 1..=4u64 {
         let mut rng = Rng::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut gpu = Gpu::new();
-        gpu.set_threads([1, 0, 3][seed as usize % 3]);
+        gpu.set_threads(gpu::Threads::from_count([1, 0, 3][seed as usize % 3]));
         for i in 0..50_000 {
             let mut w = rng.next_u32();
             // Half the command words are drawing commands, so primitives really get drawn.
@@ -124,9 +124,9 @@ proptest! {
     fn banded_equals_serial(cmds in proptest::collection::vec(command(), 1..60)) {
         let words: Vec<u32> = cmds.concat();
         let mut serial = Gpu::new();
-        serial.set_threads(1);
+        serial.set_threads(gpu::Threads::from_count(1));
         let mut banded = Gpu::new();
-        banded.set_threads(3);
+        banded.set_threads(gpu::Threads::from_count(3));
         for g in [&mut serial, &mut banded] {
             g.gp0_words(&[0xe300_0000, 0xe407_ffff]);
             g.gp0_words(&words);
@@ -137,16 +137,16 @@ proptest! {
         }
     }
 
-    /// Streams of at least `gpu::BUSY_WORDS` words in one call: with a pool of N threads the
-    /// whole call runs on the pool with helpers (batches end inside the call when textures hit
-    /// drawn areas); on all cores (threads 0) it moves there after a semi-transparent gouraud
-    /// quad over all of VRAM, put at a random place, makes the batch heavy. Every
-    /// configuration must draw what a serial run draws.
+    /// The same words, fed whole, one by one and in pieces of random sizes, on one thread, all
+    /// cores, pools of 2 and 3, and through the portable span kernel, draw the same VRAM: a
+    /// semi-transparent gouraud quad over all of VRAM, put at a random place, makes one batch
+    /// heavy enough for all cores.
     #[test]
-    fn long_calls_on_the_pool_equal_serial(
-        cmds in proptest::collection::vec(command(), 250..400),
+    fn any_chunking_and_any_threads_draw_the_same(
+        cmds in proptest::collection::vec(command(), 100..300),
         at in any::<proptest::sample::Index>(),
         rgb in proptest::array::uniform4(any::<u32>()),
+        cuts in proptest::collection::vec(1usize..40, 1..20),
     ) {
         let mut words = vec![0xe300_0000, 0xe407_ffff];
         let big = at.index(cmds.len());
@@ -169,21 +169,34 @@ proptest! {
             }
             words.extend_from_slice(c);
         }
-        prop_assume!(words.len() >= gpu::BUSY_WORDS);
-        let run = |threads: usize, simd: bool| {
+        let run = |threads: usize, simd: bool, feed: u8| {
             let mut g = Gpu::new();
-            g.set_threads(threads);
+            g.set_threads(gpu::Threads::from_count(threads));
             g.set_simd(simd);
-            g.gp0_words(&words);
+            match feed {
+                0 => g.gp0_words(&words),
+                1 => words.iter().for_each(|&w| g.gp0(w)),
+                _ => {
+                    let mut rest = &words[..];
+                    for &n in cuts.iter().cycle() {
+                        if rest.is_empty() {
+                            break;
+                        }
+                        let (head, tail) = rest.split_at(n.min(rest.len()));
+                        g.gp0_words(head);
+                        rest = tail;
+                    }
+                }
+            }
             g.vram().to_vec()
         };
-        let want = run(1, true);
-        for (threads, simd) in [(0, true), (2, true), (3, false), (1, false)] {
-            let got = run(threads, simd);
+        let want = run(1, true, 0);
+        for (threads, simd, feed) in [(0, true, 0), (2, true, 1), (3, false, 2), (1, false, 1), (0, true, 2)] {
+            let got = run(threads, simd, feed);
             if let Some(i) = want.iter().zip(&got).position(|(a, b)| a != b) {
                 prop_assert!(
                     false,
-                    "threads {threads} simd {simd}: ({}, {}) serial {:04x} got {:04x}",
+                    "threads {threads} simd {simd} feed {feed}: ({}, {}) serial {:04x} got {:04x}",
                     i % 1024,
                     i / 1024,
                     want[i],
@@ -196,9 +209,8 @@ proptest! {
 
 /// One long call of thousands of random triangles (every polygon opcode; textures and CLUTs
 /// right of x = 768, where nothing draws, so batches grow to thousands of primitives; now and
-/// then a texture from the drawn area or a transfer ends the batch mid-call): on the pool,
-/// chunks of triangles are set up by other threads while the call goes on queuing, and VRAM is
-/// drawn in lanes. Every configuration must draw what a serial run draws.
+/// then a texture from the drawn area or a transfer ends the batch mid-call), drawn in bands on
+/// all cores and pools of 2 and 3: every configuration must draw what a serial run draws.
 #[test]
 fn many_triangles_in_one_call_equal_serial() {
     let mut rng = Rng::new(0x5eed_0f7a_1a91_00e5);
@@ -253,10 +265,9 @@ fn many_triangles_in_one_call_equal_serial() {
             }
         }
     }
-    assert!(words.len() >= gpu::BUSY_WORDS);
     let run = |threads: usize| {
         let mut g = Gpu::new();
-        g.set_threads(threads);
+        g.set_threads(gpu::Threads::from_count(threads));
         g.gp0_words(&words);
         g.vram().to_vec()
     };

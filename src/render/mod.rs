@@ -243,7 +243,7 @@ impl<'m> Renderer<'m> {
 
     fn with_prepared(model: &'m dyn Model, opts: RenderOptions, prep: Arc<Prepared>) -> Self {
         let mut gpu = Gpu::new();
-        gpu.set_threads(opts.threads);
+        gpu.set_threads(gpu::Threads::from_count(opts.threads));
         for &w in &prep.gp1_setup {
             gpu.gp1(w);
         }
@@ -326,7 +326,7 @@ impl<'m> Renderer<'m> {
     /// and model image uploaded (a dump's VRAM restore).
     pub fn initial_vram(&self) -> Vec<u16> {
         let mut gpu = Gpu::new();
-        gpu.set_threads(1);
+        gpu.set_threads(gpu::Threads::from_count(1));
         for &w in &self.prep.gp1_setup {
             gpu.gp1(w);
         }

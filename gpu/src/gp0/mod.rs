@@ -1,4 +1,5 @@
-//! GP0 words: field newtypes and packet decoding.
+//! GP0 words: field newtypes, packet assembly and decoding.
 
+pub mod assembler;
 pub mod decode;
 pub mod fields;

@@ -1,16 +1,18 @@
-//! Rasterisation: each primitive is culled when queued, set up once when its batch draws
-//! (sorting, gradients, edge steps), then drawn into any horizontal band of VRAM rows; a
+//! Rasterisation: each primitive is culled when queued ([`batch`]), set up where it is drawn
+//! (sorting, gradients, edge steps), and drawn into any horizontal band of VRAM rows; a
 //! primitive drawn band by band writes exactly what it writes in one pass, which is what makes
 //! [`bands`] output equal to serial output. Triangles and rectangles draw their rows through the
-//! [`span`] kernel.
+//! [`span`] kernel; textures are sampled from the [`texcache`] snapshot.
 
 pub mod bands;
+pub mod batch;
 pub mod line;
 pub mod pixel;
 pub mod rect;
-pub mod snapshot;
 pub mod span;
+pub mod texcache;
 pub mod texture;
+pub mod tiles;
 pub mod triangle;
 
 use crate::{VramImage, VRAM_WIDTH};
@@ -30,7 +32,7 @@ pub struct Clip {
 }
 
 /// A band of VRAM rows being drawn: `rows[(y - y0) * 1024 + x]` for `y` in `y0..y1`. A
-/// rasteriser task owns a set of bands (sorted by row) and draws every primitive into them.
+/// drawing task owns one band and draws every primitive of the batch into it.
 pub struct Band<'a> {
     /// The rows.
     pub rows: &'a mut [u16],
@@ -55,7 +57,8 @@ impl Band<'_> {
     }
 }
 
-/// What textured primitives sample: VRAM as the batch began, and the batch's CLUT table.
+/// What textured primitives sample: the texture cache's snapshot (VRAM as the batch began,
+/// where sampled) and the batch's CLUT table.
 #[derive(Clone, Copy)]
 pub struct TexSource<'a> {
     /// The VRAM snapshot.

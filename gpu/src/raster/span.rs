@@ -552,7 +552,7 @@ mod tests {
                 _ => r.next_u32(),
             };
             let win = crate::gp0::fields::TexWindow(win);
-            let tex = Texture::new(page, win, 0);
+            let tex = Texture::new(page, win, crate::raster::texture::ClutRef::Table(0));
             let cluts = [case.clut];
             let src = TexSource {
                 vram: &case.vram,

@@ -1,8 +1,8 @@
 //! Texture sampling: 4/8-bit CLUT and 15-bit direct texels, texture window, page wrapping.
 //!
-//! A primitive carries a small [`Texture`] descriptor (page, depth, window and the index of its
-//! CLUT in the batch's CLUT table); a [`Sampler`] joins it with the batch's VRAM snapshot and
-//! CLUT for one primitive's span loops.
+//! A primitive carries a small [`Texture`] descriptor (page, depth, window and where its CLUT
+//! entries are); a [`Sampler`] joins it with what the batch samples ([`TexSource`]) for one
+//! primitive's span loops.
 //!
 //! Source: psx-spx "GPU Texture Caching" / "Texture Window"; verified by hwtests phases 4, 9,
 //! 15, 16, 21 and gpu-images/texture-overflow (X wraps past 1023).
@@ -17,6 +17,19 @@ pub type ClutTable = [u16; 256];
 /// The CLUT a 15-bit texture "uses": none.
 static NO_CLUT: ClutTable = [0; 256];
 
+/// Where a primitive's CLUT entries are: still in VRAM at the CLUT's place (the texture
+/// snapshot holds them there), or copied out into the batch's CLUT table (the CLUT cache holds
+/// entries VRAM no longer has, or the CLUT wraps past VRAM's right edge).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClutRef {
+    /// None (15-bit texture).
+    None,
+    /// At this halfword index of the snapshot, 256 entries readable from there.
+    Vram(u32),
+    /// At this index of the batch's CLUT table.
+    Table(u32),
+}
+
 /// Everything a textured primitive needs to turn (U, V) into a texel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Texture {
@@ -30,13 +43,13 @@ pub struct Texture {
     pub win_u: (u8, u8),
     /// (and, or) applied to V.
     pub win_v: (u8, u8),
-    /// Index of the primitive's CLUT in the batch's CLUT table (unused at 15 bits).
-    pub clut: u32,
+    /// The primitive's CLUT entries.
+    pub clut: ClutRef,
 }
 
 impl Texture {
-    /// A texture for page `page` and window `win`, its CLUT at index `clut` of the batch's table.
-    pub fn new(page: TexPage, win: TexWindow, clut: u32) -> Self {
+    /// A texture for page `page` and window `win`, its CLUT entries at `clut`.
+    pub fn new(page: TexPage, win: TexWindow, clut: ClutRef) -> Self {
         Texture {
             page_x: page.base_x() as u16,
             page_y: page.base_y() as u16,
@@ -51,9 +64,12 @@ impl Texture {
     /// texture's depth: 4, 8 or 15).
     #[inline]
     pub fn sampler<'a, const DEPTH: u8>(&self, src: TexSource<'a>) -> Sampler<'a, DEPTH> {
-        let clut = match DEPTH {
-            15 => &NO_CLUT,
-            _ => src.cluts.get(self.clut as usize).unwrap_or(&NO_CLUT),
+        let clut = match (DEPTH, self.clut) {
+            (15, _) | (_, ClutRef::None) => &NO_CLUT,
+            (_, ClutRef::Vram(at)) => src.vram[at as usize..][..256]
+                .try_into()
+                .unwrap_or(&NO_CLUT),
+            (_, ClutRef::Table(i)) => src.cluts.get(i as usize).unwrap_or(&NO_CLUT),
         };
         Sampler {
             vram: src.vram,
@@ -65,9 +81,7 @@ impl Texture {
             plain_window: self.win_u == (0xff, 0) && self.win_v == (0xff, 0),
         }
     }
-}
 
-impl Texture {
     /// The texel at (u, v) after the texture window: [`Sampler::texel`] with the depth chosen at
     /// run time, for single pixels.
     pub fn texel(&self, src: TexSource, u: u8, v: u8) -> u16 {

@@ -1,0 +1,120 @@
+//! The batch: primitives queued in command order, not yet drawn, with an estimate of the work
+//! each band of rows will take ([`super::bands`] cuts VRAM by it).
+//!
+//! Each kind of primitive has its own vector, so queuing a triangle writes only the triangle
+//! and a 12-byte entry; triangles are queued culled but not set up (set-up runs where they are
+//! drawn, on the drawing threads).
+
+use super::line::Line;
+use super::rect::Rect;
+use super::texture::ClutTable;
+use super::triangle::TriangleCmd;
+use super::Prim;
+use crate::VRAM_HEIGHT;
+
+/// Rows per band of the load estimate.
+pub const BAND_ROWS: usize = 16;
+/// Bands of the load estimate in VRAM.
+pub const BANDS: usize = VRAM_HEIGHT / BAND_ROWS;
+/// Primitives per batch before it is drawn anyway (bounds memory and latency on long streams).
+pub const MAX_BATCH: usize = 8192;
+/// Estimated cost of a primitive beyond its pixels (its set-up), in pixels.
+const PRIM_COST: u32 = 32;
+
+/// Which vector of the batch holds a primitive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Triangle,
+    Line,
+    Rect,
+}
+
+/// A primitive's place in command order: where it is stored and the rows `[top, bottom)` it
+/// may touch, so a band skips the ones it misses in one pass over a flat array.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Entry {
+    pub kind: Kind,
+    pub index: u32,
+    pub top: i16,
+    pub bottom: i16,
+}
+
+/// Primitives waiting to be drawn and the CLUTs copied out for them.
+#[derive(Debug, Default)]
+pub struct Batch {
+    pub(crate) order: Vec<Entry>,
+    pub(crate) triangles: Vec<TriangleCmd>,
+    pub(crate) lines: Vec<Line>,
+    pub(crate) rects: Vec<Rect>,
+    /// CLUTs the CLUT cache copied out, indexed by `ClutRef::Table`.
+    pub cluts: Vec<ClutTable>,
+    /// Estimated pixels drawn (plus [`PRIM_COST`] per primitive) per band of [`BAND_ROWS`].
+    pub(crate) load: Vec<u32>,
+    /// Sum of `load`.
+    total: u64,
+}
+
+impl Batch {
+    /// Number of primitives waiting.
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// No primitive is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// The estimated work queued, in pixels.
+    pub fn load(&self) -> u64 {
+        self.total
+    }
+
+    /// Queues a primitive.
+    pub fn push(&mut self, p: Prim) {
+        if self.load.is_empty() {
+            self.load = vec![0; BANDS];
+        }
+        let (t, b) = p.rows();
+        let (l, r) = p.cols();
+        if t < b && l < r {
+            // Pixels per band: the bounding box (half of it for a triangle) spread over its rows.
+            let w = (r - l) as u32 >> matches!(p, Prim::Triangle(_)) as u32;
+            let (t, b) = (t.max(0) as usize, (b as usize).min(VRAM_HEIGHT));
+            self.load[t / BAND_ROWS] += PRIM_COST;
+            self.total += (PRIM_COST + (b - t) as u32 * w) as u64;
+            for band in t / BAND_ROWS..=(b - 1) / BAND_ROWS {
+                let (y0, y1) = (band * BAND_ROWS, (band + 1) * BAND_ROWS);
+                let rows = (b.min(y1) - t.max(y0)) as u32;
+                self.load[band] = self.load[band].saturating_add(rows * w);
+            }
+        }
+        let (kind, index) = match p {
+            Prim::Triangle(t) => (Kind::Triangle, push(&mut self.triangles, t)),
+            Prim::Line(l) => (Kind::Line, push(&mut self.lines, l)),
+            Prim::Rect(r) => (Kind::Rect, push(&mut self.rects, r)),
+        };
+        self.order.push(Entry {
+            kind,
+            index,
+            top: t as i16,
+            bottom: b as i16,
+        });
+    }
+
+    /// Drops the primitives (drawn), keeping the CLUT table and the allocations.
+    pub fn clear_primitives(&mut self) {
+        self.order.clear();
+        self.triangles.clear();
+        self.lines.clear();
+        self.rects.clear();
+        self.load.fill(0);
+        self.total = 0;
+    }
+}
+
+/// Pushes `v` and returns its index.
+fn push<T>(vec: &mut Vec<T>, v: T) -> u32 {
+    vec.push(v);
+    (vec.len() - 1) as u32
+}

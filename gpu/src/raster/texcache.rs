@@ -1,0 +1,262 @@
+//! Texture coherence: what a batch's primitives sample, kept equal to what the console would
+//! sample, and the CLUT cache. The one owner of the rule "the snapshot equals live VRAM wherever
+//! a queued primitive samples it".
+//!
+//! A batch draws when it ends, so its primitives must sample VRAM as it was before the batch
+//! drew anything. The snapshot holds that image, tile by tile ([`super::tiles`]): a tile is
+//! copied from VRAM when a primitive first samples it and stays valid until something writes
+//! there (a transfer; the batch that may have drawn it, once it has). A primitive that would
+//! sample a tile the pending batch may have drawn gets [`Conflict`]: the caller draws the batch
+//! first and asks again. What a primitive samples is the part of its page its texture
+//! coordinates reach ([`UvBounds`]), not the whole page, so a page that overlaps what is being
+//! drawn (as pages near the frame buffer, or wrapping past VRAM's right edge, do) ends a batch
+//! only when it is really read there.
+//!
+//! The CLUT cache holds one CLUT: its position, how many entries it loaded (16 or 256) and
+//! those entries as VRAM held them when loaded, used again while the key stays the same even if
+//! VRAM under it has changed. Verified: gpu-images/clut-cache rows 136 and 152. Entries are read
+//! from the snapshot at the CLUT's place as long as VRAM there still holds them; just before
+//! anything writes there, they are copied out, and primitives then read the copy from the
+//! batch's CLUT table.
+
+use super::texture::{clut_len, ClutRef, ClutTable, Texture};
+use super::tiles::{copy_tile, TileSet};
+use crate::gp0::fields::{Clut, TexPage, TexWindow, TextureDepth};
+use crate::{VramImage, VRAM_WIDTH};
+
+/// The texture coordinates a primitive can sample, before the texture window: U in
+/// `u.0..=u.1`, V in `v.0..=v.1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UvBounds {
+    /// Lowest and highest U.
+    pub u: (u8, u8),
+    /// Lowest and highest V.
+    pub v: (u8, u8),
+}
+
+impl UvBounds {
+    /// Every coordinate.
+    pub const ALL: UvBounds = UvBounds {
+        u: (0, 255),
+        v: (0, 255),
+    };
+
+    /// The coordinates of a polygon with these vertex coordinates. A triangle's interpolated
+    /// U at a pixel it draws is the affine function through its vertices' U (+½, with
+    /// gradients truncated by less than 2⁻¹² per pixel, so by less than 0.375 over 1023 + 511
+    /// pixels) at a point of the closed triangle: it stays strictly between min U and max U + 1,
+    /// and its integer part never wraps. Likewise V.
+    pub fn polygon(uvs: &[(u8, u8)]) -> Self {
+        let (mut u, mut v) = ((255, 0), (255, 0));
+        for &(pu, pv) in uvs {
+            u = (u.0.min(pu), u.1.max(pu));
+            v = (v.0.min(pv), v.1.max(pv));
+        }
+        UvBounds { u, v }
+    }
+
+    /// The coordinates of a rectangle `w` × `h` from (u0, v0), stepping backwards under the
+    /// flips (X-flip starts at U0 + 1); all of an axis whose coordinates wrap.
+    pub fn rect(u0: u8, v0: u8, (w, h): (i32, i32), (flip_x, flip_y): (bool, bool)) -> Self {
+        let axis = |start: u8, n: i32, back: bool| -> (u8, u8) {
+            let n = n.clamp(1, 256) as i32 - 1;
+            let (lo, hi) = match back {
+                false => (start as i32, start as i32 + n),
+                true => (start as i32 - n, start as i32),
+            };
+            match (lo, hi) {
+                (0..=255, 0..=255) => (lo as u8, hi as u8),
+                _ => (0, 255),
+            }
+        };
+        UvBounds {
+            u: axis(if flip_x { u0.wrapping_add(1) } else { u0 }, w, flip_x),
+            v: axis(v0, h, flip_y),
+        }
+    }
+
+    /// The coordinates after texture window `w`: unchanged by a plain window, else within
+    /// `or ..= and | or`.
+    fn windowed(self, w: TexWindow) -> Self {
+        let axis = |(lo, hi): (u8, u8), (and, or): (u8, u8)| match (and, or) {
+            (0xff, 0) => (lo, hi),
+            _ => (or, and | or),
+        };
+        UvBounds {
+            u: axis(self.u, w.u_and_or()),
+            v: axis(self.v, w.v_and_or()),
+        }
+    }
+
+    /// The VRAM tiles page `page` holds these coordinates in.
+    fn tiles(self, page: TexPage) -> TileSet {
+        let shift = match page.depth() {
+            TextureDepth::Clut4 => 2,
+            TextureDepth::Clut8 => 1,
+            TextureDepth::Direct15 => 0,
+        };
+        let (x0, x1) = ((self.u.0 >> shift) as usize, (self.u.1 >> shift) as usize);
+        let (y0, y1) = (self.v.0 as usize, self.v.1 as usize);
+        TileSet::rect(page.base_x() + x0, page.base_y() + y0, x1 - x0 + 1, y1 - y0 + 1)
+    }
+}
+
+/// A primitive would sample what the pending batch may have drawn: draw the batch first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conflict;
+
+/// The CLUT cache's contents.
+#[derive(Clone, Debug)]
+struct ClutCache {
+    /// The CLUT attribute loaded (bits 0–14).
+    key: u16,
+    /// Entries loaded.
+    loaded: usize,
+    /// The tiles the entries lie in.
+    tiles: TileSet,
+    /// The entries, once VRAM under them was about to change (else VRAM still holds them).
+    saved: Option<Box<ClutTable>>,
+    /// Index of `saved` in the pending batch's CLUT table, once a primitive has used it.
+    slot: Option<u32>,
+}
+
+/// The texture snapshot, its coherence with VRAM, and the CLUT cache.
+pub struct TexCache {
+    /// VRAM as the pending batch must sample it, where `valid` says so.
+    snapshot: Box<VramImage>,
+    /// Tiles of `snapshot` holding VRAM's current contents.
+    valid: TileSet,
+    /// Tiles the pending batch may draw.
+    drawn: TileSet,
+    clut: Option<ClutCache>,
+}
+
+impl Default for TexCache {
+    fn default() -> Self {
+        TexCache {
+            snapshot: crate::boxed_vram(),
+            valid: TileSet::EMPTY,
+            drawn: TileSet::EMPTY,
+            clut: None,
+        }
+    }
+}
+
+impl TexCache {
+    /// The texture for a primitive sampling coordinates `uv` of `page` with CLUT `clut`
+    /// through `window`, with the snapshot made to hold what it samples; its CLUT entries added
+    /// to `cluts` (the pending batch's table) when they come from a copy. `Err(Conflict)` when
+    /// the pending batch may have drawn there.
+    pub fn texture(
+        &mut self,
+        vram: &VramImage,
+        (page, clut, window): (TexPage, Clut, TexWindow),
+        uv: UvBounds,
+        cluts: &mut Vec<ClutTable>,
+    ) -> Result<Texture, Conflict> {
+        let n = clut_len(page.depth());
+        let key = clut.0 & 0x7fff;
+        let hit = matches!(&self.clut, Some(c) if c.key == key && c.loaded >= n);
+        let clut_tiles = match n {
+            0 => TileSet::EMPTY,
+            _ if hit => self.clut.as_ref().map_or(TileSet::EMPTY, |c| c.tiles),
+            _ => TileSet::rect(clut.x(), clut.y(), n, 1),
+        };
+        let tiles = uv.windowed(window).tiles(page).union(clut_tiles);
+        if tiles.meets(self.drawn) {
+            return Err(Conflict);
+        }
+        let missing = tiles.minus(self.valid);
+        if !missing.is_empty() {
+            for t in missing.iter() {
+                copy_tile(&mut self.snapshot[..], &vram[..], t);
+            }
+            self.valid = self.valid.union(missing);
+        }
+        if n == 0 {
+            return Ok(Texture::new(page, window, ClutRef::None));
+        }
+        if !hit {
+            let at = clut.y() * VRAM_WIDTH + clut.x();
+            // A CLUT the snapshot cannot hand out as 256 halfwords in a row (it wraps past the
+            // right edge, or ends past VRAM's end) is copied at once.
+            let saved = (clut.x() + n > VRAM_WIDTH || at + 256 > vram.len()).then(|| {
+                let mut t = Box::new([0; 256]);
+                for (i, e) in t.iter_mut().take(n).enumerate() {
+                    *e = vram[clut.y() * VRAM_WIDTH + (clut.x() + i) % VRAM_WIDTH];
+                }
+                t
+            });
+            self.clut = Some(ClutCache {
+                key,
+                loaded: n,
+                tiles: clut_tiles,
+                saved,
+                slot: None,
+            });
+        }
+        let c = self.clut.as_mut().expect("loaded above");
+        let source = match &c.saved {
+            None => ClutRef::Vram((clut.y() * VRAM_WIDTH + clut.x()) as u32),
+            Some(t) => ClutRef::Table(*c.slot.get_or_insert_with(|| {
+                cluts.push(**t);
+                (cluts.len() - 1) as u32
+            })),
+        };
+        Ok(Texture::new(page, window, source))
+    }
+
+    /// Records that the pending batch may draw `tiles`.
+    #[inline]
+    pub fn will_draw(&mut self, tiles: TileSet) {
+        self.drawn = self.drawn.union(tiles);
+    }
+
+    /// Whether the pending batch may draw any of `tiles`.
+    pub fn may_draw(&self, tiles: TileSet) -> bool {
+        self.drawn.meets(tiles)
+    }
+
+    /// To call just before VRAM's `tiles` are written (by a transfer, or by the pending batch
+    /// with [`TexCache::drawn_tiles`]): the CLUT cache copies out entries VRAM is about to
+    /// lose, and those snapshot tiles stop being valid.
+    pub fn before_write(&mut self, vram: &VramImage, tiles: TileSet) {
+        if let Some(c) = &mut self.clut {
+            if c.saved.is_none() && c.tiles.meets(tiles) {
+                let at = ((c.key >> 6) & 0x1ff) as usize * VRAM_WIDTH + (c.key & 0x3f) as usize * 16;
+                let mut t = Box::new([0; 256]);
+                t[..c.loaded].copy_from_slice(&vram[at..at + c.loaded]);
+                c.saved = Some(t);
+            }
+        }
+        self.valid = self.valid.minus(tiles);
+    }
+
+    /// The tiles the pending batch may draw.
+    pub fn drawn_tiles(&self) -> TileSet {
+        self.drawn
+    }
+
+    /// The pending batch's primitives have been drawn (after [`TexCache::before_write`] with
+    /// its tiles): no tile is pending.
+    pub fn drawn_cleared(&mut self) {
+        self.drawn = TileSet::EMPTY;
+    }
+
+    /// A new batch begins, with an empty CLUT table.
+    pub fn batch_drawn(&mut self) {
+        if let Some(c) = &mut self.clut {
+            c.slot = None;
+        }
+    }
+
+    /// GP0(01h), GP1(01h): the CLUT cache forgets what it holds.
+    pub fn clear_clut(&mut self) {
+        self.clut = None;
+    }
+
+    /// The snapshot, for the pending batch to sample.
+    pub fn snapshot(&self) -> &VramImage {
+        &self.snapshot
+    }
+}

@@ -1,0 +1,119 @@
+//! VRAM tiles: 64×32 halfwords, 16 across and 16 down, and sets of them as 256-bit masks. The
+//! unit in which the texture cache keeps its snapshot coherent ([`super::texcache`]) and the
+//! batch records where it may draw.
+
+use crate::{VRAM_HEIGHT, VRAM_WIDTH};
+
+/// Tile width in halfwords.
+pub const TILE_W: usize = 64;
+/// Tile height in rows.
+pub const TILE_H: usize = 32;
+/// Tiles across VRAM.
+pub const TILES_X: usize = VRAM_WIDTH / TILE_W;
+/// Tiles down VRAM.
+pub const TILES_Y: usize = VRAM_HEIGHT / TILE_H;
+
+/// A set of tiles: bit `tx` of 16-bit lane `ty`, four lanes to a word.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TileSet([u64; 4]);
+
+impl TileSet {
+    /// No tile.
+    pub const EMPTY: TileSet = TileSet([0; 4]);
+
+    /// The tiles of the VRAM rectangle at (x, y), `w` × `h` halfwords, wrapping at the VRAM
+    /// edges (a size beyond VRAM's covers all of it; a zero size, nothing).
+    pub fn rect(x: usize, y: usize, w: usize, h: usize) -> Self {
+        let (w, h) = (w.min(VRAM_WIDTH), h.min(VRAM_HEIGHT));
+        if w == 0 || h == 0 {
+            return TileSet::EMPTY;
+        }
+        let mut cols = 0u64;
+        let x = x % VRAM_WIDTH;
+        for tx in x / TILE_W..=(x + w - 1) / TILE_W {
+            cols |= 1 << (tx % TILES_X);
+        }
+        let y = y % VRAM_HEIGHT;
+        let mut set = TileSet::EMPTY;
+        for ty in y / TILE_H..=(y + h - 1) / TILE_H {
+            let ty = ty % TILES_Y;
+            set.0[ty / 4] |= cols << (ty % 4 * 16);
+        }
+        set
+    }
+
+    /// Every tile of either set.
+    #[inline]
+    pub fn union(self, o: TileSet) -> TileSet {
+        TileSet(std::array::from_fn(|i| self.0[i] | o.0[i]))
+    }
+
+    /// The tiles of `self` not in `o`.
+    #[inline]
+    pub fn minus(self, o: TileSet) -> TileSet {
+        TileSet(std::array::from_fn(|i| self.0[i] & !o.0[i]))
+    }
+
+    /// Whether the sets share a tile.
+    #[inline]
+    pub fn meets(self, o: TileSet) -> bool {
+        (0..4).any(|i| self.0[i] & o.0[i] != 0)
+    }
+
+    /// No tile in the set.
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.0 == [0; 4]
+    }
+
+    /// The tiles, as (tx, ty), row by row.
+    pub fn iter(self) -> impl Iterator<Item = (usize, usize)> {
+        (0..TILES_Y).flat_map(move |ty| {
+            let lane = (self.0[ty / 4] >> (ty % 4 * 16)) as u16;
+            (0..TILES_X)
+                .filter(move |tx| lane & (1 << tx) != 0)
+                .map(move |tx| (tx, ty))
+        })
+    }
+}
+
+/// Copies tile (tx, ty) from `src` to `dst`, both whole VRAM images.
+pub fn copy_tile(dst: &mut [u16], src: &[u16], (tx, ty): (usize, usize)) {
+    for y in ty * TILE_H..(ty + 1) * TILE_H {
+        let row = y * VRAM_WIDTH + tx * TILE_W;
+        dst[row..row + TILE_W].copy_from_slice(&src[row..row + TILE_W]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiles(s: TileSet) -> Vec<(usize, usize)> {
+        s.iter().collect()
+    }
+
+    /// Rectangles inside VRAM, wrapping at both edges, empty, and larger than VRAM.
+    #[test]
+    fn rectangles_wrap_at_the_vram_edges() {
+        assert_eq!(tiles(TileSet::rect(64, 32, 64, 32)), [(1, 1)]);
+        assert_eq!(tiles(TileSet::rect(63, 31, 2, 2)), [(0, 0), (1, 0), (0, 1), (1, 1)]);
+        assert_eq!(
+            tiles(TileSet::rect(1000, 500, 100, 40)),
+            [(0, 0), (1, 0), (15, 0), (0, 15), (1, 15), (15, 15)]
+        );
+        assert!(TileSet::rect(5, 5, 0, 10).is_empty());
+        assert!(TileSet::rect(5, 5, 10, 0).is_empty());
+        assert_eq!(TileSet::rect(0, 0, 4096, 4096).iter().count(), 256);
+    }
+
+    #[test]
+    fn set_operations() {
+        let a = TileSet::rect(0, 0, 128, 32);
+        let b = TileSet::rect(64, 0, 128, 64);
+        assert!(a.meets(b));
+        assert_eq!(tiles(a.minus(b)), [(0, 0)]);
+        assert_eq!(a.union(b).iter().count(), 5);
+        assert!(!a.minus(a).meets(b));
+    }
+}

@@ -1,0 +1,78 @@
+//! The GP0 drawing state (GP0(E1h)–GP0(E6h)) and what it makes of a primitive's vertices:
+//! positions placed by the drawing offset, the drawing area as a clip rectangle, and how
+//! pixels are written.
+
+use crate::gp0::decode::RawVertex;
+use crate::gp0::fields::{sext11, TexPage, TexWindow, VertexWord};
+use crate::raster::pixel::PixelMode;
+use crate::raster::triangle::Vtx;
+use crate::raster::Clip;
+
+/// GP0(E1h)–GP0(E6h) as last written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DrawState {
+    /// GP0(E1h) bits 0–13 (a textured polygon's texpage replaces bits 0–8 and 11).
+    pub draw_mode: TexPage,
+    /// GP0(E2h) bits 0–19.
+    pub tex_window: TexWindow,
+    /// GP0(E3h) bits 0–19: drawing area top-left.
+    pub area_tl: u32,
+    /// GP0(E4h) bits 0–19: drawing area bottom-right.
+    pub area_br: u32,
+    /// GP0(E5h) bits 0–21: drawing offset, two signed 11-bit fields.
+    pub offset: u32,
+    /// GP0(E6h) bits 0 (set the mask bit) and 1 (keep pixels whose mask bit is set).
+    pub mask: u32,
+}
+
+impl DrawState {
+    /// The drawing area, inclusive.
+    pub fn clip(&self) -> Clip {
+        Clip {
+            x0: (self.area_tl & 0x3ff) as i32,
+            y0: ((self.area_tl >> 10) & 0x1ff) as i32,
+            x1: (self.area_br & 0x3ff) as i32,
+            y1: ((self.area_br >> 10) & 0x1ff) as i32,
+        }
+    }
+
+    /// The drawing offset (x, y), sign-extended.
+    pub fn offset(&self) -> (i32, i32) {
+        (
+            sext11(self.offset as i32),
+            sext11((self.offset >> 11) as i32),
+        )
+    }
+
+    /// How a primitive writes pixels: blending when `semi`, and the mask bits.
+    pub fn pixel_mode(&self, semi: bool) -> PixelMode {
+        PixelMode {
+            blend: semi.then(|| self.draw_mode.blend_mode()),
+            set_mask: ((self.mask & 1) as u16) << 15,
+            check_mask: self.mask & 2 != 0,
+        }
+    }
+
+    /// A vertex word plus the drawing offset, wrapped to 11 bits signed.
+    // Source: psx-spx "GP0(E5h)"; verified: hwtests phase 1 (drawing offset).
+    #[inline]
+    pub fn place(&self, p: VertexWord) -> (i32, i32) {
+        let (ox, oy) = self.offset();
+        (sext11(p.x() + ox), sext11(p.y() + oy))
+    }
+
+    /// A decoded vertex placed, with its colour and texture coordinates.
+    #[inline]
+    pub fn vtx(&self, r: &RawVertex) -> Vtx {
+        let (x, y) = self.place(r.pos);
+        Vtx {
+            x,
+            y,
+            r: r.color.r() as i32,
+            g: r.color.g() as i32,
+            b: r.color.b() as i32,
+            u: r.tex.u() as i32,
+            v: r.tex.v() as i32,
+        }
+    }
+}
