@@ -303,12 +303,12 @@ fn bg_none_marks_exactly_what_the_gpu_drew() {
         |f: &psxrender::render::Frame, i: usize| [f.rgb[3 * i], f.rgb[3 * i + 1], f.rgb[3 * i + 2]];
     let bg = |c: [u8; 3]| c.map(|v| psxrender::output::expand5(u16::from(v >> 3)));
     let (mut opaque, mut clear, mut blended) = (0, 0, 0);
-    for i in 0..alpha.len() {
+    for (i, &al) in alpha.iter().enumerate() {
         let (pa, pb) = (shown(&plain_a, i), shown(&plain_b, i));
         if pa == pb {
-            assert_eq!(alpha[i], 255, "pixel {i} is the same on both backgrounds");
+            assert_eq!(al, 255, "pixel {i} is the same on both backgrounds");
             opaque += 1;
-        } else if alpha[i] == 0 {
+        } else if al == 0 {
             assert_eq!(
                 (pa, pb),
                 (bg(a), bg(b)),
