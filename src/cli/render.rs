@@ -12,7 +12,8 @@ use rayon::prelude::*;
 use psxrender::render::camera::{View, DEFAULT_FOV, DEFAULT_PITCH, DEFAULT_YAW};
 use psxrender::render::texture::TextureDepth;
 use psxrender::render::{
-    default_animation, vram_rgb, Frame, RenderOptions, Renderer, HEIGHTS, WIDTHS,
+    default_animation, vram_rgb, Frame, RenderOptions, Renderer, DEFAULT_BACKGROUND, HEIGHTS,
+    WIDTHS,
 };
 use psxrender::scene::{Model, PoseRequest};
 use psxrender::sheet::SheetSize;
@@ -122,14 +123,11 @@ pub struct Background {
     pub transparent: bool,
 }
 
-/// The default clear colour.
-pub const DEFAULT_BG: [u8; 3] = [0x20, 0x20, 0x30];
-
 fn parse_background(s: &str) -> Result<Background, String> {
     let t = s.trim();
     if t.eq_ignore_ascii_case("none") {
         return Ok(Background {
-            colour: DEFAULT_BG,
+            colour: DEFAULT_BACKGROUND,
             transparent: true,
         });
     }
@@ -549,7 +547,7 @@ mod tests {
         assert_eq!(
             parse_background("none"),
             Ok(Background {
-                colour: DEFAULT_BG,
+                colour: DEFAULT_BACKGROUND,
                 transparent: true
             })
         );

@@ -53,6 +53,9 @@ pub const DIFFUSE: f32 = 0.7;
 /// Direction towards the light in camera space (x right, y down, z forward): upper left, in front.
 pub const LIGHT_DIR: [f32; 3] = [-0.45, -0.6, -0.66];
 
+/// The background colour when none is asked for (`--bg`'s default).
+pub const DEFAULT_BACKGROUND: [u8; 3] = [0x20, 0x20, 0x30];
+
 /// How to render.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RenderOptions {
@@ -86,7 +89,7 @@ impl Default for RenderOptions {
         RenderOptions {
             width: 320,
             height: 240,
-            background: [0x20, 0x20, 0x30],
+            background: DEFAULT_BACKGROUND,
             transparent: false,
             dither: true,
             lighting: true,
