@@ -524,3 +524,62 @@ fn readme_everyday_examples_run_verbatim() {
     }
     assert!(ran >= 5, "{ran} commands in the README block");
 }
+
+/// `info` on cut and bit-flipped copies of every sample texture and of a GPUDUMP: an answer
+/// or an error naming the file, never a panic.
+#[test]
+fn info_on_damaged_files_never_panics() {
+    let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
+    if let Some(dir) = shared("samples") {
+        for p in files_under(&dir).into_iter().filter(|p| is_sample(p)) {
+            let data = std::fs::read(&p).unwrap();
+            let kind = psxrender::formats::identify(&data).unwrap();
+            if kind.role() != psxrender::formats::Role::Model {
+                inputs.push((p.file_name().unwrap().to_string_lossy().into(), data));
+            }
+        }
+    }
+    let dump = tmp("everyday", "damaged-src.psxgpu");
+    psxrender([
+        "demo".as_ref(),
+        tmp("everyday", "damaged-src.png").as_os_str(),
+        "--dump-gp0".as_ref(),
+        dump.as_os_str(),
+    ]);
+    inputs.push(("demo.psxgpu".into(), std::fs::read(&dump).unwrap()));
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let path = tmp("everyday", "damaged.bin");
+    let (mut ok, mut refused) = (0, 0);
+    for (name, data) in &inputs {
+        for k in 0..12u64 {
+            let mut d = data.clone();
+            if k < 6 {
+                d.truncate((data.len() as u64 * k / 6) as usize + (next() % 64) as usize);
+            } else {
+                for _ in 0..1 + next() % 6 {
+                    let i = (next() % d.len() as u64) as usize;
+                    d[i] ^= 1 << (next() % 8);
+                }
+            }
+            std::fs::write(&path, &d).unwrap();
+            match psxrender::describe::describe(&path, &Default::default()) {
+                Ok(desc) => {
+                    ok += 1;
+                    let _ = (desc.text(), desc.json(&path));
+                }
+                Err(e) => {
+                    refused += 1;
+                    assert!(e.to_string().contains("damaged.bin"), "{name}: {e}");
+                }
+            }
+        }
+    }
+    println!("{} inputs: {ok} described, {refused} refused", inputs.len());
+    assert!(refused > 0 && ok > 0);
+}
