@@ -7,7 +7,7 @@ use psxrender::formats::ff9::{
     self, cluster, demo_character, demo_parts, Animation, MaterialSet, Mesh, PolyKind,
 };
 use psxrender::formats::tim::{Tim, TimDepth};
-use psxrender::formats::{detect, Kind, LoadOptions};
+use psxrender::formats::{identify, Kind, LoadOptions};
 use psxrender::scene::{FaceTexture, Model, PoseRequest, Shading};
 
 fn load(data: &[u8]) -> Result<ff9::FF9Model, psxrender::formats::LoadError> {
@@ -18,7 +18,7 @@ fn load(data: &[u8]) -> Result<ff9::FF9Model, psxrender::formats::LoadError> {
 fn demo_round_trips_write_read_equal() {
     let (mesh, anim, tims, materials) = demo_parts();
     let data = demo_character();
-    assert_eq!(detect(&data), Kind::Ff9);
+    assert_eq!(identify(&data), Ok(Kind::Ff9));
     let m = load(&data).expect("demo loads");
     assert_eq!(m.mesh(), &mesh, "model differs after write → read");
     assert_eq!(m.animation_data().len(), 1);

@@ -25,9 +25,16 @@ pub struct ModelArgs {
     /// M2: level of detail (view) to draw, 0 = most detailed.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub lod: usize,
-    /// M2: replaceable texture, e.g. `11=skin.blp` (repeatable).
+    /// M2: replaceable texture, e.g. `11=skin.blp` (repeatable). Creature skins (types
+    /// 11-13) not given are looked for beside the model: `Wolf.m2` takes `WolfSkin*.blp`,
+    /// `Rabbit2.m2` `rabbitskin2_*.blp` (any case), the first in name order.
     #[arg(long = "texture", value_name = "TYPE=PATH", value_parser = parse_replaceable)]
     pub textures: Vec<(u32, PathBuf)>,
+    /// M2: which creature skin found beside the model to use: its number in `psxrender info`'s
+    /// list, its file name, or the part after the prefix.
+    /// Example: `psxrender Wolf.m2 out.png --skin timber` (WolfSkinTimber.blp).
+    #[arg(long, value_name = "NAME|N")]
+    pub skin: Option<String>,
     /// FF9: animation (type 0x03) file for a bare model.
     #[arg(long = "anim-file", value_name = "FILE")]
     pub ff9_anim: Option<PathBuf>,
@@ -46,7 +53,7 @@ pub struct ModelArgs {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PltColors(pub [u8; 10]);
 
-fn parse_plt_colors(s: &str) -> Result<PltColors, String> {
+pub(super) fn parse_plt_colors(s: &str) -> Result<PltColors, String> {
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
     if parts.len() != 10 {
         return Err(format!(
@@ -84,6 +91,7 @@ impl ModelArgs {
             palette_dir: self.palette_dir.clone(),
             lod: self.lod,
             replaceable_textures: self.textures.clone(),
+            skin: self.skin.clone(),
             ff9_anim: self.ff9_anim.clone(),
             ff9_tims: self.ff9_tims.clone(),
             ff9_materials: self.ff9_materials.clone(),

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::detect::Role;
+
 /// What was wrong at the offset.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -47,6 +49,10 @@ pub enum ErrorKind {
     Invalid(String),
     /// The operating system could not read the file.
     Io(String),
+    /// No format recognised the content: what each one said.
+    Unrecognised(super::detect::Unrecognised),
+    /// A file psxrender reads, but not one this command takes (a texture given as a model).
+    NotAModel(super::detect::Role),
 }
 
 /// A failure to load a file, naming the file, the format, the byte offset and the cause.
@@ -104,6 +110,25 @@ impl fmt::Display for LoadError {
         }
         match &self.kind {
             ErrorKind::Io(e) => return write!(f, "cannot read {} file: {e}", self.format),
+            ErrorKind::Unrecognised(u) => return write!(f, "{u}"),
+            ErrorKind::NotAModel(role) => {
+                let what = match role {
+                    Role::Model => "model",
+                    Role::Texture => "texture",
+                    Role::TextureInfo => "texture-info file",
+                    Role::GpuInput => "GPU input",
+                };
+                let try_cmd = match role {
+                    Role::Texture => "`psxrender info` or `psxrender texture`",
+                    Role::GpuInput => "`psxrender info` or `psxrender replay`",
+                    _ => "`psxrender info`",
+                };
+                return write!(
+                    f,
+                    "this is a {} {what}, not a model: try {try_cmd}",
+                    self.format
+                );
+            }
             ErrorKind::BadMagic { expected } => {
                 write!(f, "not a {} file: expected {expected}", self.format)?
             }

@@ -15,10 +15,11 @@
 pub mod anim;
 pub mod cluster;
 mod demo;
+mod info;
 pub mod material;
 pub mod mesh;
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::path::Path;
 
 pub use anim::{Animation, Xform};
@@ -575,120 +576,11 @@ impl Model for FF9Model {
     }
 
     fn info(&self) -> String {
-        let mut s = String::new();
-        let m = &self.mesh;
-        let _ = writeln!(s, "FF9 model: {}", self.source);
-        let _ = writeln!(
-            s,
-            "header position: {} {} {}",
-            m.position[0], m.position[1], m.position[2]
-        );
-        let _ = writeln!(s, "bones: {}", m.bones.len());
-        for (i, b) in m.bones.iter().enumerate() {
-            let parent = if i == 0 {
-                "root".to_string()
-            } else {
-                format!("parent {}", b.parent)
-            };
-            let _ = writeln!(s, "  bone {i}: {parent}, length {}", b.length);
-        }
-        let _ = writeln!(s, "groups: {}", m.groups.len());
-        let mut totals = [0usize; 6];
-        for (i, g) in m.groups.iter().enumerate() {
-            let counts: Vec<String> = PolyKind::ORDER
-                .iter()
-                .enumerate()
-                .map(|(k, (kind, quad))| {
-                    let n = g.count(*kind, *quad);
-                    totals[k] += n;
-                    format!("{} {n}", kind.label(*quad))
-                })
-                .collect();
-            let _ = writeln!(
-                s,
-                "  group {i}: {} vertices, {} UVs, offset {:?}; {}",
-                g.vertices.len(),
-                g.uvs.len(),
-                g.offset,
-                counts.join(", ")
-            );
-        }
-        let per_type: Vec<String> = PolyKind::ORDER
-            .iter()
-            .zip(totals)
-            .map(|((kind, quad), n)| format!("{} {n}", kind.label(*quad)))
-            .collect();
-        let _ = writeln!(
-            s,
-            "polygons: {} ({}; B/C layouts reconstructed)",
-            totals.iter().sum::<usize>(),
-            per_type.join(", ")
-        );
-        let _ = writeln!(s, "TIMs: {}", self.tims.len());
-        for (i, (id, t)) in self.tims.iter().enumerate() {
-            let id = id.map_or("file".to_string(), |id| format!("id {id}"));
-            let im = &t.image;
-            let _ = write!(
-                s,
-                "  TIM {i} ({id}): {}bpp {}x{} px, image VRAM ({},{}) {}x{} halfwords",
-                t.depth.bpp(),
-                t.pixel_width(),
-                im.height,
-                im.x,
-                im.y,
-                im.width,
-                im.height
-            );
-            match &t.clut {
-                Some(c) => {
-                    let _ = writeln!(s, ", CLUT VRAM ({},{}) {}x{}", c.x, c.y, c.width, c.height);
-                }
-                None => s.push_str(", no CLUT\n"),
-            }
-        }
-        match &self.materials {
-            Some(mm) => {
-                let anim = mm
-                    .default_animation
-                    .map_or("none".to_string(), |a| a.to_string());
-                let _ = writeln!(
-                    s,
-                    "materials (0x12, model id {}, default animation {anim}): {}",
-                    mm.model_id,
-                    mm.materials.len()
-                );
-                for (i, mat) in mm.materials.iter().enumerate() {
-                    let _ = writeln!(
-                        s,
-                        "  material {i}: TPage 0x{:04x} (page {},{} depth {}), CLUT 0x{:04x} \
-                         ({},{}), window {:?}",
-                        mat.tpage.0,
-                        mat.tpage.x(),
-                        mat.tpage.y(),
-                        [4, 8, 15, 15][usize::from(mat.tpage.depth())],
-                        mat.clut.0,
-                        mat.clut.x(),
-                        mat.clut.y(),
-                        mat.window
-                    );
-                }
-            }
-            None if !self.tims.is_empty() => {
-                s.push_str("materials: none (battle layout: material index = TIM index)\n")
-            }
-            None => s.push_str("materials: none\n"),
-        }
-        let anims = self.animations();
-        let _ = writeln!(s, "animations: {}", anims.len());
-        for (i, a) in anims.iter().enumerate() {
-            let default = if Some(i) == self.default_animation {
-                " (default)"
-            } else {
-                ""
-            };
-            let _ = writeln!(s, "  {i}: {}, {} frames{default}", a.name, a.frames);
-        }
-        s
+        info::Facts::of(self).to_string()
+    }
+
+    fn facts(&self) -> serde_json::Value {
+        serde_json::to_value(info::Facts::of(self)).unwrap_or_default()
     }
 
     fn warnings(&self) -> Vec<String> {
