@@ -5,6 +5,7 @@ pub mod blp;
 pub mod dds;
 pub mod error;
 pub mod ff9;
+pub mod gltf;
 pub mod m2;
 pub mod nwn;
 pub mod plt;
@@ -45,6 +46,9 @@ pub struct LoadOptions {
     pub ff9_materials: Option<PathBuf>,
     /// FF9: which model of a data cluster.
     pub ff9_model: Option<usize>,
+    /// glTF: primitives without NORMAL get smooth normals (averaged over the faces meeting at a
+    /// position) instead of flat ones.
+    pub smooth_normals: bool,
 }
 
 /// Reads a whole file, refusing files larger than [`MAX_FILE_SIZE`].
@@ -76,11 +80,15 @@ pub enum Kind {
     NwnAscii,
     /// FF9: data cluster or bare type-0x02 model.
     Ff9,
+    /// glTF 2.0 (`glTF` magic, or JSON with an `asset`).
+    Gltf,
 }
 
 /// Which loader a file's content calls for.
 pub fn detect(data: &[u8]) -> Kind {
-    if data.starts_with(b"MD20") {
+    if gltf::looks_like(data) {
+        Kind::Gltf
+    } else if data.starts_with(b"MD20") {
         Kind::M2
     } else if data.len() >= 12 && data[..4] == [0, 0, 0, 0] {
         Kind::NwnBinary
@@ -98,6 +106,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Box<dyn Model>, LoadError
         Kind::M2 => Box::new(m2::load(path, &data, opts)?),
         Kind::NwnBinary | Kind::NwnAscii => Box::new(nwn::load(path, &data, opts)?),
         Kind::Ff9 => Box::new(ff9::load(path, &data, opts)?),
+        Kind::Gltf => Box::new(gltf::load(path, &data, opts)?),
     };
     Ok(model)
 }
