@@ -183,6 +183,29 @@ fn pre_validate(root: &json::Root) -> Result<()> {
             ));
         }
     }
+    // The crate validates neither an animation channel's target node nor its path, and its
+    // accessors unwrap both.
+    for (a, anim) in root.animations.iter().enumerate() {
+        for (c, ch) in anim.channels.iter().enumerate() {
+            let path = format!("animations[{a}].channels[{c}].target");
+            if ch.target.node.value() >= root.nodes.len() {
+                return Err(json_error(
+                    format!("{path}.node"),
+                    format!(
+                        "node {} does not exist ({} nodes)",
+                        ch.target.node.value(),
+                        root.nodes.len()
+                    ),
+                ));
+            }
+            if matches!(ch.target.path, json::validation::Checked::Invalid) {
+                return Err(json_error(
+                    format!("{path}.path"),
+                    "not translation, rotation, scale or weights",
+                ));
+            }
+        }
+    }
     for (m, mesh) in root.meshes.iter().enumerate() {
         for (p, prim) in mesh.primitives.iter().enumerate() {
             // The crate's validation reads POSITION's accessor by index without a check.
@@ -230,6 +253,14 @@ fn validate(root: json::Root) -> Result<::gltf::Document> {
         return Err(json_error(
             path.as_str(),
             format!("{}{more}", validation_words(*kind)),
+        ));
+    }
+    // Backstop for an enum value the crate's validation does not visit: such a value cannot be
+    // written back out, and the crate would unwrap it.
+    if serde_json::to_writer(std::io::sink(), &root).is_err() {
+        return Err(json_error(
+            "(document)",
+            "a value outside the set glTF defines for its field",
         ));
     }
     Ok(::gltf::Document::from_json_without_validation(root))
