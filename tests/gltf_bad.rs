@@ -148,7 +148,7 @@ impl Rng {
 /// Flips 1–8 random bits of `data`, half the rounds within the first `head` bytes.
 fn flip(rng: &mut Rng, data: &[u8], round: usize, head: usize) -> Vec<u8> {
     let mut d = data.to_vec();
-    let span = if round % 2 == 0 {
+    let span = if round.is_multiple_of(2) {
         d.len().min(head)
     } else {
         d.len()

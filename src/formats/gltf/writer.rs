@@ -95,7 +95,7 @@ impl Builder {
 
     /// Appends bytes to the buffer (4-byte aligned) as a new buffer view; returns its index.
     pub fn view(&mut self, bytes: &[u8]) -> usize {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let offset = self.bin.len();
@@ -225,11 +225,11 @@ impl Builder {
     /// with zeros (glTF 2.0 §4.4).
     pub fn glb(&self) -> Vec<u8> {
         let mut json = serde_json::to_vec(&self.with_buffer(None)).expect("JSON serialises");
-        while json.len() % 4 != 0 {
+        while !json.len().is_multiple_of(4) {
             json.push(b' ');
         }
         let mut bin = self.bin.clone();
-        while bin.len() % 4 != 0 {
+        while !bin.len().is_multiple_of(4) {
             bin.push(0);
         }
         let has_bin = !bin.is_empty();
