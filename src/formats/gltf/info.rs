@@ -220,10 +220,15 @@ pub fn info(m: &GltfModel) -> String {
             continue;
         };
         let im = &img.texture.image;
+        let named = if img.name == img.origin {
+            String::new()
+        } else {
+            format!(" '{}'", img.name)
+        };
         let _ = writeln!(
             s,
-            "  [{i}] image {} '{}' from {} ({}x{} {}), wrap {}/{}",
-            t.image, img.name, img.origin, im.width, im.height, img.encoding, t.wrap[0], t.wrap[1]
+            "  [{i}] image {}{named} from {} ({}x{} {}), wrap {}/{}",
+            t.image, img.origin, im.width, im.height, img.encoding, t.wrap[0], t.wrap[1]
         );
         // How each material's use of it is quantised (auto depth; --depth 4|8|15 overrides).
         for (mi, mt) in m.materials.iter().enumerate() {

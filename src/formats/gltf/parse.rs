@@ -853,7 +853,7 @@ fn instances(
         stack.extend(node.children.iter().rev().copied());
         let Some(m) = node.mesh else { continue };
         let mesh = &meshes[m];
-        let mut skin = node.skin;
+        let skin = node.skin;
         for (p, prim) in mesh.primitives.iter().enumerate() {
             vertices += prim.positions.len() as u64;
             triangles += prim.triangles.len() as u64;
@@ -871,12 +871,9 @@ fn instances(
                 (None, Some(_)) => warnings.push(format!(
                     "glTF meshes[{m}].primitives[{p}] has joints but nodes[{n}] has no skin; drawn unskinned"
                 )),
-                (Some(s), None) => {
-                    warnings.push(format!(
-                        "glTF nodes[{n}] has skins[{s}] but meshes[{m}].primitives[{p}] has no JOINTS_0/WEIGHTS_0; drawn unskinned"
-                    ));
-                    skin = None;
-                }
+                (Some(s), None) => warnings.push(format!(
+                    "glTF nodes[{n}] has skins[{s}] but meshes[{m}].primitives[{p}] has no JOINTS_0/WEIGHTS_0; drawn unskinned"
+                )),
                 (None, None) => {}
             }
         }
