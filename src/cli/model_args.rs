@@ -47,6 +47,10 @@ pub struct ModelArgs {
     /// FF9: which model of a data cluster (0-based).
     #[arg(long = "model", value_name = "N")]
     pub ff9_model: Option<usize>,
+    /// glTF: give primitives without NORMAL smooth normals (averaged where faces meet) instead
+    /// of flat ones.
+    #[arg(long = "smooth-normals")]
+    pub smooth_normals: bool,
 }
 
 /// Ten PLT palette rows.
@@ -96,6 +100,7 @@ impl ModelArgs {
             ff9_tims: self.ff9_tims.clone(),
             ff9_materials: self.ff9_materials.clone(),
             ff9_model: self.ff9_model,
+            smooth_normals: self.smooth_normals,
         }
     }
 }

@@ -27,7 +27,7 @@ pub const MAX_FRAMES: u32 = 10_000;
 /// Render a model the way a PS1 would draw it (the default command).
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The model file (FF9 / NWN MDL / M2, detected from its content).
+    /// The model file (FF9 / NWN MDL / M2 / glTF 2.0, detected from its content).
     /// (Required unless a subcommand is given.)
     #[arg(value_name = "MODEL", required = true)]
     pub model: Option<PathBuf>,

@@ -47,6 +47,15 @@ pub enum ErrorKind {
     },
     /// A value that the format does not allow (an index past its array, a bad enum, …).
     Invalid(String),
+    /// A value of a JSON format (glTF) that is wrong, named by its JSON path
+    /// (`meshes[0].primitives[1].indices`): JSON values have no useful byte offset, so the
+    /// message names the path instead (the error's offset is where the JSON text starts).
+    Json {
+        /// Where in the document, e.g. `accessors[3]`.
+        path: String,
+        /// What is wrong there.
+        msg: String,
+    },
     /// The operating system could not read the file.
     Io(String),
     /// No format recognised the content: what each one said.
@@ -153,6 +162,7 @@ impl fmt::Display for LoadError {
                 self.format
             )?,
             ErrorKind::Invalid(msg) => write!(f, "{}: {msg}", self.format)?,
+            ErrorKind::Json { path, msg } => return write!(f, "{} {path}: {msg}", self.format),
         }
         write!(f, " at byte 0x{:x}", self.offset)
     }

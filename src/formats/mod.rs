@@ -7,6 +7,7 @@ pub mod dds;
 pub mod detect;
 pub mod error;
 pub mod ff9;
+pub mod gltf;
 pub mod images;
 pub mod m2;
 pub mod nwn;
@@ -52,6 +53,9 @@ pub struct LoadOptions {
     pub ff9_materials: Option<PathBuf>,
     /// FF9: which model of a data cluster.
     pub ff9_model: Option<usize>,
+    /// glTF: primitives without NORMAL get smooth normals (averaged over the faces meeting at a
+    /// position) instead of flat ones.
+    pub smooth_normals: bool,
 }
 
 /// Reads a whole file, refusing files larger than [`MAX_FILE_SIZE`].

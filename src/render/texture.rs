@@ -323,8 +323,8 @@ fn convert(img: &RgbaImage, class: BlendClass, depth: TextureDepth, shrink: u32)
     for &t in &texels {
         *counts.entry(t).or_default() += 1;
     }
-    let bits = match depth {
-        TextureDepth::Bpp15 => {
+    let bits = match depth_bits(depth, counts.len()) {
+        15 => {
             return Converted {
                 w,
                 h,
@@ -333,10 +333,7 @@ fn convert(img: &RgbaImage, class: BlendClass, depth: TextureDepth, shrink: u32)
                 palette: Vec::new(),
             }
         }
-        TextureDepth::Bpp4 => 4,
-        TextureDepth::Bpp8 => 8,
-        TextureDepth::Auto if counts.len() <= 16 => 4,
-        TextureDepth::Auto => 8,
+        b => b,
     };
     let palette = quantise(&counts, 1 << bits);
     let mut lookup: HashMap<u16, u8> = HashMap::with_capacity(counts.len());
@@ -365,6 +362,45 @@ fn convert(img: &RgbaImage, class: BlendClass, depth: TextureDepth, shrink: u32)
         depth: if bits == 4 { 0 } else { 1 },
         data,
         palette,
+    }
+}
+
+/// Bits per texel for `depth` when the texture has `colours` distinct texel values: 4, 8 or 15.
+fn depth_bits(depth: TextureDepth, colours: usize) -> u32 {
+    match depth {
+        TextureDepth::Bpp15 => 15,
+        TextureDepth::Bpp4 => 4,
+        TextureDepth::Bpp8 => 8,
+        TextureDepth::Auto if colours <= 16 => 4,
+        TextureDepth::Auto => 8,
+    }
+}
+
+/// How [`prepare`] converts one texture, before any halving to fit VRAM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Size in texels.
+    pub size: [u16; 2],
+    /// Bits per texel: 4 or 8 (CLUT) or 15 (direct).
+    pub bits: u32,
+    /// Distinct 15-bit texel values after resampling (a CLUT holds at most 16 or 256 of them).
+    pub colours: usize,
+}
+
+/// The conversion [`prepare`] would give `img` used with `class` at `depth` (before halving).
+pub fn plan(img: &RgbaImage, class: BlendClass, depth: TextureDepth) -> Plan {
+    let w = target_size(img.width, 0);
+    let h = target_size(img.height, 0);
+    let mut seen = std::collections::HashSet::new();
+    if img.pixels.len() == img.width as usize * img.height as usize {
+        for p in resample(img, w, h) {
+            seen.insert(encode(p, class));
+        }
+    }
+    Plan {
+        size: [w, h],
+        bits: depth_bits(depth, seen.len()),
+        colours: seen.len(),
     }
 }
 
