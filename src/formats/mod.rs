@@ -45,6 +45,8 @@ pub struct LoadOptions {
     pub ff9_materials: Option<PathBuf>,
     /// FF9: which model of a data cluster.
     pub ff9_model: Option<usize>,
+    /// FF9: the model's kind (field, world, battle, weapon); `None` = guess from the data.
+    pub ff9_kind: Option<ff9::ModelKind>,
 }
 
 /// Reads a whole file, refusing files larger than [`MAX_FILE_SIZE`].
