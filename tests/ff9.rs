@@ -301,9 +301,9 @@ fn info_lists_everything() {
         "TIM 2 (id 22): 16bpp 256x2 px, image VRAM (640,256) 256x2 halfwords, no CLUT block",
         "materials (0x12, model id 1, default animation 10): 2",
         "material 0: TPage 0x000a (page 640,0 depth 4), CLUT 0x4028 (640,256), window [0, 0] \
-         added to UVs; texels: TIM 0 image block, palette: TIM 2 image block",
+         added to UVs\n    texels from TIM 0 image block, palette from TIM 2 image block\n",
         "material 1: TPage 0x008b (page 704,0 depth 8), CLUT 0x4068 (640,257), window [0, 0] \
-         added to UVs; texels: TIM 1 image block, palette: TIM 2 image block",
+         added to UVs\n    texels from TIM 1 image block, palette from TIM 2 image block\n",
         "animations: 1",
         "anim 10, 10 frames (default)",
     ] {
@@ -620,7 +620,7 @@ fn cli_info_shows_the_0x12_chunk_and_takes_a_kind() {
     for needle in [
         "chunk 0x12 at 0x359c: 1 object(s), ids [0], at [0x35ac], end 0x35dc",
         "materials (0x12, model id 1, default animation 10): 2",
-        "palette: TIM 2 image block",
+        "palette from TIM 2 image block",
     ] {
         assert!(out.contains(needle), "lacks {needle:?}:\n{out}");
     }

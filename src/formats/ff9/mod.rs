@@ -653,7 +653,8 @@ impl Model for FF9Model {
                     let _ = writeln!(
                         s,
                         "  material {i}: TPage 0x{:04x} (page {},{} depth {}), CLUT 0x{:04x} \
-                         ({},{}), window {:?} {use_window}; texels: {texels}, palette: {palette}",
+                         ({},{}), window {:?} {use_window}\n    texels from {texels}, palette from \
+                         {palette}",
                         mat.tpage.0,
                         mat.tpage.x(),
                         mat.tpage.y(),
