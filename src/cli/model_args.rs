@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use psxrender::formats::ff9::ModelKind;
 use psxrender::formats::LoadOptions;
 
 /// Options that tell the loaders where to find what a model refers to.
@@ -47,10 +48,21 @@ pub struct ModelArgs {
     /// FF9: which model of a data cluster (0-based).
     #[arg(long = "model", value_name = "N")]
     pub ff9_model: Option<usize>,
+    /// FF9: the model's kind, which a bare file does not record (its FF9.IMG directory does):
+    /// field (dir 4) or world (dir 3) take 0x12 materials and add their texture-window offset
+    /// to UVs; battle (party dir 10, enemies dir 7) takes material index = TIM index; weapon
+    /// (dir 8) is battle with V 16 rows down. Default: field when a 0x12 record is found,
+    /// else battle.
+    #[arg(long = "ff9-kind", value_name = "KIND", value_parser = parse_ff9_kind)]
+    pub ff9_kind: Option<ModelKind>,
     /// glTF: give primitives without NORMAL smooth normals (averaged where faces meet) instead
     /// of flat ones.
     #[arg(long = "smooth-normals")]
     pub smooth_normals: bool,
+}
+
+fn parse_ff9_kind(s: &str) -> Result<ModelKind, String> {
+    s.parse()
 }
 
 /// Ten PLT palette rows.
@@ -100,6 +112,7 @@ impl ModelArgs {
             ff9_tims: self.ff9_tims.clone(),
             ff9_materials: self.ff9_materials.clone(),
             ff9_model: self.ff9_model,
+            ff9_kind: self.ff9_kind,
             smooth_normals: self.smooth_normals,
         }
     }

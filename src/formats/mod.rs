@@ -53,6 +53,8 @@ pub struct LoadOptions {
     pub ff9_materials: Option<PathBuf>,
     /// FF9: which model of a data cluster.
     pub ff9_model: Option<usize>,
+    /// FF9: the model's kind (field, world, battle, weapon); `None` = guess from the data.
+    pub ff9_kind: Option<ff9::ModelKind>,
     /// glTF: primitives without NORMAL get smooth normals (averaged over the faces meeting at a
     /// position) instead of flat ones.
     pub smooth_normals: bool,

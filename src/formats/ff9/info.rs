@@ -5,7 +5,8 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::{FF9Model, PolyKind};
+use super::cluster::ChunkLayout;
+use super::{FF9Model, PolyKind, TexPage};
 use crate::scene::Model;
 
 /// One bone.
@@ -52,6 +53,25 @@ pub struct Rect {
     pub h: u16,
 }
 
+/// One chunk header of the cluster.
+#[derive(Serialize)]
+pub struct Chunk {
+    /// Nesting depth (0 = the file's own cluster).
+    pub depth: u32,
+    /// Chunk type.
+    pub kind: u8,
+    /// Absolute offset.
+    pub offset: u64,
+    /// `false`: no chunk header, the old bare 0x12 layout (one 0xDC object at `offset`).
+    pub typed: bool,
+    /// Object ids, in order.
+    pub ids: Vec<u16>,
+    /// Absolute offset of each object.
+    pub objects: Vec<u64>,
+    /// Absolute offset of the chunk's end.
+    pub end: u64,
+}
+
 /// One TIM.
 #[derive(Serialize)]
 pub struct Tim {
@@ -84,6 +104,10 @@ pub struct Material {
     pub clut_xy: [u16; 2],
     /// Texture-window offset.
     pub window: [i16; 2],
+    /// The TIM block the page's texels come from (`None` = MISSING).
+    pub texels_from: Option<String>,
+    /// The TIM block the CLUT comes from (`None` = MISSING; unused at 15bpp).
+    pub palette_from: Option<String>,
 }
 
 /// The 0x12 record of the model.
@@ -93,6 +117,8 @@ pub struct Materials {
     pub model_id: u16,
     /// Default animation object id.
     pub default_animation: Option<u16>,
+    /// Whether the texture-window offsets are added to UVs (field and world models).
+    pub window_added: bool,
     /// Materials.
     pub materials: Vec<Material>,
 }
@@ -115,6 +141,12 @@ pub struct Facts {
     pub format: &'static str,
     /// Where the model came from (cluster, model number; or bare).
     pub source: String,
+    /// The model's kind (field, world, battle, weapon).
+    pub kind: String,
+    /// Whether the kind was guessed (no `--ff9-kind`).
+    pub kind_guessed: bool,
+    /// The cluster's chunk headers, nested ones included (empty for a bare model).
+    pub chunks: Vec<Chunk>,
     /// The header's position words.
     pub position: [i16; 3],
     /// Bones.
@@ -145,9 +177,25 @@ impl Facts {
     /// The facts of `model`.
     pub fn of(model: &FF9Model) -> Facts {
         let m = &model.mesh;
+        let (kind, kind_guessed) = model.kind;
         Facts {
             format: super::FORMAT,
             source: model.source.clone(),
+            kind: kind.to_string(),
+            kind_guessed,
+            chunks: model
+                .chunks
+                .iter()
+                .map(|c| Chunk {
+                    depth: c.depth,
+                    kind: c.kind,
+                    offset: c.offset,
+                    typed: c.layout == ChunkLayout::Typed,
+                    ids: c.ids.clone(),
+                    objects: c.objects.clone(),
+                    end: c.end,
+                })
+                .collect(),
             position: m.position,
             bones: m
                 .bones
@@ -194,16 +242,29 @@ impl Facts {
             materials: model.materials.as_ref().map(|mm| Materials {
                 model_id: mm.model_id,
                 default_animation: mm.default_animation,
+                window_added: kind.uses_material_records(),
                 materials: mm
                     .materials
                     .iter()
-                    .map(|mat| Material {
-                        tpage: mat.tpage.0,
-                        page: [mat.tpage.x(), mat.tpage.y()],
-                        depth: [4, 8, 15, 15][usize::from(mat.tpage.depth())],
-                        clut: mat.clut.0,
-                        clut_xy: [mat.clut.x(), mat.clut.y()],
-                        window: mat.window,
+                    .map(|mat| {
+                        let tp = TexPage(mat.tpage.0 & 0xFFDF);
+                        Material {
+                            tpage: mat.tpage.0,
+                            page: [mat.tpage.x(), mat.tpage.y()],
+                            depth: [4, 8, 15, 15][usize::from(mat.tpage.depth())],
+                            clut: mat.clut.0,
+                            clut_xy: [mat.clut.x(), mat.clut.y()],
+                            window: mat.window,
+                            texels_from: model
+                                .uploads
+                                .texels(tp, [0, 0, 255, 255])
+                                .map(|u| u.to_string()),
+                            palette_from: model
+                                .uploads
+                                .palette(mat.clut, tp.depth())
+                                .flatten()
+                                .map(|u| u.to_string()),
+                        }
                     })
                     .collect(),
             }),
@@ -231,6 +292,40 @@ fn join(c: &[PolyCount]) -> String {
 impl fmt::Display for Facts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "FF9 model: {}", self.source)?;
+        // A guessed kind is field exactly when a 0x12 record was found.
+        let why = match (self.kind_guessed, self.materials.is_some()) {
+            (false, _) => "from --ff9-kind",
+            (true, true) => "guessed from the 0x12 record; world models follow the same rules",
+            (true, false) => "guessed: no 0x12 record; a weapon needs --ff9-kind weapon",
+        };
+        writeln!(f, "kind: {} ({why})", self.kind)?;
+        if !self.chunks.is_empty() {
+            writeln!(f, "cluster chunks: {}", self.chunks.len())?;
+        }
+        for c in &self.chunks {
+            let indent = "  ".repeat(c.depth as usize + 1);
+            if c.typed {
+                let ids: Vec<String> = c.ids.iter().map(u16::to_string).collect();
+                let at: Vec<String> = c.objects.iter().map(|o| format!("0x{o:x}")).collect();
+                writeln!(
+                    f,
+                    "{indent}chunk 0x{:02x} at 0x{:x}: {} object(s), ids [{}], at [{}], end 0x{:x}",
+                    c.kind,
+                    c.offset,
+                    c.ids.len(),
+                    ids.join(", "),
+                    at.join(", "),
+                    c.end
+                )?;
+            } else {
+                writeln!(
+                    f,
+                    "{indent}chunk 0x{:02x} at 0x{:x}: no chunk header (old bare layout), 0xDC \
+                     object at 0x{:x}",
+                    c.kind, c.offset, c.offset
+                )?;
+            }
+        }
         let p = self.position;
         writeln!(f, "header position: {} {} {}", p[0], p[1], p[2])?;
         writeln!(f, "bones: {}", self.bones.len())?;
@@ -267,7 +362,7 @@ impl fmt::Display for Facts {
             )?;
             match &t.clut {
                 Some(c) => writeln!(f, ", CLUT VRAM ({},{}) {}x{}", c.x, c.y, c.w, c.h)?,
-                None => writeln!(f, ", no CLUT")?,
+                None => writeln!(f, ", no CLUT block")?,
             }
         }
         match &self.materials {
@@ -281,11 +376,23 @@ impl fmt::Display for Facts {
                     mm.model_id,
                     mm.materials.len()
                 )?;
+                let use_window = if mm.window_added {
+                    "added to UVs"
+                } else {
+                    "unused"
+                };
                 for (i, m) in mm.materials.iter().enumerate() {
+                    let texels = m.texels_from.as_deref().unwrap_or("MISSING");
+                    let palette = match (m.depth, &m.palette_from) {
+                        (15, _) => "none (15bpp)",
+                        (_, Some(p)) => p,
+                        (_, None) => "MISSING",
+                    };
                     writeln!(
                         f,
                         "  material {i}: TPage 0x{:04x} (page {},{} depth {}), CLUT 0x{:04x} \
-                         ({},{}), window {:?}",
+                         ({},{}), window {:?} {use_window}\n    texels from {texels}, palette \
+                         from {palette}",
                         m.tpage,
                         m.page[0],
                         m.page[1],
@@ -299,7 +406,7 @@ impl fmt::Display for Facts {
             }
             None if !self.tims.is_empty() => writeln!(
                 f,
-                "materials: none (battle layout: material index = TIM index)"
+                "materials: none (material index = TIM index)"
             )?,
             None => writeln!(f, "materials: none")?,
         }
