@@ -1,7 +1,7 @@
 //! `psxrender info FILE`: what any file psxrender reads holds, as text and as JSON from the
 //! same facts.
 //!
-//! [`describe`] identifies the file by content ([`crate::formats::detect`]) and hands it to the
+//! [`describe`] identifies the file by content ([`crate::formats::identify`]) and hands it to the
 //! one arm that reads its kind: models load as for rendering and describe themselves
 //! ([`Model::info`], [`Model::facts`]); textures, texture-info files and GPU input get the
 //! fact structures below, each written once and rendered both ways. A file no detector
@@ -86,7 +86,7 @@ pub fn describe(path: &Path, opts: &LoadOptions) -> Result<Description> {
     let kind = identify(&data)
         .map_err(|u| LoadError::new("file", 0, ErrorKind::Unrecognised(u)).in_file(path))?;
     let d = match kind {
-        Kind::M2 | Kind::NwnBinary | Kind::NwnAscii | Kind::Ff9 => {
+        Kind::M2 | Kind::NwnBinary | Kind::NwnAscii | Kind::Ff9 | Kind::Gltf => {
             Description::Model(crate::formats::load_data(path, &data, kind, opts)?)
         }
         Kind::Tim

@@ -473,8 +473,8 @@ fn container_and_version_errors_name_the_byte() {
         "{e}"
     );
     assert_eq!(
-        psxrender::formats::detect(old),
-        psxrender::formats::Kind::Gltf
+        psxrender::formats::identify(old),
+        Ok(psxrender::formats::Kind::Gltf)
     );
 }
 

@@ -11,7 +11,7 @@
 //! 64 KiB) never have; a BioWare DDS needs byte 2 zero (a width below 64 Ki), which no TGA
 //! has. The magic-less formats (BioWare DDS, TGA, FF9) come after every format with a magic.
 
-use super::{dds, nwn};
+use super::{dds, gltf, nwn};
 
 /// Every kind of file psxrender reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -30,6 +30,8 @@ pub enum Kind {
     Png,
     /// Sony TIM image (id 0x10).
     Tim,
+    /// glTF 2.0 model: binary `.glb` (`glTF`) or `.gltf` JSON with an `"asset"`.
+    Gltf,
     /// NWN binary MDL (first u32 is 0).
     NwnBinary,
     /// NWN ASCII MDL (text with `#MAXMODEL`, `newmodel` or `beginmodelgeom`).
@@ -58,7 +60,7 @@ impl Kind {
     /// What the kind of file is for.
     pub fn role(self) -> Role {
         match self {
-            Kind::M2 | Kind::NwnBinary | Kind::NwnAscii | Kind::Ff9 => Role::Model,
+            Kind::M2 | Kind::NwnBinary | Kind::NwnAscii | Kind::Ff9 | Kind::Gltf => Role::Model,
             Kind::Blp | Kind::Dds | Kind::BiowareDds | Kind::Plt | Kind::Png | Kind::Tim => {
                 Role::Texture
             }
@@ -128,6 +130,11 @@ pub const DETECTORS: &[Detector] = &[
         kind: Kind::Tim,
         name: "TIM",
         test: tim,
+    },
+    Detector {
+        kind: Kind::Gltf,
+        name: "glTF",
+        test: gltf_test,
     },
     Detector {
         kind: Kind::NwnBinary,
@@ -265,6 +272,18 @@ fn tim(d: &[u8]) -> Result<(), String> {
         Some(id) if id & 0xFFFF == 0x10 && d.len() >= 20 => Ok(()),
         Some(id) if id & 0xFFFF == 0x10 => Err(format!("id 0x10 but only {} bytes", d.len())),
         _ => Err("no TIM id 10 00 00 00".into()),
+    }
+}
+
+/// glTF: the GLB magic, or a JSON object with an `"asset"` key (see [`gltf::looks_like`]). A
+/// JSON text starts with `{`, which no NWN ASCII model, GPU stream or TXI line does, so it is
+/// asked before them; a `.bin` buffer beside a `.gltf` has no header at all and is claimed by
+/// nothing.
+fn gltf_test(d: &[u8]) -> Result<(), String> {
+    if gltf::looks_like(d) {
+        Ok(())
+    } else {
+        Err("no \"glTF\" magic, nor a JSON object with an \"asset\"".into())
     }
 }
 
@@ -440,6 +459,13 @@ mod tests {
             Ok(Kind::Tim)
         );
         assert_eq!(identify(&[0; 16]), Ok(Kind::NwnBinary));
+        assert_eq!(identify(b"glTF\x02\0\0\0"), Ok(Kind::Gltf));
+        assert_eq!(
+            identify(b"\xEF\xBB\xBF {\"asset\": {\"version\": \"2.0\"}}"),
+            Ok(Kind::Gltf)
+        );
+        // JSON that is not glTF is nothing psxrender reads.
+        assert!(identify(b"{\"nodes\": []}").is_err());
         assert_eq!(identify(b"# c\n\ngp1 00000000\n"), Ok(Kind::GpuStream));
         assert_eq!(identify(b"envmaptexture x\nalphamean 0.3\n"), Ok(Kind::Txi));
         let mut tga = vec![0u8; 18 + 12];

@@ -1,5 +1,5 @@
 //! File formats: every loader reads through [`reader::Reader`] and fails with
-//! [`error::LoadError`]. [`load`] picks the loader by content ([`detect`]), never by file
+//! [`error::LoadError`]. [`load`] picks the loader by content ([`identify`]), never by file
 //! extension.
 
 pub mod blp;
@@ -98,6 +98,7 @@ pub fn load_data(
         Kind::M2 => Box::new(m2::load(path, data, opts)?),
         Kind::NwnBinary | Kind::NwnAscii => Box::new(nwn::load(path, data, opts)?),
         Kind::Ff9 => Box::new(ff9::load(path, data, opts)?),
+        Kind::Gltf => Box::new(gltf::load(path, data, opts)?),
         other => {
             return Err(
                 LoadError::new(other.name(), 0, ErrorKind::NotAModel(other.role())).in_file(path),

@@ -404,10 +404,9 @@ impl fmt::Display for Facts {
                     )?;
                 }
             }
-            None if !self.tims.is_empty() => writeln!(
-                f,
-                "materials: none (material index = TIM index)"
-            )?,
+            None if !self.tims.is_empty() => {
+                writeln!(f, "materials: none (material index = TIM index)")?
+            }
             None => writeln!(f, "materials: none")?,
         }
         writeln!(f, "animations: {}", self.animations.len())?;

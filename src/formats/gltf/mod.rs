@@ -499,7 +499,10 @@ impl Model for GltfModel {
         pose::pose(self, request)
     }
     fn info(&self) -> String {
-        info::info(self)
+        info::Facts::of(self).to_string()
+    }
+    fn facts(&self) -> serde_json::Value {
+        serde_json::to_value(info::Facts::of(self)).unwrap_or_default()
     }
     fn warnings(&self) -> Vec<String> {
         self.warnings.clone()
