@@ -270,6 +270,76 @@ fn cli_renders_gltf_gif_dump_and_info() {
     assert!(out.contains("Survey, Walk, Run"), "{out}");
 }
 
+/// `info --json` prints the facts the text prints, from the same structure: for Fox.glb and its
+/// separate-files twin they agree on everything but how the bytes were stored.
+#[test]
+fn info_json_has_the_text_facts() {
+    let (Some(glb), Some(sep)) = (sample("Fox.glb"), sample("Fox-separate/Fox.gltf")) else {
+        return;
+    };
+    let json = |p: &std::path::Path| -> serde_json::Value {
+        let (code, out) = cli_run::psxrender(["info".as_ref(), "--json".as_ref(), p.as_os_str()]);
+        assert_eq!(code, Some(0), "{out}");
+        let (start, end) = (out.find('{').unwrap(), out.rfind('}').unwrap());
+        serde_json::from_str(&out[start..=end]).unwrap()
+    };
+    let mut a = json(&glb);
+    let mut b = json(&sep);
+    assert_eq!(
+        (&a["kind"], &a["format"]),
+        (&"model".into(), &"glTF".into())
+    );
+    assert_eq!(a["container"], "binary .glb");
+    assert_eq!(b["container"], "JSON .gltf");
+    assert_eq!(a["node_count"], 26);
+    assert_eq!(a["nodes"].as_array().unwrap().len(), 26);
+    let prim = &a["meshes"][0]["primitives"][0];
+    assert_eq!(
+        (&prim["vertices"], &prim["triangles"]),
+        (&1728.into(), &576.into())
+    );
+    assert_eq!(prim["normals"], "computed flat (per face)");
+    assert_eq!(a["skins"][0]["joints"], 24);
+    let anims: Vec<(&str, u64)> = a["animations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["name"].as_str().unwrap(), x["frames"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(anims, [("Survey", 103), ("Walk", 21), ("Run", 35)]);
+    assert_eq!(a["animations"][2]["interpolations"][0], "LINEAR");
+    let tex = &a["textures"][0];
+    assert_eq!(
+        (&tex["width"], &tex["encoding"]),
+        (&1024.into(), &"PNG".into())
+    );
+    let ps1 = &tex["ps1"][0];
+    assert_eq!((&ps1["bits"], &ps1["colours"]), (&8.into(), &206.into()));
+    assert_eq!(a["materials"][0]["alpha_mode"], "OPAQUE");
+    // The text shows the same numbers.
+    let (_, text) = cli_run::psxrender(["info".as_ref(), glb.as_os_str()]);
+    assert!(text.contains("material 0: -> 256x256 8bpp, 256-colour CLUT (206 distinct texels)"));
+    assert!(text.contains(&format!(
+        "load budget {} of {} bytes",
+        a["budget_used"], a["budget_limit"]
+    )));
+    // Only the storage differs between the two files.
+    for v in [&mut a, &mut b] {
+        let o = v.as_object_mut().unwrap();
+        for k in [
+            "file",
+            "container",
+            "buffers",
+            "budget_used",
+            "budget_limit",
+        ] {
+            o.remove(k);
+        }
+        o["textures"][0].as_object_mut().unwrap().remove("origin");
+    }
+    assert_eq!(a, b);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Writer fixtures
 
