@@ -20,7 +20,7 @@ use crate::formats::tim::{Tim, TimDepth};
 use crate::formats::{
     blp, dds, identify, images, plt, read_file, ErrorKind, Kind, LoadError, LoadOptions, Result,
 };
-use crate::render::texture::{ps1_form, BlendClass, Rect, TextureDepth};
+use crate::render::texture::{ps1_form, BlendClass, TextureDepth, LONE_TEXTURE_FRAMEBUFFER};
 use crate::replay::Input;
 use crate::scene::{Model, RgbaImage};
 
@@ -332,13 +332,7 @@ fn texture_facts(path: &Path, kind: Kind, data: &[u8], opts: &LoadOptions) -> Re
 /// What the renderer's conversion (default depth, beside a 320x240 framebuffer) makes of `img`.
 pub fn ps1_facts(img: &RgbaImage) -> Option<Ps1Facts> {
     let class = BlendClass::for_image(img);
-    let fb = Rect {
-        x: 0,
-        y: 0,
-        w: 320,
-        h: 240,
-    };
-    let form = ps1_form(img, class, TextureDepth::Auto, fb).ok()?;
+    let form = ps1_form(img, class, TextureDepth::Auto, LONE_TEXTURE_FRAMEBUFFER).ok()?;
     let t = &form.tim;
     let (w, h) = (t.pixel_width(), u32::from(t.image.height));
     let mut transparent = 0;
@@ -356,11 +350,7 @@ pub fn ps1_facts(img: &RgbaImage) -> Option<Ps1Facts> {
     }
     Some(Ps1Facts {
         encoding: class_name(class),
-        bpp: match t.depth {
-            TimDepth::Bpp4 => 4,
-            TimDepth::Bpp8 => 8,
-            _ => 15,
-        },
+        bpp: form.bits(),
         width: w,
         height: h,
         colours: form.colours,

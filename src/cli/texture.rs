@@ -9,7 +9,7 @@ use clap::{Args as ClapArgs, ValueEnum};
 
 use psxrender::describe::class_name;
 use psxrender::formats::{images, LoadOptions};
-use psxrender::render::texture::{ps1_form, BlendClass, Rect, TextureDepth};
+use psxrender::render::texture::{ps1_form, BlendClass, TextureDepth, LONE_TEXTURE_FRAMEBUFFER};
 use psxrender::scene::RgbaImage;
 
 use super::model_args::{parse_plt_colors, PltColors};
@@ -95,14 +95,13 @@ fn texture(args: &Args) -> Result<(), ExitCode> {
         BlendArg::Alpha => BlendClass::Alpha,
         BlendArg::Additive => BlendClass::Blended,
     };
-    let framebuffer = Rect {
-        x: 0,
-        y: 0,
-        w: 320,
-        h: 240,
-    };
-    let form = ps1_form(&img, class, args.depth.unwrap_or_default(), framebuffer)
-        .map_err(|e| bad(format!("{}: {e}", args.file.display())))?;
+    let form = ps1_form(
+        &img,
+        class,
+        args.depth.unwrap_or_default(),
+        LONE_TEXTURE_FRAMEBUFFER,
+    )
+    .map_err(|e| bad(format!("{}: {e}", args.file.display())))?;
     let ps1 = form.tim.to_rgba(0);
     let scale = (img.width / ps1.width).min(img.height / ps1.height).max(1);
     let picture = side_by_side(&img, &ps1, scale);
@@ -122,10 +121,7 @@ fn texture(args: &Args) -> Result<(), ExitCode> {
         kind.name(),
         img.width,
         img.height,
-        match t.depth.bpp() {
-            16 => 15,
-            b => b,
-        },
+        form.bits(),
         ps1.width,
         ps1.height,
         class_name(class),

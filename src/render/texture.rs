@@ -164,6 +164,15 @@ pub fn prepare(
     })
 }
 
+/// The framebuffer a lone texture is placed beside for `psxrender texture` and `info`: the
+/// default `--size`, 320x240 at the origin.
+pub const LONE_TEXTURE_FRAMEBUFFER: Rect = Rect {
+    x: 0,
+    y: 0,
+    w: 320,
+    h: 240,
+};
+
 /// One texture as the renderer holds it in VRAM (for `psxrender texture` and `info`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ps1Form {
@@ -173,6 +182,17 @@ pub struct Ps1Form {
     pub colours: usize,
     /// How many times it was halved to fit in VRAM.
     pub shrink: u32,
+}
+
+impl Ps1Form {
+    /// Bits per texel: 4 or 8 (CLUT) or 15 (direct).
+    pub fn bits(&self) -> u32 {
+        match self.tim.depth {
+            TimDepth::Bpp4 => 4,
+            TimDepth::Bpp8 => 8,
+            TimDepth::Bpp15 | TimDepth::Bpp24 => 15,
+        }
+    }
 }
 
 /// `img` converted and placed exactly as [`prepare`] converts and places a model's only
@@ -204,16 +224,13 @@ pub fn ps1_form(
         1 => TimDepth::Bpp8,
         _ => TimDepth::Bpp15,
     };
-    let mut colours = encoded(img, class, placed.size[0], placed.size[1]);
-    colours.sort_unstable();
-    colours.dedup();
     Ok(Ps1Form {
         tim: Tim {
             depth: tim_depth,
             clut,
             image,
         },
-        colours: colours.len(),
+        colours: distinct_texels(img, class, placed.size[0], placed.size[1]),
         shrink: set.shrink,
     })
 }
@@ -315,6 +332,17 @@ fn encoded(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> Vec<u16> {
         .collect()
 }
 
+/// How many distinct texel values (15-bit colour and STP) `img` has once resampled to `w`×`h`
+/// and encoded for `class`: what a CLUT would have to hold. 0 for an image whose pixel count
+/// does not match its size.
+fn distinct_texels(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> usize {
+    if img.pixels.len() != img.width as usize * img.height as usize {
+        return 0;
+    }
+    let seen: std::collections::HashSet<u16> = encoded(img, class, w, h).into_iter().collect();
+    seen.len()
+}
+
 fn convert(img: &RgbaImage, class: BlendClass, depth: TextureDepth, shrink: u32) -> Converted {
     let w = target_size(img.width, shrink);
     let h = target_size(img.height, shrink);
@@ -373,34 +401,6 @@ fn depth_bits(depth: TextureDepth, colours: usize) -> u32 {
         TextureDepth::Bpp8 => 8,
         TextureDepth::Auto if colours <= 16 => 4,
         TextureDepth::Auto => 8,
-    }
-}
-
-/// How [`prepare`] converts one texture, before any halving to fit VRAM.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Plan {
-    /// Size in texels.
-    pub size: [u16; 2],
-    /// Bits per texel: 4 or 8 (CLUT) or 15 (direct).
-    pub bits: u32,
-    /// Distinct 15-bit texel values after resampling (a CLUT holds at most 16 or 256 of them).
-    pub colours: usize,
-}
-
-/// The conversion [`prepare`] would give `img` used with `class` at `depth` (before halving).
-pub fn plan(img: &RgbaImage, class: BlendClass, depth: TextureDepth) -> Plan {
-    let w = target_size(img.width, 0);
-    let h = target_size(img.height, 0);
-    let mut seen = std::collections::HashSet::new();
-    if img.pixels.len() == img.width as usize * img.height as usize {
-        for p in resample(img, w, h) {
-            seen.insert(encode(p, class));
-        }
-    }
-    Plan {
-        size: [w, h],
-        bits: depth_bits(depth, seen.len()),
-        colours: seen.len(),
     }
 }
 

@@ -6,7 +6,7 @@ use std::fmt;
 use serde::Serialize;
 
 use super::{AlphaMode, Container, GltfModel, Interpolation, Topology};
-use crate::render::texture::{plan, BlendClass, TextureDepth};
+use crate::render::texture::{ps1_form, BlendClass, TextureDepth, LONE_TEXTURE_FRAMEBUFFER};
 use crate::scene::Blend;
 
 /// Most node lines the text lists (a scene of thousands of nodes is summarised after these;
@@ -161,13 +161,14 @@ pub struct Image {
     pub encoding: &'static str,
 }
 
-/// How one material's use of a texture is converted (auto depth; `--depth` overrides).
+/// How one material's use of a texture is converted (auto depth; `--depth` overrides), as
+/// [`ps1_form`] converts it (what `psxrender texture` shows).
 #[derive(Serialize)]
 pub struct Ps1Texture {
     /// The material.
     pub material: usize,
-    /// Size in texels after resampling (before any halving to fit VRAM).
-    pub size: [u16; 2],
+    /// Size in texels after resampling (before any halving to fit a model's textures in VRAM).
+    pub size: [u32; 2],
     /// Bits per texel: 4 or 8 (CLUT) or 15 (direct).
     pub bits: u32,
     /// Distinct 15-bit texel values before the CLUT is made.
@@ -416,16 +417,21 @@ fn ps1_forms(m: &GltfModel, i: usize) -> Vec<Ps1Texture> {
         let Some(v) = m.material_variant[mi].and_then(|v| m.variants.get(v)) else {
             continue;
         };
-        let p = plan(
+        // Alone beside the framebuffer, a texture (at most 256x256) is never halved.
+        let class = BlendClass::from(blend_of(mt.alpha));
+        let Ok(form) = ps1_form(
             &v.texture.image,
-            BlendClass::from(blend_of(mt.alpha)),
+            class,
             TextureDepth::Auto,
-        );
+            LONE_TEXTURE_FRAMEBUFFER,
+        ) else {
+            continue;
+        };
         out.push(Ps1Texture {
             material: mi,
-            size: p.size,
-            bits: p.bits,
-            colours: p.colours,
+            size: [form.tim.pixel_width(), u32::from(form.tim.image.height)],
+            bits: form.bits(),
+            colours: form.colours,
         });
     }
     out
