@@ -9,9 +9,9 @@ use super::error::{ErrorKind, LoadError, Result};
 use super::{blp, dds, nwn, plt, read_file, tim, LoadOptions};
 use crate::scene::RgbaImage;
 
-/// Largest PNG side accepted, in pixels (the other decoders have their own caps of the same
-/// size).
-pub const MAX_PNG_DIMENSION: u32 = 8192;
+/// Largest side, in pixels, of an image the `image` crate decodes (PNG; JPEG inside glTF). The
+/// other decoders have their own caps of the same size.
+pub const MAX_IMAGE_SIDE: u32 = 8192;
 
 /// Decodes `data` (the contents of `path`, of kind `kind`) to RGBA, top row first. PLT
 /// palettes are looked up beside `path` and in `opts`; problems finding them go to
@@ -71,32 +71,56 @@ pub fn load(
     Ok((kind, img))
 }
 
-/// A PNG through the `image` crate, refusing sides above [`MAX_PNG_DIMENSION`] before
-/// decoding.
+/// A PNG through the `image` crate, refusing sides above [`MAX_IMAGE_SIDE`] (with the IHDR
+/// offset) before decoding.
 pub fn decode_png(data: &[u8]) -> Result<RgbaImage> {
     let (w, h) = png_size(data)?;
     for (what, v) in [("PNG width", w), ("PNG height", h)] {
-        if v == 0 || v > MAX_PNG_DIMENSION {
+        if v == 0 || v > MAX_IMAGE_SIDE {
             return Err(LoadError::new(
                 "PNG",
                 16,
                 ErrorKind::CountTooLarge {
                     what,
                     count: u64::from(v),
-                    max: u64::from(MAX_PNG_DIMENSION),
+                    max: u64::from(MAX_IMAGE_SIDE),
                 },
             ));
         }
     }
-    let img = image::load_from_memory_with_format(data, image::ImageFormat::Png)
-        .map_err(|e| LoadError::invalid("PNG", 0, e.to_string()))?
-        .to_rgba8();
-    let (width, height) = img.dimensions();
-    Ok(RgbaImage {
+    let img = decode_limited(data, image::ImageFormat::Png, None)
+        .map_err(|e| LoadError::invalid("PNG", 0, e))?;
+    Ok(to_rgba(img))
+}
+
+/// PNG or JPEG bytes decoded by the `image` crate, which refuses sides above [`MAX_IMAGE_SIDE`]
+/// and, with `max_alloc`, any decode that would allocate more bytes than that (else the crate's
+/// default cap) before allocating.
+pub fn decode_limited(
+    bytes: &[u8],
+    format: image::ImageFormat,
+    max_alloc: Option<u64>,
+) -> std::result::Result<image::DynamicImage, String> {
+    let mut reader = image::ImageReader::with_format(std::io::Cursor::new(bytes), format);
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_IMAGE_SIDE);
+    limits.max_image_height = Some(MAX_IMAGE_SIDE);
+    if max_alloc.is_some() {
+        limits.max_alloc = max_alloc;
+    }
+    reader.limits(limits);
+    reader.decode().map_err(|e| e.to_string())
+}
+
+/// A decoded image as the scene's RGBA, top row first.
+pub fn to_rgba(img: image::DynamicImage) -> RgbaImage {
+    let rgba = img.into_rgba8();
+    let (width, height) = rgba.dimensions();
+    RgbaImage {
         width,
         height,
-        pixels: img.pixels().map(|p| p.0).collect(),
-    })
+        pixels: rgba.pixels().map(|p| p.0).collect(),
+    }
 }
 
 /// Width and height from a PNG's IHDR chunk (big-endian, at bytes 16 and 20).

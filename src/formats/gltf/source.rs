@@ -10,12 +10,10 @@ use ::gltf::json;
 
 use super::{json_error, Budget, Container, FORMAT};
 use crate::formats::error::{ErrorKind, LoadError, Result};
+use crate::formats::images;
 use crate::formats::reader::Reader;
 use crate::formats::MAX_FILE_SIZE;
 use crate::scene::RgbaImage;
-
-/// Largest image side accepted.
-pub const MAX_IMAGE_SIDE: u32 = 8192;
 
 /// GLB chunk type `JSON`.
 const CHUNK_JSON: u32 = 0x4E4F_534A;
@@ -453,32 +451,22 @@ pub fn image_format(bytes: &[u8], mime: Option<&str>) -> Option<image::ImageForm
     }
 }
 
-/// Decodes PNG or JPEG bytes to RGBA under the budget (the decoder refuses larger images before
-/// allocating).
+/// Decodes PNG or JPEG bytes to RGBA under the budget (the decoder refuses larger images, and
+/// sides above [`images::MAX_IMAGE_SIDE`], before allocating).
 pub fn decode_image(
     bytes: &[u8],
     format: image::ImageFormat,
     budget: &Budget,
 ) -> std::result::Result<RgbaImage, String> {
-    let mut reader = image::ImageReader::with_format(std::io::Cursor::new(bytes), format);
-    let mut limits = image::Limits::default();
-    limits.max_image_width = Some(MAX_IMAGE_SIDE);
-    limits.max_image_height = Some(MAX_IMAGE_SIDE);
     // The decoder's buffer and the RGBA copy both come out of what is left.
-    limits.max_alloc = Some(budget.remaining() / 2);
-    reader.limits(limits);
-    let img = reader.decode().map_err(|e| e.to_string())?;
-    let (w, h) = (img.width(), img.height());
+    let img = images::decode_limited(bytes, format, Some(budget.remaining() / 2))?;
     budget
-        .charge(u64::from(w) * u64::from(h) * 8, "decoded image (bytes)")
+        .charge(
+            u64::from(img.width()) * u64::from(img.height()) * 8,
+            "decoded image (bytes)",
+        )
         .map_err(|e| e.to_string())?;
-    let rgba = img.into_rgba8();
-    let pixels = rgba.pixels().map(|p| p.0).collect();
-    Ok(RgbaImage {
-        width: w,
-        height: h,
-        pixels,
-    })
+    Ok(images::to_rgba(img))
 }
 
 #[cfg(test)]
