@@ -9,7 +9,8 @@ use clap::Args as ClapArgs;
 use super::model_args::ModelArgs;
 use super::EXIT_BAD_INPUT;
 
-/// Describe any file psxrender reads: models (structure, textures, skins, animations),
+/// Describe any file psxrender reads: models (FF9, NWN MDL, M2, glTF 2.0: structure, textures,
+/// skins, animations),
 /// textures (TIM, BLP2, DDS, BioWare DDS, TGA, PLT, PNG: depth, size, CLUTs, mips, layers, and
 /// what the PS1 conversion makes of them), NWN .txi files, and GPU dumps and text streams
 /// (words per port, frames, commands by kind, VRAM written). The format is found from the
