@@ -5,8 +5,10 @@
 //! emulated GTE (crate `gte`), builds an ordering table, and streams GP0 words into the emulated
 //! GPU (crate `gpu`), whose VRAM becomes the PNG.
 
+pub mod census;
 pub mod compare;
 pub mod conformance;
+pub mod describe;
 pub mod display;
 pub mod dump;
 pub mod formats;
@@ -17,4 +19,5 @@ pub mod preview;
 pub mod render;
 pub mod replay;
 pub mod scene;
+pub mod sheet;
 pub mod stream;

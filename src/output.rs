@@ -30,22 +30,27 @@ fn temp_path(path: &Path) -> PathBuf {
 
 /// Encodes 8-bit RGB pixels as PNG and writes them atomically.
 pub fn save_png_rgb(path: &Path, width: u32, height: u32, rgb: &[u8]) -> io::Result<()> {
+    save_png(path, width, height, rgb, image::ExtendedColorType::Rgb8)
+}
+
+/// Encodes 8-bit RGBA pixels as PNG (with its alpha channel) and writes them atomically.
+pub fn save_png_rgba(path: &Path, width: u32, height: u32, rgba: &[u8]) -> io::Result<()> {
+    save_png(path, width, height, rgba, image::ExtendedColorType::Rgba8)
+}
+
+fn save_png(
+    path: &Path,
+    width: u32,
+    height: u32,
+    pixels: &[u8],
+    colour: image::ExtendedColorType,
+) -> io::Result<()> {
+    use image::ImageEncoder;
     let mut png = Vec::new();
     image::codecs::png::PngEncoder::new(&mut png)
-        .write_image_rgb(width, height, rgb)
+        .write_image(pixels, width, height, colour)
         .map_err(io::Error::other)?;
     write_atomic(path, &png)
-}
-
-trait WriteRgb {
-    fn write_image_rgb(self, w: u32, h: u32, rgb: &[u8]) -> image::ImageResult<()>;
-}
-
-impl<W: Write> WriteRgb for image::codecs::png::PngEncoder<W> {
-    fn write_image_rgb(self, w: u32, h: u32, rgb: &[u8]) -> image::ImageResult<()> {
-        use image::ImageEncoder;
-        self.write_image(rgb, w, h, image::ExtendedColorType::Rgb8)
-    }
 }
 
 /// Expands a 5-bit channel to 8 bits the way a TV-facing DAC would: `(c << 3) | (c >> 2)`, so

@@ -214,11 +214,25 @@ fn rabbit_sample_facts() {
     let skin = &m.textures[0].texture.image;
     assert_eq!(skin.pixels.len() as u32, skin.width * skin.height);
 
-    // Without the skin: loud warning, checkerboard, MISSING in info.
-    let bare = load(&p, &LoadOptions::default());
-    assert_eq!(bare.warnings().len(), 1);
+    // Without --texture the skin is found beside the model (rabbitskin2_*.blp), the same
+    // image, with a note saying so.
+    let found = load(&p, &LoadOptions::default());
+    assert!(found.warnings().is_empty(), "{:?}", found.warnings());
+    assert_eq!(found.textures[0].texture.image, m.textures[0].texture.image);
     assert!(
-        bare.warnings()[0].contains("--texture 11="),
+        found.notes()[0].contains("rabbitskin2_default.blp"),
+        "{:?}",
+        found.notes()
+    );
+    assert!(found.info().contains("[skin search]"), "{}", found.info());
+
+    // Nowhere near a skin: loud warning, checkerboard, MISSING in info.
+    let data = std::fs::read(&p).unwrap();
+    let bare = m2::load(&nowhere("Rabbit2.m2"), &data, &LoadOptions::default()).unwrap();
+    assert_eq!(bare.warnings().len(), 2, "{:?}", bare.warnings());
+    assert!(
+        bare.warnings()[0].contains("--texture 11=")
+            && bare.warnings()[0].contains("no rabbitskin2*.blp"),
         "{:?}",
         bare.warnings()
     );

@@ -337,8 +337,8 @@ fn c_satyr_ascii_facts() {
     };
     let data = std::fs::read(&p).unwrap();
     assert_eq!(
-        psxrender::formats::detect(&data),
-        psxrender::formats::Kind::NwnAscii
+        psxrender::formats::identify(&data),
+        Ok(psxrender::formats::Kind::NwnAscii)
     );
     let m = load(&p, &LoadOptions::default());
     assert!(m.mdl.ascii);

@@ -276,6 +276,9 @@ impl Model for Fixed {
     fn info(&self) -> String {
         String::new()
     }
+    fn facts(&self) -> serde_json::Value {
+        serde_json::json!({ "format": "test" })
+    }
     fn warnings(&self) -> Vec<String> {
         Vec::new()
     }

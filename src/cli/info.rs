@@ -1,4 +1,5 @@
-//! `psxrender info FILE`: what a model file holds.
+//! `psxrender info FILE [--json]`: what any file psxrender reads holds (see
+//! [`psxrender::describe`]).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -6,28 +7,53 @@ use std::process::ExitCode;
 use clap::Args as ClapArgs;
 
 use super::model_args::ModelArgs;
+use super::EXIT_BAD_INPUT;
 
-/// Describe a model file: structure, textures, animations.
+/// Describe any file psxrender reads: models (FF9, NWN MDL, M2, glTF 2.0: structure, textures,
+/// skins, animations),
+/// textures (TIM, BLP2, DDS, BioWare DDS, TGA, PLT, PNG: depth, size, CLUTs, mips, layers, and
+/// what the PS1 conversion makes of them), NWN .txi files, and GPU dumps and text streams
+/// (words per port, frames, commands by kind, VRAM written). The format is found from the
+/// content; a file nothing reads gets the list of formats tried and why each refused.
+///
+/// Examples: `psxrender info Rabbit2.m2`; `psxrender info texture.tim --json`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The model file (format detected from its content).
+    /// The file (format detected from its content).
     pub file: PathBuf,
+    /// Print the same facts as one JSON object (models and textures, GPU input too).
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub model: ModelArgs,
 }
 
 pub fn run(args: Args) -> ExitCode {
-    match psxrender::formats::load(&args.file, &args.model.load_options()) {
-        Ok(model) => {
-            print!("{}", model.info());
-            for w in model.warnings() {
-                eprintln!("warning: {w}");
-            }
-            ExitCode::SUCCESS
-        }
+    let d = match psxrender::describe::describe(&args.file, &args.model.load_options()) {
+        Ok(d) => d,
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::from(2)
+            return ExitCode::from(EXIT_BAD_INPUT);
+        }
+    };
+    if args.json {
+        match serde_json::to_string_pretty(&d.json(&args.file)) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(EXIT_BAD_INPUT);
+            }
+        }
+    } else {
+        print!("{}", d.text());
+    }
+    for w in d.warnings() {
+        eprintln!("warning: {w}");
+    }
+    if let psxrender::describe::Description::Model(m) = &d {
+        for n in m.notes() {
+            eprintln!("note: {n}");
         }
     }
+    ExitCode::SUCCESS
 }

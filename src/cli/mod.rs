@@ -13,6 +13,8 @@ mod info;
 mod model_args;
 mod render;
 mod replay;
+mod sheet;
+mod texture;
 mod view;
 
 use std::process::ExitCode;
@@ -48,6 +50,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     Info(info::Args),
+    Texture(texture::Args),
     /// Render the built-in demo model (no game files needed).
     Demo(demo::Args),
     /// Check the emulated GTE against hardware vector files; prints every wrong register.
@@ -76,6 +79,7 @@ pub fn main() -> ExitCode {
     };
     match (cli.command, cli.render) {
         (Some(Command::Info(a)), _) => info::run(a),
+        (Some(Command::Texture(a)), _) => texture::run(a),
         (Some(Command::Demo(a)), _) => demo::run(a),
         (Some(Command::GteVectors(a)), _) => gte_vectors::run(a),
         (Some(Command::Replay(a)), _) => replay::run(a),

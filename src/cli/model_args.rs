@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use psxrender::formats::ff9::ModelKind;
 use psxrender::formats::LoadOptions;
 
 /// Options that tell the loaders where to find what a model refers to.
@@ -25,9 +26,16 @@ pub struct ModelArgs {
     /// M2: level of detail (view) to draw, 0 = most detailed.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub lod: usize,
-    /// M2: replaceable texture, e.g. `11=skin.blp` (repeatable).
+    /// M2: replaceable texture, e.g. `11=skin.blp` (repeatable). Creature skins (types
+    /// 11-13) not given are looked for beside the model: `Wolf.m2` takes `WolfSkin*.blp`,
+    /// `Rabbit2.m2` `rabbitskin2_*.blp` (any case), the first in name order.
     #[arg(long = "texture", value_name = "TYPE=PATH", value_parser = parse_replaceable)]
     pub textures: Vec<(u32, PathBuf)>,
+    /// M2: which creature skin found beside the model to use: its number in `psxrender info`'s
+    /// list, its file name, or the part after the prefix.
+    /// Example: `psxrender Wolf.m2 out.png --skin timber` (WolfSkinTimber.blp).
+    #[arg(long, value_name = "NAME|N")]
+    pub skin: Option<String>,
     /// FF9: animation (type 0x03) file for a bare model.
     #[arg(long = "anim-file", value_name = "FILE")]
     pub ff9_anim: Option<PathBuf>,
@@ -40,13 +48,28 @@ pub struct ModelArgs {
     /// FF9: which model of a data cluster (0-based).
     #[arg(long = "model", value_name = "N")]
     pub ff9_model: Option<usize>,
+    /// FF9: the model's kind, which a bare file does not record (its FF9.IMG directory does):
+    /// field (dir 4) or world (dir 3) take 0x12 materials and add their texture-window offset
+    /// to UVs; battle (party dir 10, enemies dir 7) takes material index = TIM index; weapon
+    /// (dir 8) is battle with V 16 rows down. Default: field when a 0x12 record is found,
+    /// else battle.
+    #[arg(long = "ff9-kind", value_name = "KIND", value_parser = parse_ff9_kind)]
+    pub ff9_kind: Option<ModelKind>,
+    /// glTF: give primitives without NORMAL smooth normals (averaged where faces meet) instead
+    /// of flat ones.
+    #[arg(long = "smooth-normals")]
+    pub smooth_normals: bool,
+}
+
+fn parse_ff9_kind(s: &str) -> Result<ModelKind, String> {
+    s.parse()
 }
 
 /// Ten PLT palette rows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PltColors(pub [u8; 10]);
 
-fn parse_plt_colors(s: &str) -> Result<PltColors, String> {
+pub(super) fn parse_plt_colors(s: &str) -> Result<PltColors, String> {
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
     if parts.len() != 10 {
         return Err(format!(
@@ -84,10 +107,13 @@ impl ModelArgs {
             palette_dir: self.palette_dir.clone(),
             lod: self.lod,
             replaceable_textures: self.textures.clone(),
+            skin: self.skin.clone(),
             ff9_anim: self.ff9_anim.clone(),
             ff9_tims: self.ff9_tims.clone(),
             ff9_materials: self.ff9_materials.clone(),
             ff9_model: self.ff9_model,
+            ff9_kind: self.ff9_kind,
+            smooth_normals: self.smooth_normals,
         }
     }
 }

@@ -12,9 +12,11 @@ use rayon::prelude::*;
 use psxrender::render::camera::{View, DEFAULT_FOV, DEFAULT_PITCH, DEFAULT_YAW};
 use psxrender::render::texture::TextureDepth;
 use psxrender::render::{
-    default_animation, vram_rgb, Frame, RenderOptions, Renderer, HEIGHTS, WIDTHS,
+    default_animation, vram_rgb, Frame, RenderOptions, Renderer, DEFAULT_BACKGROUND, HEIGHTS,
+    WIDTHS,
 };
 use psxrender::scene::{Model, PoseRequest};
+use psxrender::sheet::SheetSize;
 
 use super::model_args::ModelArgs;
 use super::{EXIT_BAD_INPUT, EXIT_WRITE_FAILED};
@@ -25,7 +27,7 @@ pub const MAX_FRAMES: u32 = 10_000;
 /// Render a model the way a PS1 would draw it (the default command).
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The model file (FF9 / NWN MDL / M2, detected from its content).
+    /// The model file (FF9 / NWN MDL / M2 / glTF 2.0, detected from its content).
     /// (Required unless a subcommand is given.)
     #[arg(value_name = "MODEL", required = true)]
     pub model: Option<PathBuf>,
@@ -53,8 +55,18 @@ pub struct RenderArgs {
     #[arg(long, value_name = "A..B", value_parser = parse_range)]
     pub frames: Option<Range<u32>>,
     /// With --frames: write one animated GIF (30 fps) instead of numbered PNGs.
-    #[arg(long, requires = "frames")]
+    #[arg(long, requires = "frames", conflicts_with = "sheet")]
     pub gif: bool,
+    /// With --frames: one sprite-sheet PNG, a grid of COLSxROWS frames (`auto`: near-square, or
+    /// frames x yaw steps), plus OUT.json listing each frame's rectangle, frame number and time.
+    /// Example: `psxrender Rabbit2.m2 walk.png --anim Walk --frames 0..12 --sheet auto`.
+    #[arg(long, requires = "frames", value_name = "COLSxROWS|auto", value_parser = parse_sheet)]
+    pub sheet: Option<SheetSize>,
+    /// With --sheet: a turntable, N camera angles around the model, one per row (yaw = --yaw,
+    /// default 0, plus row x 360/N), the frames in columns; one camera distance for all.
+    /// Example: `psxrender Rabbit2.m2 turn.png --frames 0..12 --sheet auto --yaw-steps 8`.
+    #[arg(long, requires = "sheet", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=360))]
+    pub yaw_steps: Option<u32>,
     /// Camera yaw in degrees (0 = facing the model's front) [default: 35; NWN tiles: 200].
     #[arg(long, allow_negative_numbers = true, value_parser = parse_finite)]
     pub yaw: Option<f32>,
@@ -70,9 +82,13 @@ pub struct RenderArgs {
     /// Display size, a PS1 mode: width 256/320/368/512/640, height 240/480.
     #[arg(long, default_value = "320x240", value_name = "WxH", value_parser = parse_size)]
     pub size: (u32, u32),
-    /// Background colour (cleared by GP0(02h)).
-    #[arg(long, default_value = "202030", value_name = "RRGGBB", value_parser = parse_rgb)]
-    pub bg: [u8; 3],
+    /// Background colour (cleared by GP0(02h)), or `none`: a PNG with alpha, opaque exactly
+    /// where the GPU drew (primitives set the VRAM mask bit, GP0(E6h)); `none:RRGGBB` picks
+    /// the colour cleared under it, which semi-transparent pixels blend with (default 202030,
+    /// so the colours equal a plain render's).
+    /// Example: `psxrender Rabbit2.m2 sprite.png --bg none`.
+    #[arg(long, default_value = "202030", value_name = "RRGGBB|none", value_parser = parse_background)]
+    pub bg: Background,
     /// GPU dithering of shaded/textured polygons.
     #[arg(long, default_value = "on", value_name = "on|off")]
     pub dither: OnOff,
@@ -96,6 +112,56 @@ pub struct RenderArgs {
     /// Threads: frames rendered at once with --frames, else GPU rasteriser threads (0 = all).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub threads: usize,
+}
+
+/// What the frame is cleared to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Background {
+    /// The colour GP0(02h) clears with.
+    pub colour: [u8; 3],
+    /// `none`: write alpha from the mask bit.
+    pub transparent: bool,
+}
+
+fn parse_background(s: &str) -> Result<Background, String> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("none") {
+        return Ok(Background {
+            colour: DEFAULT_BACKGROUND,
+            transparent: true,
+        });
+    }
+    if let Some(c) = t.strip_prefix("none:") {
+        return Ok(Background {
+            colour: parse_rgb(c)?,
+            transparent: true,
+        });
+    }
+    Ok(Background {
+        colour: parse_rgb(t)?,
+        transparent: false,
+    })
+}
+
+fn parse_sheet(s: &str) -> Result<SheetSize, String> {
+    if s.trim().eq_ignore_ascii_case("auto") {
+        return Ok(SheetSize::Auto);
+    }
+    let (c, r) = s
+        .split_once(['x', 'X'])
+        .ok_or("expected COLSxROWS (e.g. 4x3) or auto")?;
+    let c: u32 = c
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad column count '{c}'"))?;
+    let r: u32 = r
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad row count '{r}'"))?;
+    if c == 0 || r == 0 {
+        return Err(format!("{c}x{r} has no cells"));
+    }
+    Ok(SheetSize::Grid(c, r))
 }
 
 /// `on` / `off`.
@@ -198,7 +264,8 @@ impl RenderArgs {
         RenderOptions {
             width: self.size.0,
             height: self.size.1,
-            background: self.bg,
+            background: self.bg.colour,
+            transparent: self.bg.transparent,
             dither: self.dither == OnOff::On,
             lighting: !self.unlit,
             depth: self.depth.unwrap_or_default(),
@@ -246,6 +313,9 @@ pub fn run(args: Args) -> ExitCode {
     for w in model.warnings() {
         eprintln!("warning: {w}");
     }
+    for n in model.notes() {
+        eprintln!("note: {n}");
+    }
     render_model(model.as_ref(), &path, &args.out, &args.render)
 }
 
@@ -286,9 +356,12 @@ pub fn render_model(model: &dyn Model, source: &Path, out: &Path, args: &RenderA
             n => format!(", textures halved {n}x to fit VRAM"),
         }
     );
-    let result = match &args.frames {
-        None => single(&mut renderer, animation, out, args),
-        Some(range) => many(&renderer, animation, range.clone(), out, args),
+    let result = match (&args.frames, args.sheet) {
+        (None, _) => single(&mut renderer, animation, out, args),
+        (Some(range), None) => many(&renderer, animation, range.clone(), out, args),
+        (Some(range), Some(size)) => {
+            super::sheet::render(model, source, animation, range.clone(), size, out, args)
+        }
     };
     if let Err(code) = result {
         return code;
@@ -303,13 +376,25 @@ pub fn render_model(model: &dyn Model, source: &Path, out: &Path, args: &RenderA
 }
 
 fn save(path: &Path, w: u32, h: u32, rgb: &[u8]) -> Result<(), ExitCode> {
-    psxrender::output::save_png_rgb(path, w, h, rgb).map_err(|e| {
-        eprintln!("error: cannot write {}: {e}", path.display());
-        ExitCode::from(EXIT_WRITE_FAILED)
-    })
+    psxrender::output::save_png_rgb(path, w, h, rgb).map_err(|e| write_failed(path, e))
 }
 
-fn report(frame: &Frame) {
+/// Writes `frame` as PNG: RGBA when it has alpha (`--bg none`), else RGB.
+pub(super) fn save_frame(path: &Path, frame: &Frame) -> Result<(), ExitCode> {
+    let r = match &frame.alpha {
+        Some(_) => psxrender::output::save_png_rgba(path, frame.width, frame.height, &frame.rgba()),
+        None => psxrender::output::save_png_rgb(path, frame.width, frame.height, &frame.rgb),
+    };
+    r.map_err(|e| write_failed(path, e))
+}
+
+/// Reports a failed write; the exit code for it.
+pub(super) fn write_failed(path: &Path, e: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: cannot write {}: {e}", path.display());
+    ExitCode::from(EXIT_WRITE_FAILED)
+}
+
+pub(super) fn report(frame: &Frame) {
     let s = frame.stats;
     eprintln!(
         "drew {} polygons ({} back faces, {} clipped, {} invalid, {} clamped vertices)",
@@ -333,7 +418,7 @@ fn single(
         ExitCode::from(EXIT_BAD_INPUT)
     })?;
     report(&frame);
-    save(out, frame.width, frame.height, &frame.rgb)?;
+    save_frame(out, &frame)?;
     if let Some(path) = &args.dump_gp0 {
         psxrender::output::write_atomic(path, &renderer.gpudump(&frame)).map_err(|e| {
             eprintln!("error: cannot write {}: {e}", path.display());
@@ -397,7 +482,7 @@ fn many(
                     if gif {
                         Ok(Some(frame))
                     } else {
-                        save(&numbered(out, n), frame.width, frame.height, &frame.rgb)?;
+                        save_frame(&numbered(out, n), &frame)?;
                         Ok(None)
                     }
                 },
@@ -426,10 +511,8 @@ fn write_gif(out: &Path, frames: &[Frame]) -> Result<(), ExitCode> {
         let encode = |enc: &mut GifEncoder<&mut Vec<u8>>| -> image::ImageResult<()> {
             enc.set_repeat(Repeat::Infinite)?;
             for f in frames {
-                let mut rgba = Vec::with_capacity(f.rgb.len() / 3 * 4);
-                for p in f.rgb.chunks(3) {
-                    rgba.extend([p[0], p[1], p[2], 255]);
-                }
+                // With --bg none, alpha 0 pixels become the GIF's transparent colour.
+                let rgba = f.rgba();
                 let buf = image::RgbaImage::from_raw(f.width, f.height, rgba).ok_or_else(|| {
                     image::ImageError::Parameter(image::error::ParameterError::from_kind(
                         image::error::ParameterErrorKind::DimensionMismatch,
@@ -461,6 +544,21 @@ mod tests {
         assert!(parse_size("300x240").is_err());
         assert_eq!(parse_rgb("#ff8001"), Ok([255, 128, 1]));
         assert!(parse_rgb("12345").is_err());
+        assert_eq!(
+            parse_background("none"),
+            Ok(Background {
+                colour: DEFAULT_BACKGROUND,
+                transparent: true
+            })
+        );
+        assert_eq!(
+            parse_background("none:000000").map(|b| b.colour),
+            Ok([0, 0, 0])
+        );
+        assert_eq!(parse_background("ff0000").map(|b| b.transparent), Ok(false));
+        assert_eq!(parse_sheet("auto"), Ok(SheetSize::Auto));
+        assert_eq!(parse_sheet("12x8"), Ok(SheetSize::Grid(12, 8)));
+        assert!(parse_sheet("0x8").is_err() && parse_sheet("8").is_err());
         assert_eq!(parse_range("3..=5"), Ok(3..6));
         assert_eq!(parse_range("0..30"), Ok(0..30));
         assert!(parse_range("5..5").is_err());

@@ -24,7 +24,7 @@ use super::EXIT_BAD_INPUT;
 /// and milliseconds per frame.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The model file (FF9 / NWN MDL / M2, detected from its content).
+    /// The model file (FF9 / NWN MDL / M2 / glTF 2.0, detected from its content).
     #[arg(required_unless_present = "demo")]
     pub model: Option<PathBuf>,
     /// View the built-in demo character instead of a file.

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::detect::Role;
+
 /// What was wrong at the offset.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -45,8 +47,21 @@ pub enum ErrorKind {
     },
     /// A value that the format does not allow (an index past its array, a bad enum, …).
     Invalid(String),
+    /// A value of a JSON format (glTF) that is wrong, named by its JSON path
+    /// (`meshes[0].primitives[1].indices`): JSON values have no useful byte offset, so the
+    /// message names the path instead (the error's offset is where the JSON text starts).
+    Json {
+        /// Where in the document, e.g. `accessors[3]`.
+        path: String,
+        /// What is wrong there.
+        msg: String,
+    },
     /// The operating system could not read the file.
     Io(String),
+    /// No format recognised the content: what each one said.
+    Unrecognised(super::detect::Unrecognised),
+    /// A file psxrender reads, but not one this command takes (a texture given as a model).
+    NotAModel(super::detect::Role),
 }
 
 /// A failure to load a file, naming the file, the format, the byte offset and the cause.
@@ -104,6 +119,25 @@ impl fmt::Display for LoadError {
         }
         match &self.kind {
             ErrorKind::Io(e) => return write!(f, "cannot read {} file: {e}", self.format),
+            ErrorKind::Unrecognised(u) => return write!(f, "{u}"),
+            ErrorKind::NotAModel(role) => {
+                let what = match role {
+                    Role::Model => "model",
+                    Role::Texture => "texture",
+                    Role::TextureInfo => "texture-info file",
+                    Role::GpuInput => "GPU input",
+                };
+                let try_cmd = match role {
+                    Role::Texture => "`psxrender info` or `psxrender texture`",
+                    Role::GpuInput => "`psxrender info` or `psxrender replay`",
+                    _ => "`psxrender info`",
+                };
+                return write!(
+                    f,
+                    "this is a {} {what}, not a model: try {try_cmd}",
+                    self.format
+                );
+            }
             ErrorKind::BadMagic { expected } => {
                 write!(f, "not a {} file: expected {expected}", self.format)?
             }
@@ -128,6 +162,7 @@ impl fmt::Display for LoadError {
                 self.format
             )?,
             ErrorKind::Invalid(msg) => write!(f, "{}: {msg}", self.format)?,
+            ErrorKind::Json { path, msg } => return write!(f, "{} {path}: {msg}", self.format),
         }
         write!(f, " at byte 0x{:x}", self.offset)
     }

@@ -1,10 +1,14 @@
 //! File formats: every loader reads through [`reader::Reader`] and fails with
-//! [`error::LoadError`]. [`load`] picks the loader by content, never by file extension.
+//! [`error::LoadError`]. [`load`] picks the loader by content ([`identify`]), never by file
+//! extension.
 
 pub mod blp;
 pub mod dds;
+pub mod detect;
 pub mod error;
 pub mod ff9;
+pub mod gltf;
+pub mod images;
 pub mod m2;
 pub mod nwn;
 pub mod plt;
@@ -13,6 +17,7 @@ pub mod tim;
 
 use std::path::{Path, PathBuf};
 
+pub use detect::{identify, Kind, Role};
 pub use error::{ErrorKind, LoadError, Result};
 
 use crate::scene::Model;
@@ -37,6 +42,9 @@ pub struct LoadOptions {
     pub lod: usize,
     /// M2 replaceable textures: (texture type, file).
     pub replaceable_textures: Vec<(u32, PathBuf)>,
+    /// M2: which creature skin found beside the model to use (`--skin NAME|N`); default the
+    /// first in name order.
+    pub skin: Option<String>,
     /// FF9: animation file for a bare model.
     pub ff9_anim: Option<PathBuf>,
     /// FF9: TIM files for a bare model.
@@ -45,6 +53,11 @@ pub struct LoadOptions {
     pub ff9_materials: Option<PathBuf>,
     /// FF9: which model of a data cluster.
     pub ff9_model: Option<usize>,
+    /// FF9: the model's kind (field, world, battle, weapon); `None` = guess from the data.
+    pub ff9_kind: Option<ff9::ModelKind>,
+    /// glTF: primitives without NORMAL get smooth normals (averaged over the faces meeting at a
+    /// position) instead of flat ones.
+    pub smooth_normals: bool,
 }
 
 /// Reads a whole file, refusing files larger than [`MAX_FILE_SIZE`].
@@ -65,39 +78,32 @@ pub fn read_file(path: &Path, format: &'static str) -> Result<Vec<u8>, LoadError
     std::fs::read(path).map_err(|e| LoadError::io(format, path, &e))
 }
 
-/// The formats [`load`] recognises.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// WoW M2 (`MD20`).
-    M2,
-    /// NWN binary MDL (first u32 is 0).
-    NwnBinary,
-    /// NWN ASCII MDL (text).
-    NwnAscii,
-    /// FF9: data cluster or bare type-0x02 model.
-    Ff9,
-}
-
-/// Which loader a file's content calls for.
-pub fn detect(data: &[u8]) -> Kind {
-    if data.starts_with(b"MD20") {
-        Kind::M2
-    } else if data.len() >= 12 && data[..4] == [0, 0, 0, 0] {
-        Kind::NwnBinary
-    } else if nwn::looks_ascii(data) {
-        Kind::NwnAscii
-    } else {
-        Kind::Ff9
-    }
-}
-
 /// Loads a model of any supported format from `path`.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Box<dyn Model>, LoadError> {
     let data = read_file(path, "model")?;
-    let model: Box<dyn Model> = match detect(&data) {
-        Kind::M2 => Box::new(m2::load(path, &data, opts)?),
-        Kind::NwnBinary | Kind::NwnAscii => Box::new(nwn::load(path, &data, opts)?),
-        Kind::Ff9 => Box::new(ff9::load(path, &data, opts)?),
+    let kind = identify(&data)
+        .map_err(|u| LoadError::new("model", 0, ErrorKind::Unrecognised(u)).in_file(path))?;
+    load_data(path, &data, kind, opts)
+}
+
+/// Loads the model in `data` (the contents of `path`, identified as `kind`); any other kind of
+/// file is refused with what it is and which commands take it.
+pub fn load_data(
+    path: &Path,
+    data: &[u8],
+    kind: Kind,
+    opts: &LoadOptions,
+) -> Result<Box<dyn Model>, LoadError> {
+    let model: Box<dyn Model> = match kind {
+        Kind::M2 => Box::new(m2::load(path, data, opts)?),
+        Kind::NwnBinary | Kind::NwnAscii => Box::new(nwn::load(path, data, opts)?),
+        Kind::Ff9 => Box::new(ff9::load(path, data, opts)?),
+        Kind::Gltf => Box::new(gltf::load(path, data, opts)?),
+        other => {
+            return Err(
+                LoadError::new(other.name(), 0, ErrorKind::NotAModel(other.role())).in_file(path),
+            )
+        }
     };
     Ok(model)
 }

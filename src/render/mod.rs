@@ -53,6 +53,9 @@ pub const DIFFUSE: f32 = 0.7;
 /// Direction towards the light in camera space (x right, y down, z forward): upper left, in front.
 pub const LIGHT_DIR: [f32; 3] = [-0.45, -0.6, -0.66];
 
+/// The background colour when none is asked for (`--bg`'s default).
+pub const DEFAULT_BACKGROUND: [u8; 3] = [0x20, 0x20, 0x30];
+
 /// How to render.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RenderOptions {
@@ -62,6 +65,10 @@ pub struct RenderOptions {
     pub height: u32,
     /// Background colour (cleared by GP0(02h) each frame).
     pub background: [u8; 3],
+    /// Mark drawn pixels (`--bg none`): primitives are drawn with GP0(E6h) "set mask bit" on,
+    /// after the clear (which writes mask 0), so VRAM bit 15 is set exactly where the GPU drew,
+    /// and [`Frame::alpha`] is read from it. Colours are the same either way.
+    pub transparent: bool,
     /// GP0(E1h) dithering.
     pub dither: bool,
     /// Light lit formats through NCCT/NCCS (false = `--unlit`: face colours as given).
@@ -82,7 +89,8 @@ impl Default for RenderOptions {
         RenderOptions {
             width: 320,
             height: 240,
-            background: [0x20, 0x20, 0x30],
+            background: DEFAULT_BACKGROUND,
+            transparent: false,
             dither: true,
             lighting: true,
             depth: TextureDepth::Auto,
@@ -165,6 +173,9 @@ pub struct Frame {
     pub height: u32,
     /// The displayed area, 8-bit RGB, row-major.
     pub rgb: Vec<u8>,
+    /// With [`RenderOptions::transparent`]: per pixel 255 where a primitive drew (VRAM mask
+    /// bit set), 0 where only the clear did; `None` otherwise.
+    pub alpha: Option<Vec<u8>>,
     /// Every GP0 word of the frame (drawing environment, clear, the ordering table).
     pub gp0: Vec<u32>,
     /// Counts.
@@ -387,15 +398,23 @@ impl<'m> Renderer<'m> {
             fb.y + fb.h - 1,
         ));
         gp0.push(packets::draw_offset(fb.x as i16, fb.y as i16));
-        gp0.push(packets::MASK_OFF);
+        // GP0(02h) ignores the mask setting and writes bit 15 = 0; every primitive drawn after
+        // a "set mask bit" GP0(E6h) writes bit 15 = 1 (its check bit stays off, so nothing
+        // drawn is refused and the colours do not change).
+        gp0.push(packets::mask_setting(self.opts.transparent, false));
         packets::fill(&mut gp0, fb.x, fb.y, fb.w, fb.h, self.opts.background);
         self.ot.drain_into(&mut gp0);
         self.gpu.gp0_words(&gp0);
         let rgb = read_rect(self.gpu.vram(), fb);
+        let alpha = self
+            .opts
+            .transparent
+            .then(|| read_mask(self.gpu.vram(), fb));
         Ok(Frame {
             width: fb.w as u32,
             height: fb.h as u32,
             rgb,
+            alpha,
             gp0,
             stats,
         })
@@ -766,6 +785,28 @@ pub fn read_rect(vram: &[u16], r: Rect) -> Vec<u8> {
     rgb
 }
 
+/// A rectangle's mask bits (VRAM bit 15) as alpha: 255 where set, 0 where clear.
+pub fn read_mask(vram: &[u16], r: Rect) -> Vec<u8> {
+    let mut out = Vec::with_capacity(r.w as usize * r.h as usize);
+    for y in r.y as usize..r.y as usize + r.h as usize {
+        let row = &vram[y * gpu::VRAM_WIDTH + r.x as usize..][..r.w as usize];
+        out.extend(row.iter().map(|&p| if p & 0x8000 != 0 { 255 } else { 0 }));
+    }
+    out
+}
+
+impl Frame {
+    /// The picture as 8-bit RGBA: [`Frame::alpha`] when the frame has one, else opaque.
+    pub fn rgba(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.rgb.len() / 3 * 4);
+        for (i, p) in self.rgb.chunks_exact(3).enumerate() {
+            let a = self.alpha.as_ref().map_or(255, |a| a[i]);
+            out.extend([p[0], p[1], p[2], a]);
+        }
+        out
+    }
+}
+
 /// The whole 1024×512 VRAM as 8-bit RGB (for `--vram`).
 pub fn vram_rgb(vram: &[u16]) -> Vec<u8> {
     read_rect(
@@ -826,6 +867,9 @@ mod tests {
             }
             fn info(&self) -> String {
                 String::new()
+            }
+            fn facts(&self) -> serde_json::Value {
+                serde_json::json!({ "format": "test" })
             }
             fn warnings(&self) -> Vec<String> {
                 Vec::new()

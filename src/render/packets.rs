@@ -117,6 +117,12 @@ pub fn draw_offset(x: i16, y: i16) -> u32 {
 /// GP0(E6h): mask bit setting — neither force nor check.
 pub const MASK_OFF: u32 = 0xE600_0000;
 
+/// GP0(E6h): mask bit setting. `set` (bit 0): every pixel drawn gets bit 15 = 1; `check`
+/// (bit 1): pixels whose bit 15 is already 1 are not drawn over.
+pub fn mask_setting(set: bool, check: bool) -> u32 {
+    MASK_OFF | set as u32 | (check as u32) << 1
+}
+
 /// GP0(A0h): copy a rectangle from the CPU to VRAM; `data` holds `w*h` halfwords, row-major.
 pub fn upload(out: &mut Vec<u32>, x: u16, y: u16, w: u16, h: u16, data: &[u16]) {
     out.extend([

@@ -293,6 +293,15 @@ impl Model for Robot {
         )
     }
 
+    fn facts(&self) -> serde_json::Value {
+        serde_json::json!({
+            "format": self.format(),
+            "polygons": self.polygon_count(),
+            "textures": 3,
+            "animations": [{ "name": "walk", "frames": WALK_FRAMES }],
+        })
+    }
+
     fn warnings(&self) -> Vec<String> {
         Vec::new()
     }

@@ -19,6 +19,7 @@ use std::collections::HashMap;
 
 use super::packets::{texture_window, Clut, TexPage};
 use super::RenderError;
+use crate::formats::tim::{Tim, TimDepth};
 use crate::scene::{Blend, RgbaImage, Texture, VramImage};
 
 /// How a texture's texels are encoded, from the blend of the faces that use it.
@@ -32,6 +33,21 @@ pub enum BlendClass {
     Alpha,
     /// Every visible texel blends (additive, subtractive, quarter).
     Blended,
+}
+
+impl BlendClass {
+    /// The encoding a texture seen on its own gets: [`BlendClass::Opaque`] when every pixel
+    /// is opaque, [`BlendClass::Cutout`] when alpha is only ever near 0 or near 255 (as the
+    /// [`BlendClass::Alpha`] encoding would threshold it), else [`BlendClass::Alpha`].
+    pub fn for_image(img: &RgbaImage) -> Self {
+        if img.pixels.iter().all(|p| p[3] == 255) {
+            BlendClass::Opaque
+        } else if img.pixels.iter().all(|p| p[3] < 16 || p[3] >= 240) {
+            BlendClass::Cutout
+        } else {
+            BlendClass::Alpha
+        }
+    }
 }
 
 impl From<Blend> for BlendClass {
@@ -148,6 +164,77 @@ pub fn prepare(
     })
 }
 
+/// The framebuffer a lone texture is placed beside for `psxrender texture` and `info`: the
+/// default `--size`, 320x240 at the origin.
+pub const LONE_TEXTURE_FRAMEBUFFER: Rect = Rect {
+    x: 0,
+    y: 0,
+    w: 320,
+    h: 240,
+};
+
+/// One texture as the renderer holds it in VRAM (for `psxrender texture` and `info`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ps1Form {
+    /// The texels and CLUT at the places [`prepare`] gave them, as a TIM.
+    pub tim: Tim,
+    /// Distinct texel values (15-bit colour and STP) before the CLUT was made.
+    pub colours: usize,
+    /// How many times it was halved to fit in VRAM.
+    pub shrink: u32,
+}
+
+impl Ps1Form {
+    /// Bits per texel: 4 or 8 (CLUT) or 15 (direct).
+    pub fn bits(&self) -> u32 {
+        match self.tim.depth {
+            TimDepth::Bpp4 => 4,
+            TimDepth::Bpp8 => 8,
+            TimDepth::Bpp15 | TimDepth::Bpp24 => 15,
+        }
+    }
+}
+
+/// `img` converted and placed exactly as [`prepare`] converts and places a model's only
+/// texture beside `framebuffer`, returned as a TIM holding the uploaded rectangles.
+pub fn ps1_form(
+    img: &RgbaImage,
+    class: BlendClass,
+    depth: TextureDepth,
+    framebuffer: Rect,
+) -> Result<Ps1Form, RenderError> {
+    let texture = Texture {
+        name: String::new(),
+        image: img.clone(),
+    };
+    let set = prepare(&[texture], &[(0, class)], depth, &[framebuffer])?;
+    let placed = set.placed[&(0, class)];
+    let (mut clut, mut image) = (None, None);
+    for u in set.uploads {
+        // The CLUT is one line; the texels at least 8 (sizes are 8-256).
+        if u.height == 1 {
+            clut = Some(u);
+        } else {
+            image = Some(u);
+        }
+    }
+    let image = image.ok_or(RenderError::VramFull { textures: 1 })?;
+    let tim_depth = match (placed.page.0 >> 7) & 3 {
+        0 => TimDepth::Bpp4,
+        1 => TimDepth::Bpp8,
+        _ => TimDepth::Bpp15,
+    };
+    Ok(Ps1Form {
+        tim: Tim {
+            depth: tim_depth,
+            clut,
+            image,
+        },
+        colours: distinct_texels(img, class, placed.size[0], placed.size[1]),
+        shrink: set.shrink,
+    })
+}
+
 /// A texture in PS1 form, not yet placed.
 struct Converted {
     w: u16,
@@ -237,19 +324,35 @@ fn nonzero(c: u16, black: u16) -> u16 {
     }
 }
 
+/// `img` resampled to `w`×`h` and encoded for `class`, row by row.
+fn encoded(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> Vec<u16> {
+    resample(img, w, h)
+        .into_iter()
+        .map(|p| encode(p, class))
+        .collect()
+}
+
+/// How many distinct texel values (15-bit colour and STP) `img` has once resampled to `w`×`h`
+/// and encoded for `class`: what a CLUT would have to hold. 0 for an image whose pixel count
+/// does not match its size.
+fn distinct_texels(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> usize {
+    if img.pixels.len() != img.width as usize * img.height as usize {
+        return 0;
+    }
+    let seen: std::collections::HashSet<u16> = encoded(img, class, w, h).into_iter().collect();
+    seen.len()
+}
+
 fn convert(img: &RgbaImage, class: BlendClass, depth: TextureDepth, shrink: u32) -> Converted {
     let w = target_size(img.width, shrink);
     let h = target_size(img.height, shrink);
-    let texels: Vec<u16> = resample(img, w, h)
-        .into_iter()
-        .map(|p| encode(p, class))
-        .collect();
+    let texels = encoded(img, class, w, h);
     let mut counts: HashMap<u16, u32> = HashMap::new();
     for &t in &texels {
         *counts.entry(t).or_default() += 1;
     }
-    let bits = match depth {
-        TextureDepth::Bpp15 => {
+    let bits = match depth_bits(depth, counts.len()) {
+        15 => {
             return Converted {
                 w,
                 h,
@@ -258,10 +361,7 @@ fn convert(img: &RgbaImage, class: BlendClass, depth: TextureDepth, shrink: u32)
                 palette: Vec::new(),
             }
         }
-        TextureDepth::Bpp4 => 4,
-        TextureDepth::Bpp8 => 8,
-        TextureDepth::Auto if counts.len() <= 16 => 4,
-        TextureDepth::Auto => 8,
+        b => b,
     };
     let palette = quantise(&counts, 1 << bits);
     let mut lookup: HashMap<u16, u8> = HashMap::with_capacity(counts.len());
@@ -290,6 +390,17 @@ fn convert(img: &RgbaImage, class: BlendClass, depth: TextureDepth, shrink: u32)
         depth: if bits == 4 { 0 } else { 1 },
         data,
         palette,
+    }
+}
+
+/// Bits per texel for `depth` when the texture has `colours` distinct texel values: 4, 8 or 15.
+fn depth_bits(depth: TextureDepth, colours: usize) -> u32 {
+    match depth {
+        TextureDepth::Bpp15 => 15,
+        TextureDepth::Bpp4 => 4,
+        TextureDepth::Bpp8 => 8,
+        TextureDepth::Auto if colours <= 16 => 4,
+        TextureDepth::Auto => 8,
     }
 }
 

@@ -179,8 +179,16 @@ pub trait Model: Send + Sync {
     fn pose(&self, request: &PoseRequest) -> PosedMesh;
     /// The human-readable description `psxrender info` prints.
     fn info(&self) -> String;
+    /// The same facts as [`Model::info`] as a JSON object (`psxrender info --json`), with at
+    /// least `"format"`.
+    fn facts(&self) -> serde_json::Value;
     /// Problems met while loading (missing textures, supermodels, …), one line each.
     fn warnings(&self) -> Vec<String>;
+    /// Choices the loader made that the user should know of (which skin it took), one line
+    /// each.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// The (yaw, pitch) in degrees this model is meant to be seen from, when the user gives
     /// none; `None` = the renderer's 3/4 front view. NWN tiles, for one, are built for a camera
     /// south of them looking down, and hide their far side behind black "void" faces.

@@ -6,7 +6,9 @@
 //! `frames` `i16`s. Angle tables (hi at `hi ptr`, lo at `lo ptr`, which may be 0): per bone
 //! `u16 a1, a2, a3, u16 mask`; bit k set ⇒ constant, else `u16` offset to `frames` bytes. The
 //! hi table gives angle bits 4-11 (`(v & 0xFF) << 4`), the lo table bits 0-3 (`v & 0x0F`).
-//! A full turn is 4096 (12-bit, like the GTE's angles).
+//! A full turn is 4096 (12-bit, like the GTE's angles). A mask with a bit above bit 2 set is
+//! refused: the public importer does so on game data (only bits 0-2 mean anything), which is how
+//! it tells an animation that does not belong to a skeleton.
 
 use super::mesh::Bone;
 use super::WriteError;
@@ -40,6 +42,7 @@ impl Animation {
             return Err(r.invalid(2, "animation has no frames"));
         }
         let mask = r.u16_at(10, "root mask")?;
+        check_mask(&r, 10, mask)?;
         let mut root = vec![[0i16; 3]; frames as usize];
         for axis in 0..3u64 {
             let v = r.u16_at(4 + 2 * axis, "root position")?;
@@ -67,6 +70,7 @@ impl Animation {
             for b in 0..bones {
                 let rec = table + 8 * b;
                 let flags = r.u16_at(rec + 6, "angle flags")?;
+                check_mask(&r, rec + 6, flags)?;
                 for k in 0..3u64 {
                     let v = r.u16_at(rec + 2 * k, "angle")?;
                     if flags & (1 << k) != 0 {
@@ -157,6 +161,17 @@ impl Animation {
     }
 }
 
+/// Refuses a constant/track mask with bits above 0-2 set.
+fn check_mask(r: &Reader, off: u64, mask: u16) -> Result<()> {
+    if mask > 7 {
+        return Err(r.invalid(
+            off,
+            format!("mask 0x{mask:04x} has bits above bit 2 set (only X/Y/Z bits 0-2 exist)"),
+        ));
+    }
+    Ok(())
+}
+
 fn offset16(at: usize) -> Result<u16, WriteError> {
     u16::try_from(at).map_err(|_| WriteError::new("animation tracks exceed 64 KiB"))
 }
@@ -227,20 +242,23 @@ impl Xform {
     }
 }
 
-/// Bone world transforms (model space, PS1 axes): root = `T(root) · T(0,0,len₀) · R₀`, bone
-/// `i` = `world[parent] · T(0,0,lenᵢ) · Rᵢ`. `angles` may be shorter than `bones` (missing
-/// bones get no rotation). Parents precede their children (checked when the model is read).
-pub fn bone_worlds(bones: &[Bone], root: [i16; 3], angles: &[[u16; 3]]) -> Vec<Xform> {
+/// Bone world transforms (model space, PS1 axes). Bone `i > 0` = `world[parent] · T(0,0,lenᵢ)
+/// · Rᵢ`. The root in an animation frame (`root` = the frame's root position) is `T(root) ·
+/// R₀`: the position replaces the root's own length, as the public importer does on game data;
+/// without an animation (`root` = None) it is `T(0,0,len₀) · R₀` like every other bone.
+/// `angles` may be shorter than `bones` (missing bones get no rotation). Parents precede their
+/// children (checked when the model is read).
+pub fn bone_worlds(bones: &[Bone], root: Option<[i16; 3]>, angles: &[[u16; 3]]) -> Vec<Xform> {
     let mut out: Vec<Xform> = Vec::with_capacity(bones.len());
     for (i, b) in bones.iter().enumerate() {
-        let parent = if i == 0 {
-            Xform::translate(root.map(f32::from))
-        } else {
-            out[usize::from(b.parent).min(i - 1)]
-        };
         let rot = Xform::euler(angles.get(i).copied().unwrap_or([0; 3]));
-        let local = Xform::translate([0.0, 0.0, b.length as f32]).mul(&rot);
-        out.push(parent.mul(&local));
+        let along = Xform::translate([0.0, 0.0, b.length as f32]);
+        let world = match (i, root) {
+            (0, Some(p)) => Xform::translate(p.map(f32::from)).mul(&rot),
+            (0, None) => along.mul(&rot),
+            _ => out[usize::from(b.parent).min(i - 1)].mul(&along.mul(&rot)),
+        };
+        out.push(world);
     }
     out
 }
@@ -282,9 +300,50 @@ mod tests {
             },
         ];
         // Root turned 90° about X: local +Z becomes -Y (PS1 up).
-        let w = bone_worlds(&bones, [0, 0, 0], &[[1024, 0, 0], [0, 0, 0]]);
+        let w = bone_worlds(&bones, Some([0, 0, 0]), &[[1024, 0, 0], [0, 0, 0]]);
         let p = w[1].apply([0.0; 3]);
         assert!(p[0].abs() < 1e-3 && (p[1] + 100.0).abs() < 1e-3 && p[2].abs() < 1e-3);
         assert_eq!(w[1].unapply(p).map(|v| v.round()), [0.0; 3]);
+    }
+
+    #[test]
+    fn the_root_length_counts_only_without_an_animation() {
+        let bones = [
+            Bone {
+                length: 500,
+                parent: 0,
+            },
+            Bone {
+                length: 100,
+                parent: 0,
+            },
+        ];
+        let root = |w: &[Xform]| w[0].apply([0.0; 3]);
+        assert_eq!(
+            root(&bone_worlds(&bones, Some([1, 2, 3]), &[])),
+            [1.0, 2.0, 3.0]
+        );
+        assert_eq!(root(&bone_worlds(&bones, None, &[])), [0.0, 0.0, 500.0]);
+        let w = bone_worlds(&bones, Some([0, 0, 0]), &[]);
+        assert_eq!(w[1].apply([0.0; 3]), [0.0, 0.0, 100.0]);
+    }
+
+    #[test]
+    fn masks_above_bit_2_are_refused() {
+        let anim = Animation {
+            root: vec![[0, 0, 0]; 2],
+            angles: vec![vec![[0, 0, 0]]; 2],
+        };
+        let bytes = anim.write().unwrap();
+        assert!(Animation::parse(&bytes, 1).is_ok());
+        let hi = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        let lo = u32::from_le_bytes(bytes[16..20].try_into().unwrap()) as usize;
+        for at in [10, hi + 6, lo + 6] {
+            let mut b = bytes.clone();
+            b[at..at + 2].copy_from_slice(&0x000Fu16.to_le_bytes());
+            let e = Animation::parse(&b, 1).unwrap_err();
+            assert_eq!(e.offset, at as u64, "{e}");
+            assert!(e.to_string().contains("mask 0x000f"), "{e}");
+        }
     }
 }

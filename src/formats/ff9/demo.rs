@@ -1,7 +1,9 @@
 //! The project's own FF9 test character, built by our writer: a small moogle-ish robot with a
 //! big furry head (4bpp face TIM), a plated body (8bpp TIM), arms, legs, ears, an antenna with a
 //! glowing pom-pom, a 12-bone skeleton, a 0x12 material chunk and a 10-frame walk-in-place
-//! animation. Every polygon type is used: A quads (head, chest, pelvis), A tris (ears), B quads
+//! animation. It is laid out as the game lays out a field model: typed chunks for every type
+//! (0x12 included), image TIMs without CLUT blocks, and both palettes uploaded by a third,
+//! 16bpp image TIM whose two rows are the CLUTs. Every polygon type is used: A quads (head, chest, pelvis), A tris (ears), B quads
 //! (arms, torso sides), B tris (hands, pom-pom), C quads (legs, feet, antenna), C tris (toes).
 //!
 //! The geometry is described in scene space (+Y up, front +Z) in its rest pose (phase 0 of the walk cycle) and converted to
@@ -20,7 +22,8 @@ use crate::scene::VramImage;
 const MODEL_ID: u16 = 1;
 const ANIM_ID: u16 = 10;
 
-/// VRAM placement: both textures right of a 640-wide frame buffer, CLUTs below them.
+/// VRAM placement: both textures right of a 640-wide frame buffer, CLUTs below them (rows of
+/// one 256x2 palette image).
 const FACE_X: u16 = 640; // texture page 10, 4bpp, 128x64 px = 32x64 halfwords
 const BODY_X: u16 = 704; // texture page 11, 8bpp, 64x64 px = 32x64 halfwords
 const CLUT_X: u16 = 640;
@@ -275,7 +278,7 @@ fn mesh() -> Mesh {
         .map(|&(length, parent)| Bone { length, parent })
         .collect();
     let (root, angles) = pose_at(0.0);
-    let worlds = bone_worlds(&bones, root, &angles);
+    let worlds = bone_worlds(&bones, Some(root), &angles);
 
     // Group 0: pelvis, torso, legs, feet.
     let mut g = Builder::new(&worlds);
@@ -393,8 +396,9 @@ fn ellipse(x: i32, y: i32, cx: i32, cy: i32, rx: i32, ry: i32) -> bool {
     dx * dx * ry * ry + dy * dy * rx * rx <= rx * rx * ry * ry
 }
 
-/// The fur TIM: 4bpp, 128x64 px — a moogle face (u 0..63) and a fur tile (u 64..127).
-fn fur_tim() -> Tim {
+/// The fur TIM: 4bpp, 128x64 px — a moogle face (u 0..63) and a fur tile (u 64..127) — and its
+/// 16-colour palette.
+fn fur_tim() -> (Tim, Vec<u16>) {
     let palette = [
         (0, 0, 0),
         (250, 240, 215),
@@ -467,28 +471,45 @@ fn fur_tim() -> Tim {
             })
         })
         .collect();
+    let clut = palette.iter().map(|&(r, g, b)| rgb15(r, g, b)).collect();
+    (
+        Tim {
+            depth: TimDepth::Bpp4,
+            clut: None,
+            image: VramImage {
+                x: FACE_X,
+                y: 0,
+                width: 32,
+                height: 64,
+                data,
+            },
+        },
+        clut,
+    )
+}
+
+/// The palettes as the game uploads them: one 16bpp image TIM, 256x2 at (640,256), whose row 0
+/// holds the fur's 16 colours (the rest 0) and row 1 the metal's 256.
+fn palette_tim(fur: &[u16], metal: &[u16]) -> Tim {
+    let mut data = vec![0u16; 512];
+    data[..fur.len()].copy_from_slice(fur);
+    data[256..256 + metal.len()].copy_from_slice(metal);
     Tim {
-        depth: TimDepth::Bpp4,
-        clut: Some(VramImage {
+        depth: TimDepth::Bpp15,
+        clut: None,
+        image: VramImage {
             x: CLUT_X,
             y: CLUT4_Y,
-            width: 16,
-            height: 1,
-            data: palette.iter().map(|&(r, g, b)| rgb15(r, g, b)).collect(),
-        }),
-        image: VramImage {
-            x: FACE_X,
-            y: 0,
-            width: 32,
-            height: 64,
+            width: 256,
+            height: 2,
             data,
         },
     }
 }
 
 /// The metal TIM: 8bpp, 64x64 px — a chest panel with a red button and a grille (v 0..31)
-/// and gold/steel plating (v 32..63). Palette: 4 ramps of 64 (grey, blue, red, gold).
-fn metal_tim() -> Tim {
+/// and gold/steel plating (v 32..63) — and its palette: 4 ramps of 64 (grey, blue, red, gold).
+fn metal_tim() -> (Tim, Vec<u16>) {
     let ramp = |i: u16| -> u16 {
         let t = (i % 64) as f32 / 63.0;
         let lerp = |a: f32, b: f32| (a + (b - a) * t) as u8;
@@ -544,52 +565,54 @@ fn metal_tim() -> Tim {
                 .map(|q| u16::from(q[0]) | u16::from(q[1]) << 8)
         })
         .collect();
-    Tim {
-        depth: TimDepth::Bpp8,
-        clut: Some(VramImage {
-            x: CLUT_X,
-            y: CLUT8_Y,
-            width: 256,
-            height: 1,
-            data: (0..256).map(ramp).collect(),
-        }),
-        image: VramImage {
-            x: BODY_X,
-            y: 0,
-            width: 32,
-            height: 64,
-            data,
+    (
+        Tim {
+            depth: TimDepth::Bpp8,
+            clut: None,
+            image: VramImage {
+                x: BODY_X,
+                y: 0,
+                width: 32,
+                height: 64,
+                data,
+            },
         },
-    }
+        (0..256).map(ramp).collect(),
+    )
 }
 
-fn material_for(tim: &Tim) -> Material {
+/// A material sampling `tim`'s page with the palette at (`CLUT_X`, `clut_y`).
+fn material_for(tim: &Tim, clut_y: u16) -> Material {
     Material {
         tpage: TexPage(tim.texpage()),
-        clut: Clut(tim.clut_attribute()),
+        clut: Clut((CLUT_X / 16) | (clut_y << 6)),
         window: [0, 0],
         faces: [[0, 0], [0, 0]],
     }
 }
 
 /// The parts of the demo character, before they are written: (model, animation, TIMs,
-/// materials).
+/// materials). The TIMs are the 4bpp fur image, the 8bpp metal image (neither with a CLUT
+/// block) and the 16bpp palette image both materials take their CLUTs from.
 pub fn demo_parts() -> (Mesh, Animation, Vec<Tim>, MaterialSet) {
-    let tims = vec![fur_tim(), metal_tim()];
+    let (fur, fur_clut) = fur_tim();
+    let (metal, metal_clut) = metal_tim();
     let materials = MaterialSet {
         models: vec![ModelMaterials {
             model_id: MODEL_ID,
             default_animation: Some(ANIM_ID),
             id_0x19: 0,
             extra: [0, 0],
-            materials: tims.iter().map(material_for).collect(),
+            materials: vec![material_for(&fur, CLUT4_Y), material_for(&metal, CLUT8_Y)],
         }],
     };
-    (mesh(), animation(), tims, materials)
+    let palettes = palette_tim(&fur_clut, &metal_clut);
+    (mesh(), animation(), vec![fur, metal, palettes], materials)
 }
 
-/// The project's test character as an FF9 data cluster (0xDB): one model (12 bones, every
-/// polygon type), a 10-frame animation, a 4bpp and an 8bpp TIM, and a 0x12 material chunk.
+/// The project's test character as an FF9 data cluster (0xDB) in the game's layout: one model
+/// (12 bones, every polygon type), a 10-frame animation, a 4bpp and an 8bpp image TIM, a 16bpp
+/// palette TIM, and a 0x12 material chunk.
 /// `psxrender demo` renders it.
 pub fn demo_character() -> Vec<u8> {
     let (mesh, anim, tims, materials) = demo_parts();

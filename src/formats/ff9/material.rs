@@ -1,11 +1,14 @@
-//! FF9 file type 0x12: per-model TPage/CLUT materials, reader and writer.
+//! FF9 file type 0x12: per-model TPage/CLUT materials — one object of a cluster's 0x12 chunk
+//! (see [`super::cluster`]), reader and writer.
 //!
-//! Layout (`format-notes.md` §2.3, from the one public importer; the wiki page only knows the
-//! first bytes and the `{TPage, CLUT}` pairs): `u8 0xDC, u8 model count, u16 pad`, then per
-//! model 12 B `{u16 model id, u16 default animation id (0xFFFF = none), u32 (count << 24 |
-//! 24-bit offset from the record start), u16 0x19 id, u8, u8}`; at that offset `count ×
-//! {u16 TPage, u16 CLUT}`, `count × {i16 x, i16 y}` texture-window offsets, `count × 2 ×
-//! {i16, i16}` face/eye positions.
+//! Layout (the public importer, as summarised in `format-notes.md` §2.3; the wiki page only
+//! knows the first bytes and the `{TPage, CLUT}` pairs; Hades Workshop reads the same sizes):
+//! `u8 0xDC, u8 model count, u16 pad`, then per model 12 B `{u16 model id, u16 default
+//! animation id (0xFFFF = none), u32 (count << 24 | 24-bit offset from the record start), u16
+//! 0x19 id, u8, u8}`; at that offset `count × {u16 TPage, u16 CLUT}`, `count × {i16 x, i16 y}`
+//! texture-window offsets, `count × 2 × {i16, i16}` face/eye positions. (Hades Workshop walks
+//! the same 16 bytes per material as one record of four unnamed words; for more than one
+//! material that grouping would differ from ours, and no game data here tells which holds.)
 
 use super::WriteError;
 use crate::formats::reader::Reader;
@@ -66,7 +69,8 @@ pub struct Material {
     pub tpage: TexPage,
     /// Palette.
     pub clut: Clut,
-    /// Texture-window offset (shown; not applied — its use is unknown).
+    /// Texture-window offset: field and world models add it to every UV (the public
+    /// importer's behaviour on game data).
     pub window: [i16; 2],
     /// The two face/eye positions (shown; not applied).
     pub faces: [[i16; 2]; 2],

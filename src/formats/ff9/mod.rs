@@ -6,25 +6,31 @@
 //! emits [`FaceTexture::Vram`] faces and puts every TIM's rectangles in
 //! [`PosedMesh::vram_images`] untouched, so the GPU samples exactly what the console would.
 //!
-//! How sure we are: the model header, bones, groups, vertices, UVs, A-type polygons, the
-//! animation tables and TIMs follow public documentation (`shared/spec`); B/C polygon layouts
-//! beyond the vertex indices, the flags word of quads, the Euler axis order/signs and the
-//! cluster's 0x12 entry are **reconstructions** (see each module). No FF9 data is public, so
-//! the tests use files made by our own writer ([`demo_character`]).
+//! How sure we are, field by field, is in `docs/formats.md` ("FF9"): the model header, bones,
+//! groups, vertices, UVs, A-type polygons, the animation tables, the cluster and TIMs follow
+//! public documentation and a public importer run on game data; B/C polygon layouts beyond the
+//! vertex indices, the flags word of quads and the Euler signs are **reconstructions**. No FF9
+//! data is public, so the tests use files made by our own writer ([`demo_character`]).
 
 pub mod anim;
 pub mod cluster;
 mod demo;
+mod info;
 pub mod material;
 pub mod mesh;
+pub mod texture;
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::path::Path;
 
 pub use anim::{Animation, Xform};
 pub use demo::{demo_character, demo_parts};
 pub use material::{Clut, Material, MaterialSet, ModelMaterials, TexPage};
 pub use mesh::{Bone, Group, GroupVertex, Mesh, PolyKind, Polygon};
+pub use texture::ModelKind;
+
+use cluster::ChunkHeader;
+use texture::{Resolved, Uploads};
 
 use super::tim::Tim;
 use super::{ErrorKind, LoadError, LoadOptions};
@@ -53,8 +59,9 @@ impl fmt::Display for WriteError {
 
 impl std::error::Error for WriteError {}
 
-/// Writes a data cluster holding models, animations, TIMs and (optionally) a 0x12 object,
-/// each with its object id.
+/// Writes a data cluster in the game's layout, one typed chunk per type: models, animations,
+/// TIMs and (optionally) a 0x12 materials object, each with its object id (the 0x12 object's
+/// id is 0).
 pub fn write_cluster(
     models: &[(u16, Mesh)],
     animations: &[(u16, Animation)],
@@ -86,6 +93,12 @@ pub struct FF9Model {
     default_animation: Option<usize>,
     tims: Vec<(Option<u16>, Tim)>,
     materials: Option<ModelMaterials>,
+    /// The model's kind, and whether it was guessed (no `--ff9-kind`).
+    kind: (ModelKind, bool),
+    /// The cluster's chunk headers (empty for a bare model).
+    chunks: Vec<ChunkHeader>,
+    /// What the TIMs put in VRAM.
+    uploads: Uploads,
     /// Per posed vertex: (bone, bone-local position).
     vertex_bones: Vec<(usize, [f32; 3])>,
     faces: Vec<Face>,
@@ -114,6 +127,15 @@ impl FF9Model {
     pub fn materials(&self) -> Option<&ModelMaterials> {
         self.materials.as_ref()
     }
+    /// The model's kind (from `--ff9-kind`, else guessed: field with a 0x12 record, battle
+    /// without).
+    pub fn kind(&self) -> ModelKind {
+        self.kind.0
+    }
+    /// The headers of the cluster's chunks, nested ones included (empty for a bare model).
+    pub fn chunks(&self) -> &[ChunkHeader] {
+        &self.chunks
+    }
 }
 
 /// Loads an FF9 model from `data` (the contents of `path`): a 0xDB data cluster (model
@@ -127,10 +149,13 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
     let mut warnings = Vec::new();
     let mut raw_anims: Vec<(Option<u16>, u64, &[u8])> = Vec::new();
     let mut tims = Vec::new();
-    let mut material_set = None;
+    let mut material_sets: Vec<MaterialSet> = Vec::new();
+    let mut chunks = Vec::new();
     let mut vram_halfwords = 0u64;
     let (mesh, model_id, source) = if cluster::is_cluster(data) {
         let c = cluster::parse(data)?;
+        warnings.extend(c.notes.iter().cloned());
+        chunks.clone_from(&c.chunks);
         for (off, kind) in &c.skipped {
             warnings.push(format!(
                 "skipped cluster chunk type 0x{kind:02x} at 0x{off:x}"
@@ -172,8 +197,8 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
                     }
                     tims.push((Some(o.id), tim))
                 }
-                cluster::TYPE_MATERIALS if material_set.is_none() => {
-                    material_set = Some(MaterialSet::parse(o.data).map_err(|e| o.rebase(e))?)
+                cluster::TYPE_MATERIALS => {
+                    material_sets.push(MaterialSet::parse(o.data).map_err(|e| o.rebase(e))?)
                 }
                 _ => {}
             }
@@ -239,13 +264,32 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
         tims.push((None, super::tim::load(p)?));
     }
     if let Some(p) = &opts.ff9_materials {
+        // A side file replaces whatever the cluster held.
         let bytes = super::read_file(p, "FF9 materials")?;
-        material_set = Some(MaterialSet::parse(&bytes).map_err(|e| e.in_file(p))?);
+        material_sets = vec![MaterialSet::parse(&bytes).map_err(|e| e.in_file(p))?];
     }
-    let materials = material_set
-        .as_ref()
-        .and_then(|s| s.for_model(model_id))
+    // The record naming this model in any 0x12 object, else the first record there is.
+    let materials = model_id
+        .and_then(|id| {
+            material_sets
+                .iter()
+                .flat_map(|s| &s.models)
+                .find(|m| m.model_id == id)
+        })
+        .or_else(|| material_sets.iter().flat_map(|s| &s.models).next())
         .cloned();
+    let kind = match opts.ff9_kind {
+        Some(k) => (k, false),
+        None if materials.is_some() => (ModelKind::Field, true),
+        None => (ModelKind::Battle, true),
+    };
+    if materials.is_some() && !kind.0.uses_material_records() {
+        warnings.push(format!(
+            "the 0x12 record is not used for materials: a {} model takes material index = \
+             TIM index",
+            kind.0
+        ));
+    }
     let default_animation = materials
         .as_ref()
         .and_then(|m| m.default_animation)
@@ -264,8 +308,11 @@ fn load_inner(data: &[u8], opts: &LoadOptions) -> Result<FF9Model, LoadError> {
         model_id,
         animations,
         default_animation,
+        uploads: Uploads::of(tims.iter().map(|(_, t)| t)),
         tims,
         materials,
+        kind,
+        chunks,
         vertex_bones: Vec::new(),
         faces: Vec::new(),
         vram: Vec::new(),
@@ -284,125 +331,19 @@ fn tim_halfwords(t: &Tim) -> u64 {
     t.image.data.len() as u64 + t.clut.as_ref().map_or(0, |c| c.data.len() as u64)
 }
 
-/// Where a checkerboard goes when a material points at VRAM no TIM fills: the last 16x16
-/// halfwords of VRAM, sampled as 15bpp from texture page 15/1.
-const FALLBACK_X: u16 = 1008;
-const FALLBACK_Y: u16 = 496;
-const FALLBACK_TPAGE: u16 = 15 | 1 << 4 | 2 << 7;
-
-fn checkerboard() -> VramImage {
-    let data = (0..256u16)
-        .map(|i| {
-            if ((i % 16) / 4 + (i / 16) / 4) % 2 == 0 {
-                0x7C1F // magenta
-            } else {
-                0x8000 // opaque black
-            }
-        })
-        .collect();
-    VramImage {
-        x: FALLBACK_X,
-        y: FALLBACK_Y,
-        width: 16,
-        height: 16,
-        data,
-    }
-}
-
-fn contains(img: &VramImage, x: u32, y: u32) -> bool {
-    x >= u32::from(img.x)
-        && y >= u32::from(img.y)
-        && x < u32::from(img.x) + u32::from(img.width)
-        && y < u32::from(img.y) + u32::from(img.height)
-}
-
-/// What a face's material resolves to.
-enum Resolved {
-    Vram {
-        tpage: u16,
-        clut: u16,
-        uv: [[u8; 2]; 4],
-    },
-    Missing(String),
-    Flat(String),
-}
-
 impl FF9Model {
-    fn resolve(&self, p: &Polygon, uvs: [[u8; 2]; 4]) -> Resolved {
-        let idx = usize::from(p.material);
-        let reconstructed = if p.kind == PolyKind::A {
-            ""
-        } else {
-            " (B/C layouts beyond the vertex indices are a reconstruction)"
-        };
-        let (tpage, clut, uv) = if let Some(m) = &self.materials {
-            let Some(mat) = m.materials.get(idx) else {
-                return Resolved::Flat(format!(
-                    "{} polygon material {idx} is beyond the {} materials: drawn in flat \
-                     colour{reconstructed}",
-                    p.kind.label(p.is_quad()),
-                    m.materials.len()
-                ));
-            };
-            // The wiki: AND the TPage with 0xFFDF; the polygon's flags supply the mode bits.
-            (mat.tpage.0 & 0xFFDF, mat.clut.0, uvs)
-        } else if !self.tims.is_empty() {
-            // Battle models: material index = TIM index.
-            let Some((_, tim)) = self.tims.get(idx) else {
-                return Resolved::Flat(format!(
-                    "{} polygon TIM index {idx} is beyond the {} TIMs: drawn in flat \
-                     colour{reconstructed}",
-                    p.kind.label(p.is_quad()),
-                    self.tims.len()
-                ));
-            };
-            let tpage = tim.texpage();
-            let clut = tim.clut_attribute();
-            let per = TexPage(tpage).texels_per_halfword();
-            let du = ((tim.image.x % 64) * per) as u8;
-            let dv = (tim.image.y % 256) as u8;
-            let uv = uvs.map(|[u, v]| [u.wrapping_add(du), v.wrapping_add(dv)]);
-            (tpage, clut, uv)
-        } else {
-            return Resolved::Flat(
-                "no 0x12 materials and no TIMs: every polygon drawn in flat colour".to_string(),
-            );
-        };
-        let tp = TexPage(tpage);
-        let per = u32::from(tp.texels_per_halfword());
-        let n = p.corners as usize;
-        let (umin, umax) = uv[..n].iter().fold((255u32, 0u32), |(a, b), c| {
-            (a.min(u32::from(c[0])), b.max(u32::from(c[0])))
-        });
-        let (vmin, vmax) = uv[..n].iter().fold((255u32, 0u32), |(a, b), c| {
-            (a.min(u32::from(c[1])), b.max(u32::from(c[1])))
-        });
-        let px = u32::from(tp.x());
-        let py = u32::from(tp.y());
-        let covered = |x: u32, y: u32| self.tims.iter().any(|(_, t)| contains(&t.image, x, y));
-        let texels_ok = covered(px + umin / per, py + vmin) && covered(px + umax / per, py + vmax);
-        let c = Clut(clut);
-        let clut_ok = tp.depth() >= 2
-            || self.tims.iter().any(|(_, t)| {
-                t.clut
-                    .as_ref()
-                    .is_some_and(|ci| contains(ci, u32::from(c.x()), u32::from(c.y())))
-            });
-        if !texels_ok || !clut_ok {
-            return Resolved::Missing(format!(
-                "material {idx} (TPage 0x{tpage:04x}, CLUT 0x{clut:04x}) points at VRAM no TIM \
-                 fills ({}): drawn with a magenta checkerboard",
-                if texels_ok { "palette" } else { "texels" }
-            ));
-        }
-        Resolved::Vram { tpage, clut, uv }
-    }
-
     fn build_faces(&mut self) {
         let mut vertex_bones = Vec::new();
         let mut faces = Vec::new();
         let mut notes: Vec<String> = Vec::new();
         let mut need_fallback = false;
+        let tims: Vec<&Tim> = self.tims.iter().map(|(_, t)| t).collect();
+        let cx = texture::Context {
+            kind: self.kind.0,
+            materials: self.materials.as_ref(),
+            tims: &tims,
+            uploads: &self.uploads,
+        };
         for g in &self.mesh.groups {
             let base = vertex_bones.len() as u32;
             vertex_bones.extend(
@@ -417,7 +358,7 @@ impl FF9Model {
                 let order: [usize; 4] = [0, 2, 1, 3];
                 let uvs =
                     order.map(|i| g.uvs.get(usize::from(p.uvs[i])).copied().unwrap_or([0; 2]));
-                let texture = match self.resolve(p, uvs) {
+                let texture = match texture::resolve(&cx, p, uvs) {
                     Resolved::Vram { tpage, clut, uv } => {
                         let tpage = if p.semi_transparent() {
                             tpage | (p.flags as u16 & 0x60)
@@ -432,7 +373,7 @@ impl FF9Model {
                             notes.push(note);
                         }
                         FaceTexture::Vram {
-                            tpage: FALLBACK_TPAGE,
+                            tpage: texture::FALLBACK_TPAGE,
                             clut: 0,
                             uv: uvs.map(|[u, v]| [48 + u / 16, 240 + v / 16]),
                         }
@@ -467,7 +408,7 @@ impl FF9Model {
             vram.push(t.image.clone());
         }
         if need_fallback {
-            vram.push(checkerboard());
+            vram.push(texture::checkerboard());
         }
         self.warnings.extend(notes);
         self.vertex_bones = vertex_bones;
@@ -485,9 +426,9 @@ impl FF9Model {
         match anim {
             Some((_, a)) => {
                 let f = request.frame as usize % a.frames();
-                anim::bone_worlds(&self.mesh.bones, a.root[f], &a.angles[f])
+                anim::bone_worlds(&self.mesh.bones, Some(a.root[f]), &a.angles[f])
             }
-            None => anim::bone_worlds(&self.mesh.bones, [0; 3], &[]),
+            None => anim::bone_worlds(&self.mesh.bones, None, &[]),
         }
     }
 }
@@ -575,120 +516,11 @@ impl Model for FF9Model {
     }
 
     fn info(&self) -> String {
-        let mut s = String::new();
-        let m = &self.mesh;
-        let _ = writeln!(s, "FF9 model: {}", self.source);
-        let _ = writeln!(
-            s,
-            "header position: {} {} {}",
-            m.position[0], m.position[1], m.position[2]
-        );
-        let _ = writeln!(s, "bones: {}", m.bones.len());
-        for (i, b) in m.bones.iter().enumerate() {
-            let parent = if i == 0 {
-                "root".to_string()
-            } else {
-                format!("parent {}", b.parent)
-            };
-            let _ = writeln!(s, "  bone {i}: {parent}, length {}", b.length);
-        }
-        let _ = writeln!(s, "groups: {}", m.groups.len());
-        let mut totals = [0usize; 6];
-        for (i, g) in m.groups.iter().enumerate() {
-            let counts: Vec<String> = PolyKind::ORDER
-                .iter()
-                .enumerate()
-                .map(|(k, (kind, quad))| {
-                    let n = g.count(*kind, *quad);
-                    totals[k] += n;
-                    format!("{} {n}", kind.label(*quad))
-                })
-                .collect();
-            let _ = writeln!(
-                s,
-                "  group {i}: {} vertices, {} UVs, offset {:?}; {}",
-                g.vertices.len(),
-                g.uvs.len(),
-                g.offset,
-                counts.join(", ")
-            );
-        }
-        let per_type: Vec<String> = PolyKind::ORDER
-            .iter()
-            .zip(totals)
-            .map(|((kind, quad), n)| format!("{} {n}", kind.label(*quad)))
-            .collect();
-        let _ = writeln!(
-            s,
-            "polygons: {} ({}; B/C layouts reconstructed)",
-            totals.iter().sum::<usize>(),
-            per_type.join(", ")
-        );
-        let _ = writeln!(s, "TIMs: {}", self.tims.len());
-        for (i, (id, t)) in self.tims.iter().enumerate() {
-            let id = id.map_or("file".to_string(), |id| format!("id {id}"));
-            let im = &t.image;
-            let _ = write!(
-                s,
-                "  TIM {i} ({id}): {}bpp {}x{} px, image VRAM ({},{}) {}x{} halfwords",
-                t.depth.bpp(),
-                t.pixel_width(),
-                im.height,
-                im.x,
-                im.y,
-                im.width,
-                im.height
-            );
-            match &t.clut {
-                Some(c) => {
-                    let _ = writeln!(s, ", CLUT VRAM ({},{}) {}x{}", c.x, c.y, c.width, c.height);
-                }
-                None => s.push_str(", no CLUT\n"),
-            }
-        }
-        match &self.materials {
-            Some(mm) => {
-                let anim = mm
-                    .default_animation
-                    .map_or("none".to_string(), |a| a.to_string());
-                let _ = writeln!(
-                    s,
-                    "materials (0x12, model id {}, default animation {anim}): {}",
-                    mm.model_id,
-                    mm.materials.len()
-                );
-                for (i, mat) in mm.materials.iter().enumerate() {
-                    let _ = writeln!(
-                        s,
-                        "  material {i}: TPage 0x{:04x} (page {},{} depth {}), CLUT 0x{:04x} \
-                         ({},{}), window {:?}",
-                        mat.tpage.0,
-                        mat.tpage.x(),
-                        mat.tpage.y(),
-                        [4, 8, 15, 15][usize::from(mat.tpage.depth())],
-                        mat.clut.0,
-                        mat.clut.x(),
-                        mat.clut.y(),
-                        mat.window
-                    );
-                }
-            }
-            None if !self.tims.is_empty() => {
-                s.push_str("materials: none (battle layout: material index = TIM index)\n")
-            }
-            None => s.push_str("materials: none\n"),
-        }
-        let anims = self.animations();
-        let _ = writeln!(s, "animations: {}", anims.len());
-        for (i, a) in anims.iter().enumerate() {
-            let default = if Some(i) == self.default_animation {
-                " (default)"
-            } else {
-                ""
-            };
-            let _ = writeln!(s, "  {i}: {}, {} frames{default}", a.name, a.frames);
-        }
-        s
+        info::Facts::of(self).to_string()
+    }
+
+    fn facts(&self) -> serde_json::Value {
+        serde_json::to_value(info::Facts::of(self)).unwrap_or_default()
     }
 
     fn warnings(&self) -> Vec<String> {

@@ -1,95 +1,332 @@
-//! The text `psxrender info` prints for an M2 model.
+//! What `psxrender info` says about an M2 model: one [`Facts`] structure, printed as text
+//! ([`std::fmt::Display`]) and as JSON (serde) so both always carry the same facts.
 
-use std::fmt::Write;
+use std::fmt;
 
-use super::textures::replaceable_kind;
-use super::{animation_name, M2Model, BONE_BILLBOARD};
+use serde::Serialize;
 
-/// Version, bones, sequences, views/submeshes and textures (resolved or MISSING).
-pub fn info(m: &M2Model) -> String {
-    let mut s = String::new();
-    let era = if m.version >= super::parse::TBC_VERSION {
-        "The Burning Crusade"
-    } else {
-        "vanilla"
-    };
-    let _ = writeln!(s, "format: M2 version {} ({era})", m.version);
-    let _ = writeln!(s, "name: {}", m.name);
-    let billboards = m
-        .bones
-        .iter()
-        .filter(|b| b.flags & BONE_BILLBOARD != 0)
-        .count();
-    let _ = writeln!(s, "bones: {} ({billboards} billboarded)", m.bones.len());
-    let _ = writeln!(s, "vertices: {}", m.vertices.len());
-    let _ = writeln!(s, "global sequences: {:?} ms", m.global_sequences);
-    let _ = writeln!(s, "sequences: {}", m.sequences.len());
-    for (i, q) in m.sequences.iter().enumerate() {
-        let _ = writeln!(
-            s,
-            "  [{i}] {:<16} id {:>3}.{:<2} {:>6}-{:<6} ms  {:>5} ms  {} frames",
-            animation_name(q.id, q.variation),
-            q.id,
-            q.variation,
-            q.start_ms,
-            q.end_ms,
-            q.duration_ms(),
-            q.frames()
-        );
-    }
-    let _ = writeln!(s, "views: {} (drawing view {})", m.views.len(), m.lod);
-    for (i, v) in m.views.iter().enumerate() {
-        let _ = writeln!(
-            s,
-            "  view {i}: {} indices, {} triangles, {} submeshes, {} texture units",
-            v.index_count,
-            v.triangles.len(),
-            v.submeshes.len(),
-            v.units.len()
-        );
-        if i != m.lod {
-            continue;
-        }
-        for (k, sm) in v.submeshes.iter().enumerate() {
-            let _ = writeln!(
-                s,
-                "    submesh {k}: id {}, {} vertices, {} triangles",
-                sm.id,
-                sm.vertex_count,
-                sm.index_count / 3
-            );
-        }
-        for (k, u) in v.units.iter().enumerate() {
-            let tex = u.texture.map_or("none".to_string(), |t| t.to_string());
-            let _ = writeln!(
-                s,
-                "    unit {k}: submesh {}, texture {tex}, render flags 0x{:x} blend {}",
-                u.submesh, u.render_flags.0, u.render_flags.1
-            );
-        }
-    }
-    let _ = writeln!(s, "textures: {}", m.textures.len());
-    for (i, t) in m.textures.iter().enumerate() {
-        let what = if t.kind == 0 {
-            format!("'{}'", t.name)
+use super::textures::{file_name, replaceable_kind};
+use super::{animation_name, M2Model, TextureSource, BONE_BILLBOARD};
+
+/// One animation sequence.
+#[derive(Serialize)]
+pub struct Sequence {
+    /// Index (what `--anim N` takes).
+    pub index: usize,
+    /// Name (`Stand`, `Stand.1`).
+    pub name: String,
+    /// AnimationData id.
+    pub id: u16,
+    /// Variation.
+    pub variation: u16,
+    /// Start on the shared timeline, ms.
+    pub start_ms: u32,
+    /// End, ms.
+    pub end_ms: u32,
+    /// Length, ms.
+    pub duration_ms: u32,
+    /// Length in frames at 30 fps.
+    pub frames: u32,
+}
+
+/// A submesh of the drawn view.
+#[derive(Serialize)]
+pub struct Submesh {
+    /// Mesh part id.
+    pub id: u16,
+    /// Vertices.
+    pub vertices: u32,
+    /// Triangles.
+    pub triangles: u32,
+}
+
+/// A texture unit of the drawn view.
+#[derive(Serialize)]
+pub struct Unit {
+    /// Submesh it draws.
+    pub submesh: usize,
+    /// Texture index, if textured.
+    pub texture: Option<usize>,
+    /// Render flags.
+    pub render_flags: u16,
+    /// Blend mode.
+    pub blend: u16,
+}
+
+/// One view (level of detail).
+#[derive(Serialize)]
+pub struct View {
+    /// Length of its index list.
+    pub indices: u64,
+    /// Triangles.
+    pub triangles: usize,
+    /// Submesh count.
+    pub submesh_count: usize,
+    /// Texture unit count.
+    pub unit_count: usize,
+    /// Submeshes (the drawn view only).
+    pub submeshes: Option<Vec<Submesh>>,
+    /// Texture units (the drawn view only).
+    pub units: Option<Vec<Unit>>,
+}
+
+/// One texture the model names.
+#[derive(Serialize)]
+pub struct Texture {
+    /// Index.
+    pub index: usize,
+    /// Type (0 = file named in the model, 11-13 creature skins, …).
+    pub kind: u32,
+    /// What the type means.
+    pub kind_name: &'static str,
+    /// Name stored in the model (empty for replaceable ones).
+    pub name: String,
+    /// The file used, `None` = MISSING (drawn as a checkerboard).
+    pub file: Option<String>,
+    /// "model", "--texture" or "skin search".
+    pub source: &'static str,
+    /// Decoded size (of the file, or of the checkerboard).
+    pub width: u32,
+    /// Decoded height.
+    pub height: u32,
+}
+
+/// One creature skin found beside the model.
+#[derive(Serialize)]
+pub struct Skin {
+    /// Number (what `--skin N` takes).
+    pub index: usize,
+    /// The file.
+    pub file: String,
+    /// Whether a creature-skin texture of the model uses it.
+    pub in_use: bool,
+}
+
+/// Everything `info` says about an M2 model.
+#[derive(Serialize)]
+pub struct Facts {
+    /// "M2".
+    pub format: &'static str,
+    /// Version number.
+    pub version: u32,
+    /// "vanilla" or "The Burning Crusade".
+    pub era: &'static str,
+    /// Name stored in the model.
+    pub name: String,
+    /// Bones.
+    pub bones: usize,
+    /// Of them, billboarded.
+    pub billboarded_bones: usize,
+    /// Vertices.
+    pub vertices: usize,
+    /// Global sequence lengths, ms.
+    pub global_sequences_ms: Vec<u32>,
+    /// Animation sequences.
+    pub sequences: Vec<Sequence>,
+    /// The view drawn.
+    pub drawn_view: usize,
+    /// Views.
+    pub views: Vec<View>,
+    /// Textures.
+    pub textures: Vec<Texture>,
+    /// The file-name prefix the skin search looks for.
+    pub skin_prefix: String,
+    /// Creature skins found beside the model (and in `--texture-dir`), in name order.
+    pub skins: Vec<Skin>,
+}
+
+impl Facts {
+    /// The facts of `m`.
+    pub fn of(m: &M2Model) -> Facts {
+        let era = if m.version >= super::parse::TBC_VERSION {
+            "The Burning Crusade"
         } else {
-            format!("type {} ({})", t.kind, replaceable_kind(t.kind))
+            "vanilla"
         };
-        match &t.resolved {
-            Some(p) => {
-                let img = &t.texture.image;
-                let _ = writeln!(
-                    s,
-                    "  [{i}] {what} -> {} ({}x{})",
-                    p.display(),
-                    img.width,
-                    img.height
-                );
-            }
-            None => {
-                let _ = writeln!(s, "  [{i}] {what} -> MISSING");
-            }
+        Facts {
+            format: super::FORMAT,
+            version: m.version,
+            era,
+            name: m.name.clone(),
+            bones: m.bones.len(),
+            billboarded_bones: m
+                .bones
+                .iter()
+                .filter(|b| b.flags & BONE_BILLBOARD != 0)
+                .count(),
+            vertices: m.vertices.len(),
+            global_sequences_ms: m.global_sequences.clone(),
+            sequences: m
+                .sequences
+                .iter()
+                .enumerate()
+                .map(|(index, q)| Sequence {
+                    index,
+                    name: animation_name(q.id, q.variation),
+                    id: q.id,
+                    variation: q.variation,
+                    start_ms: q.start_ms,
+                    end_ms: q.end_ms,
+                    duration_ms: q.duration_ms(),
+                    frames: q.frames(),
+                })
+                .collect(),
+            drawn_view: m.lod,
+            views: m
+                .views
+                .iter()
+                .enumerate()
+                .map(|(i, v)| View {
+                    indices: v.index_count,
+                    triangles: v.triangles.len(),
+                    submesh_count: v.submeshes.len(),
+                    unit_count: v.units.len(),
+                    submeshes: (i == m.lod).then(|| {
+                        v.submeshes
+                            .iter()
+                            .map(|sm| Submesh {
+                                id: sm.id,
+                                vertices: sm.vertex_count,
+                                triangles: sm.index_count / 3,
+                            })
+                            .collect()
+                    }),
+                    units: (i == m.lod).then(|| {
+                        v.units
+                            .iter()
+                            .map(|u| Unit {
+                                submesh: u.submesh,
+                                texture: u.texture,
+                                render_flags: u.render_flags.0,
+                                blend: u.render_flags.1,
+                            })
+                            .collect()
+                    }),
+                })
+                .collect(),
+            textures: m
+                .textures
+                .iter()
+                .enumerate()
+                .map(|(index, t)| Texture {
+                    index,
+                    kind: t.kind,
+                    kind_name: replaceable_kind(t.kind),
+                    name: t.name.clone(),
+                    file: t.resolved.as_ref().map(|p| p.display().to_string()),
+                    source: match t.source {
+                        TextureSource::Model => "model",
+                        TextureSource::Given => "--texture",
+                        TextureSource::Skin(_) => "skin search",
+                    },
+                    width: t.texture.image.width,
+                    height: t.texture.image.height,
+                })
+                .collect(),
+            skin_prefix: super::textures::skin_prefix(&m.path),
+            skins: m
+                .skins
+                .candidates
+                .iter()
+                .enumerate()
+                .map(|(index, p)| Skin {
+                    index,
+                    file: p.display().to_string(),
+                    in_use: m
+                        .textures
+                        .iter()
+                        .any(|t| t.source == TextureSource::Skin(index)),
+                })
+                .collect(),
         }
     }
-    s
+}
+
+impl fmt::Display for Facts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "format: M2 version {} ({})", self.version, self.era)?;
+        writeln!(f, "name: {}", self.name)?;
+        writeln!(
+            f,
+            "bones: {} ({} billboarded)",
+            self.bones, self.billboarded_bones
+        )?;
+        writeln!(f, "vertices: {}", self.vertices)?;
+        writeln!(f, "global sequences: {:?} ms", self.global_sequences_ms)?;
+        writeln!(f, "sequences: {}", self.sequences.len())?;
+        for q in &self.sequences {
+            writeln!(
+                f,
+                "  [{}] {:<16} id {:>3}.{:<2} {:>6}-{:<6} ms  {:>5} ms  {} frames",
+                q.index, q.name, q.id, q.variation, q.start_ms, q.end_ms, q.duration_ms, q.frames
+            )?;
+        }
+        writeln!(
+            f,
+            "views: {} (drawing view {})",
+            self.views.len(),
+            self.drawn_view
+        )?;
+        for (i, v) in self.views.iter().enumerate() {
+            writeln!(
+                f,
+                "  view {i}: {} indices, {} triangles, {} submeshes, {} texture units",
+                v.indices, v.triangles, v.submesh_count, v.unit_count
+            )?;
+            for (k, sm) in v.submeshes.iter().flatten().enumerate() {
+                writeln!(
+                    f,
+                    "    submesh {k}: id {}, {} vertices, {} triangles",
+                    sm.id, sm.vertices, sm.triangles
+                )?;
+            }
+            for (k, u) in v.units.iter().flatten().enumerate() {
+                let tex = u.texture.map_or("none".to_string(), |t| t.to_string());
+                writeln!(
+                    f,
+                    "    unit {k}: submesh {}, texture {tex}, render flags 0x{:x} blend {}",
+                    u.submesh, u.render_flags, u.blend
+                )?;
+            }
+        }
+        writeln!(f, "textures: {}", self.textures.len())?;
+        for t in &self.textures {
+            let what = if t.kind == 0 {
+                format!("'{}'", t.name)
+            } else {
+                format!("type {} ({})", t.kind, t.kind_name)
+            };
+            match &t.file {
+                Some(p) => {
+                    let how = match t.source {
+                        "skin search" => " [skin search]",
+                        "--texture" => " [--texture]",
+                        _ => "",
+                    };
+                    writeln!(
+                        f,
+                        "  [{}] {what} -> {p} ({}x{}){how}",
+                        t.index, t.width, t.height
+                    )?;
+                }
+                None => writeln!(f, "  [{}] {what} -> MISSING", t.index)?,
+            }
+        }
+        writeln!(
+            f,
+            "skins ({}*.blp beside the model; --skin NAME|N picks one): {}",
+            self.skin_prefix,
+            self.skins.len()
+        )?;
+        for s in &self.skins {
+            let name = file_name(std::path::Path::new(&s.file));
+            writeln!(
+                f,
+                "  {}: {name}{}",
+                s.index,
+                if s.in_use { " (in use)" } else { "" }
+            )?;
+        }
+        Ok(())
+    }
 }

@@ -15,7 +15,7 @@ mod info;
 pub mod math;
 pub mod parse;
 mod pose;
-mod textures;
+pub mod textures;
 pub mod track;
 pub mod writer;
 
@@ -190,8 +190,21 @@ pub struct TextureSlot {
     pub name: String,
     /// Where the image came from, `None` when missing (the image is then a fallback).
     pub resolved: Option<PathBuf>,
+    /// How the file was found.
+    pub source: TextureSource,
     /// The decoded image (or the fallback checkerboard).
     pub texture: Texture,
+}
+
+/// How a texture's file was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextureSource {
+    /// Named in the model (type 0), or nothing found.
+    Model,
+    /// Given with `--texture TYPE=PATH`.
+    Given,
+    /// The skin search's candidate number N (see [`textures::find_skins`]).
+    Skin(usize),
 }
 
 /// A loaded M2 model.
@@ -223,7 +236,10 @@ pub struct M2Model {
     pub transparency: Vec<Track<f32>>,
     /// Textures.
     pub textures: Vec<TextureSlot>,
+    /// Creature skins found beside the model, and the one in use.
+    pub skins: textures::Skins,
     warnings: Vec<String>,
+    notes: Vec<String>,
 }
 
 /// Loads a M2 model from `data` (the contents of `path`).
@@ -235,7 +251,9 @@ fn load_inner(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<M2Model> {
     let r = Reader::new(data, FORMAT);
     let p = parse::parse(&r, opts.lod)?;
     let mut warnings = Vec::new();
-    let textures = textures::resolve(path, &p.textures, opts, &mut warnings);
+    let mut notes = Vec::new();
+    let skins = textures::find_skins(path, opts)?;
+    let textures = textures::resolve(path, &p.textures, opts, &skins, &mut warnings, &mut notes);
     Ok(M2Model {
         path: path.to_path_buf(),
         version: p.version,
@@ -250,7 +268,9 @@ fn load_inner(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<M2Model> {
         colors: p.colors,
         transparency: p.transparency,
         textures,
+        skins,
         warnings,
+        notes,
     })
 }
 
@@ -380,9 +400,15 @@ impl Model for M2Model {
         pose::pose(self, request)
     }
     fn info(&self) -> String {
-        info::info(self)
+        info::Facts::of(self).to_string()
+    }
+    fn facts(&self) -> serde_json::Value {
+        serde_json::to_value(info::Facts::of(self)).unwrap_or_default()
     }
     fn warnings(&self) -> Vec<String> {
         self.warnings.clone()
+    }
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
     }
 }

@@ -3,13 +3,20 @@
 //! Type-0 textures carry a path like `Creature\Rabbit2\ArmorReflect5.blp` (backslashes, any
 //! case). It is tried, component by component and ignoring case, under each `--texture-dir` and
 //! then the model's own directory; failing that, the bare file name is tried in the same places.
-//! Replaceable types (11 = creature skin, …) come only from `--texture TYPE=PATH`. Anything not
+//! Replaceable types (11 = creature skin, …) come from `--texture TYPE=PATH`; a creature skin
+//! (types 11-13) not given that way is looked for beside the model (see [`skin_prefix`] and
+//! [`skin_candidates`]), the first in name order unless `--skin` picks another. Anything not
 //! found becomes a magenta/black checkerboard and a warning.
+//!
+//! Why a name rule: WoW itself takes creature skins from its display database, which names
+//! the files; model folders as people have them hold the model and its skins side by side,
+//! named after the model: `Wolf.m2` beside `WolfSkinTimber.blp`, `Rabbit2.m2` beside
+//! `rabbitskin2_default.blp` (the model's trailing digits follow "skin").
 
 use std::path::{Path, PathBuf};
 
-use super::TextureSlot;
-use crate::formats::{blp, LoadOptions};
+use super::{TextureSlot, TextureSource};
+use crate::formats::{blp, LoadError, LoadOptions};
 use crate::scene::{RgbaImage, Texture};
 
 /// Most directory entries scanned when matching a name without regard to case.
@@ -92,17 +99,154 @@ pub fn locate(model: &Path, name: &str, opts: &LoadOptions) -> Option<PathBuf> {
         .or_else(|| dirs.iter().find_map(|d| find_ci(d, &[file])))
 }
 
-/// Resolves and decodes every texture, pushing a warning for each miss.
+/// The texture types that are creature skins (11-13), which the skin search fills.
+pub const CREATURE_SKINS: std::ops::RangeInclusive<u32> = 11..=13;
+
+/// The file-name prefix of a model's creature skins, lower-case: the model file's stem with
+/// "skin" put before its trailing digits. `Wolf.m2` → `wolfskin`, `Rabbit2.m2` → `rabbitskin2`.
+pub fn skin_prefix(model: &Path) -> String {
+    let stem = model
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let base = stem.trim_end_matches(|c: char| c.is_ascii_digit());
+    format!("{base}skin{}", &stem[base.len()..])
+}
+
+/// The model's directory, `.` for a bare file name.
+fn model_dir(model: &Path) -> &Path {
+    match model.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// The skins that fit `model`: `.blp` files in its directory and each `--texture-dir` whose
+/// name starts with [`skin_prefix`] (ignoring case; when the prefix ends in a digit, the next
+/// character must not be one, so `Rabbit2` does not take `rabbitskin21_x.blp`), in name order
+/// (ignoring case), each file once.
+pub fn skin_candidates(model: &Path, opts: &LoadOptions) -> Vec<PathBuf> {
+    let prefix = skin_prefix(model);
+    let ends_in_digit = prefix.ends_with(|c: char| c.is_ascii_digit());
+    let mut found: Vec<(String, PathBuf)> = Vec::new();
+    let dirs =
+        std::iter::once(model_dir(model)).chain(opts.texture_dirs.iter().map(PathBuf::as_path));
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for e in entries.take(MAX_DIR_SCAN).filter_map(|e| e.ok()) {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let lower = name.to_ascii_lowercase();
+            let Some(rest) = lower.strip_prefix(&prefix) else {
+                continue;
+            };
+            if !lower.ends_with(".blp")
+                || (ends_in_digit && rest.starts_with(|c: char| c.is_ascii_digit()))
+            {
+                continue;
+            }
+            let path = e.path();
+            if path.is_file() && !found.iter().any(|(_, p)| same_file(p, &path)) {
+                found.push((lower, path));
+            }
+        }
+    }
+    found.sort();
+    found.into_iter().map(|(_, p)| p).collect()
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// The candidate `--skin` names: an index into `candidates`, a file name (with or without
+/// `.blp`), or the part after the prefix (`timber` for `WolfSkinTimber.blp`, `default` for
+/// `rabbitskin2_default.blp`), ignoring case.
+pub fn pick_skin(model: &Path, candidates: &[PathBuf], selector: &str) -> Result<usize, String> {
+    let list = || {
+        if candidates.is_empty() {
+            format!(
+                "no {}*.blp beside the model or in --texture-dir",
+                skin_prefix(model)
+            )
+        } else {
+            let names: Vec<String> = candidates
+                .iter()
+                .enumerate()
+                .map(|(i, p)| format!("{i}: {}", file_name(p)))
+                .collect();
+            format!("the skins found are {}", names.join(", "))
+        }
+    };
+    if let Ok(n) = selector.trim().parse::<usize>() {
+        return if n < candidates.len() {
+            Ok(n)
+        } else {
+            Err(format!("--skin {n}: there is no skin {n}; {}", list()))
+        };
+    }
+    let want = selector.trim().to_ascii_lowercase();
+    let prefix = skin_prefix(model);
+    candidates
+        .iter()
+        .position(|p| {
+            let name = file_name(p).to_ascii_lowercase();
+            let stem = name.strip_suffix(".blp").unwrap_or(&name);
+            let tail = stem.strip_prefix(&prefix).unwrap_or(stem);
+            name == want || stem == want || tail.trim_start_matches(['_', '-', ' ']) == want
+        })
+        .ok_or_else(|| format!("--skin {selector}: no such skin; {}", list()))
+}
+
+/// The file name of `p`, for messages.
+pub fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| p.display().to_string())
+}
+
+/// What the skin search found for a model.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Skins {
+    /// Every candidate, in name order.
+    pub candidates: Vec<PathBuf>,
+    /// The one used for creature skins not given with `--texture`, if any.
+    pub chosen: Option<usize>,
+}
+
+/// Finds the model's skins and picks one (`opts.skin`, else the first). A `--skin` that
+/// names none of them is an error listing those there are.
+pub fn find_skins(model: &Path, opts: &LoadOptions) -> Result<Skins, LoadError> {
+    let candidates = skin_candidates(model, opts);
+    let chosen = match &opts.skin {
+        Some(sel) => Some(
+            pick_skin(model, &candidates, sel)
+                .map_err(|e| LoadError::invalid(super::FORMAT, 0, e))?,
+        ),
+        None => (!candidates.is_empty()).then_some(0),
+    };
+    Ok(Skins { candidates, chosen })
+}
+
+/// Resolves and decodes every texture, pushing a warning for each miss and a note for each
+/// skin taken from the skin search.
 pub fn resolve(
     model: &Path,
     textures: &[(u32, u32, String)],
     opts: &LoadOptions,
+    skins: &Skins,
     warnings: &mut Vec<String>,
+    notes: &mut Vec<String>,
 ) -> Vec<TextureSlot> {
     textures
         .iter()
         .enumerate()
         .map(|(i, (kind, flags, name))| {
+            let mut source = TextureSource::Model;
             let (path, label) = if *kind == 0 {
                 (locate(model, name, opts), name.clone())
             } else {
@@ -112,6 +256,29 @@ pub fn resolve(
                     .rev()
                     .find(|(k, _)| k == kind)
                     .map(|(_, p)| p.clone());
+                let given = match (given, skins.chosen) {
+                    (Some(p), _) => {
+                        source = TextureSource::Given;
+                        Some(p)
+                    }
+                    (None, Some(s)) if CREATURE_SKINS.contains(kind) => {
+                        source = TextureSource::Skin(s);
+                        let p = skins.candidates[s].clone();
+                        notes.push(format!(
+                            "M2 texture {i} (type {kind}, {}): using {}, skin {s} of {} found beside the model{}",
+                            replaceable_kind(*kind),
+                            p.display(),
+                            skins.candidates.len(),
+                            if skins.candidates.len() > 1 {
+                                " (--skin NAME|N picks another; `psxrender info` lists them)"
+                            } else {
+                                ""
+                            }
+                        ));
+                        Some(p)
+                    }
+                    (None, _) => None,
+                };
                 let label = match &given {
                     Some(p) => p.display().to_string(),
                     None => format!("<type {kind}: {}>", replaceable_kind(*kind)),
@@ -126,8 +293,16 @@ pub fn resolve(
                     None
                 }
                 None => {
+                    let search = if CREATURE_SKINS.contains(kind) {
+                        format!(
+                            " and no {}*.blp is beside the model or in --texture-dir",
+                            skin_prefix(model)
+                        )
+                    } else {
+                        String::new()
+                    };
                     warnings.push(format!(
-                        "M2 texture {i} is replaceable type {kind} ({}) and none was given: pass --texture {kind}=PATH; drawing a checkerboard",
+                        "M2 texture {i} is replaceable type {kind} ({}): none was given{search}; pass --texture {kind}=PATH; drawing a checkerboard",
                         replaceable_kind(*kind)
                     ));
                     None
@@ -148,6 +323,7 @@ pub fn resolve(
                 flags: *flags,
                 name: name.clone(),
                 resolved,
+                source,
                 texture: Texture {
                     name: label,
                     image: image.unwrap_or_else(fallback_image),
@@ -155,4 +331,57 @@ pub fn resolve(
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skin_prefixes() {
+        assert_eq!(skin_prefix(Path::new("a/Wolf.m2")), "wolfskin");
+        assert_eq!(skin_prefix(Path::new("Rabbit2.m2")), "rabbitskin2");
+        assert_eq!(skin_prefix(Path::new("x/Murloc12.M2")), "murlocskin12");
+    }
+
+    #[test]
+    fn candidates_in_name_order_and_picked_by_name_or_index() {
+        let dir = std::env::temp_dir().join(format!("psxr-skins-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in [
+            "WolfSkinTimber.BLP",
+            "wolfskinblack.blp",
+            "WolfSkinWhite.blp",
+            "Wolf.m2",
+            "WolfSkinTimber.txt",
+            "Wolfhound.blp",
+        ] {
+            std::fs::write(dir.join(f), b"").unwrap();
+        }
+        let model = dir.join("Wolf.m2");
+        let c = skin_candidates(&model, &LoadOptions::default());
+        let names: Vec<String> = c.iter().map(|p| file_name(p)).collect();
+        assert_eq!(
+            names,
+            [
+                "wolfskinblack.blp",
+                "WolfSkinTimber.BLP",
+                "WolfSkinWhite.blp"
+            ]
+        );
+        assert_eq!(pick_skin(&model, &c, "2"), Ok(2));
+        assert_eq!(pick_skin(&model, &c, "timber"), Ok(1));
+        assert_eq!(pick_skin(&model, &c, "WOLFSKINWHITE.blp"), Ok(2));
+        let e = pick_skin(&model, &c, "grey").unwrap_err();
+        assert!(e.contains("0: wolfskinblack.blp"), "{e}");
+        assert!(pick_skin(&model, &c, "3").is_err());
+        // Rabbit2 takes rabbitskin2_*, not rabbitskin21_*.
+        for f in ["rabbitskin2_default.blp", "RabbitSkin21_x.blp"] {
+            std::fs::write(dir.join(f), b"").unwrap();
+        }
+        let c = skin_candidates(&dir.join("Rabbit2.m2"), &LoadOptions::default());
+        assert_eq!(c.len(), 1);
+        assert_eq!(pick_skin(&dir.join("Rabbit2.m2"), &c, "default"), Ok(0));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

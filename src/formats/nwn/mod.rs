@@ -10,12 +10,12 @@ pub mod anim;
 pub mod ascii;
 pub mod binary;
 pub mod builder;
+mod info;
 pub mod mdl;
 #[cfg(test)]
 mod tests;
 pub mod textures;
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::{read_file, LoadError, LoadOptions};
@@ -24,7 +24,7 @@ use crate::scene::{
     Vertex,
 };
 use anim::{Affine, Trs};
-use mdl::{classification_name, Animation, ControllerType, Mdl, NodeKind};
+use mdl::{Animation, ControllerType, Mdl, NodeKind};
 
 /// Deepest supermodel chain followed.
 pub const MAX_SUPERMODEL_DEPTH: usize = 16;
@@ -441,112 +441,11 @@ impl Model for NWNModel {
     }
 
     fn info(&self) -> String {
-        let mut s = String::new();
-        let m = &self.mdl;
-        let _ = writeln!(
-            s,
-            "NWN MDL ({}) model '{}', classification {}, animation scale {}",
-            if m.ascii { "ASCII" } else { "binary" },
-            m.name,
-            classification_name(m.classification),
-            m.animation_scale
-        );
-        let mut chain = vec![m.name.clone()];
-        for c in &self.chain {
-            chain.push(match &c.path {
-                Some(p) => format!("{} ({})", c.name, p.display()),
-                None => format!("{} (MISSING)", c.name),
-            });
-        }
-        let _ = writeln!(s, "supermodel chain: {}", chain.join(" -> "));
-        let (meshes, verts, faces) = self.drawn_counts();
-        let _ = writeln!(
-            s,
-            "nodes: {} in the tree, header count {} ({meshes} drawn meshes, {verts} vertices, {faces} faces)",
-            m.nodes.len(),
-            m.header_node_count
-        );
-        let mut stack: Vec<(usize, usize)> = (0..m.nodes.len())
-            .rev()
-            .filter(|&i| m.nodes[i].parent.is_none())
-            .map(|i| (i, 1))
-            .collect();
-        while let Some((i, depth)) = stack.pop() {
-            let n = &m.nodes[i];
-            let _ = write!(
-                s,
-                "{:indent$}{} '{}' part {}",
-                "",
-                n.kind.name(),
-                n.name,
-                n.part,
-                indent = depth * 2
-            );
-            if let Some(mesh) = &n.mesh {
-                let _ = write!(
-                    s,
-                    ": {} verts, {} faces",
-                    mesh.vertices.len(),
-                    mesh.faces.len()
-                );
-                if !mesh.textures[0].is_empty() {
-                    let _ = write!(s, ", texture {}", mesh.textures[0]);
-                }
-                if !mesh.render || n.kind == NodeKind::Aabb {
-                    let _ = write!(s, " (not drawn)");
-                }
-                if !mesh.skin.is_empty() {
-                    let mut bones: Vec<usize> = mesh.skin.iter().flatten().map(|l| l.0).collect();
-                    bones.sort_unstable();
-                    bones.dedup();
-                    let _ = write!(s, ", skinned to {} bones", bones.len());
-                }
-            }
-            let detail = n.detail.describe();
-            if !detail.is_empty() {
-                let _ = write!(s, " ({detail})");
-            }
-            let keyed: Vec<String> = n.controllers.iter().map(|c| c.ty.name(n.kind)).collect();
-            if !keyed.is_empty() {
-                let _ = write!(s, " [{}]", keyed.join(", "));
-            }
-            let _ = writeln!(s);
-            for &c in n.children.iter().rev() {
-                stack.push((c, depth + 1));
-            }
-        }
-        let _ = writeln!(s, "textures: {}", self.textures.len());
-        for t in &self.textures {
-            match &t.path {
-                Some(p) => {
-                    let _ = writeln!(
-                        s,
-                        "  {} -> {} ({}x{})",
-                        t.name,
-                        p.display(),
-                        t.image.width,
-                        t.image.height
-                    );
-                }
-                None => {
-                    let _ = writeln!(s, "  {} -> MISSING", t.name);
-                }
-            }
-        }
-        let _ = writeln!(s, "animations: {}", self.animations.len());
-        for a in &self.animations {
-            let an = &a.animation;
-            let _ = writeln!(
-                s,
-                "  {}: {:.3} s ({} frames), {} nodes, from {}",
-                an.name,
-                an.length,
-                (an.length * 30.0).round().max(1.0) as u32,
-                an.nodes.len(),
-                a.source
-            );
-        }
-        s
+        info::Facts::of(self).to_string()
+    }
+
+    fn facts(&self) -> serde_json::Value {
+        serde_json::to_value(info::Facts::of(self)).unwrap_or_default()
     }
 
     fn warnings(&self) -> Vec<String> {

@@ -162,7 +162,7 @@ fn decode_file(
 
 /// The ten PLT palettes from `--palette-dir`, else `<model dir>/pal`, the model directory and
 /// the texture directories.
-fn palettes(
+pub fn palettes(
     model_dir: &Path,
     opts: &LoadOptions,
     warnings: &mut Vec<String>,

@@ -1,0 +1,591 @@
+//! What recorded GPU input does, counted without drawing (for `psxrender info`): words per
+//! port, frames, GP0 commands by kind, GP1 commands by name, and the VRAM rectangles the
+//! commands write.
+//!
+//! GP0 words are assembled into packets the way the GPU does (lengths from
+//! [`gpu::gp0::decode::packet_len`], polylines until their terminator, upload payloads
+//! skipped) and decoded by [`gpu::gp0::decode::decode`], so the counts use the GPU's own
+//! vocabulary. VRAM areas: uploads, copies and fills are exact rectangles; what primitives
+//! touch is bounded by their vertices plus the drawing offset, clipped to the drawing area —
+//! an upper bound (a primitive's right and bottom edges are not drawn, and thin primitives
+//! cover less than their box).
+
+use serde::Serialize;
+
+use gpu::gp0::decode::{decode, is_polyline_terminator, packet_len, Gp0Command, RectSize};
+use gpu::gp0::fields::sext11;
+use gpu::vram::{transfer_size, transfer_xy};
+
+use crate::dump::Packet;
+use crate::replay::Input;
+use crate::stream::Item;
+
+/// An inclusive VRAM rectangle, in halfwords and lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Area {
+    /// Left column.
+    pub x0: u16,
+    /// Top line.
+    pub y0: u16,
+    /// Right column (inclusive).
+    pub x1: u16,
+    /// Bottom line (inclusive).
+    pub y1: u16,
+}
+
+impl Area {
+    fn union(a: Option<Area>, b: Area) -> Option<Area> {
+        Some(match a {
+            None => b,
+            Some(a) => Area {
+                x0: a.x0.min(b.x0),
+                y0: a.y0.min(b.y0),
+                x1: a.x1.max(b.x1),
+                y1: a.y1.max(b.y1),
+            },
+        })
+    }
+
+    /// The rectangle `w`×`h` at (`x`, `y`), cut at the VRAM edge (wrapping parts are counted
+    /// as reaching the edge).
+    fn rect(x: usize, y: usize, w: usize, h: usize) -> Option<Area> {
+        if w == 0 || h == 0 {
+            return None;
+        }
+        Some(Area {
+            x0: x as u16,
+            y0: y as u16,
+            x1: (x + w - 1).min(gpu::VRAM_WIDTH - 1) as u16,
+            y1: (y + h - 1).min(gpu::VRAM_HEIGHT - 1) as u16,
+        })
+    }
+}
+
+impl std::fmt::Display for Area {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "({},{})-({},{}), {}x{}",
+            self.x0,
+            self.y0,
+            self.x1,
+            self.y1,
+            self.x1 - self.x0 + 1,
+            self.y1 - self.y0 + 1
+        )
+    }
+}
+
+/// GP0 commands counted by kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Gp0Counts {
+    /// GP0(02h) fills.
+    pub fills: u64,
+    /// Triangles (GP0 20h–3Fh without the quad bit).
+    pub triangles: u64,
+    /// Quads.
+    pub quads: u64,
+    /// Of the triangles and quads, textured.
+    pub textured_polygons: u64,
+    /// Of the triangles and quads, gouraud-shaded.
+    pub gouraud_polygons: u64,
+    /// Polygons, lines and rectangles with the semi-transparency bit.
+    pub semi_transparent: u64,
+    /// Lines and polylines (GP0 40h–5Fh).
+    pub lines: u64,
+    /// Rectangles and sprites (GP0 60h–7Fh).
+    pub rectangles: u64,
+    /// VRAM→VRAM copies (80h–9Fh).
+    pub copies: u64,
+    /// CPU→VRAM uploads (A0h–BFh).
+    pub uploads: u64,
+    /// Halfwords those uploads carry.
+    pub upload_halfwords: u64,
+    /// VRAM→CPU reads (C0h–DFh).
+    pub reads: u64,
+    /// Drawing-environment settings (E1h–E6h).
+    pub environment: u64,
+    /// No-ops and cache clears (00h–1Fh other than 02h).
+    pub other: u64,
+}
+
+/// VRAM written, by what wrote it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Areas {
+    /// CPU→VRAM uploads.
+    pub uploads: Option<Area>,
+    /// Fills.
+    pub fills: Option<Area>,
+    /// VRAM→VRAM copy destinations.
+    pub copies: Option<Area>,
+    /// Primitives (bounding boxes clipped to the drawing area).
+    pub drawing: Option<Area>,
+    /// All of the above.
+    pub all: Option<Area>,
+}
+
+/// The census of one input.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Census {
+    /// Words written to GP0.
+    pub gp0_words: u64,
+    /// Words written to GP1.
+    pub gp1_words: u64,
+    /// Frame marks (`frame` lines, VSync packets).
+    pub frames: u64,
+    /// GP0 commands by kind.
+    pub gp0: Gp0Counts,
+    /// GP1 commands: (name, count), in command order.
+    pub gp1: Vec<(String, u64)>,
+    /// VRAM areas written.
+    pub vram: Areas,
+}
+
+/// GP1 command names (psx-spx "GPU Display Control Commands"), by command byte.
+fn gp1_name(cmd: u8) -> &'static str {
+    match cmd {
+        0x00 => "reset",
+        0x01 => "reset command buffer",
+        0x02 => "acknowledge IRQ",
+        0x03 => "display enable",
+        0x04 => "DMA direction",
+        0x05 => "display start",
+        0x06 => "horizontal range",
+        0x07 => "vertical range",
+        0x08 => "display mode",
+        0x09 => "texture disable",
+        0x10..=0x1F => "GPU info",
+        _ => "other",
+    }
+}
+
+/// Where the GP0 assembler stands between words.
+enum State {
+    Idle,
+    Fixed { len: usize },
+    Polyline { gouraud: bool, colour_next: bool },
+    Upload { words_left: u64 },
+}
+
+/// The drawing state that decides where primitives land.
+struct Env {
+    offset: (i32, i32),
+    area: (i32, i32, i32, i32),
+}
+
+struct Counter {
+    census: Census,
+    state: State,
+    words: Vec<u32>,
+    env: Env,
+    gp1: Vec<u64>,
+}
+
+impl Counter {
+    fn new() -> Self {
+        Counter {
+            census: Census::default(),
+            state: State::Idle,
+            words: Vec::new(),
+            env: Env {
+                offset: (0, 0),
+                area: (0, 0, 0, 0),
+            },
+            gp1: vec![0; 256],
+        }
+    }
+
+    fn gp1(&mut self, w: u32) {
+        self.census.gp1_words += 1;
+        self.gp1[(w >> 24) as usize & 0x3f] += 1;
+    }
+
+    fn gp0(&mut self, w: u32) {
+        self.census.gp0_words += 1;
+        match std::mem::replace(&mut self.state, State::Idle) {
+            State::Upload { words_left } => {
+                if words_left > 1 {
+                    self.state = State::Upload {
+                        words_left: words_left - 1,
+                    };
+                }
+            }
+            State::Polyline {
+                gouraud,
+                colour_next,
+            } => {
+                let at_point_start = !gouraud || colour_next;
+                if at_point_start && is_polyline_terminator(w) {
+                    return;
+                }
+                if gouraud && colour_next {
+                    self.state = State::Polyline {
+                        gouraud,
+                        colour_next: false,
+                    };
+                    return;
+                }
+                let v = gpu::gp0::fields::VertexWord(w);
+                self.drawn(&[(v.x(), v.y())], 0, 0);
+                self.state = State::Polyline {
+                    gouraud,
+                    colour_next: gouraud,
+                };
+            }
+            State::Idle => {
+                self.words.clear();
+                self.words.push(w);
+                let len = packet_len((w >> 24) as u8);
+                if len == 1 {
+                    self.packet();
+                } else {
+                    self.state = State::Fixed { len };
+                }
+            }
+            State::Fixed { len } => {
+                self.words.push(w);
+                if self.words.len() >= len {
+                    self.packet();
+                } else {
+                    self.state = State::Fixed { len };
+                }
+            }
+        }
+    }
+
+    /// Adds a primitive's box: `points` (before the offset) widened by `w`×`h` − 1.
+    fn drawn(&mut self, points: &[(i32, i32)], w: i32, h: i32) {
+        let (ox, oy) = self.env.offset;
+        let (ax0, ay0, ax1, ay1) = self.env.area;
+        let xs = points.iter().map(|p| p.0 + ox);
+        let ys = points.iter().map(|p| p.1 + oy);
+        let (x0, x1) = (
+            xs.clone().min().unwrap_or(0),
+            xs.max().unwrap_or(0) + w.max(1) - 1,
+        );
+        let (y0, y1) = (
+            ys.clone().min().unwrap_or(0),
+            ys.max().unwrap_or(0) + h.max(1) - 1,
+        );
+        let (x0, y0, x1, y1) = (x0.max(ax0), y0.max(ay0), x1.min(ax1), y1.min(ay1));
+        if x0 > x1 || y0 > y1 {
+            return;
+        }
+        let a = Area {
+            x0: x0 as u16,
+            y0: y0 as u16,
+            x1: x1 as u16,
+            y1: y1 as u16,
+        };
+        self.census.vram.drawing = Area::union(self.census.vram.drawing, a);
+    }
+
+    fn packet(&mut self) {
+        let words = std::mem::take(&mut self.words);
+        let op = (words[0] >> 24) as u8;
+        let c = &mut self.census.gp0;
+        match op >> 5 {
+            5 => {
+                let (x, y) = transfer_xy(words[1]);
+                let (w, h) = transfer_size(words[2]);
+                c.uploads += 1;
+                let halfwords = (w * h) as u64;
+                c.upload_halfwords += halfwords;
+                self.census.vram.uploads =
+                    Area::rect(x, y, w, h).and_then(|a| Area::union(self.census.vram.uploads, a));
+                self.state = State::Upload {
+                    words_left: halfwords.div_ceil(2),
+                };
+            }
+            6 => c.reads += 1,
+            _ => {
+                let polyline = op >> 5 == 2 && op & 0x08 != 0;
+                self.command(decode(&words));
+                if polyline {
+                    self.state = State::Polyline {
+                        gouraud: op & 0x10 != 0,
+                        colour_next: true,
+                    };
+                }
+            }
+        }
+        self.words = words;
+    }
+
+    fn command(&mut self, cmd: Gp0Command) {
+        let c = &mut self.census.gp0;
+        match cmd {
+            Gp0Command::Nop | Gp0Command::ClearCache => c.other += 1,
+            // Counted with their data words in `gp0`, before decoding.
+            Gp0Command::CpuToVram { .. } | Gp0Command::VramToCpu { .. } => {}
+            Gp0Command::Fill { xy, wh, .. } => {
+                c.fills += 1;
+                let (x, y, w, h) = gpu::vram::fill_rect(xy, wh);
+                if let Some(a) = Area::rect(x, y, w, h) {
+                    self.census.vram.fills = Area::union(self.census.vram.fills, a);
+                }
+            }
+            Gp0Command::Polygon { flags, verts } => {
+                if flags.quad {
+                    c.quads += 1;
+                } else {
+                    c.triangles += 1;
+                }
+                c.textured_polygons += flags.textured as u64;
+                c.gouraud_polygons += flags.gouraud as u64;
+                c.semi_transparent += flags.semi as u64;
+                let n = if flags.quad { 4 } else { 3 };
+                let pts: Vec<(i32, i32)> =
+                    verts[..n].iter().map(|v| (v.pos.x(), v.pos.y())).collect();
+                self.drawn(&pts, 0, 0);
+            }
+            Gp0Command::Line { flags, verts } => {
+                c.lines += 1;
+                c.semi_transparent += flags.semi as u64;
+                let pts: Vec<(i32, i32)> = verts.iter().map(|v| (v.pos.x(), v.pos.y())).collect();
+                self.drawn(&pts, 0, 0);
+            }
+            Gp0Command::Rect {
+                flags,
+                size,
+                vert,
+                wh,
+            } => {
+                c.rectangles += 1;
+                c.semi_transparent += flags.semi as u64;
+                let (w, h) = match size {
+                    RectSize::Variable => ((wh & 0x3ff) as i32, ((wh >> 16) & 0x1ff) as i32),
+                    RectSize::One => (1, 1),
+                    RectSize::Eight => (8, 8),
+                    RectSize::Sixteen => (16, 16),
+                };
+                if w > 0 && h > 0 {
+                    self.drawn(&[(vert.pos.x(), vert.pos.y())], w, h);
+                }
+            }
+            Gp0Command::Copy { dst, wh, .. } => {
+                c.copies += 1;
+                let (x, y) = transfer_xy(dst);
+                let (w, h) = transfer_size(wh);
+                if let Some(a) = Area::rect(x, y, w, h) {
+                    self.census.vram.copies = Area::union(self.census.vram.copies, a);
+                }
+            }
+            Gp0Command::DrawMode(_) | Gp0Command::TexWindow(_) | Gp0Command::MaskSetting(_) => {
+                c.environment += 1
+            }
+            Gp0Command::AreaTopLeft(w) => {
+                c.environment += 1;
+                self.env.area.0 = (w & 0x3ff) as i32;
+                self.env.area.1 = ((w >> 10) & 0x1ff) as i32;
+            }
+            Gp0Command::AreaBottomRight(w) => {
+                c.environment += 1;
+                self.env.area.2 = (w & 0x3ff) as i32;
+                self.env.area.3 = ((w >> 10) & 0x1ff) as i32;
+            }
+            Gp0Command::Offset(w) => {
+                c.environment += 1;
+                self.env.offset = (sext11(w as i32), sext11((w >> 11) as i32));
+            }
+        }
+    }
+
+    fn finish(mut self) -> Census {
+        self.census.gp1 = self
+            .gp1
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(cmd, &n)| (format!("{:02X}h {}", cmd, gp1_name(cmd as u8)), n))
+            .collect();
+        let v = &mut self.census.vram;
+        v.all = [v.uploads, v.fills, v.copies, v.drawing]
+            .into_iter()
+            .flatten()
+            .fold(None, Area::union);
+        self.census
+    }
+}
+
+impl Census {
+    /// Counts what `input` does.
+    pub fn of(input: &Input) -> Census {
+        let mut c = Counter::new();
+        match input {
+            Input::Stream { items, .. } => {
+                for item in items {
+                    match *item {
+                        Item::Gp0(w) => c.gp0(w),
+                        Item::Gp1(w) => c.gp1(w),
+                        Item::Frame => c.census.frames += 1,
+                        _ => {}
+                    }
+                }
+            }
+            Input::Dump(d) => {
+                for p in d.packets() {
+                    match p {
+                        Packet::Gp0(ws) => ws.iter().for_each(|&w| c.gp0(w)),
+                        Packet::Gp1(ws) => ws.iter().for_each(|&w| c.gp1(w)),
+                        Packet::VSync(_) => c.census.frames += 1,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        c.finish()
+    }
+
+    /// The census as indented text lines.
+    pub fn text(&self) -> String {
+        let g = &self.gp0;
+        let mut s = format!(
+            "words: {} GP0, {} GP1; frames: {}\n",
+            self.gp0_words, self.gp1_words, self.frames
+        );
+        s.push_str(&format!(
+            "GP0 commands: {} fills, {} triangles, {} quads ({} textured, {} gouraud), {} lines, \
+             {} rectangles, {} semi-transparent; {} copies, {} uploads ({} halfwords), {} reads; \
+             {} environment, {} other\n",
+            g.fills,
+            g.triangles,
+            g.quads,
+            g.textured_polygons,
+            g.gouraud_polygons,
+            g.lines,
+            g.rectangles,
+            g.semi_transparent,
+            g.copies,
+            g.uploads,
+            g.upload_halfwords,
+            g.reads,
+            g.environment,
+            g.other
+        ));
+        let gp1: Vec<String> = self.gp1.iter().map(|(n, c)| format!("{n} x{c}")).collect();
+        s.push_str(&format!(
+            "GP1 commands: {}\n",
+            if gp1.is_empty() {
+                "none".to_string()
+            } else {
+                gp1.join(", ")
+            }
+        ));
+        s.push_str("VRAM written:\n");
+        let v = &self.vram;
+        for (name, a) in [
+            ("uploads", v.uploads),
+            ("fills", v.fills),
+            ("copies", v.copies),
+            ("drawing", v.drawing),
+            ("all", v.all),
+        ] {
+            match a {
+                Some(a) => s.push_str(&format!("  {name:<8} {a}\n")),
+                None => s.push_str(&format!("  {name:<8} none\n")),
+            }
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn census(words: &[u32]) -> Census {
+        Census::of(&Input::Stream(
+            words.iter().map(|&w| Item::Gp0(w)).collect(),
+        ))
+    }
+
+    #[test]
+    fn counts_and_areas() {
+        let c = census(&[
+            0xE300_0000,                 // area (0,0)
+            0xE400_0000 | 99 | 79 << 10, // .. (99,79)
+            0xE500_0000 | 10 | 5 << 11,  // offset (10,5)
+            0x0200_0000,                 // fill
+            0x0010_0020,                 // at (32,16)
+            0x0008_0010,                 // 16x8
+            0x2000_00ff,                 // flat triangle
+            0x0000_0000,                 // (0,0)
+            0x0000_0200,                 // (512,0): clipped at x 99
+            0x0004_0000,                 // (0,4)
+            0xA000_0000,                 // upload
+            0x0100_0200,                 // at (512,256)
+            0x0001_0003,                 // 3x1: 2 payload words
+            0x1234_5678,
+            0x0000_9abc,
+            0x4800_00ff, // polyline, flat
+            0x0000_0000,
+            0x0002_0002,
+            0x0004_0001,
+            0x5555_5555, // terminator
+            0xE600_0001,
+        ]);
+        assert_eq!(c.gp0_words, 21);
+        assert_eq!((c.gp0.fills, c.gp0.triangles, c.gp0.lines), (1, 1, 1));
+        assert_eq!((c.gp0.uploads, c.gp0.upload_halfwords), (1, 3));
+        assert_eq!(c.gp0.environment, 4);
+        assert_eq!(
+            c.gp0.other, 0,
+            "the upload payload and polyline words are not commands"
+        );
+        assert_eq!(
+            c.vram.uploads,
+            Some(Area {
+                x0: 512,
+                y0: 256,
+                x1: 514,
+                y1: 256
+            })
+        );
+        assert_eq!(
+            c.vram.fills,
+            Some(Area {
+                x0: 32,
+                y0: 16,
+                x1: 47,
+                y1: 23
+            })
+        );
+        assert_eq!(
+            c.vram.drawing,
+            Some(Area {
+                x0: 10,
+                y0: 5,
+                x1: 99,
+                y1: 9
+            })
+        );
+        assert_eq!(
+            c.vram.all,
+            Some(Area {
+                x0: 10,
+                y0: 5,
+                x1: 514,
+                y1: 256
+            })
+        );
+    }
+
+    #[test]
+    fn gp1_by_name() {
+        let c = Census::of(&Input::Stream(vec![
+            Item::Gp1(0),
+            Item::Gp1(0x0800_0001),
+            Item::Frame,
+            Item::Gp1(0x0800_0000),
+        ]));
+        assert_eq!(c.frames, 1);
+        assert_eq!(
+            c.gp1,
+            vec![
+                ("00h reset".to_string(), 1),
+                ("08h display mode".to_string(), 2)
+            ]
+        );
+    }
+}

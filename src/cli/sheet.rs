@@ -1,0 +1,160 @@
+//! `--frames A..B --sheet COLSxROWS|auto [--yaw-steps N]`: one sprite-sheet PNG of the frames
+//! (a turntable with yaw steps) and a JSON index beside it (`OUT.json`).
+//!
+//! Every camera angle gets a renderer of its own, built as a plain render at that `--yaw`
+//! would be (framing, scale and textures from the first frame), so a cell is the very picture
+//! `psxrender MODEL OUT.png --frames A..B --yaw Y --distance D` writes for that frame, with D
+//! and Y as the index lists them. The distance is one for all angles: the user's, else the
+//! largest of the angles' fitted distances, so the model keeps its size from row to row.
+
+use std::ops::Range;
+use std::path::Path;
+use std::process::ExitCode;
+
+use rayon::prelude::*;
+
+use psxrender::render::camera::View;
+use psxrender::render::{Frame, Renderer};
+use psxrender::scene::{Model, PoseRequest};
+use psxrender::sheet::{blank, paint, rgb_of, Cell, Index, Layout, SheetSize, FPS};
+
+use super::render::{camera_angles, write_failed, RenderArgs};
+use super::EXIT_BAD_INPUT;
+
+fn bad(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(EXIT_BAD_INPUT)
+}
+
+/// Renders the sheet of `range` (animation `animation` of `model`) into `out` and its index.
+pub fn render(
+    model: &dyn Model,
+    source: &Path,
+    animation: Option<usize>,
+    range: Range<u32>,
+    size: SheetSize,
+    out: &Path,
+    args: &RenderArgs,
+) -> Result<(), ExitCode> {
+    let angles = args.yaw_steps.unwrap_or(1);
+    let frames = range.len() as u32;
+    let layout = Layout::new(size, frames, angles, args.size).map_err(bad)?;
+    let (base_yaw, pitch) = if angles > 1 {
+        (
+            args.yaw.unwrap_or(0.0),
+            camera_angles(None, args.pitch, model).1,
+        )
+    } else {
+        camera_angles(args.yaw, args.pitch, model)
+    };
+    let yaw_of = |a: u32| base_yaw + a as f32 * 360.0 / angles as f32;
+
+    // One renderer per angle, as a plain render at that yaw builds it.
+    let mut renderers = Vec::with_capacity(angles as usize);
+    for a in 0..angles {
+        let mut opts = args.options(model, animation);
+        opts.view.yaw = yaw_of(a);
+        opts.view.pitch = pitch;
+        let r =
+            Renderer::new(model, &opts).map_err(|e| bad(format!("{}: {e}", source.display())))?;
+        renderers.push(r);
+    }
+    let distance = args.distance.unwrap_or_else(|| {
+        renderers
+            .iter()
+            .map(|r| r.distance())
+            .fold(0.0f32, f32::max)
+    });
+    let templates: Vec<_> = renderers
+        .iter_mut()
+        .map(|r| {
+            let view = View {
+                distance: Some(distance),
+                ..r.options().view
+            };
+            r.set_view(view);
+            r.template()
+        })
+        .collect();
+
+    let jobs: Vec<(u32, u32)> = (0..angles)
+        .flat_map(|a| (0..frames).map(move |i| (a, i)))
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads)
+        .build()
+        .map_err(|e| bad(format!("cannot start threads: {e}")))?;
+    let rendered: Vec<Result<(u32, u32, Frame), ExitCode>> = pool.install(|| {
+        jobs.par_iter()
+            .map(|&(a, i)| {
+                let mut r = templates[a as usize].renderer(1);
+                let n = range.start + i;
+                let req = PoseRequest {
+                    animation,
+                    frame: n,
+                    camera: None,
+                };
+                let f = r.render(&req).map_err(|e| bad(format!("frame {n}: {e}")))?;
+                Ok((a, i, f))
+            })
+            .collect()
+    });
+
+    let transparent = args.bg.transparent;
+    let mut sheet = blank(&layout, args.bg.colour, transparent);
+    let mut cells = Vec::with_capacity(jobs.len());
+    for r in rendered {
+        let (a, i, frame) = r?;
+        let (column, row) = layout.cell(i, a, angles);
+        paint(&mut sheet, &layout, column, row, &frame);
+        let n = range.start + i;
+        cells.push(Cell {
+            x: column * layout.cell_width,
+            y: row * layout.cell_height,
+            w: layout.cell_width,
+            h: layout.cell_height,
+            column,
+            row,
+            frame: n,
+            time_s: f64::from(n) / f64::from(FPS),
+            yaw: yaw_of(a),
+        });
+    }
+    cells.sort_by_key(|c| (c.row, c.column));
+
+    let (w, h) = (layout.width(), layout.height());
+    let written = if transparent {
+        psxrender::output::save_png_rgba(out, w, h, &sheet)
+    } else {
+        psxrender::output::save_png_rgb(out, w, h, &rgb_of(&sheet))
+    };
+    written.map_err(|e| write_failed(out, e))?;
+    let index = Index {
+        image: out
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        width: w,
+        height: h,
+        layout,
+        fps: FPS,
+        model: source.display().to_string(),
+        animation: animation.and_then(|a| model.animations().get(a).map(|x| x.name.clone())),
+        pitch,
+        distance,
+        transparent,
+        cells,
+    };
+    let json_path = out.with_extension("json");
+    let json = serde_json::to_vec_pretty(&index).map_err(|e| write_failed(&json_path, e))?;
+    psxrender::output::write_atomic(&json_path, &json).map_err(|e| write_failed(&json_path, e))?;
+    eprintln!(
+        "sheet {}: {} frames x {angles} angle(s) in a {}x{} grid ({w}x{h} px), index {}",
+        out.display(),
+        frames,
+        layout.columns,
+        layout.rows,
+        json_path.display()
+    );
+    Ok(())
+}

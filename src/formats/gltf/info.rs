@@ -1,0 +1,621 @@
+//! What `psxrender info` says about a glTF model: one [`Facts`] structure, printed as text
+//! ([`std::fmt::Display`]) and as JSON (serde) so both always carry the same facts.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::{AlphaMode, Container, GltfModel, Interpolation, Topology};
+use crate::render::texture::{ps1_form, BlendClass, TextureDepth, LONE_TEXTURE_FRAMEBUFFER};
+use crate::scene::Blend;
+
+/// Most node lines the text lists (a scene of thousands of nodes is summarised after these;
+/// the JSON lists them all).
+const MAX_NODE_LINES: usize = 200;
+
+/// What an alpha mode becomes on the PS1.
+pub fn alpha_words(a: AlphaMode) -> String {
+    match a {
+        AlphaMode::Opaque => "OPAQUE -> solid".into(),
+        AlphaMode::Mask(c) => format!(
+            "MASK (cutoff {c}) -> transparent texels (CLUT/texel 0x0000) where alpha < cutoff; untextured faces dropped below it"
+        ),
+        AlphaMode::Blend => "BLEND -> PS1 semi-transparency mode 0 (B/2+F/2) on texels with partial alpha (STP bit), solid from alpha 240/255, clear below 16/255".into(),
+    }
+}
+
+fn blend_of(a: AlphaMode) -> Blend {
+    match a {
+        AlphaMode::Opaque => Blend::Opaque,
+        AlphaMode::Mask(_) => Blend::Cutout,
+        AlphaMode::Blend => Blend::Alpha,
+    }
+}
+
+/// One buffer.
+#[derive(Serialize)]
+pub struct Buffer {
+    /// Where its bytes came from (`GLB BIN chunk`, a file name, `data URI`).
+    pub origin: String,
+    /// Its length.
+    pub bytes: u64,
+}
+
+/// One node, in the order `info` lists them: depth-first from the scene's roots, then any
+/// tree outside the scene.
+#[derive(Serialize)]
+pub struct Node {
+    /// Index in the file.
+    pub index: usize,
+    /// Depth in the tree (1 = a root).
+    pub depth: usize,
+    /// Name, when the file gives one.
+    pub name: Option<String>,
+    /// False for the nodes of a tree outside the drawn scene.
+    pub in_scene: bool,
+    /// Mesh drawn at the node.
+    pub mesh: Option<usize>,
+    /// Skin that mesh is bound to.
+    pub skin: Option<usize>,
+    /// Whether the file gives a matrix (rather than TRS).
+    pub matrix: bool,
+    /// Whether some animation channel targets it.
+    pub animated: bool,
+}
+
+/// One drawable primitive.
+#[derive(Serialize)]
+pub struct Primitive {
+    /// glTF mode: `TRIANGLES`, `TRIANGLE_STRIP` or `TRIANGLE_FAN`.
+    pub topology: &'static str,
+    /// Whether it has an index accessor.
+    pub indexed: bool,
+    /// Whether its geometry came from KHR_draco_mesh_compression.
+    pub draco: bool,
+    /// Vertices.
+    pub vertices: usize,
+    /// Triangles (degenerate ones dropped).
+    pub triangles: usize,
+    /// Attribute names present.
+    pub attributes: Vec<String>,
+    /// `from the file`, `computed smooth` or `computed flat (per face)`.
+    pub normals: &'static str,
+    /// Material, `None` = the glTF default material.
+    pub material: Option<usize>,
+    /// Morph targets (applied on the CPU).
+    pub morph_targets: usize,
+}
+
+/// One mesh.
+#[derive(Serialize)]
+pub struct Mesh {
+    /// Name.
+    pub name: Option<String>,
+    /// Drawable primitives.
+    pub primitives: Vec<Primitive>,
+    /// Points/lines primitives skipped.
+    pub skipped: usize,
+    /// Default morph weights.
+    pub morph_weights: usize,
+}
+
+/// One skin.
+#[derive(Serialize)]
+pub struct Skin {
+    /// Name.
+    pub name: Option<String>,
+    /// Joints.
+    pub joints: usize,
+    /// Skeleton root node, if named.
+    pub skeleton: Option<usize>,
+}
+
+/// One animation.
+#[derive(Serialize)]
+pub struct Animation {
+    /// Name (`animation N` when the file gives none).
+    pub name: String,
+    /// Last key time, seconds.
+    pub seconds: f32,
+    /// Length in frames at 30 fps.
+    pub frames: u32,
+    /// Channels.
+    pub channels: usize,
+    /// Interpolations its samplers use, sorted (`CUBICSPLINE`, `LINEAR`, `STEP`).
+    pub interpolations: Vec<&'static str>,
+}
+
+/// One material.
+#[derive(Serialize)]
+pub struct Material {
+    /// Name.
+    pub name: Option<String>,
+    /// `baseColorFactor`, linear RGBA.
+    pub base_color: [f32; 4],
+    /// `baseColorTexture`: texture index.
+    pub texture: Option<usize>,
+    /// The TEXCOORD set it samples.
+    pub texcoord: Option<u32>,
+    /// `doubleSided` (no NCLIP cull).
+    pub double_sided: bool,
+    /// `OPAQUE`, `MASK` or `BLEND`.
+    pub alpha_mode: &'static str,
+    /// `alphaCutoff`, for `MASK`.
+    pub alpha_cutoff: Option<f32>,
+    /// What the alpha mode becomes on the PS1.
+    pub ps1_alpha: String,
+}
+
+/// The decoded image a texture shows.
+#[derive(Serialize)]
+pub struct Image {
+    /// The image's name, when it differs from where it came from.
+    pub image_name: Option<String>,
+    /// Where its bytes came from (file name, `bufferViews[N]`, `data URI`).
+    pub origin: String,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `PNG` / `JPEG`.
+    pub encoding: &'static str,
+}
+
+/// How one material's use of a texture is converted (auto depth; `--depth` overrides), as
+/// [`ps1_form`] converts it (what `psxrender texture` shows).
+#[derive(Serialize)]
+pub struct Ps1Texture {
+    /// The material.
+    pub material: usize,
+    /// Size in texels after resampling (before any halving to fit a model's textures in VRAM).
+    pub size: [u32; 2],
+    /// Bits per texel: 4 or 8 (CLUT) or 15 (direct).
+    pub bits: u32,
+    /// Distinct 15-bit texel values before the CLUT is made.
+    pub colours: usize,
+}
+
+/// One texture.
+#[derive(Serialize)]
+pub struct Texture {
+    /// Image index.
+    pub image: usize,
+    /// The image, when the index names one.
+    #[serde(flatten)]
+    pub decoded: Option<Image>,
+    /// Wrap modes (S, T) as glTF names them.
+    pub wrap: [&'static str; 2],
+    /// Its PS1 form per material that uses it.
+    pub ps1: Vec<Ps1Texture>,
+}
+
+/// Everything `info` says about a glTF model.
+#[derive(Serialize)]
+pub struct Facts {
+    /// "glTF".
+    pub format: &'static str,
+    /// `asset.version`.
+    pub version: String,
+    /// `binary .glb` or `JSON .gltf`.
+    pub container: &'static str,
+    /// `asset.generator`.
+    pub generator: Option<String>,
+    /// `asset.copyright`.
+    pub copyright: Option<String>,
+    /// Buffers.
+    pub buffers: Vec<Buffer>,
+    /// The scene drawn (`None`: the file names none, every root node is drawn).
+    pub scene: Option<usize>,
+    /// Scenes in the file.
+    pub scenes: usize,
+    /// Root nodes drawn.
+    pub roots: usize,
+    /// Nodes in the file.
+    pub node_count: usize,
+    /// The node tree, in listing order.
+    pub nodes: Vec<Node>,
+    /// Meshes.
+    pub meshes: Vec<Mesh>,
+    /// Skins.
+    pub skins: Vec<Skin>,
+    /// Animations.
+    pub animations: Vec<Animation>,
+    /// Materials.
+    pub materials: Vec<Material>,
+    /// Textures.
+    pub textures: Vec<Texture>,
+    /// Nodes that draw meshes.
+    pub drawn_mesh_nodes: usize,
+    /// The load's memory budget, bytes.
+    pub budget_limit: u64,
+    /// What the load charged to it, bytes.
+    pub budget_used: u64,
+}
+
+/// The nodes depth-first from the roots, then any trees outside the scene.
+fn node_tree(m: &GltfModel) -> Vec<Node> {
+    let mut out = Vec::new();
+    let mut listed = vec![false; m.nodes.len()];
+    let mut stack: Vec<(usize, usize, bool)> =
+        m.roots.iter().rev().map(|&r| (r, 1, true)).collect();
+    loop {
+        let Some((n, depth, in_scene)) = stack.pop() else {
+            match (0..m.nodes.len()).find(|&i| !listed[i] && m.nodes[i].parent.is_none()) {
+                Some(r) => {
+                    stack.push((r, 1, false));
+                    continue;
+                }
+                None => break,
+            }
+        };
+        if std::mem::replace(&mut listed[n], true) {
+            continue;
+        }
+        let node = &m.nodes[n];
+        stack.extend(
+            node.children
+                .iter()
+                .rev()
+                .map(|&c| (c, depth + 1, in_scene)),
+        );
+        out.push(Node {
+            index: n,
+            depth,
+            name: node.name.clone(),
+            in_scene,
+            mesh: node.mesh,
+            skin: node.skin,
+            matrix: node.matrix.is_some(),
+            animated: node.animated,
+        });
+    }
+    out
+}
+
+impl Facts {
+    /// The facts of `m`.
+    pub fn of(m: &GltfModel) -> Facts {
+        Facts {
+            format: super::FORMAT,
+            version: m.version.clone(),
+            container: match &m.container {
+                Container::Binary { .. } => "binary .glb",
+                Container::Json => "JSON .gltf",
+            },
+            generator: m.generator.clone(),
+            copyright: m.copyright.clone(),
+            buffers: m
+                .buffers
+                .iter()
+                .map(|(origin, bytes)| Buffer {
+                    origin: origin.clone(),
+                    bytes: *bytes,
+                })
+                .collect(),
+            scene: m.scene.0,
+            scenes: m.scene.1,
+            roots: m.roots.len(),
+            node_count: m.nodes.len(),
+            nodes: node_tree(m),
+            meshes: m
+                .meshes
+                .iter()
+                .map(|mesh| Mesh {
+                    name: mesh.name.clone(),
+                    primitives: mesh
+                        .primitives
+                        .iter()
+                        .map(|p| Primitive {
+                            topology: match p.topology {
+                                Some(Topology::Triangles) | None => "TRIANGLES",
+                                Some(Topology::Strip) => "TRIANGLE_STRIP",
+                                Some(Topology::Fan) => "TRIANGLE_FAN",
+                            },
+                            indexed: p.indexed,
+                            draco: p.draco,
+                            vertices: p.positions.len(),
+                            triangles: p.triangles.len(),
+                            attributes: p.attributes.clone(),
+                            normals: match (&p.normals, p.normals_computed) {
+                                (Some(_), false) => "from the file",
+                                (Some(_), true) => "computed smooth",
+                                (None, _) => "computed flat (per face)",
+                            },
+                            material: p.material,
+                            morph_targets: p.targets.len(),
+                        })
+                        .collect(),
+                    skipped: mesh.skipped,
+                    morph_weights: mesh.weights.len(),
+                })
+                .collect(),
+            skins: m
+                .skins
+                .iter()
+                .map(|sk| Skin {
+                    name: sk.name.clone(),
+                    joints: sk.joints.len(),
+                    skeleton: sk.skeleton,
+                })
+                .collect(),
+            animations: m
+                .animations
+                .iter()
+                .map(|a| {
+                    let mut kinds: Vec<&'static str> = a
+                        .channels
+                        .iter()
+                        .map(|c| match c.interpolation {
+                            Interpolation::Step => "STEP",
+                            Interpolation::Linear => "LINEAR",
+                            Interpolation::CubicSpline => "CUBICSPLINE",
+                        })
+                        .collect();
+                    kinds.sort_unstable();
+                    kinds.dedup();
+                    Animation {
+                        name: a.name.clone(),
+                        seconds: a.duration,
+                        frames: a.frames(),
+                        channels: a.channels.len(),
+                        interpolations: kinds,
+                    }
+                })
+                .collect(),
+            materials: m
+                .materials
+                .iter()
+                .map(|mt| Material {
+                    name: mt.name.clone(),
+                    base_color: mt.base_color,
+                    texture: mt.texture.map(|t| t.0),
+                    texcoord: mt.texture.map(|t| t.1),
+                    double_sided: mt.double_sided,
+                    alpha_mode: match mt.alpha {
+                        AlphaMode::Opaque => "OPAQUE",
+                        AlphaMode::Mask(_) => "MASK",
+                        AlphaMode::Blend => "BLEND",
+                    },
+                    alpha_cutoff: match mt.alpha {
+                        AlphaMode::Mask(c) => Some(c),
+                        _ => None,
+                    },
+                    ps1_alpha: alpha_words(mt.alpha),
+                })
+                .collect(),
+            textures: m
+                .textures
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Texture {
+                    image: t.image,
+                    decoded: m.images.get(t.image).map(|img| Image {
+                        image_name: (img.name != img.origin).then(|| img.name.clone()),
+                        origin: img.origin.clone(),
+                        width: img.texture.image.width,
+                        height: img.texture.image.height,
+                        encoding: img.encoding,
+                    }),
+                    wrap: t.wrap,
+                    ps1: ps1_forms(m, i),
+                })
+                .collect(),
+            drawn_mesh_nodes: m.instances.len(),
+            budget_limit: m.budget.0,
+            budget_used: m.budget.1,
+        }
+    }
+}
+
+/// How each material that shows texture `i` has it quantised (auto depth).
+fn ps1_forms(m: &GltfModel, i: usize) -> Vec<Ps1Texture> {
+    let mut out = Vec::new();
+    for (mi, mt) in m.materials.iter().enumerate() {
+        if mt.texture.map(|x| x.0) != Some(i) {
+            continue;
+        }
+        let Some(v) = m.material_variant[mi].and_then(|v| m.variants.get(v)) else {
+            continue;
+        };
+        // Alone beside the framebuffer, a texture (at most 256x256) is never halved.
+        let class = BlendClass::from(blend_of(mt.alpha));
+        let Ok(form) = ps1_form(
+            &v.texture.image,
+            class,
+            TextureDepth::Auto,
+            LONE_TEXTURE_FRAMEBUFFER,
+        ) else {
+            continue;
+        };
+        out.push(Ps1Texture {
+            material: mi,
+            size: [form.tim.pixel_width(), u32::from(form.tim.image.height)],
+            bits: form.bits(),
+            colours: form.colours,
+        });
+    }
+    out
+}
+
+fn or_unnamed(name: &Option<String>) -> &str {
+    name.as_deref().unwrap_or("(unnamed)")
+}
+
+impl fmt::Display for Facts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "format: glTF {} ({})", self.version, self.container)?;
+        if let Some(g) = &self.generator {
+            writeln!(f, "generator: {g}")?;
+        }
+        if let Some(c) = &self.copyright {
+            writeln!(f, "copyright: {c}")?;
+        }
+        writeln!(f, "buffers: {}", self.buffers.len())?;
+        for (i, b) in self.buffers.iter().enumerate() {
+            writeln!(f, "  [{i}] {}, {} bytes", b.origin, b.bytes)?;
+        }
+        match self.scene {
+            Some(i) => writeln!(
+                f,
+                "scene: {i} of {} ({} root nodes)",
+                self.scenes, self.roots
+            )?,
+            None => writeln!(
+                f,
+                "scene: none given; drawing the {} root nodes",
+                self.roots
+            )?,
+        }
+        writeln!(f, "nodes: {}", self.node_count)?;
+        for n in self.nodes.iter().take(MAX_NODE_LINES) {
+            write!(
+                f,
+                "{:indent$}[{}] {}",
+                "",
+                n.index,
+                or_unnamed(&n.name),
+                indent = n.depth * 2
+            )?;
+            // Said once, at the root of each tree outside the scene.
+            if !n.in_scene && n.depth == 1 {
+                f.write_str(" (not in the scene)")?;
+            }
+            if let Some(me) = n.mesh {
+                write!(f, " mesh {me}")?;
+            }
+            if let Some(sk) = n.skin {
+                write!(f, " skin {sk}")?;
+            }
+            if n.matrix {
+                f.write_str(" matrix")?;
+            }
+            if n.animated {
+                f.write_str(" animated")?;
+            }
+            writeln!(f)?;
+        }
+        if self.nodes.len() > MAX_NODE_LINES {
+            writeln!(f, "  ... {} more nodes", self.nodes.len() - MAX_NODE_LINES)?;
+        }
+        writeln!(f, "meshes: {}", self.meshes.len())?;
+        for (i, mesh) in self.meshes.iter().enumerate() {
+            write!(
+                f,
+                "  [{i}] {}: {} primitives",
+                or_unnamed(&mesh.name),
+                mesh.primitives.len()
+            )?;
+            if mesh.skipped > 0 {
+                write!(f, " ({} points/lines primitives skipped)", mesh.skipped)?;
+            }
+            if mesh.morph_weights > 0 {
+                write!(f, ", {} morph weights", mesh.morph_weights)?;
+            }
+            writeln!(f)?;
+            for (p, prim) in mesh.primitives.iter().enumerate() {
+                write!(
+                    f,
+                    "    primitive {p}: {}{}{}, {} vertices, {} triangles, attributes {}; normals {}; material {}",
+                    prim.topology,
+                    if prim.indexed { " indexed" } else { " not indexed" },
+                    if prim.draco { " (Draco)" } else { "" },
+                    prim.vertices,
+                    prim.triangles,
+                    prim.attributes.join(" "),
+                    prim.normals,
+                    prim.material.map_or("default".into(), |i| i.to_string()),
+                )?;
+                if prim.morph_targets > 0 {
+                    write!(
+                        f,
+                        ", {} morph targets (applied on the CPU)",
+                        prim.morph_targets
+                    )?;
+                }
+                writeln!(f)?;
+            }
+        }
+        writeln!(f, "skins: {}", self.skins.len())?;
+        for (i, sk) in self.skins.iter().enumerate() {
+            write!(f, "  [{i}] {}: {} joints", or_unnamed(&sk.name), sk.joints)?;
+            if let Some(r) = sk.skeleton {
+                write!(f, ", skeleton root node {r}")?;
+            }
+            writeln!(f)?;
+        }
+        writeln!(f, "animations: {}", self.animations.len())?;
+        for (i, a) in self.animations.iter().enumerate() {
+            writeln!(
+                f,
+                "  [{i}] {:<16} {:>8.3} s  {:>5} frames  {} channels ({})",
+                a.name,
+                a.seconds,
+                a.frames,
+                a.channels,
+                a.interpolations.join(", ")
+            )?;
+        }
+        writeln!(f, "materials: {}", self.materials.len())?;
+        for (i, mt) in self.materials.iter().enumerate() {
+            let c = mt.base_color;
+            write!(
+                f,
+                "  [{i}] {}: baseColorFactor [{:.3}, {:.3}, {:.3}, {:.3}]",
+                or_unnamed(&mt.name),
+                c[0],
+                c[1],
+                c[2],
+                c[3]
+            )?;
+            if let (Some(t), Some(set)) = (mt.texture, mt.texcoord) {
+                write!(f, " x texture {t} (TEXCOORD_{set})")?;
+            }
+            writeln!(
+                f,
+                ", {}, {}",
+                if mt.double_sided {
+                    "double-sided (no NCLIP cull)"
+                } else {
+                    "single-sided (back faces culled by NCLIP)"
+                },
+                mt.ps1_alpha
+            )?;
+        }
+        writeln!(f, "textures: {}", self.textures.len())?;
+        for (i, t) in self.textures.iter().enumerate() {
+            let Some(img) = &t.decoded else {
+                continue;
+            };
+            let named = img
+                .image_name
+                .as_ref()
+                .map_or(String::new(), |n| format!(" '{n}'"));
+            writeln!(
+                f,
+                "  [{i}] image {}{named} from {} ({}x{} {}), wrap {}/{}",
+                t.image, img.origin, img.width, img.height, img.encoding, t.wrap[0], t.wrap[1]
+            )?;
+            for p in &t.ps1 {
+                let how = match p.bits {
+                    4 => format!("4bpp, 16-colour CLUT ({} distinct texels)", p.colours),
+                    8 if p.colours > 256 => format!(
+                        "8bpp, 256-colour CLUT (median cut of {} distinct texels)",
+                        p.colours
+                    ),
+                    8 => format!("8bpp, 256-colour CLUT ({} distinct texels)", p.colours),
+                    _ => "15bpp direct".into(),
+                };
+                writeln!(
+                    f,
+                    "      material {}: -> {}x{} {how}",
+                    p.material, p.size[0], p.size[1]
+                )?;
+            }
+        }
+        writeln!(
+            f,
+            "drawn: {} mesh nodes; load budget {} of {} bytes",
+            self.drawn_mesh_nodes, self.budget_used, self.budget_limit
+        )
+    }
+}

@@ -1,0 +1,934 @@
+//! The validated document → plain arrays: the node tree (one parent per node, no cycles),
+//! meshes' triangle primitives with their attributes, skins, animation channels with their keys,
+//! materials, images and the textures faces will sample.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use ::gltf::animation::Property as GProperty;
+use ::gltf::mesh::Mode;
+
+use super::accessor::Reader;
+use super::source::{self, with_offset, Source};
+use super::{
+    draco, json_error, AlphaMode, Animation, Budget, Channel, GltfModel, Image, Instance,
+    Interpolation, Material, Mesh, MorphTarget, Node, Primitive, Property, Skin, TextureRef,
+    Topology, Trs, Variant, MAX_JOINTS, MAX_MORPH_TARGETS, MAX_POSED_VERTICES,
+};
+use crate::formats::error::Result;
+use crate::formats::m2::math::{cross, normalize3, Affine};
+use crate::formats::LoadOptions;
+use crate::scene::{RgbaImage, Texture};
+
+/// A column-major 4×4 matrix (glTF's layout) as an affine transform (its last row is taken to
+/// be 0 0 0 1, as glTF requires of node and joint matrices).
+pub fn affine_from_columns(m: &[f32]) -> Affine {
+    let mut a = Affine::IDENTITY;
+    for (row, r) in a.0.iter_mut().enumerate() {
+        for (col, c) in r.iter_mut().enumerate() {
+            *c = m[col * 4 + row];
+        }
+    }
+    a
+}
+
+/// Builds the model from an opened document.
+pub fn build(path: &Path, src: Source, opts: &LoadOptions, budget: &Budget) -> Result<GltfModel> {
+    let json_offset = src.json_offset;
+    let mut warnings = Vec::new();
+    let model = build_inner(path, &src, opts, budget, &mut warnings).map_err(|e| {
+        if e.offset == 0 {
+            with_offset(e, json_offset)
+        } else {
+            e
+        }
+    })?;
+    Ok(GltfModel {
+        warnings,
+        budget: (budget.limit(), budget.used()),
+        ..model
+    })
+}
+
+fn build_inner(
+    path: &Path,
+    src: &Source,
+    opts: &LoadOptions,
+    budget: &Budget,
+    warnings: &mut Vec<String>,
+) -> Result<GltfModel> {
+    let doc = &src.doc;
+    let reader = Reader {
+        buffers: &src.buffers,
+        budget,
+    };
+    for ext in doc.extensions_used() {
+        if !source::HANDLED_EXTENSIONS.contains(&ext) {
+            warnings.push(format!(
+                "glTF extension {ext} is not supported and is ignored"
+            ));
+        }
+    }
+    if doc.cameras().next().is_some() {
+        warnings.push(
+            "glTF cameras are ignored: psxrender places its own camera (--yaw/--pitch/--distance)"
+                .into(),
+        );
+    }
+    let (nodes, order) = nodes(doc)?;
+    let scene_count = doc.scenes().len();
+    let scene = doc.default_scene().or_else(|| doc.scenes().next());
+    let roots: Vec<usize> = match &scene {
+        Some(s) => s.nodes().map(|n| n.index()).collect(),
+        None => (0..nodes.len())
+            .filter(|&i| nodes[i].parent.is_none())
+            .collect(),
+    };
+    let materials = materials(doc);
+    let images = images(doc, src, &reader, budget)?;
+    let textures: Vec<TextureRef> = doc
+        .textures()
+        .map(|t| {
+            let s = t.sampler();
+            TextureRef {
+                image: t.source().index(),
+                wrap: [wrap_name(s.wrap_s()), wrap_name(s.wrap_t())],
+            }
+        })
+        .collect();
+    for (i, t) in textures.iter().enumerate() {
+        if t.wrap != ["REPEAT", "REPEAT"] {
+            warnings.push(format!(
+                "glTF textures[{i}] wraps {}/{}: the PS1 texture window only repeats, so it is drawn repeating",
+                t.wrap[0], t.wrap[1]
+            ));
+        }
+    }
+    let mut meshes = Vec::new();
+    for mesh in doc.meshes() {
+        meshes.push(read_mesh(doc, &reader, &mesh, &materials, opts, warnings)?);
+    }
+    let skins = skins(doc, &reader)?;
+    let mut nodes = nodes;
+    let animations = animations(doc, &reader, &mut nodes, &meshes)?;
+    let (variants, material_variant) = variants(&materials, &textures, &images, budget)?;
+    let instances = instances(&nodes, &roots, &meshes, &skins, budget, warnings)?;
+    let asset = &doc.as_json().asset;
+    Ok(GltfModel {
+        path: path.to_path_buf(),
+        container: src.container.clone(),
+        version: asset.version.clone(),
+        generator: asset.generator.clone(),
+        copyright: asset.copyright.clone(),
+        buffers: src
+            .buffers
+            .iter()
+            .map(|b| (b.origin.clone(), b.bytes.len() as u64))
+            .collect(),
+        scene: (scene.map(|s| s.index()), scene_count),
+        roots,
+        nodes,
+        order,
+        meshes,
+        skins,
+        animations,
+        materials,
+        textures,
+        images,
+        variants,
+        material_variant,
+        instances,
+        budget: (0, 0),
+        warnings: Vec::new(),
+    })
+}
+
+fn wrap_name(w: ::gltf::texture::WrappingMode) -> &'static str {
+    match w {
+        ::gltf::texture::WrappingMode::ClampToEdge => "CLAMP_TO_EDGE",
+        ::gltf::texture::WrappingMode::MirroredRepeat => "MIRRORED_REPEAT",
+        ::gltf::texture::WrappingMode::Repeat => "REPEAT",
+    }
+}
+
+/// Nodes with parents assigned, and an order with parents first. A node listed as the child of
+/// two nodes, or a cycle, is an error.
+fn nodes(doc: &::gltf::Document) -> Result<(Vec<Node>, Vec<usize>)> {
+    let mut out: Vec<Node> = Vec::with_capacity(doc.nodes().len());
+    for n in doc.nodes() {
+        let transform = n.transform();
+        let matrix = match transform.clone() {
+            ::gltf::scene::Transform::Matrix { matrix } => {
+                Some(affine_from_columns(matrix.as_flattened()))
+            }
+            ::gltf::scene::Transform::Decomposed { .. } => None,
+        };
+        let (t, r, s) = transform.decomposed();
+        let finite = |v: &[f32]| v.iter().all(|c| c.is_finite());
+        let trs = if finite(&t) && finite(&r) && finite(&s) {
+            Trs {
+                translation: t,
+                rotation: r,
+                scale: s,
+            }
+        } else {
+            Trs::IDENTITY
+        };
+        out.push(Node {
+            name: n.name().map(str::to_string),
+            parent: None,
+            children: n.children().map(|c| c.index()).collect(),
+            trs,
+            matrix,
+            animated: false,
+            mesh: n.mesh().map(|m| m.index()),
+            skin: n.skin().map(|s| s.index()),
+            weights: n.weights().map(<[f32]>::to_vec),
+        });
+    }
+    for p in 0..out.len() {
+        for k in 0..out[p].children.len() {
+            let c = out[p].children[k];
+            if c == p {
+                return Err(json_error(
+                    format!("nodes[{p}].children"),
+                    format!("node {p} is its own child"),
+                ));
+            }
+            if let Some(q) = out[c].parent {
+                return Err(json_error(
+                    format!("nodes[{p}].children"),
+                    format!("node {c} is already a child of node {q} (nodes must form trees)"),
+                ));
+            }
+            out[c].parent = Some(p);
+        }
+    }
+    // Parents first: breadth-first from the parentless nodes. A node never reached sits on a
+    // cycle (every node of a cycle has a parent).
+    let mut order: Vec<usize> = (0..out.len())
+        .filter(|&i| out[i].parent.is_none())
+        .collect();
+    let mut k = 0;
+    while k < order.len() {
+        let n = order[k];
+        order.extend(out[n].children.iter().copied());
+        k += 1;
+    }
+    if order.len() < out.len() {
+        let mut seen = vec![false; out.len()];
+        for &i in &order {
+            seen[i] = true;
+        }
+        let on_cycle = (0..out.len()).find(|&i| !seen[i]).unwrap_or(0);
+        return Err(json_error(
+            format!("nodes[{on_cycle}].children"),
+            format!("node {on_cycle} is its own ancestor (the node hierarchy has a cycle)"),
+        ));
+    }
+    Ok((out, order))
+}
+
+fn materials(doc: &::gltf::Document) -> Vec<Material> {
+    doc.materials()
+        .map(|m| {
+            let pbr = m.pbr_metallic_roughness();
+            let alpha = match m.alpha_mode() {
+                ::gltf::material::AlphaMode::Opaque => AlphaMode::Opaque,
+                ::gltf::material::AlphaMode::Mask => {
+                    AlphaMode::Mask(m.alpha_cutoff().unwrap_or(0.5).clamp(0.0, 1.0))
+                }
+                ::gltf::material::AlphaMode::Blend => AlphaMode::Blend,
+            };
+            let f = pbr.base_color_factor();
+            Material {
+                name: m.name().map(str::to_string),
+                base_color: f.map(|c| {
+                    if c.is_finite() {
+                        c.clamp(0.0, 1.0)
+                    } else {
+                        1.0
+                    }
+                }),
+                texture: pbr
+                    .base_color_texture()
+                    .map(|t| (t.texture().index(), t.tex_coord())),
+                alpha,
+                double_sided: m.double_sided(),
+            }
+        })
+        .collect()
+}
+
+/// The MIME type of a `data:` URI, if it names one.
+fn data_uri_mime(uri: &str) -> Option<&str> {
+    let rest = uri.strip_prefix("data:")?;
+    let end = rest.find([';', ','])?;
+    Some(&rest[..end]).filter(|m| !m.is_empty())
+}
+
+fn images(
+    doc: &::gltf::Document,
+    src: &Source,
+    reader: &Reader,
+    budget: &Budget,
+) -> Result<Vec<Image>> {
+    let mut out = Vec::new();
+    // The JSON is read directly: the crate's `Image::source` unwraps a missing mimeType or uri.
+    for (i, img) in doc.as_json().images.iter().enumerate() {
+        let jpath = format!("images[{i}]");
+        let mime = img.mime_type.as_ref().map(|m| m.0.as_str());
+        let (origin, file, bytes_owned, bytes_view, mime) = match (&img.buffer_view, &img.uri) {
+            (Some(v), _) => {
+                let view = doc.views().nth(v.value()).ok_or_else(|| {
+                    json_error(format!("{jpath}.bufferView"), "no such buffer view")
+                })?;
+                let bytes = reader.view_bytes(&view)?;
+                (
+                    format!("bufferViews[{}]", v.value()),
+                    None,
+                    None,
+                    Some(bytes),
+                    mime,
+                )
+            }
+            (None, Some(uri)) if uri.starts_with("data:") => {
+                let data =
+                    ::gltf::buffer::Data::from_source(::gltf::buffer::Source::Uri(uri), None)
+                        .map_err(|e| {
+                            json_error(format!("{jpath}.uri"), format!("data URI: {e}"))
+                        })?;
+                budget.charge(data.0.len() as u64, "image data URI (bytes)")?;
+                let mime = mime.or(data_uri_mime(uri));
+                ("data URI".to_string(), None, Some(data.0), None, mime)
+            }
+            (None, Some(uri)) => {
+                let file = source::external_path(&src.base, uri)
+                    .map_err(|m| json_error(format!("{jpath}.uri"), m))?;
+                let bytes = source::read_external(&file, budget)?;
+                (uri.clone(), Some(file), Some(bytes), None, mime)
+            }
+            (None, None) => return Err(json_error(&jpath, "has neither a uri nor a bufferView")),
+        };
+        let bytes: &[u8] = bytes_view.or(bytes_owned.as_deref()).unwrap_or(&[]);
+        let Some(format) = source::image_format(bytes, mime) else {
+            let e = json_error(
+                &jpath,
+                format!(
+                    "{origin}: not a PNG or JPEG image (mimeType {})",
+                    mime.unwrap_or("not given")
+                ),
+            );
+            return Err(match &file {
+                Some(f) => e.in_file(f),
+                None => e,
+            });
+        };
+        let decoded = source::decode_image(bytes, format, budget).map_err(|m| {
+            let e = json_error(&jpath, format!("{origin}: {m}"));
+            match &file {
+                Some(f) => e.in_file(f),
+                None => e,
+            }
+        })?;
+        let name = img.name.clone().unwrap_or_else(|| origin.clone());
+        out.push(Image {
+            name: name.clone(),
+            origin,
+            encoding: if format == image::ImageFormat::Png {
+                "PNG"
+            } else {
+                "JPEG"
+            },
+            texture: Texture {
+                name,
+                image: decoded,
+            },
+        });
+    }
+    Ok(out)
+}
+
+/// Charges `bytes` against the budget, blaming `path`.
+fn charge(budget: &Budget, bytes: u64, path: &str) -> Result<()> {
+    budget
+        .charge(bytes, "decoded data (bytes)")
+        .map_err(|e| json_error(path, e.to_string()))
+}
+
+fn read_mesh(
+    doc: &::gltf::Document,
+    reader: &Reader,
+    mesh: &::gltf::Mesh,
+    materials: &[Material],
+    opts: &LoadOptions,
+    warnings: &mut Vec<String>,
+) -> Result<Mesh> {
+    let m = mesh.index();
+    let mut out = Mesh {
+        name: mesh.name().map(str::to_string),
+        weights: mesh.weights().map(<[f32]>::to_vec).unwrap_or_default(),
+        ..Mesh::default()
+    };
+    for prim in mesh.primitives() {
+        let p = prim.index();
+        let path = format!("meshes[{m}].primitives[{p}]");
+        let topology = match prim.mode() {
+            Mode::Triangles => Topology::Triangles,
+            Mode::TriangleStrip => Topology::Strip,
+            Mode::TriangleFan => Topology::Fan,
+            other => {
+                warnings.push(format!(
+                    "glTF {path}: mode {other:?} is not triangles, strip or fan; skipped"
+                ));
+                out.skipped += 1;
+                continue;
+            }
+        };
+        let material = prim.material().index();
+        let uv_set = material
+            .and_then(|i| materials.get(i))
+            .and_then(|mt| mt.texture)
+            .map_or(0, |t| t.1);
+        let mut prim_out = Primitive {
+            topology: Some(topology),
+            material,
+            attributes: prim.attributes().map(|(s, _)| s.to_string()).collect(),
+            ..Primitive::default()
+        };
+        let attr = |name: &str| prim.attributes().find(|(s, _)| s.to_string() == name);
+        if let Some(ext) = prim.extension_value("KHR_draco_mesh_compression") {
+            let mut want = HashMap::new();
+            for (s, a) in prim.attributes() {
+                want.insert(
+                    s.to_string(),
+                    (a.dimensions().multiplicity(), a.normalized()),
+                );
+            }
+            let d = draco::decode(doc, reader, &path, ext, &want)?;
+            let get = |name: &str| d.attributes.get(name);
+            let vec3 = |v: &(usize, Vec<f64>)| -> Option<Vec<[f32; 3]>> {
+                (v.0 == 3).then(|| {
+                    v.1.chunks_exact(3)
+                        .map(|c| [c[0] as f32, c[1] as f32, c[2] as f32])
+                        .collect()
+                })
+            };
+            prim_out.draco = true;
+            prim_out.positions = get("POSITION").and_then(vec3).ok_or_else(|| {
+                json_error(
+                    format!("{path}.extensions"),
+                    "Draco stream lacks a VEC3 POSITION",
+                )
+            })?;
+            prim_out.normals = get("NORMAL").and_then(vec3);
+            prim_out.uvs = get(&format!("TEXCOORD_{uv_set}"))
+                .filter(|v| v.0 == 2)
+                .map(|v| {
+                    v.1.chunks_exact(2)
+                        .map(|c| [c[0] as f32, c[1] as f32])
+                        .collect()
+                });
+            prim_out.colors = get("COLOR_0").filter(|v| v.0 == 3 || v.0 == 4).map(|v| {
+                v.1.chunks_exact(v.0)
+                    .map(|c| std::array::from_fn(|i| c.get(i).map_or(1.0, |&x| x as f32)))
+                    .collect()
+            });
+            prim_out.joints = get("JOINTS_0").filter(|v| v.0 == 4).map(|v| {
+                v.1.chunks_exact(4)
+                    .map(|c| std::array::from_fn(|i| c[i].clamp(0.0, 65535.0) as u16))
+                    .collect()
+            });
+            prim_out.weights = get("WEIGHTS_0").filter(|v| v.0 == 4).map(|v| {
+                v.1.chunks_exact(4)
+                    .map(|c| std::array::from_fn(|i| c[i] as f32))
+                    .collect()
+            });
+            prim_out.indexed = true;
+            prim_out.triangles = d.triangles;
+            if d.points != prim_out.positions.len() {
+                return Err(json_error(&path, "Draco attribute sizes disagree"));
+            }
+        } else {
+            let (_, pos) = attr("POSITION")
+                .ok_or_else(|| json_error(format!("{path}.attributes"), "no POSITION"))?;
+            prim_out.positions = reader.floats::<3>(&pos, "POSITION")?;
+            let n = prim_out.positions.len();
+            let check = |name: &str, len: usize| {
+                if len == n {
+                    Ok(())
+                } else {
+                    Err(json_error(
+                        format!("{path}.attributes.{name}"),
+                        format!("{len} elements, but POSITION has {n}"),
+                    ))
+                }
+            };
+            if let Some((_, a)) = attr("NORMAL") {
+                let v = reader.floats::<3>(&a, "NORMAL")?;
+                check("NORMAL", v.len())?;
+                prim_out.normals = Some(v);
+            }
+            let uv_name = format!("TEXCOORD_{uv_set}");
+            if let Some((_, a)) = attr(&uv_name) {
+                let v = reader.floats::<2>(&a, &uv_name)?;
+                check(&uv_name, v.len())?;
+                prim_out.uvs = Some(v);
+            }
+            if let Some((_, a)) = attr("COLOR_0") {
+                let v = reader.floats_3_or_4(&a, "COLOR_0", 1.0)?;
+                check("COLOR_0", v.len())?;
+                prim_out.colors = Some(v);
+            }
+            if let Some((_, a)) = attr("JOINTS_0") {
+                let (v, w) = reader.uints(&a, "JOINTS_0")?;
+                if w != 4 {
+                    return Err(json_error(
+                        format!("{path}.attributes.JOINTS_0"),
+                        "must be VEC4",
+                    ));
+                }
+                check("JOINTS_0", v.len() / 4)?;
+                prim_out.joints = Some(
+                    v.chunks_exact(4)
+                        .map(|c| std::array::from_fn(|i| c[i].min(65535) as u16))
+                        .collect(),
+                );
+            }
+            if let Some((_, a)) = attr("WEIGHTS_0") {
+                let v = reader.floats::<4>(&a, "WEIGHTS_0")?;
+                check("WEIGHTS_0", v.len())?;
+                prim_out.weights = Some(v);
+            }
+            let indices = match prim.indices() {
+                Some(acc) => {
+                    let (v, w) = reader.uints(&acc, "indices")?;
+                    if w != 1 {
+                        return Err(json_error(format!("{path}.indices"), "must be SCALAR"));
+                    }
+                    if let Some(bad) = v.iter().find(|&&i| i as usize >= n) {
+                        return Err(json_error(
+                            format!("{path}.indices"),
+                            format!("index {bad} is past the {n} vertices"),
+                        ));
+                    }
+                    prim_out.indexed = true;
+                    v
+                }
+                None => (0..n as u32).collect(),
+            };
+            charge(reader.budget, indices.len() as u64 * 12, &path)?;
+            prim_out.triangles = triangles(topology, &indices);
+            let targets = prim.morph_targets();
+            if targets.len() as u64 > MAX_MORPH_TARGETS {
+                return Err(json_error(
+                    format!("{path}.targets"),
+                    format!(
+                        "{} morph targets, at most {MAX_MORPH_TARGETS}",
+                        targets.len()
+                    ),
+                ));
+            }
+            for (k, t) in targets.enumerate() {
+                let mut mt = MorphTarget::default();
+                if let Some(a) = t.positions() {
+                    let v = reader.floats::<3>(&a, "morph POSITION")?;
+                    check(&format!("targets[{k}].POSITION"), v.len())?;
+                    mt.positions = Some(v);
+                }
+                if let Some(a) = t.normals() {
+                    let v = reader.floats::<3>(&a, "morph NORMAL")?;
+                    check(&format!("targets[{k}].NORMAL"), v.len())?;
+                    mt.normals = Some(v);
+                }
+                prim_out.targets.push(mt);
+            }
+        }
+        if attr("JOINTS_1").is_some() {
+            warnings.push(format!(
+                "glTF {path}: JOINTS_1/WEIGHTS_1 are ignored (at most 4 joints per vertex)"
+            ));
+        }
+        let textured = material
+            .and_then(|i| materials.get(i))
+            .is_some_and(|mt| mt.texture.is_some());
+        if textured && prim_out.uvs.is_none() {
+            warnings.push(format!(
+                "glTF {path}: its material samples TEXCOORD_{uv_set}, which it lacks; drawn untextured"
+            ));
+        }
+        if prim_out.normals.is_none() && opts.smooth_normals {
+            prim_out.normals = Some(smooth_normals(&prim_out.positions, &prim_out.triangles));
+            prim_out.normals_computed = true;
+        }
+        out.primitives.push(prim_out);
+    }
+    Ok(out)
+}
+
+/// Triangles of a topology from its index list, counter-clockwise as glTF defines them
+/// (glTF 2.0 §3.7.2.1): strips alternate `(i, i+1, i+2)` and `(i+1, i, i+2)`; fans are
+/// `(i+1, i+2, 0)`. Triangles with a repeated vertex (strip joins) are dropped.
+pub fn triangles(topology: Topology, idx: &[u32]) -> Vec<[u32; 3]> {
+    let tris: Vec<[u32; 3]> = match topology {
+        Topology::Triangles => idx.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect(),
+        Topology::Strip => (0..idx.len().saturating_sub(2))
+            .map(|i| {
+                if i % 2 == 0 {
+                    [idx[i], idx[i + 1], idx[i + 2]]
+                } else {
+                    [idx[i + 1], idx[i], idx[i + 2]]
+                }
+            })
+            .collect(),
+        Topology::Fan => (1..idx.len().saturating_sub(1))
+            .map(|i| [idx[i], idx[i + 1], idx[0]])
+            .collect(),
+    };
+    tris.into_iter()
+        .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
+        .collect()
+}
+
+/// Smooth normals: each face's area-weighted normal added to every vertex at the same position
+/// (so split vertices — UV seams, non-indexed meshes — share one normal).
+pub fn smooth_normals(positions: &[[f32; 3]], tris: &[[u32; 3]]) -> Vec<[f32; 3]> {
+    let key = |p: [f32; 3]| p.map(f32::to_bits);
+    let mut sums: HashMap<[u32; 3], [f32; 3]> = HashMap::new();
+    for t in tris {
+        let [a, b, c] = t.map(|i| positions[i as usize]);
+        let n = cross(
+            [b[0] - a[0], b[1] - a[1], b[2] - a[2]],
+            [c[0] - a[0], c[1] - a[1], c[2] - a[2]],
+        );
+        for &i in t {
+            let s = sums.entry(key(positions[i as usize])).or_insert([0.0; 3]);
+            for k in 0..3 {
+                s[k] += n[k];
+            }
+        }
+    }
+    positions
+        .iter()
+        .map(|&p| normalize3(sums.get(&key(p)).copied().unwrap_or([0.0; 3])))
+        .collect()
+}
+
+fn skins(doc: &::gltf::Document, reader: &Reader) -> Result<Vec<Skin>> {
+    let mut out = Vec::new();
+    for skin in doc.skins() {
+        let s = skin.index();
+        let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+        if joints.len() as u64 > MAX_JOINTS {
+            return Err(json_error(
+                format!("skins[{s}].joints"),
+                format!("{} joints, at most {MAX_JOINTS}", joints.len()),
+            ));
+        }
+        let inverse_bind = match skin.inverse_bind_matrices() {
+            Some(acc) => {
+                let m = reader.floats::<16>(&acc, "inverseBindMatrices")?;
+                if m.len() < joints.len() {
+                    return Err(json_error(
+                        format!("skins[{s}].inverseBindMatrices"),
+                        format!("{} matrices for {} joints", m.len(), joints.len()),
+                    ));
+                }
+                m.iter()
+                    .take(joints.len())
+                    .map(|c| affine_from_columns(c))
+                    .collect()
+            }
+            None => vec![Affine::IDENTITY; joints.len()],
+        };
+        out.push(Skin {
+            name: skin.name().map(str::to_string),
+            joints,
+            inverse_bind,
+            skeleton: skin.skeleton().map(|n| n.index()),
+        });
+    }
+    Ok(out)
+}
+
+/// Morph target count of the mesh at `node`, 0 when none.
+fn target_count(nodes: &[Node], meshes: &[Mesh], node: usize) -> usize {
+    nodes[node].mesh.and_then(|m| meshes.get(m)).map_or(0, |m| {
+        m.primitives
+            .iter()
+            .map(|p| p.targets.len())
+            .max()
+            .unwrap_or(0)
+            .max(m.weights.len())
+    })
+}
+
+fn animations(
+    doc: &::gltf::Document,
+    reader: &Reader,
+    nodes: &mut [Node],
+    meshes: &[Mesh],
+) -> Result<Vec<Animation>> {
+    let mut out = Vec::new();
+    for anim in doc.animations() {
+        let a = anim.index();
+        let mut channels = Vec::new();
+        let mut duration = 0.0f32;
+        for ch in anim.channels() {
+            let node = ch.target().node().index();
+            let property = match ch.target().property() {
+                GProperty::Translation => Property::Translation,
+                GProperty::Rotation => Property::Rotation,
+                GProperty::Scale => Property::Scale,
+                GProperty::MorphTargetWeights => Property::Weights,
+            };
+            let sampler = ch.sampler();
+            let spath = format!("animations[{a}].samplers[{}]", sampler.index());
+            let interpolation = match sampler.interpolation() {
+                ::gltf::animation::Interpolation::Step => Interpolation::Step,
+                ::gltf::animation::Interpolation::Linear => Interpolation::Linear,
+                ::gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+            };
+            let times: Vec<f32> = reader
+                .floats::<1>(&sampler.input(), "animation input")?
+                .into_iter()
+                .map(|t| t[0])
+                .collect();
+            let (values, n) = reader.read(&sampler.output())?;
+            let per_key = if interpolation == Interpolation::CubicSpline {
+                3
+            } else {
+                1
+            };
+            let width = match property {
+                Property::Translation | Property::Scale => 3,
+                Property::Rotation => 4,
+                Property::Weights => target_count(nodes, meshes, node),
+            };
+            let expected_comps = if property == Property::Weights {
+                1
+            } else {
+                width
+            };
+            if n != expected_comps {
+                return Err(json_error(
+                    format!("{spath}.output"),
+                    format!("{n} components per element, {property:?} needs {expected_comps}"),
+                ));
+            }
+            let elements = values.len() / n;
+            let per_time = per_key
+                * if property == Property::Weights {
+                    width
+                } else {
+                    1
+                };
+            if times.is_empty() || elements != times.len() * per_time {
+                return Err(json_error(
+                    &spath,
+                    format!(
+                        "{} keys need {} output elements ({:?}), the output has {elements}",
+                        times.len(),
+                        times.len() * per_time,
+                        interpolation
+                    ),
+                ));
+            }
+            if property == Property::Weights && width == 0 {
+                continue;
+            }
+            if let Some(&last) = times.last() {
+                if last.is_finite() {
+                    duration = duration.max(last);
+                }
+            }
+            nodes[node].animated = true;
+            channels.push(Channel {
+                node,
+                property,
+                interpolation,
+                times,
+                values: values.into_iter().map(|v| v as f32).collect(),
+                width,
+            });
+        }
+        out.push(Animation {
+            name: anim
+                .name()
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("animation {a}")),
+            channels,
+            duration,
+        });
+    }
+    Ok(out)
+}
+
+/// The textures faces sample: each used (image, alpha treatment) once, with the material's
+/// alpha factor and mode baked into the texels (MASK: alpha ≥ cutoff → opaque, else clear).
+fn variants(
+    materials: &[Material],
+    textures: &[TextureRef],
+    images: &[Image],
+    budget: &Budget,
+) -> Result<(Vec<Variant>, Vec<Option<usize>>)> {
+    let mut out: Vec<Variant> = Vec::new();
+    let mut per_material = Vec::new();
+    for m in materials {
+        let Some(image) = m
+            .texture
+            .and_then(|(t, _)| textures.get(t))
+            .map(|t| t.image)
+        else {
+            per_material.push(None);
+            continue;
+        };
+        let Some(img) = images.get(image) else {
+            per_material.push(None);
+            continue;
+        };
+        let fa = m.base_color[3];
+        let key = |v: &Variant| v.image == image && v.alpha == m.alpha && v.factor_alpha == fa;
+        if let Some(i) = out.iter().position(key) {
+            per_material.push(Some(i));
+            continue;
+        }
+        let src = &img.texture.image;
+        budget.charge(src.pixels.len() as u64 * 4, "texture copy (bytes)")?;
+        let pixels = src
+            .pixels
+            .iter()
+            .map(|&[r, g, b, a]| {
+                let a = match m.alpha {
+                    AlphaMode::Opaque => 255,
+                    AlphaMode::Mask(cut) => {
+                        if f32::from(a) / 255.0 * fa >= cut {
+                            255
+                        } else {
+                            0
+                        }
+                    }
+                    AlphaMode::Blend => (f32::from(a) * fa).round() as u8,
+                };
+                [r, g, b, a]
+            })
+            .collect();
+        out.push(Variant {
+            image,
+            alpha: m.alpha,
+            factor_alpha: fa,
+            texture: Texture {
+                name: img.name.clone(),
+                image: RgbaImage {
+                    width: src.width,
+                    height: src.height,
+                    pixels,
+                },
+            },
+        });
+        per_material.push(Some(out.len() - 1));
+    }
+    Ok((out, per_material))
+}
+
+/// Every node under the scene's roots that draws a mesh, in depth-first order; checks skinned
+/// primitives' joint indices against their skin and caps the posed size.
+fn instances(
+    nodes: &[Node],
+    roots: &[usize],
+    meshes: &[Mesh],
+    skins: &[Skin],
+    budget: &Budget,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Instance>> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut stack: Vec<usize> = roots.iter().rev().copied().collect();
+    let (mut vertices, mut triangles) = (0u64, 0u64);
+    while let Some(n) = stack.pop() {
+        if !seen.insert(n) {
+            continue;
+        }
+        let node = &nodes[n];
+        stack.extend(node.children.iter().rev().copied());
+        let Some(m) = node.mesh else { continue };
+        let mesh = &meshes[m];
+        let skin = node.skin;
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            vertices += prim.positions.len() as u64;
+            triangles += prim.triangles.len() as u64;
+            match (skin, &prim.joints) {
+                (Some(s), Some(joints)) => {
+                    let count = skins[s].joints.len();
+                    if let Some(bad) = joints.iter().flatten().find(|&&j| usize::from(j) >= count)
+                    {
+                        return Err(json_error(
+                            format!("meshes[{m}].primitives[{p}].attributes.JOINTS_0"),
+                            format!("joint {bad} is past skins[{s}]'s {count} joints"),
+                        ));
+                    }
+                }
+                (None, Some(_)) => warnings.push(format!(
+                    "glTF meshes[{m}].primitives[{p}] has joints but nodes[{n}] has no skin; drawn unskinned"
+                )),
+                (Some(s), None) => warnings.push(format!(
+                    "glTF nodes[{n}] has skins[{s}] but meshes[{m}].primitives[{p}] has no JOINTS_0/WEIGHTS_0; drawn unskinned"
+                )),
+                (None, None) => {}
+            }
+        }
+        out.push(Instance {
+            node: n,
+            mesh: m,
+            skin: node.skin,
+        });
+    }
+    if vertices > MAX_POSED_VERTICES || triangles > MAX_POSED_VERTICES {
+        return Err(json_error(
+            "scene",
+            format!(
+                "draws {vertices} vertices and {triangles} triangles, more than the limit {MAX_POSED_VERTICES}"
+            ),
+        ));
+    }
+    // What one pose allocates: vertices and faces.
+    budget.charge(vertices * 64 + triangles * 128, "posed mesh (bytes)")?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_alternate_and_fans_pivot_on_the_first_vertex() {
+        assert_eq!(
+            triangles(Topology::Strip, &[0, 1, 2, 3, 4]),
+            vec![[0, 1, 2], [2, 1, 3], [2, 3, 4]]
+        );
+        assert_eq!(
+            triangles(Topology::Fan, &[0, 1, 2, 3]),
+            vec![[1, 2, 0], [2, 3, 0]]
+        );
+        assert_eq!(
+            triangles(Topology::Triangles, &[0, 1, 2, 2, 2, 3, 9]),
+            vec![[0, 1, 2]]
+        );
+        assert!(triangles(Topology::Strip, &[0, 1]).is_empty());
+    }
+
+    #[test]
+    fn column_major_matrices_keep_translation_in_the_last_column() {
+        let mut m = [0.0f32; 16];
+        m[0] = 1.0;
+        m[5] = 1.0;
+        m[10] = 1.0;
+        m[15] = 1.0;
+        m[12] = 3.0;
+        m[13] = 4.0;
+        m[14] = 5.0;
+        m[4] = 2.0; // column 1, row 0
+        let a = affine_from_columns(&m);
+        assert_eq!(a.point([0.0, 1.0, 0.0]), [5.0, 5.0, 5.0]);
+    }
+}

@@ -1,0 +1,516 @@
+//! Opening a glTF file: the GLB container's header and chunks (checked here, so the `gltf`
+//! crate is only handed a well-formed container), the JSON parsed and validated by the `gltf`
+//! crate, then every buffer resolved — the GLB BIN chunk, a base64 data URI (decoded by the
+//! crate), or a file beside the model — with its declared `byteLength` checked against the bytes
+//! actually there, and images decoded through the `image` crate under the load's budget.
+
+use std::path::{Path, PathBuf};
+
+use ::gltf::json;
+
+use super::{json_error, Budget, Container, FORMAT};
+use crate::formats::error::{ErrorKind, LoadError, Result};
+use crate::formats::images;
+use crate::formats::reader::Reader;
+use crate::formats::MAX_FILE_SIZE;
+use crate::scene::RgbaImage;
+
+/// GLB chunk type `JSON`.
+const CHUNK_JSON: u32 = 0x4E4F_534A;
+/// GLB chunk type `BIN\0`.
+const CHUNK_BIN: u32 = 0x004E_4942;
+
+/// One buffer's bytes and where they came from.
+#[derive(Debug)]
+pub struct BufferData {
+    /// Where from, for messages: `GLB BIN chunk`, `data URI`, or the file name.
+    pub origin: String,
+    /// The file errors in these bytes belong to (an external `.bin`), `None` for the model.
+    pub file: Option<PathBuf>,
+    /// Where the bytes start in that file.
+    pub offset: u64,
+    /// The bytes (exactly `byteLength` of them).
+    pub bytes: Vec<u8>,
+}
+
+/// A parsed, validated document with its buffers.
+pub struct Source {
+    /// The document.
+    pub doc: ::gltf::Document,
+    /// Buffers, by index.
+    pub buffers: Vec<BufferData>,
+    /// How it was stored.
+    pub container: Container,
+    /// The model's directory (external files are looked up there).
+    pub base: PathBuf,
+    /// Byte offset of the JSON text in the model file.
+    pub json_offset: u64,
+}
+
+/// Where the JSON text and the BIN chunk lie in a GLB file, checked.
+struct GlbLayout {
+    json: (u64, u64),
+    bin: Option<(u64, u64)>,
+    end: u64,
+}
+
+/// Checks a GLB file's header and chunk headers (glTF 2.0 §4.4).
+fn glb_layout(data: &[u8]) -> Result<GlbLayout> {
+    let r = Reader::new(data, FORMAT);
+    r.bytes(0, 12, "GLB header")?;
+    let version = r.u32_at(4, "GLB version")?;
+    if version != 2 {
+        return Err(r.error(
+            4,
+            ErrorKind::UnsupportedVersion {
+                version: u64::from(version),
+                supported: "GLB 2",
+            },
+        ));
+    }
+    let length = u64::from(r.u32_at(8, "GLB length")?);
+    if length < 20 {
+        return Err(r.invalid(
+            8,
+            format!("GLB length {length} is shorter than its headers"),
+        ));
+    }
+    if length > r.len() {
+        return Err(r.error(
+            8,
+            ErrorKind::UnexpectedEof {
+                what: "GLB file (its header's length)",
+                len: length,
+            },
+        ));
+    }
+    let json_len = u64::from(r.u32_at(12, "GLB JSON chunk length")?);
+    if r.u32_at(16, "GLB JSON chunk type")? != CHUNK_JSON {
+        return Err(r.invalid(16, "the first GLB chunk is not JSON"));
+    }
+    if 20 + json_len > length {
+        return Err(r.error(
+            12,
+            ErrorKind::OutOfBounds {
+                what: "GLB JSON chunk",
+                target: 20,
+                len: json_len,
+            },
+        ));
+    }
+    let mut end = 20 + json_len;
+    let mut bin = None;
+    // Chunks after the first BIN chunk are ignored, as glTF asks of unknown chunks.
+    if end + 8 <= length {
+        let bin_len = u64::from(r.u32_at(end, "GLB chunk length")?);
+        let ty = r.u32_at(end + 4, "GLB chunk type")?;
+        if ty == CHUNK_BIN {
+            if end + 8 + bin_len > length {
+                return Err(r.error(
+                    end,
+                    ErrorKind::OutOfBounds {
+                        what: "GLB BIN chunk",
+                        target: end + 8,
+                        len: bin_len,
+                    },
+                ));
+            }
+            bin = Some((end + 8, bin_len));
+            end += 8 + bin_len;
+        }
+    } else if end < length {
+        return Err(r.error(
+            end,
+            ErrorKind::UnexpectedEof {
+                what: "GLB chunk header",
+                len: 8,
+            },
+        ));
+    }
+    Ok(GlbLayout {
+        json: (20, json_len),
+        bin,
+        end,
+    })
+}
+
+/// The byte offset of a (1-based) line and column in `text`.
+fn line_col_offset(text: &[u8], line: usize, column: usize) -> u64 {
+    let mut line_start = 0usize;
+    for _ in 1..line.max(1) {
+        match text[line_start..].iter().position(|&c| c == b'\n') {
+            Some(i) => line_start += i + 1,
+            None => break,
+        }
+    }
+    (line_start + column.saturating_sub(1)).min(text.len()) as u64
+}
+
+/// What a validation error kind means, in words.
+fn validation_words(e: json::validation::Error) -> &'static str {
+    use json::validation::Error as V;
+    match e {
+        V::IndexOutOfBounds => "index out of range",
+        V::Invalid => "invalid value",
+        V::Missing => "required value missing",
+        V::Oversize => "size too large",
+        V::Unsupported => "not supported (an extension this loader does not implement)",
+    }
+}
+
+/// Checks the document parts the `gltf` crate's validation would index unchecked, and the asset
+/// version, before validation runs.
+fn pre_validate(root: &json::Root) -> Result<()> {
+    let version = root.asset.version.as_str();
+    let major = version.split('.').next().unwrap_or("");
+    if major != "2" {
+        return Err(LoadError::new(
+            FORMAT,
+            0,
+            ErrorKind::UnsupportedVersion {
+                version: major.parse::<u64>().unwrap_or(0),
+                supported: "glTF 2.x",
+            },
+        ));
+    }
+    if let Some(min) = &root.asset.min_version {
+        if min.split('.').next() != Some("2") || min.split('.').nth(1).is_some_and(|m| m != "0") {
+            return Err(json_error(
+                "asset.minVersion",
+                format!("requires glTF {min}; supported: 2.0"),
+            ));
+        }
+    }
+    // The crate validates neither an animation channel's target node nor its path, and its
+    // accessors unwrap both.
+    for (a, anim) in root.animations.iter().enumerate() {
+        for (c, ch) in anim.channels.iter().enumerate() {
+            let path = format!("animations[{a}].channels[{c}].target");
+            if ch.target.node.value() >= root.nodes.len() {
+                return Err(json_error(
+                    format!("{path}.node"),
+                    format!(
+                        "node {} does not exist ({} nodes)",
+                        ch.target.node.value(),
+                        root.nodes.len()
+                    ),
+                ));
+            }
+            if matches!(ch.target.path, json::validation::Checked::Invalid) {
+                return Err(json_error(
+                    format!("{path}.path"),
+                    "not translation, rotation, scale or weights",
+                ));
+            }
+        }
+    }
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            // The crate's validation reads POSITION's accessor by index without a check.
+            let pos = prim.attributes.get(&json::validation::Checked::Valid(
+                json::mesh::Semantic::Positions,
+            ));
+            if let Some(i) = pos {
+                if i.value() >= root.accessors.len() {
+                    return Err(json_error(
+                        format!("meshes[{m}].primitives[{p}].attributes.POSITION"),
+                        format!(
+                            "accessor {} does not exist ({} accessors)",
+                            i.value(),
+                            root.accessors.len()
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs the `gltf` crate's validation. One of its rules is stricter than glTF 2.0 and is
+/// dropped: an accessor without a bufferView (and without sparse values) is valid — it reads as
+/// zeros, and it is how KHR_draco_mesh_compression primitives declare their attributes.
+fn validate(root: json::Root) -> Result<::gltf::Document> {
+    use json::validation::Validate;
+    let mut errors = Vec::new();
+    root.validate(&root, json::Path::new, &mut |path, error| {
+        errors.push((path(), error))
+    });
+    errors.retain(|(path, error)| {
+        let p = path.as_str();
+        let zero_filled = *error == json::validation::Error::Missing
+            && p.starts_with("accessors[")
+            && p.ends_with("].bufferView");
+        !zero_filled
+    });
+    if let Some((path, kind)) = errors.first() {
+        let more = match errors.len() {
+            1 => String::new(),
+            n => format!(" (and {} more validation errors)", n - 1),
+        };
+        return Err(json_error(
+            path.as_str(),
+            format!("{}{more}", validation_words(*kind)),
+        ));
+    }
+    // Backstop for an enum value the crate's validation does not visit: such a value cannot be
+    // written back out, and the crate would unwrap it.
+    if serde_json::to_writer(std::io::sink(), &root).is_err() {
+        return Err(json_error(
+            "(document)",
+            "a value outside the set glTF defines for its field",
+        ));
+    }
+    Ok(::gltf::Document::from_json_without_validation(root))
+}
+
+/// Extensions this loader implements itself (removed from `extensionsRequired` before the crate
+/// validates, as the crate does not know them).
+pub const HANDLED_EXTENSIONS: &[&str] = &["KHR_draco_mesh_compression"];
+
+/// Parses and validates the document, resolves its buffers.
+pub fn open(path: &Path, data: &[u8], budget: &Budget) -> Result<Source> {
+    let (container, json_range, glb_end) = if data.starts_with(b"glTF") {
+        let l = glb_layout(data)?;
+        (
+            Container::Binary {
+                json_offset: l.json.0,
+                bin_offset: l.bin.map(|b| b.0),
+            },
+            l.json,
+            Some(l.end),
+        )
+    } else {
+        (Container::Json, (0, data.len() as u64), None)
+    };
+    let json_offset = json_range.0;
+    let json_text = &data[json_range.0 as usize..(json_range.0 + json_range.1) as usize];
+    // The JSON becomes a tree of values: bounded by a small multiple of its text.
+    budget.charge(json_range.1.saturating_mul(16), "JSON document (bytes)")?;
+    let slice = match glb_end {
+        Some(end) => &data[..end as usize],
+        None => data,
+    };
+    let parsed = ::gltf::Gltf::from_slice_without_validation(slice).map_err(|e| match e {
+        ::gltf::Error::Deserialize(je) => {
+            let at = json_offset + line_col_offset(json_text, je.line(), je.column());
+            LoadError::invalid(FORMAT, at, format!("JSON: {je}"))
+        }
+        other => LoadError::invalid(FORMAT, 0, other.to_string()),
+    })?;
+    let blob = parsed.blob;
+    let mut root = parsed.document.into_json();
+    pre_validate(&root).map_err(|e| with_offset(e, json_offset))?;
+    root.extensions_required
+        .retain(|e| !HANDLED_EXTENSIONS.contains(&e.as_str()));
+    let doc = validate(root).map_err(|e| with_offset(e, json_offset))?;
+    let base = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let bin_offset = match container {
+        Container::Binary { bin_offset, .. } => bin_offset.unwrap_or(0),
+        Container::Json => 0,
+    };
+    let mut blob = blob;
+    let mut buffers = Vec::new();
+    for buffer in doc.buffers() {
+        let i = buffer.index();
+        let len = buffer.length() as u64;
+        let jpath = format!("buffers[{i}]");
+        let (origin, file, offset, mut bytes) = match buffer.source() {
+            ::gltf::buffer::Source::Bin => {
+                let b = blob.take().ok_or_else(|| {
+                    with_offset(
+                        json_error(&jpath, "refers to the GLB BIN chunk, which this file lacks"),
+                        json_offset,
+                    )
+                })?;
+                ("GLB BIN chunk".to_string(), None, bin_offset, b)
+            }
+            ::gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => {
+                let data =
+                    ::gltf::buffer::Data::from_source(::gltf::buffer::Source::Uri(uri), None)
+                        .map_err(|e| {
+                            with_offset(json_error(&jpath, format!("data URI: {e}")), json_offset)
+                        })?;
+                ("data URI".to_string(), None, 0, data.0)
+            }
+            ::gltf::buffer::Source::Uri(uri) => {
+                let file = external_path(&base, uri)
+                    .map_err(|m| with_offset(json_error(format!("{jpath}.uri"), m), json_offset))?;
+                let bytes = read_external(&file, budget)?;
+                (uri.to_string(), Some(file), 0, bytes)
+            }
+        };
+        if (bytes.len() as u64) < len {
+            let err = LoadError::new(
+                FORMAT,
+                offset + bytes.len() as u64,
+                ErrorKind::UnexpectedEof {
+                    what: "buffer (its byteLength)",
+                    len,
+                },
+            );
+            return Err(match &file {
+                Some(f) => err.in_file(f),
+                None => err,
+            });
+        }
+        bytes.truncate(len as usize);
+        buffers.push(BufferData {
+            origin,
+            file,
+            offset,
+            bytes,
+        });
+    }
+    Ok(Source {
+        doc,
+        buffers,
+        container,
+        base,
+        json_offset,
+    })
+}
+
+/// Sets the offset of an error (the JSON text's start for path errors).
+pub fn with_offset(mut e: LoadError, offset: u64) -> LoadError {
+    e.offset = offset;
+    e
+}
+
+/// A relative URI (percent-encoded, `/`-separated) as a path beside the model.
+pub fn external_path(base: &Path, uri: &str) -> std::result::Result<PathBuf, String> {
+    if uri.contains(':') {
+        return Err(format!(
+            "URI '{uri}' has a scheme; only data URIs and relative paths are read"
+        ));
+    }
+    let mut bytes = Vec::with_capacity(uri.len());
+    let raw = uri.as_bytes();
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i] == b'%' {
+            let hex = raw
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            match hex {
+                Some(b) => {
+                    bytes.push(b);
+                    i += 3;
+                    continue;
+                }
+                None => return Err(format!("URI '{uri}' has a bad %-escape")),
+            }
+        }
+        bytes.push(raw[i]);
+        i += 1;
+    }
+    let decoded = String::from_utf8(bytes).map_err(|_| format!("URI '{uri}' is not UTF-8"))?;
+    if decoded.starts_with('/') || decoded.contains('\0') {
+        return Err(format!("URI '{uri}' is not a relative path"));
+    }
+    Ok(base.join(decoded))
+}
+
+/// Reads an external file named by the model, within the size limit; the budget grows by its
+/// size.
+pub fn read_external(file: &Path, budget: &Budget) -> Result<Vec<u8>> {
+    let meta = std::fs::metadata(file).map_err(|e| LoadError::io(FORMAT, file, &e))?;
+    if meta.len() > MAX_FILE_SIZE {
+        return Err(LoadError::new(
+            FORMAT,
+            0,
+            ErrorKind::CountTooLarge {
+                what: "file size",
+                count: meta.len(),
+                max: MAX_FILE_SIZE,
+            },
+        )
+        .in_file(file));
+    }
+    budget.add_input(meta.len());
+    budget
+        .charge(meta.len(), "external file (bytes)")
+        .map_err(|e| e.in_file(file))?;
+    std::fs::read(file).map_err(|e| LoadError::io(FORMAT, file, &e))
+}
+
+/// Which decoder an image's bytes call for: the MIME type when given, else the content.
+pub fn image_format(bytes: &[u8], mime: Option<&str>) -> Option<image::ImageFormat> {
+    match mime {
+        Some("image/png") => Some(image::ImageFormat::Png),
+        Some("image/jpeg") => Some(image::ImageFormat::Jpeg),
+        _ => match image::guess_format(bytes) {
+            Ok(f @ (image::ImageFormat::Png | image::ImageFormat::Jpeg)) => Some(f),
+            _ => None,
+        },
+    }
+}
+
+/// Decodes PNG or JPEG bytes to RGBA under the budget (the decoder refuses larger images, and
+/// sides above [`images::MAX_IMAGE_SIDE`], before allocating).
+pub fn decode_image(
+    bytes: &[u8],
+    format: image::ImageFormat,
+    budget: &Budget,
+) -> std::result::Result<RgbaImage, String> {
+    // The decoder's buffer and the RGBA copy both come out of what is left.
+    let img = images::decode_limited(bytes, format, Some(budget.remaining() / 2))?;
+    budget
+        .charge(
+            u64::from(img.width()) * u64::from(img.height()) * 8,
+            "decoded image (bytes)",
+        )
+        .map_err(|e| e.to_string())?;
+    Ok(images::to_rgba(img))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_are_percent_decoded_and_confined_to_relative_paths() {
+        let base = Path::new("m");
+        assert_eq!(
+            external_path(base, "a%20b.bin").unwrap(),
+            PathBuf::from("m/a b.bin")
+        );
+        assert!(external_path(base, "%FF.bin").is_err());
+        assert!(external_path(base, "%G1.bin").is_err());
+        assert!(external_path(base, "%4").is_err());
+        assert!(external_path(base, "http://x/y.bin").is_err());
+        assert!(external_path(base, "/etc/passwd").is_err());
+    }
+
+    #[test]
+    fn line_and_column_become_byte_offsets() {
+        let t = b"{\n  \"a\": 1,\n  x\n}";
+        assert_eq!(line_col_offset(t, 3, 3), 14);
+        assert_eq!(t[14], b'x');
+        assert_eq!(line_col_offset(t, 1, 1), 0);
+    }
+
+    #[test]
+    fn glb_headers_are_checked_before_the_crate_sees_them() {
+        let mut d = b"glTF".to_vec();
+        d.extend(2u32.to_le_bytes());
+        d.extend(8u32.to_le_bytes());
+        let e = glb_layout(&d).err().unwrap();
+        assert_eq!(e.offset, 8);
+        d[8..12].copy_from_slice(&100u32.to_le_bytes());
+        assert!(matches!(
+            glb_layout(&d).err().unwrap().kind,
+            ErrorKind::UnexpectedEof { .. }
+        ));
+        d[4] = 1;
+        assert!(matches!(
+            glb_layout(&d).err().unwrap().kind,
+            ErrorKind::UnsupportedVersion { .. }
+        ));
+    }
+}

@@ -1,0 +1,591 @@
+//! glTF bad input: truncation at every offset of BoxTextured.glb, seeded byte flips of every
+//! sample file, and a corpus of broken documents from the writer. Each must fail with a typed
+//! error naming the file and the JSON path or byte offset — never a panic — and no load may
+//! allocate past a bound derived from its input's size: this test binary counts every
+//! allocation and checks the peak of each load.
+mod cli_run;
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use psxrender::formats::gltf::writer::Builder;
+use psxrender::formats::gltf::{self, BUDGET_BASE, BUDGET_PER_INPUT_BYTE};
+use psxrender::formats::{ErrorKind, LoadError, LoadOptions};
+use psxrender::scene::{Model, PoseRequest};
+use serde_json::json;
+
+/// The system allocator, counting the bytes live and their peak.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                let now = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed)
+                    + (new_size - layout.size());
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// One test at a time, so the peak belongs to the load being measured.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The bound every load must stay under: the loader's own budget for `input` bytes, twice over
+/// (the budget counts what the file describes; the allocator also sees the decoders' working
+/// memory and the posed frame).
+fn memory_bound(input: usize) -> usize {
+    2 * (BUDGET_BASE as usize + input * BUDGET_PER_INPUT_BYTE as usize)
+}
+
+/// Loads `data` as `path` (plus posing and `info` when it loads), asserting the allocation
+/// peak stays under the bound for `input` bytes of input; returns the load's result.
+fn measured(path: &Path, data: &[u8], input: usize) -> Result<(), LoadError> {
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let r = gltf::load(path, data, &LoadOptions::default()).map(|m| {
+        for a in [None, Some(0)] {
+            let _ = m.pose(&PoseRequest {
+                animation: a,
+                frame: 7,
+                camera: None,
+            });
+        }
+        let _ = m.info();
+    });
+    let peak = PEAK.load(Ordering::Relaxed) - before;
+    assert!(
+        peak <= memory_bound(input),
+        "{}: peak {peak} bytes over the bound {}",
+        path.display(),
+        memory_bound(input)
+    );
+    r
+}
+
+fn sample(name: &str) -> Option<PathBuf> {
+    common::shared(&format!("samples/gltf/{name}"))
+}
+
+#[test]
+fn truncation_at_every_offset_of_box_textured_is_a_clean_error() {
+    let _g = serial();
+    let Some(p) = sample("BoxTextured.glb") else {
+        return;
+    };
+    let data = std::fs::read(&p).unwrap();
+    let path = cli_run::tmp("gltf-bad", "box.glb");
+    for len in 0..data.len() {
+        match measured(&path, &data[..len], len) {
+            Ok(()) => panic!("loaded when cut to {len} of {} bytes", data.len()),
+            Err(e) => {
+                assert!(e.file.as_deref() == Some(path.as_path()), "at {len}: {e}");
+                assert!(e.offset <= data.len() as u64, "at {len}: {e}");
+            }
+        }
+    }
+    // The whole file loads.
+    measured(&path, &data, data.len()).unwrap();
+}
+
+#[test]
+fn truncation_of_a_gltf_json_file_is_a_clean_error() {
+    let _g = serial();
+    let data = fixture().gltf_embedded();
+    let path = cli_run::tmp("gltf-bad", "cut.gltf");
+    let mut refused = 0;
+    for len in 0..data.len() {
+        if let Err(e) = measured(&path, &data[..len], len) {
+            assert!(e.offset <= len as u64, "at {len}: {e}");
+            refused += 1;
+        }
+    }
+    // Only a cut in the trailing white space can still be a whole document.
+    assert!(refused >= data.len() - 2, "{refused} of {}", data.len());
+}
+
+/// xorshift64*: a fixed, seedable byte-flip source.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+/// Flips 1–8 random bits of `data`, half the rounds within the first `head` bytes.
+fn flip(rng: &mut Rng, data: &[u8], round: usize, head: usize) -> Vec<u8> {
+    let mut d = data.to_vec();
+    let span = if round.is_multiple_of(2) {
+        d.len().min(head)
+    } else {
+        d.len()
+    } as u64;
+    for _ in 0..1 + rng.next() % 8 {
+        let at = (rng.next() % span) as usize;
+        d[at] ^= 1 << (rng.next() % 8);
+    }
+    d
+}
+
+#[test]
+fn seeded_byte_flips_of_every_sample_never_panic() {
+    let _g = serial();
+    let (Some(fox), Some(boxt), Some(sep)) = (
+        sample("Fox.glb"),
+        sample("BoxTextured.glb"),
+        sample("Fox-separate"),
+    ) else {
+        return;
+    };
+    let mut rng = Rng(0x676c_5446_6c69_7073);
+    let (mut ok, mut err) = (0, 0);
+    let mut tally = |r: Result<(), LoadError>, what: &str, len: usize| match r {
+        Ok(()) => ok += 1,
+        Err(e) => {
+            assert!(e.file.is_some(), "{what}: {e}");
+            assert!(e.offset <= len as u64 + 16, "{what}: {e}");
+            err += 1;
+        }
+    };
+    // The binary files: flips anywhere, half of them in the header and JSON chunk.
+    for (p, rounds, head) in [(&fox, 120, 4096), (&boxt, 300, 1500)] {
+        let data = std::fs::read(p).unwrap();
+        let path = cli_run::tmp("gltf-bad", "flipped.glb");
+        for round in 0..rounds {
+            let d = flip(&mut rng, &data, round, head);
+            tally(
+                measured(&path, &d, d.len()),
+                &format!("{} round {round}", p.display()),
+                d.len(),
+            );
+        }
+    }
+    // The separate files: each of .gltf, .bin and .png flipped in turn, in a scratch copy.
+    let dir = cli_run::tmp("gltf-bad", "fox-separate");
+    std::fs::create_dir_all(&dir).unwrap();
+    let files = ["Fox.gltf", "Fox.bin", "Texture.png"];
+    let originals: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(sep.join(f)).unwrap())
+        .collect();
+    let total: usize = originals.iter().map(Vec::len).sum();
+    for (k, name) in files.iter().enumerate() {
+        for round in 0..40 {
+            for (j, other) in files.iter().enumerate() {
+                let bytes = if j == k {
+                    flip(&mut rng, &originals[j], round, 2048)
+                } else {
+                    originals[j].clone()
+                };
+                std::fs::write(dir.join(other), bytes).unwrap();
+            }
+            let gltf_path = dir.join("Fox.gltf");
+            let data = std::fs::read(&gltf_path).unwrap();
+            tally(
+                measured(&gltf_path, &data, total + 64),
+                &format!("{name} round {round}"),
+                total,
+            );
+        }
+    }
+    eprintln!("byte flips: {ok} loaded, {err} refused");
+    assert!(ok > 50 && err > 50, "{ok} loaded, {err} refused");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The corpus
+
+/// A small valid document: a textured triangle with a skin and an animation.
+fn fixture() -> Builder {
+    let mut b = Builder::new();
+    let pos = b.floats(&[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+    let uv = b.floats(&[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]);
+    let joints = b.u16s(&[0; 12], "VEC4", 3);
+    let weights = b.floats(&[[1.0, 0.0, 0.0, 0.0]; 3]);
+    let img = b.png(2, 2, &[[10, 200, 30, 255]; 4]);
+    let mat = b.textured_material(img, json!({}));
+    let idx = b.u16s(&[0, 1, 2], "SCALAR", 3);
+    let mesh = b.push(
+        "meshes",
+        json!({"primitives": [{"attributes": {"POSITION": pos, "TEXCOORD_0": uv,
+            "JOINTS_0": joints, "WEIGHTS_0": weights}, "indices": idx, "material": mat}]}),
+    );
+    let joint = b.root_node(json!({"name": "joint"}));
+    b.push("skins", json!({"joints": [joint]}));
+    b.root_node(json!({"mesh": mesh, "skin": 0}));
+    let t = b.scalars(&[0.0, 1.0]);
+    let v = b.floats(&[[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+    b.push(
+        "animations",
+        json!({"name": "bob", "channels": [{"sampler": 0, "target": {"node": joint, "path": "translation"}}],
+               "samplers": [{"input": t, "output": v}]}),
+    );
+    b
+}
+
+fn load_err(name: &str, data: &[u8]) -> LoadError {
+    let path = cli_run::tmp("gltf-bad", name);
+    match measured(&path, data, data.len()) {
+        Ok(()) => panic!("{name} loaded"),
+        Err(e) => {
+            assert_eq!(e.file.as_deref(), Some(path.as_path()), "{name}: {e}");
+            e
+        }
+    }
+}
+
+/// The error's message, which must name `path` (a JSON path) and say `what`.
+fn expect_json(name: &str, b: &Builder, path: &str, what: &str) {
+    let e = load_err(name, &b.glb());
+    let msg = e.to_string();
+    assert!(matches!(e.kind, ErrorKind::Json { .. }), "{name}: {msg}");
+    assert!(msg.contains(path) && msg.contains(what), "{name}: {msg}");
+    assert!(msg.contains(name), "{name}: {msg}");
+}
+
+#[test]
+fn the_fixture_itself_loads() {
+    let _g = serial();
+    let b = fixture();
+    let path = cli_run::tmp("gltf-bad", "fixture.glb");
+    measured(&path, &b.glb(), b.glb().len()).unwrap();
+    let m = gltf::load(&path, &b.glb(), &LoadOptions::default()).unwrap();
+    assert!(m.warnings().is_empty(), "{:?}", m.warnings());
+}
+
+#[test]
+fn broken_documents_fail_with_their_json_path() {
+    let _g = serial();
+    // Accessor past the end of its buffer view.
+    let mut b = fixture();
+    b.root["accessors"][0]["count"] = json!(4);
+    expect_json(
+        "acc.glb",
+        &b,
+        "accessors[0]",
+        "run past the end of bufferViews[0]",
+    );
+    // Buffer view past the end of its buffer.
+    let mut b = fixture();
+    b.root["bufferViews"][1]["byteLength"] = json!(1_000_000);
+    expect_json("view.glb", &b, "bufferViews[1]", "outside buffers[0]");
+    // A node cycle: 0 → 1 → 0.
+    let mut b = fixture();
+    b.root["nodes"][0]["children"] = json!([1]);
+    b.root["nodes"][1]["children"] = json!([0]);
+    expect_json("cycle.glb", &b, "nodes[", "cycle");
+    // A node that is its own child, and one with two parents.
+    let mut b = fixture();
+    b.root["nodes"][0]["children"] = json!([0]);
+    expect_json("self.glb", &b, "nodes[0].children", "its own child");
+    let mut b = fixture();
+    b.push("nodes", json!({"children": [0]}));
+    b.push("nodes", json!({"children": [0]}));
+    expect_json("twoparents.glb", &b, "nodes[3].children", "already a child");
+    // A skin naming a node that does not exist (the crate's validation).
+    let mut b = fixture();
+    b.root["skins"][0]["joints"] = json!([0, 99]);
+    expect_json("skin.glb", &b, "skins[0].joints[1]", "index out of range");
+    // JOINTS_0 past the skin's joints.
+    let mut b = fixture();
+    let j = b.u16s(&[0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0], "VEC4", 3);
+    b.root["meshes"][0]["primitives"][0]["attributes"]["JOINTS_0"] = json!(j);
+    expect_json(
+        "joint.glb",
+        &b,
+        "JOINTS_0",
+        "joint 5 is past skins[0]'s 1 joints",
+    );
+    // An index past the vertices.
+    let mut b = fixture();
+    let i = b.u16s(&[0, 1, 7], "SCALAR", 3);
+    b.root["meshes"][0]["primitives"][0]["indices"] = json!(i);
+    expect_json(
+        "index.glb",
+        &b,
+        "primitives[0].indices",
+        "index 7 is past the 3 vertices",
+    );
+    // POSITION naming an accessor that does not exist (the crate's validation would index it
+    // unchecked).
+    let mut b = fixture();
+    b.root["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!(999);
+    expect_json(
+        "position.glb",
+        &b,
+        "attributes.POSITION",
+        "accessor 999 does not exist",
+    );
+    // An absurd count: a sparse accessor with no data behind it claims 2^31 elements.
+    let mut b = fixture();
+    let iv = b.view(&[0, 0]);
+    let vv = b.view(&[0; 12]);
+    b.push(
+        "accessors",
+        json!({"componentType": 5126, "type": "VEC3", "count": 2147483648u64, "min": [0,0,0], "max": [0,0,0],
+               "sparse": {"count": 1, "indices": {"bufferView": iv, "componentType": 5123}, "values": {"bufferView": vv}}}),
+    );
+    let n = b.root["accessors"].as_array().unwrap().len() - 1;
+    b.root["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!(n);
+    expect_json(
+        "huge.glb",
+        &b,
+        &format!("accessors[{n}].count"),
+        "more than the limit",
+    );
+    // Animation output too short for its keys.
+    let mut b = fixture();
+    let short = b.floats(&[[0.0, 0.0, 0.0]]);
+    b.root["animations"][0]["samplers"][0]["output"] = json!(short);
+    expect_json(
+        "keys.glb",
+        &b,
+        "animations[0].samplers[0]",
+        "2 keys need 2 output elements",
+    );
+    // A URI with a bad %-escape, and with a scheme.
+    let mut b = fixture();
+    b.root["images"][0] = json!({"uri": "tex%FF.png"});
+    expect_json("uri.glb", &b, "images[0].uri", "not UTF-8");
+    let mut b = fixture();
+    b.root["images"][0] = json!({"uri": "http://example.invalid/t.png"});
+    expect_json("scheme.glb", &b, "images[0].uri", "scheme");
+    // An image that is not PNG or JPEG.
+    let mut b = fixture();
+    let junk = b.view(b"GIF89a not really");
+    b.root["images"][0] = json!({"bufferView": junk});
+    expect_json("junk.glb", &b, "images[0]", "not a PNG or JPEG");
+    // A required extension nobody implements.
+    let mut b = fixture();
+    b.root.insert(
+        "extensionsRequired".into(),
+        json!(["EXT_meshopt_compression"]),
+    );
+    expect_json("ext.glb", &b, "extensionsRequired[0]", "not supported");
+}
+
+#[test]
+fn missing_files_are_named() {
+    let _g = serial();
+    let b = fixture();
+    let dir = cli_run::tmp("gltf-bad", "missing");
+    std::fs::create_dir_all(&dir).unwrap();
+    let _ = std::fs::remove_file(dir.join("nowhere.bin"));
+    let gltf_path = dir.join("m.gltf");
+    let data = b.gltf_external("nowhere.bin");
+    let e = gltf::load(&gltf_path, &data, &LoadOptions::default()).unwrap_err();
+    assert!(matches!(e.kind, ErrorKind::Io(_)), "{e}");
+    assert!(e.to_string().contains("nowhere.bin"), "{e}");
+    // A short external buffer: its byteLength is checked against the file.
+    std::fs::write(dir.join("short.bin"), &b.bin[..10]).unwrap();
+    let e = gltf::load(
+        &gltf_path,
+        &b.gltf_external("short.bin"),
+        &LoadOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(e.kind, ErrorKind::UnexpectedEof { .. }), "{e}");
+    assert_eq!(e.file.as_deref(), Some(dir.join("short.bin").as_path()));
+    assert_eq!(e.offset, 10);
+    // A missing image file.
+    let mut b2 = fixture();
+    b2.root["images"][0] = json!({"uri": "gone.png"});
+    std::fs::write(dir.join("ok.bin"), &b2.bin).unwrap();
+    let e = gltf::load(
+        &gltf_path,
+        &b2.gltf_external("ok.bin"),
+        &LoadOptions::default(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("gone.png"), "{e}");
+    // A GLB whose buffer wants a BIN chunk it lacks.
+    let mut g = fixture().glb();
+    let json_len = u32::from_le_bytes(g[12..16].try_into().unwrap()) as usize;
+    g.truncate(20 + json_len);
+    let n = g.len() as u32;
+    g[8..12].copy_from_slice(&n.to_le_bytes());
+    let e = load_err("nobin.glb", &g);
+    assert!(
+        e.to_string().contains("buffers[0]") && e.to_string().contains("BIN"),
+        "{e}"
+    );
+}
+
+#[test]
+fn container_and_version_errors_name_the_byte() {
+    let _g = serial();
+    let g = fixture().glb();
+    let mut v1 = g.clone();
+    v1[4] = 1;
+    let e = load_err("v1.glb", &v1);
+    assert!(
+        matches!(e.kind, ErrorKind::UnsupportedVersion { .. }) && e.offset == 4,
+        "{e}"
+    );
+    let mut short = g.clone();
+    short[8..12].copy_from_slice(&4u32.to_le_bytes());
+    assert_eq!(load_err("len.glb", &short).offset, 8);
+    let mut chunk = g.clone();
+    chunk[16] = b'X';
+    assert_eq!(load_err("chunk.glb", &chunk).offset, 16);
+    // JSON syntax errors point at their byte.
+    let bad = b"{\"asset\": {\"version\": \"2.0\"}, \"nodes\": [}";
+    let e = load_err("syntax.gltf", bad);
+    assert_eq!(e.offset, 40, "{e}");
+    // glTF 1.0 is recognised as glTF and refused by version.
+    let old = br#"{"asset": {"version": "1.0"}}"#;
+    let e = load_err("old.gltf", old);
+    assert!(
+        matches!(e.kind, ErrorKind::UnsupportedVersion { version: 1, .. }),
+        "{e}"
+    );
+    assert_eq!(
+        psxrender::formats::identify(old),
+        Ok(psxrender::formats::Kind::Gltf)
+    );
+}
+
+#[test]
+fn unsupported_features_warn_and_the_rest_renders() {
+    let _g = serial();
+    let mut b = fixture();
+    b.root
+        .insert("extensionsUsed".into(), json!(["KHR_texture_transform"]));
+    b.root.insert("samplers".into(), json!([{"wrapS": 33071}]));
+    b.root["textures"][0]["sampler"] = json!(0);
+    let pos = b.floats(&[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+    b.push(
+        "meshes",
+        json!({"primitives": [{"attributes": {"POSITION": pos}, "mode": 0}]}),
+    );
+    b.root_node(json!({"mesh": 1}));
+    b.root.insert(
+        "cameras".into(),
+        json!([{"type": "perspective", "perspective": {"yfov": 1.0, "znear": 0.1}}]),
+    );
+    let path = cli_run::tmp("gltf-bad", "unsupported.glb");
+    let m = gltf::load(&path, &b.glb(), &LoadOptions::default()).unwrap();
+    let w = m.warnings().join("\n");
+    for want in [
+        "KHR_texture_transform",
+        "CLAMP_TO_EDGE",
+        "Points",
+        "cameras",
+    ] {
+        assert!(w.contains(want), "warnings lack {want}:\n{w}");
+    }
+    let f = psxrender::render::Renderer::new(&m, &Default::default())
+        .unwrap()
+        .render(&PoseRequest::default())
+        .unwrap();
+    assert_eq!(f.stats.drawn, 1);
+}
+
+/// Every object key and array element of `v`, as paths.
+fn json_slots(v: &serde_json::Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    let mut visit = |k: String, x: &serde_json::Value, out: &mut Vec<Vec<String>>| {
+        path.push(k);
+        out.push(path.clone());
+        json_slots(x, path, out);
+        path.pop();
+    };
+    match v {
+        serde_json::Value::Object(m) => m.iter().for_each(|(k, x)| visit(k.clone(), x, out)),
+        serde_json::Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, x)| visit(format!("#{i}"), x, out)),
+        _ => {}
+    }
+}
+
+fn slot<'a>(v: &'a mut serde_json::Value, path: &[String]) -> &'a mut serde_json::Value {
+    path.iter().fold(v, |cur, k| match k.strip_prefix('#') {
+        Some(i) => &mut cur[i.parse::<usize>().unwrap()],
+        None => &mut cur[k.as_str()],
+    })
+}
+
+#[test]
+fn structural_mutations_of_the_fox_json_never_panic() {
+    // Byte flips mostly break JSON syntax; these replace values (indices, counts, offsets,
+    // enums, whole objects) with hostile ones, so the document parses and reaches the loader.
+    let _g = serial();
+    let Some(sep) = sample("Fox-separate") else {
+        return;
+    };
+    let dir = cli_run::tmp("gltf-bad", "fox-mutated");
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["Fox.bin", "Texture.png"] {
+        std::fs::copy(sep.join(f), dir.join(f)).unwrap();
+    }
+    let text = std::fs::read(sep.join("Fox.gltf")).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&text).unwrap();
+    let input = text.len() + 119_904 + 26_764;
+    let mut rng = Rng(0x6a73_6f6e_6d75_7421);
+    let (mut ok, mut err) = (0, 0);
+    for round in 0..400 {
+        let mut d = doc.clone();
+        for _ in 0..1 + rng.next() % 4 {
+            let mut slots = Vec::new();
+            json_slots(&d, &mut Vec::new(), &mut slots);
+            let s = slot(&mut d, &slots[(rng.next() % slots.len() as u64) as usize]);
+            let n = s.as_u64().unwrap_or(0);
+            *s = match rng.next() % 10 {
+                0 => json!(0),
+                1 => json!(-1),
+                2 => json!(u32::MAX),
+                3 => json!(1u64 << 40),
+                4 => json!(rng.next() % 64),
+                5 => json!(null),
+                6 => json!("FOO"),
+                7 => json!([]),
+                8 => json!(n + 1),
+                _ => json!(n * 2 + 3),
+            };
+        }
+        let bytes = serde_json::to_vec(&d).unwrap();
+        match measured(&dir.join("Fox.gltf"), &bytes, input) {
+            Ok(()) => ok += 1,
+            Err(e) => {
+                assert!(e.file.is_some(), "round {round}: {e}");
+                err += 1;
+            }
+        }
+    }
+    eprintln!("JSON mutations: {ok} loaded, {err} refused");
+    assert!(ok > 20 && err > 200, "{ok} loaded, {err} refused");
+}
