@@ -81,6 +81,8 @@ pub fn replay(gpu: &mut Gpu, items: &[Item]) {
 pub fn run_case(case: &Case, threads: usize) -> Report {
     let mut gpu = Gpu::new();
     gpu.set_threads(gpu::Threads::from_count(threads));
+    // A case is a few primitives: every batch is drawn in bands, so threaded runs test them.
+    gpu.set_parallel_min_load(0);
     replay(&mut gpu, &case.stream);
     let vram = gpu.vram();
     let mut r = Report::default();

@@ -162,6 +162,9 @@ pub struct Options {
     pub threads: usize,
     /// VRAM halfwords (x, y) whose pixel history to record ([`gpu::Gpu::watch`]).
     pub watch: Vec<(u16, u16)>,
+    /// The least load drawn on several threads ([`gpu::Gpu::set_parallel_min_load`]); `None`
+    /// keeps the GPU's default. Tests set 0 to draw every batch in bands.
+    pub parallel_min_load: Option<u64>,
 }
 
 /// A replay that cannot run.
@@ -212,6 +215,9 @@ pub fn run(input: &Input, opts: Options) -> Result<Replayed, ReplayError> {
     }
     let mut gpu = Gpu::new();
     gpu.set_threads(gpu::Threads::from_count(opts.threads));
+    if let Some(load) = opts.parallel_min_load {
+        gpu.set_parallel_min_load(load);
+    }
     gpu.watch(&opts.watch);
     let mut frames_run = 0;
     let done = |frames_run: u64| opts.frame == Some(frames_run);

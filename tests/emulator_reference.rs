@@ -46,6 +46,7 @@ fn check(sub: &str, suffix: &str) -> (usize, Vec<String>) {
         for threads in [1, 0, 3] {
             let opts = Options {
                 threads,
+                parallel_min_load: Some(0),
                 ..Default::default()
             };
             let mut done = run(&input, opts).unwrap();

@@ -53,6 +53,7 @@ fn check(name: &str) {
     for threads in [1, 0, 3] {
         let mut gpu = Gpu::new();
         gpu.set_threads(gpu::Threads::from_count(threads));
+        gpu.set_parallel_min_load(0);
         replay(&mut gpu, &items);
         let vram = gpu.vram().to_vec();
         let mut bad = 0;

@@ -58,18 +58,28 @@ pub fn triangles(rng: &mut Rng, n: usize) -> (Vec<u32>, u64) {
 /// random texels over x 640..1024 of all of VRAM, whose rows 480..512 hold 32 CLUTs), then `n`
 /// random textured gouraud triangles (GP0 34h–37h: raw or modulated, opaque or
 /// semi-transparent), each vertex within ±16 px of a random centre in 640×480, on random 4, 8
-/// and 15bpp pages with random CLUTs and blend modes, UVs following the positions from a random
+/// and 15bpp pages (inside the uploaded texels, as a game's textures are) with random CLUTs and
+/// blend modes, UVs following the positions from a random
 /// origin; about every 500 triangles, a block of E1 (dither, blend mode), E2 (texture window),
 /// E5 (offset within ±8) and E6 (mask bits). Returns the words and the triangles' total area.
 pub fn small_triangles(rng: &mut Rng, n: usize) -> (Vec<u32>, u64) {
-    let mut w = vec![0xe300_0000, 0xe400_0000 | (479 << 10) | 639, 0xe500_0000, 0xe100_0200];
+    let mut w = vec![
+        0xe300_0000,
+        0xe400_0000 | (479 << 10) | 639,
+        0xe500_0000,
+        0xe100_0200,
+    ];
     w.extend([0xa000_0000, 640, (512 << 16) | 384]);
     w.extend((0..384 * 512 / 2).map(|_| rng.next_u32()));
     let mut area = 0u64;
     for _ in 0..n {
         if rng.below(500) == 0 {
             let offset = |r: &mut Rng| (r.below(17) as i32 - 8) as u32 & 0x7ff;
-            let window = if rng.below(3) == 0 { rng.next_u32() & 0xf_ffff } else { 0 };
+            let window = if rng.below(3) == 0 {
+                rng.next_u32() & 0xf_ffff
+            } else {
+                0
+            };
             w.extend([
                 0xe100_0000 | (rng.next_u32() & 0x260),
                 0xe200_0000 | window,
@@ -79,15 +89,24 @@ pub fn small_triangles(rng: &mut Rng, n: usize) -> (Vec<u32>, u64) {
         }
         let (cx, cy) = (rng.below(640) as i32, rng.below(480) as i32);
         let p: Vec<(i32, i32)> = (0..3)
-            .map(|_| (cx + rng.below(33) as i32 - 16, cy + rng.below(33) as i32 - 16))
+            .map(|_| {
+                (
+                    cx + rng.below(33) as i32 - 16,
+                    cy + rng.below(33) as i32 - 16,
+                )
+            })
             .collect();
         let cross = (p[1].0 - p[0].0) as i64 * (p[2].1 - p[0].1) as i64
             - (p[2].0 - p[0].0) as i64 * (p[1].1 - p[0].1) as i64;
         area += cross.unsigned_abs() / 2;
         let op = 0x34 + rng.below(4);
         let depth = rng.below(3);
-        let page = (10 + rng.below(6)) | (rng.below(2) << 4) | (rng.below(4) << 5) | (depth << 7);
-        let clut = ((480 + rng.below(32)) << 6) | (640 / 16 + rng.below(16));
+        // Pages lie in the uploaded texels, x 640–1023: 64, 128 or 256 halfwords wide.
+        let page_x = 10 + rng.below([6, 5, 3][depth as usize]);
+        let page = page_x | (rng.below(2) << 4) | (rng.below(4) << 5) | (depth << 7);
+        // CLUTs of 16 or 256 entries that end inside the row, as a game's do.
+        let clut =
+            ((480 + rng.below(32)) << 6) | (640 / 16 + rng.below([16, 9, 16][depth as usize]));
         let (u0, v0) = (rng.below(224) as i32, rng.below(224) as i32);
         w.push((op << 24) | (rng.next_u32() & 0xff_ffff));
         for (k, &(x, y)) in p.iter().enumerate() {

@@ -67,8 +67,9 @@ pub(crate) fn boxed_vram() -> Box<VramImage> {
         .expect("VRAM-sized")
 }
 
-/// Estimated work (pixels, see [`Batch::load`]) from which a batch is drawn on all cores
-/// ([`Threads::AllCores`]); below it, waking the other threads costs about what they save.
+/// Estimated work (pixels, see [`Batch::load`]) from which a batch is drawn on several threads
+/// (the default of [`Gpu::set_parallel_min_load`]); below it, waking the other threads costs
+/// about what they save.
 pub const PARALLEL_MIN_LOAD: u64 = 64 * 1024;
 
 /// Where batches are drawn.
@@ -76,11 +77,12 @@ pub const PARALLEL_MIN_LOAD: u64 = 64 * 1024;
 pub enum Threads {
     /// On the calling thread.
     Serial,
-    /// On rayon's global pool (all cores) when a batch holds at least [`PARALLEL_MIN_LOAD`] of
-    /// work, else on the calling thread.
+    /// On rayon's global pool (all cores) when a batch holds enough work
+    /// ([`PARALLEL_MIN_LOAD`]), else on the calling thread.
     #[default]
     AllCores,
-    /// On a pool of this many threads, every batch (for tests of the parallel path).
+    /// On a pool of this many threads when a batch holds enough work, else on the calling
+    /// thread.
     Pool(usize),
 }
 
@@ -112,6 +114,8 @@ pub struct Gpu {
     gpuread: u32,
     threads: Threads,
     pool: Option<rayon::ThreadPool>,
+    /// The least load drawn on several threads.
+    parallel_min_load: u64,
     simd: Simd,
     /// The pixel history being recorded, if any.
     trace: Option<Box<Tracer>>,
@@ -138,6 +142,7 @@ impl Gpu {
             gpuread: 0,
             threads: Threads::AllCores,
             pool: None,
+            parallel_min_load: PARALLEL_MIN_LOAD,
             simd: Simd::best(),
             trace: None,
         }
@@ -241,12 +246,19 @@ impl Gpu {
         self.flush();
         self.threads = threads;
         self.pool = match threads {
-            Threads::Pool(n) if n > 1 => rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .ok(),
+            Threads::Pool(n) if n > 1 => {
+                rayon::ThreadPoolBuilder::new().num_threads(n).build().ok()
+            }
             _ => None,
         };
+    }
+
+    /// The least estimated work (pixels) a batch must hold to be drawn on several threads;
+    /// [`PARALLEL_MIN_LOAD`] by default. 0 draws every batch in bands, which tests use to run
+    /// the parallel path on small inputs; the pixels drawn are the same either way.
+    pub fn set_parallel_min_load(&mut self, load: u64) {
+        self.flush();
+        self.parallel_min_load = load;
     }
 
     /// Whether spans may use the CPU's SIMD kernel (AVX2 where present; the default) or must
@@ -291,8 +303,9 @@ impl Gpu {
     /// Draws the batch's primitives, keeping its CLUT table (which queued textures index).
     fn draw_batch(&mut self) {
         let exec = match (self.threads, &self.pool) {
+            _ if self.batch.load() < self.parallel_min_load => Exec::Serial,
             (Threads::Pool(_), Some(pool)) => Exec::Pool(pool),
-            (Threads::AllCores, _) if self.batch.load() >= PARALLEL_MIN_LOAD => Exec::Global,
+            (Threads::AllCores, _) => Exec::Global,
             _ => Exec::Serial,
         };
         self.tex.before_write(&self.vram, self.tex.drawn_tiles());
@@ -405,7 +418,11 @@ mod tests {
             // ...until another key is loaded and this one again.
             g.gp0_words(&[0x6d00_0000, 2, clut | (1 << 16)]);
             g.gp0_words(&[0x6d00_0000, 3, clut]);
-            assert_eq!(g.vram()[..4], [0x1111, 0x1111, 0, 0x2222], "threads {threads}");
+            assert_eq!(
+                g.vram()[..4],
+                [0x1111, 0x1111, 0, 0x2222],
+                "threads {threads}"
+            );
         }
     }
 }

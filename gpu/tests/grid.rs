@@ -23,6 +23,7 @@ fn picture(words: &[u32], w: usize, h: usize, pixel: impl Fn(u16) -> char) -> Ve
     for threads in [1, 0, 3] {
         let mut gpu = Gpu::new();
         gpu.set_threads(gpu::Threads::from_count(threads));
+        gpu.set_parallel_min_load(0);
         gpu.gp0_words(&[0xe300_0000, 0xe407_ffff, 0xe500_0000, 0xe100_0000]);
         gpu.gp0_words(words);
         let vram = gpu.vram();

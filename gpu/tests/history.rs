@@ -16,6 +16,7 @@ fn two_overlapping_triangles_are_both_listed_the_second_last() {
     for threads in [1, 0, 3] {
         let mut g = Gpu::new();
         g.set_threads(gpu::Threads::from_count(threads));
+        g.set_parallel_min_load(0);
         g.watch(&[(2, 2), (0, 0)]);
         g.gp0_words(&[0xe300_0000, 0xe407_ffff]);
         g.gp0_words(&[0x2000_00ff, xy(0, 0), xy(8, 0), xy(0, 8)]);

@@ -13,6 +13,7 @@ fn random_words_never_panic() {
         let mut rng = Rng::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut gpu = Gpu::new();
         gpu.set_threads(gpu::Threads::from_count([1, 0, 3][seed as usize % 3]));
+        gpu.set_parallel_min_load(0);
         for i in 0..50_000 {
             let mut w = rng.next_u32();
             // Half the command words are drawing commands, so primitives really get drawn.
@@ -125,8 +126,10 @@ proptest! {
         let words: Vec<u32> = cmds.concat();
         let mut serial = Gpu::new();
         serial.set_threads(gpu::Threads::from_count(1));
+        serial.set_parallel_min_load(0);
         let mut banded = Gpu::new();
         banded.set_threads(gpu::Threads::from_count(3));
+        banded.set_parallel_min_load(0);
         for g in [&mut serial, &mut banded] {
             g.gp0_words(&[0xe300_0000, 0xe407_ffff]);
             g.gp0_words(&words);
@@ -172,6 +175,7 @@ proptest! {
         let run = |threads: usize, simd: bool, feed: u8| {
             let mut g = Gpu::new();
             g.set_threads(gpu::Threads::from_count(threads));
+            g.set_parallel_min_load(0);
             g.set_simd(simd);
             match feed {
                 0 => g.gp0_words(&words),
@@ -268,6 +272,7 @@ fn many_triangles_in_one_call_equal_serial() {
     let run = |threads: usize| {
         let mut g = Gpu::new();
         g.set_threads(gpu::Threads::from_count(threads));
+        g.set_parallel_min_load(0);
         g.gp0_words(&words);
         g.vram().to_vec()
     };

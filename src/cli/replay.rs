@@ -93,6 +93,7 @@ pub fn run(args: Args) -> ExitCode {
         frame: args.frame,
         threads: args.threads,
         watch: args.history.clone(),
+        ..Default::default()
     };
     let mut done = match replay::run(&input, opts) {
         Ok(r) => r,

@@ -46,9 +46,9 @@ impl UvBounds {
     /// gradients truncated by less than 2⁻¹² per pixel, so by less than 0.375 over 1023 + 511
     /// pixels) at a point of the closed triangle: it stays strictly between min U and max U + 1,
     /// and its integer part never wraps. Likewise V.
-    pub fn polygon(uvs: &[(u8, u8)]) -> Self {
+    pub fn polygon(uvs: impl IntoIterator<Item = (u8, u8)>) -> Self {
         let (mut u, mut v) = ((255, 0), (255, 0));
-        for &(pu, pv) in uvs {
+        for (pu, pv) in uvs {
             u = (u.0.min(pu), u.1.max(pu));
             v = (v.0.min(pv), v.1.max(pv));
         }
@@ -97,7 +97,12 @@ impl UvBounds {
         };
         let (x0, x1) = ((self.u.0 >> shift) as usize, (self.u.1 >> shift) as usize);
         let (y0, y1) = (self.v.0 as usize, self.v.1 as usize);
-        TileSet::rect(page.base_x() + x0, page.base_y() + y0, x1 - x0 + 1, y1 - y0 + 1)
+        TileSet::rect(
+            page.base_x() + x0,
+            page.base_y() + y0,
+            x1 - x0 + 1,
+            y1 - y0 + 1,
+        )
     }
 }
 
@@ -182,9 +187,10 @@ impl TexCache {
             // right edge, or ends past VRAM's end) is copied at once.
             let saved = (clut.x() + n > VRAM_WIDTH || at + 256 > vram.len()).then(|| {
                 let mut t = Box::new([0; 256]);
-                for (i, e) in t.iter_mut().take(n).enumerate() {
-                    *e = vram[clut.y() * VRAM_WIDTH + (clut.x() + i) % VRAM_WIDTH];
-                }
+                let row = &vram[clut.y() * VRAM_WIDTH..][..VRAM_WIDTH];
+                let head = n.min(VRAM_WIDTH - clut.x());
+                t[..head].copy_from_slice(&row[clut.x()..][..head]);
+                t[head..n].copy_from_slice(&row[..n - head]);
                 t
             });
             self.clut = Some(ClutCache {
@@ -223,7 +229,8 @@ impl TexCache {
     pub fn before_write(&mut self, vram: &VramImage, tiles: TileSet) {
         if let Some(c) = &mut self.clut {
             if c.saved.is_none() && c.tiles.meets(tiles) {
-                let at = ((c.key >> 6) & 0x1ff) as usize * VRAM_WIDTH + (c.key & 0x3f) as usize * 16;
+                let at =
+                    ((c.key >> 6) & 0x1ff) as usize * VRAM_WIDTH + (c.key & 0x3f) as usize * 16;
                 let mut t = Box::new([0; 256]);
                 t[..c.loaded].copy_from_slice(&vram[at..at + c.loaded]);
                 c.saved = Some(t);
