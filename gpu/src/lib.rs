@@ -28,6 +28,8 @@
 //! assert_eq!(vram[1024 + 1], 0x001f); // (1, 1) is red, BGR555
 //! assert_eq!(vram[1024 * 20], 0); // (0, 20) is outside
 //! ```
+
+#![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
 mod draw;

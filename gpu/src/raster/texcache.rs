@@ -59,7 +59,7 @@ impl UvBounds {
     /// flips (X-flip starts at U0 + 1); all of an axis whose coordinates wrap.
     pub fn rect(u0: u8, v0: u8, (w, h): (i32, i32), (flip_x, flip_y): (bool, bool)) -> Self {
         let axis = |start: u8, n: i32, back: bool| -> (u8, u8) {
-            let n = n.clamp(1, 256) as i32 - 1;
+            let n = n.clamp(1, 256) - 1;
             let (lo, hi) = match back {
                 false => (start as i32, start as i32 + n),
                 true => (start as i32 - n, start as i32),

@@ -7,8 +7,9 @@
 //! drawn keep the destination's value, and the chunk is written back whole. Measured
 //! (callgrind, the GPU bench frame): about a third of the portable lane loop's instructions.
 //!
-//! `unsafe` here: the gathers and the unaligned 16-byte load and store (indices and ranges are
-//! bounded as each comment states), and the call into the `#[target_feature]` loop, made only
+//! Every helper is a safe `#[target_feature(enable = "avx2")]` function. `unsafe` remains for
+//! the gathers (their lane indices are bounded as [`gather_u16`] requires), the 16- and 32-byte
+//! loads and stores through references of that size, and the entry into the AVX2 code, made only
 //! through an [`Avx2`] token that exists only when the CPU reports AVX2.
 
 use std::arch::x86_64::*;
@@ -71,8 +72,9 @@ fn draw<D: SpanDraw, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, cons
 }
 
 /// Eight lanes holding `base + i·step` (wrapping) for lane `i`.
-#[inline(always)]
-unsafe fn ramp(base: i32, step: i32) -> __m256i {
+#[target_feature(enable = "avx2")]
+#[inline]
+fn ramp(base: i32, step: i32) -> __m256i {
     let idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     _mm256_add_epi32(
         _mm256_set1_epi32(base),
@@ -80,19 +82,29 @@ unsafe fn ramp(base: i32, step: i32) -> __m256i {
     )
 }
 
-#[inline(always)]
-unsafe fn splat(v: i32) -> __m256i {
+#[target_feature(enable = "avx2")]
+#[inline]
+fn splat(v: i32) -> __m256i {
     _mm256_set1_epi32(v)
 }
 
-/// The halfwords at `addr` (halfword indices < 1024 × 512) of the VRAM snapshot.
-#[inline(always)]
-unsafe fn gather_u16(base: *const u16, addr: __m256i, extra_shift: __m256i) -> __m256i {
-    // Each lane loads the aligned 32-bit word holding its halfword and shifts the halfword (plus
-    // `extra_shift` bits, the texel within it) down.
-    // Callers pass `addr` < the halfword count of the table behind `base`, an even count, so
-    // `addr >> 1` indexes a whole 32-bit word inside it.
-    let words = _mm256_i32gather_epi32::<4>(base.cast(), _mm256_srli_epi32::<1>(addr));
+/// The halfwords of `table` at `addr`, each shifted down by `extra_shift` more bits (the texel
+/// within the halfword).
+///
+/// # Safety
+/// Every lane of `addr` must be below `table.len()`, which must be even.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn gather_u16(table: &[u16], addr: __m256i, extra_shift: __m256i) -> __m256i {
+    debug_assert!(table.len().is_multiple_of(2));
+    debug_assert!(lanes(addr)
+        .iter()
+        .all(|&a| (a as u32 as usize) < table.len()));
+    // Each lane loads the aligned 32-bit word holding its halfword and shifts the halfword down.
+    // SAFETY: `addr >> 1` indexes a whole 32-bit word inside `table` (the caller's bound, and an
+    // even length).
+    let words =
+        unsafe { _mm256_i32gather_epi32::<4>(table.as_ptr().cast(), _mm256_srli_epi32::<1>(addr)) };
     let shift = _mm256_add_epi32(
         _mm256_slli_epi32::<4>(_mm256_and_si256(addr, splat(1))),
         extra_shift,
@@ -100,17 +112,36 @@ unsafe fn gather_u16(base: *const u16, addr: __m256i, extra_shift: __m256i) -> _
     _mm256_srlv_epi32(words, shift)
 }
 
+/// The eight lanes of `v`, for debug checks.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lanes(v: __m256i) -> [i32; 8] {
+    [
+        _mm256_extract_epi32::<0>(v),
+        _mm256_extract_epi32::<1>(v),
+        _mm256_extract_epi32::<2>(v),
+        _mm256_extract_epi32::<3>(v),
+        _mm256_extract_epi32::<4>(v),
+        _mm256_extract_epi32::<5>(v),
+        _mm256_extract_epi32::<6>(v),
+        _mm256_extract_epi32::<7>(v),
+    ]
+}
+
 /// A 16-entry CLUT in one register: lane `j` holds entries `2j` and `2j + 1`.
-#[inline(always)]
-unsafe fn clut16(clut: &ClutTable) -> __m256i {
-    // The table has 256 entries: its first 32 bytes are readable.
-    _mm256_loadu_si256(clut.as_ptr().cast())
+#[target_feature(enable = "avx2")]
+#[inline]
+fn clut16(clut: &ClutTable) -> __m256i {
+    let first: &[u16; 16] = clut[..16].try_into().expect("a CLUT table has 256 entries");
+    // SAFETY: `first` is 32 readable bytes; the load has no alignment requirement.
+    unsafe { _mm256_loadu_si256(first.as_ptr().cast()) }
 }
 
 /// The texels at U, V (lanes with [`FRAC`] fraction bits) after the texture window. `clut16`:
 /// the CLUT's first 16 entries (see [`clut16`]), used at 4 bits.
-#[inline(always)]
-unsafe fn texels<const DEPTH: u8>(
+#[target_feature(enable = "avx2")]
+#[inline]
+fn texels<const DEPTH: u8>(
     smp: &Sampler<DEPTH>,
     clut16: __m256i,
     u: __m256i,
@@ -149,8 +180,8 @@ unsafe fn texels<const DEPTH: u8>(
         _ => (u, _mm256_setzero_si256(), 0xffff),
     };
     let col = _mm256_and_si256(_mm256_add_epi32(hx, splat(smp.page_x as i32)), splat(1023));
-    // Row < 512 and column < 1024: inside the 1024 × 512 snapshot.
-    let hw = gather_u16(smp.vram.as_ptr(), _mm256_or_si256(row, col), sub);
+    // SAFETY: row < 512 and column < 1024: inside the 1024 × 512 snapshot.
+    let hw = unsafe { gather_u16(&smp.vram[..], _mm256_or_si256(row, col), sub) };
     let hw = _mm256_and_si256(hw, splat(mask));
     match DEPTH {
         // Index < 16: entry `hw` is half `hw & 1` of lane `hw >> 1`.
@@ -159,9 +190,9 @@ unsafe fn texels<const DEPTH: u8>(
             let shift = _mm256_slli_epi32::<4>(_mm256_and_si256(hw, splat(1)));
             _mm256_and_si256(_mm256_srlv_epi32(pair, shift), splat(0xffff))
         }
-        // Index < 256: inside the 256-entry CLUT.
+        // SAFETY: index < 256: inside the 256-entry CLUT.
         8 => _mm256_and_si256(
-            gather_u16(smp.clut.as_ptr(), hw, _mm256_setzero_si256()),
+            unsafe { gather_u16(&smp.clut[..], hw, _mm256_setzero_si256()) },
             splat(0xffff),
         ),
         _ => hw,
@@ -170,8 +201,9 @@ unsafe fn texels<const DEPTH: u8>(
 
 /// One 5-bit component at bit `S` of a modulated texel (see `modulate5`): colour `c` in
 /// 0..=255, so `tc × c` fits the 16-bit multiply.
-#[inline(always)]
-unsafe fn modulate_comp<const S: i32>(t: __m256i, c: __m256i, d: __m256i) -> __m256i {
+#[target_feature(enable = "avx2")]
+#[inline]
+fn modulate_comp<const S: i32>(t: __m256i, c: __m256i, d: __m256i) -> __m256i {
     let tc = _mm256_and_si256(_mm256_srli_epi32::<S>(t), splat(31));
     let m = _mm256_add_epi32(_mm256_srai_epi32::<4>(_mm256_mullo_epi16(tc, c)), d);
     let m = _mm256_min_epi32(_mm256_max_epi32(m, _mm256_setzero_si256()), splat(255));
@@ -179,16 +211,18 @@ unsafe fn modulate_comp<const S: i32>(t: __m256i, c: __m256i, d: __m256i) -> __m
 }
 
 /// An 8-bit colour component dithered by `d`, saturated and reduced to 5 bits at bit `S`.
-#[inline(always)]
-unsafe fn to5_comp<const S: i32>(c: __m256i, d: __m256i) -> __m256i {
+#[target_feature(enable = "avx2")]
+#[inline]
+fn to5_comp<const S: i32>(c: __m256i, d: __m256i) -> __m256i {
     let m = _mm256_add_epi32(c, d);
     let m = _mm256_min_epi32(_mm256_max_epi32(m, _mm256_setzero_si256()), splat(255));
     _mm256_slli_epi32::<S>(_mm256_srli_epi32::<3>(m))
 }
 
 /// One 5-bit component at bit `S` of background `b` blended with foreground `f`.
-#[inline(always)]
-unsafe fn blend_comp<const MODE: u8, const S: i32>(b: __m256i, f: __m256i) -> __m256i {
+#[target_feature(enable = "avx2")]
+#[inline]
+fn blend_comp<const MODE: u8, const S: i32>(b: __m256i, f: __m256i) -> __m256i {
     let bc = _mm256_and_si256(_mm256_srli_epi32::<S>(b), splat(31));
     let fc = _mm256_and_si256(_mm256_srli_epi32::<S>(f), splat(31));
     let c = match MODE {
@@ -214,9 +248,11 @@ struct Consts {
 type Steppers = [__m256i; 5];
 
 /// The span loop (see [`Kernel::span`]): whole chunks of 8 pixels, then the last partial one.
+/// Not itself a `#[target_feature]` function so that it can be inlined always into the row
+/// loop of [`draw`], keeping per-primitive constants in registers across rows.
 ///
 /// # Safety
-/// The CPU must have AVX2 (as for every `unsafe fn` here).
+/// The CPU must have AVX2.
 #[inline(always)]
 unsafe fn span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
     row: &mut [u16],
@@ -226,58 +262,73 @@ unsafe fn span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEN
     smp: Option<&Sampler<DEPTH>>,
     px: PixelOut,
 ) {
-    let x1 = x1.min(row.len());
-    if x0 >= x1 {
-        return;
-    }
-    let (n, chunks) = (x1 - x0, (x1 - x0).div_ceil(LANES));
-    if x0 + chunks * LANES > row.len() {
-        // The last chunk would reach past VRAM's right edge.
-        return edge_span::<DEPTH, GOURAUD, RAW, BLEND>(row, x0, x1, *s, smp, px);
-    }
-    let step = |d: i32| _mm256_set1_epi32(d.wrapping_mul(LANES as i32));
-    let mut lanes: Steppers = [
-        ramp(s.rgb[0], s.drgb[0]),
-        ramp(s.rgb[1], s.drgb[1]),
-        ramp(s.rgb[2], s.drgb[2]),
-        ramp(s.uv[0] as i32, s.duv[0] as i32),
-        ramp(s.uv[1] as i32, s.duv[1] as i32),
-    ];
-    let k = Consts {
-        step: [
-            step(s.drgb[0]),
-            step(s.drgb[1]),
-            step(s.drgb[2]),
-            step(s.duv[0] as i32),
-            step(s.duv[1] as i32),
-        ],
-        flat: [
-            splat(s.rgb[0] >> FRAC),
-            splat(s.rgb[1] >> FRAC),
-            splat(s.rgb[2] >> FRAC),
-        ],
-        // The 8 dither offsets (16 bytes), widened to 32-bit lanes.
-        dither: _mm256_cvtepi16_epi32(_mm_loadu_si128(s.dither.as_ptr().cast())),
-        check: splat(px.check.into()),
-        set: splat(px.set.into()),
-        clut: match smp {
-            Some(smp) if DEPTH == 4 => clut16(smp.clut),
-            _ => _mm256_setzero_si256(),
-        },
-    };
-    // Chunk `c` covers row[x0 + 8c ..][..8], inside `row` by the check above.
-    let at = row.as_mut_ptr().add(x0);
-    let all = _mm256_set1_epi32(-1);
-    for c in 0..n / LANES {
-        chunk::<DEPTH, GOURAUD, RAW, BLEND>(at.add(c * LANES), all, &lanes, &k, smp);
-        for (l, d) in lanes.iter_mut().zip(k.step) {
-            *l = _mm256_add_epi32(*l, d);
+    // SAFETY: the caller guarantees AVX2, which the intrinsics and helpers below need; the one
+    // load is through a reference of its size.
+    unsafe {
+        let x1 = x1.min(row.len());
+        if x0 >= x1 {
+            return;
         }
-    }
-    if n % LANES != 0 {
-        let idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        let valid = _mm256_cmpgt_epi32(splat((n % LANES) as i32), idx);
-        chunk::<DEPTH, GOURAUD, RAW, BLEND>(at.add(n / LANES * LANES), valid, &lanes, &k, smp);
+        let (n, chunks) = (x1 - x0, (x1 - x0).div_ceil(LANES));
+        if x0 + chunks * LANES > row.len() {
+            // The last chunk would reach past VRAM's right edge.
+            return edge_span::<DEPTH, GOURAUD, RAW, BLEND>(row, x0, x1, *s, smp, px);
+        }
+        let step = |d: i32| _mm256_set1_epi32(d.wrapping_mul(LANES as i32));
+        let mut lanes: Steppers = [
+            ramp(s.rgb[0], s.drgb[0]),
+            ramp(s.rgb[1], s.drgb[1]),
+            ramp(s.rgb[2], s.drgb[2]),
+            ramp(s.uv[0] as i32, s.duv[0] as i32),
+            ramp(s.uv[1] as i32, s.duv[1] as i32),
+        ];
+        let k = Consts {
+            step: [
+                step(s.drgb[0]),
+                step(s.drgb[1]),
+                step(s.drgb[2]),
+                step(s.duv[0] as i32),
+                step(s.duv[1] as i32),
+            ],
+            flat: [
+                splat(s.rgb[0] >> FRAC),
+                splat(s.rgb[1] >> FRAC),
+                splat(s.rgb[2] >> FRAC),
+            ],
+            // The 8 dither offsets (16 bytes), widened to 32-bit lanes.
+            // `s.dither` is 16 readable bytes; the load has no alignment requirement.
+            dither: _mm256_cvtepi16_epi32(_mm_loadu_si128(s.dither.as_ptr().cast())),
+            check: splat(px.check.into()),
+            set: splat(px.set.into()),
+            clut: match smp {
+                Some(smp) if DEPTH == 4 => clut16(smp.clut),
+                _ => _mm256_setzero_si256(),
+            },
+        };
+        // Chunk `c` covers row[x0 + 8c ..][..8], inside `row` by the check above.
+        let mut chunks = row[x0..x0 + chunks * LANES].chunks_exact_mut(LANES);
+        let all = _mm256_set1_epi32(-1);
+        for _ in 0..n / LANES {
+            let at = chunks
+                .next()
+                .expect("counted above")
+                .try_into()
+                .expect("LANES long");
+            chunk::<DEPTH, GOURAUD, RAW, BLEND>(at, all, &lanes, &k, smp);
+            for (l, d) in lanes.iter_mut().zip(k.step) {
+                *l = _mm256_add_epi32(*l, d);
+            }
+        }
+        if n % LANES != 0 {
+            let idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            let valid = _mm256_cmpgt_epi32(splat((n % LANES) as i32), idx);
+            let at = chunks
+                .next()
+                .expect("counted above")
+                .try_into()
+                .expect("LANES long");
+            chunk::<DEPTH, GOURAUD, RAW, BLEND>(at, valid, &lanes, &k, smp);
+        }
     }
 }
 
@@ -296,18 +347,20 @@ fn edge_span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND:
     Portable.span::<DEPTH, GOURAUD, RAW, BLEND>(row, x0, x1, &s, smp, px);
 }
 
-/// One chunk: the 8 pixels at `at` (readable and writable), of which the lanes in `valid`
-/// belong to the span; the others keep their value.
-#[inline(always)]
-unsafe fn chunk<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
-    at: *mut u16,
+/// One chunk: the 8 pixels at `at`, of which the lanes in `valid` belong to the span; the
+/// others keep their value.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn chunk<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
+    at: &mut [u16; LANES],
     valid: __m256i,
     lanes: &Steppers,
     k: &Consts,
     smp: Option<&Sampler<DEPTH>>,
 ) {
     let (zero, bit15, low15) = (_mm256_setzero_si256(), splat(0x8000), splat(0x7fff));
-    let dst = _mm256_cvtepu16_epi32(_mm_loadu_si128(at.cast()));
+    // SAFETY: `at` is 16 readable bytes; the load has no alignment requirement.
+    let dst = _mm256_cvtepu16_epi32(unsafe { _mm_loadu_si128(at.as_ptr().cast()) });
     let [r, g, b, u, v] = *lanes;
     let texel = match smp {
         Some(smp) if DEPTH != 0 => texels(smp, k.clut, u, v),
@@ -372,5 +425,6 @@ unsafe fn chunk<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLE
         _mm256_castsi256_si128(out),
         _mm256_extracti128_si256::<1>(out),
     );
-    _mm_storeu_si128(at.cast(), out16);
+    // SAFETY: `at` is 16 writable bytes; the store has no alignment requirement.
+    unsafe { _mm_storeu_si128(at.as_mut_ptr().cast(), out16) };
 }
