@@ -4,6 +4,7 @@
 //! [`scene::PosedMesh`]; the renderer converts it to PS1 fixed point, runs it through the
 //! emulated GTE (crate `gte`), builds an ordering table, and streams GP0 words into the emulated
 //! GPU (crate `gpu`), whose VRAM becomes the PNG.
+#![forbid(unsafe_code)]
 
 pub mod census;
 pub mod compare;
