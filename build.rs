@@ -58,6 +58,7 @@ fn main() {
 
 /// Whether an executable named `name` is in one of `PATH`'s directories.
 fn on_path(name: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|d| Path::new(&d).join(name).is_file()))
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|d| Path::new(&d).join(name).is_file())
+    })
 }

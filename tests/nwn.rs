@@ -587,7 +587,10 @@ fn flipped_c_aribeth_with_its_supermodel_loads_or_fails_cleanly() {
             }
             Err(e) => {
                 failed += 1;
-                let file = e.file.as_ref().unwrap_or_else(|| panic!("round {round}: {e}"));
+                let file = e
+                    .file
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("round {round}: {e}"));
                 // The named file is the flipped model itself or a supermodel read from disk.
                 let len = match file == &p {
                     true => d.len() as u64,
@@ -598,5 +601,8 @@ fn flipped_c_aribeth_with_its_supermodel_loads_or_fails_cleanly() {
         }
     }
     println!("{loaded} flipped copies loaded and posed, {failed} refused");
-    assert!(loaded > 0, "no flipped copy loaded: the posed-mesh checks ran on nothing");
+    assert!(
+        loaded > 0,
+        "no flipped copy loaded: the posed-mesh checks ran on nothing"
+    );
 }

@@ -72,7 +72,12 @@ fn random_words_never_panic_and_agree_across_threads() {
                 other.reads == serial.reads,
                 "seed {seed}: {threads:?} read back other values than serial"
             );
-            if let Some(i) = serial.vram.iter().zip(&other.vram).position(|(a, b)| a != b) {
+            if let Some(i) = serial
+                .vram
+                .iter()
+                .zip(&other.vram)
+                .position(|(a, b)| a != b)
+            {
                 panic!(
                     "seed {seed}: {threads:?} ({}, {}) {:04x}, serial {:04x}",
                     i % 1024,
