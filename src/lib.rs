@@ -6,19 +6,12 @@
 //! GPU (crate `gpu`), whose VRAM becomes the PNG.
 #![forbid(unsafe_code)]
 
-pub mod census;
-pub mod compare;
-pub mod conformance;
+pub mod capture;
 pub mod describe;
-pub mod display;
-pub mod dump;
 pub mod formats;
-pub mod gte_vectors;
-pub mod history;
+pub mod hwtest;
 pub mod output;
 pub mod preview;
 pub mod render;
-pub mod replay;
 pub mod scene;
 pub mod sheet;
-pub mod stream;

@@ -7,7 +7,7 @@ mod common;
 use std::io::Read;
 use std::path::Path;
 
-use psxrender::replay::{run, Input, Options};
+use psxrender::capture::replay::{run, Input, Options};
 
 fn gunzip(path: &Path) -> Vec<u8> {
     let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -6,8 +6,8 @@ mod common;
 use std::path::Path;
 
 use gpu::{Gpu, VRAM_HEIGHT, VRAM_WIDTH};
-use psxrender::conformance::replay;
-use psxrender::stream::parse;
+use psxrender::hwtest::conformance::replay;
+use psxrender::hwtest::stream::parse;
 
 /// VRAM from the PNG: `r5 = R>>3, g5 = G>>3, b5 = B>>3` (FORMAT.md §3).
 fn expected_vram(dir: &Path) -> Vec<u16> {

@@ -8,8 +8,8 @@ mod common;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use psxrender::compare::{parse_mask, Capture, Expansion, Source};
-use psxrender::replay::Input;
+use psxrender::capture::compare::{parse_mask, Capture, Expansion, Source};
+use psxrender::capture::replay::Input;
 
 fn tests(root: &Path) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)

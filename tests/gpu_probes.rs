@@ -1,7 +1,7 @@
 //! Every `hwtests/gpu-probes` file, serial and banded: each `hw` probe must match the console.
 mod common;
 
-use psxrender::conformance::{run_file, Report};
+use psxrender::hwtest::conformance::{run_file, Report};
 
 fn run_all(threads: usize) -> Report {
     let dir = common::shared("hwtests/gpu-probes");

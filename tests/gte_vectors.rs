@@ -5,7 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use psxrender::gte_vectors::run_file;
+use psxrender::hwtest::gte_vectors::run_file;
 
 /// Runs a vector file, printing every failure; fails on any failing case and, when `cases` is
 /// given, on a different case count.

@@ -435,12 +435,12 @@ fn every_size_renders_and_parallel_matches_serial() {
     }
 }
 
-fn replay_display(dump: &[u8]) -> psxrender::display::Picture {
-    let input = psxrender::replay::Input::parse(dump).unwrap();
-    let done = psxrender::replay::run(&input, Default::default()).unwrap();
+fn replay_display(dump: &[u8]) -> psxrender::capture::display::Picture {
+    let input = psxrender::capture::replay::Input::parse(dump).unwrap();
+    let done = psxrender::capture::replay::run(&input, Default::default()).unwrap();
     let mut gpu = done.gpu;
     let d = gpu.display();
-    psxrender::display::shown(gpu.vram(), &d)
+    psxrender::capture::display::shown(gpu.vram(), &d)
 }
 
 #[test]

@@ -349,7 +349,7 @@ impl<'m> Renderer<'m> {
     /// restore (GP1 reset, full VRAM upload from [`Renderer::initial_vram`], the display set-up),
     /// trace begin, the frame's GP0 words, one VSync.
     pub fn gpudump(&self, frame: &Frame) -> Vec<u8> {
-        use crate::dump::{Packet, VSyncTime, Writer};
+        use crate::capture::dump::{Packet, VSyncTime, Writer};
         let mut w = Writer::new();
         // A comment and a trace-begin are short fixed packets: they cannot be too long.
         let _ = w.packet(&Packet::Comment(format!(

@@ -16,9 +16,9 @@ use gpu::gp0::decode::{decode, is_polyline_terminator, packet_len, Gp0Command, R
 use gpu::gp0::fields::sext11;
 use gpu::vram::{transfer_size, transfer_xy};
 
-use crate::dump::Packet;
-use crate::replay::Input;
-use crate::stream::Item;
+use crate::capture::dump::Packet;
+use crate::capture::replay::Input;
+use crate::hwtest::stream::Item;
 
 /// An inclusive VRAM rectangle, in halfwords and lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
