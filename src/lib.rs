@@ -10,6 +10,7 @@ pub mod capture;
 pub mod describe;
 pub mod formats;
 pub mod hwtest;
+pub mod math;
 pub mod output;
 pub mod preview;
 pub mod render;

@@ -109,10 +109,10 @@ fn faces_wind_counter_clockwise_after_axis_conversion() {
         let (a, b, c) = (v(0).position, v(1).position, v(2).position);
         let e1 = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
         let e2 = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-        let n = m2::math::cross(e1, e2);
+        let n = psxrender::math::cross(e1, e2);
         let sum: [f32; 3] =
             std::array::from_fn(|i| v(0).normal[i] + v(1).normal[i] + v(2).normal[i]);
-        if m2::math::dot3(n, sum) > 0.0 {
+        if psxrender::math::dot3(n, sum) > 0.0 {
             agree += 1;
         } else {
             disagree += 1;

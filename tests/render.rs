@@ -88,7 +88,7 @@ fn golden_ff9_demo_character() {
 #[test]
 fn golden_nwn_synthetic() {
     use psxrender::formats::nwn;
-    let bytes = nwn::builder::build(&nwn::builder::sample_model());
+    let bytes = nwn::writer::build(&nwn::writer::sample_model());
     let model = nwn::load(Path::new("synth.mdl"), &bytes, &LoadOptions::default()).unwrap();
     // Its one quad faces NWN −Y, the scene's back (−Z): seen from behind.
     let view = View {

@@ -433,7 +433,7 @@ impl<'m> Renderer<'m> {
         };
         // Light direction in model space = basisᵀ · camera-space direction.
         let l = LIGHT_DIR;
-        let len = camera::dot(l, l).sqrt();
+        let len = crate::math::dot3(l, l).sqrt();
         let light = [0, 1, 2].map(|a| (0..3).map(|r| basis[r][a] * l[r]).sum::<f32>() / len);
         let d = Q12::from_f32(DIFFUSE);
         let amb = (AMBIENT * 4096.0) as i32;
@@ -667,7 +667,7 @@ fn face_normal(mesh: &PosedMesh, idx: &[usize; 4]) -> [f32; 3] {
         u[2] * v[0] - u[0] * v[2],
         u[0] * v[1] - u[1] * v[0],
     ];
-    let l = camera::dot(n, n).sqrt();
+    let l = crate::math::dot3(n, n).sqrt();
     if l > 0.0 && l.is_finite() {
         n.map(|c| c / l)
     } else {

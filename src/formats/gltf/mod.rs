@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::{ErrorKind, LoadError, Result};
 use super::LoadOptions;
-use crate::formats::m2::math::{Affine, Quat};
+use crate::math::{Affine, Quat};
 use crate::scene::{AnimationInfo, Model, PoseRequest, PosedMesh, Texture};
 
 /// Format name errors carry.
