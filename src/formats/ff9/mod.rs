@@ -3,7 +3,7 @@
 //!
 //! FF9 is the native case for psxrender: vertices are int16 GTE input, polygons carry TPage and
 //! CLUT words, textures are TIMs with their own VRAM coordinates. [`FF9Model::pose`] therefore
-//! emits [`FaceTexture::Vram`] faces and puts every TIM's rectangles in
+//! emits [`crate::scene::FaceTexture::Vram`] faces and puts every TIM's rectangles in
 //! [`PosedMesh::vram_images`] untouched, so the GPU samples exactly what the console would.
 //!
 //! How sure we are, field by field, is in `docs/formats.md` ("FF9"): the model header, bones,

@@ -1,13 +1,13 @@
 //! Neverwinter Nights models: binary and ASCII MDL, animations (own and through the
 //! supermodel chain), skins, textures (DDS/TGA/PLT by resref).
 //!
-//! Data flow: [`parse`] (binary or ASCII by content: [`binary`], [`ascii`]) → [`mdl::Mdl`]
+//! Data flow: [`parse()`] (binary or ASCII by content: [`binary`], [`ascii`]) → [`mdl::Mdl`]
 //! (NWN's Z-up space) → [`load`] makes the [`NWNModel`] (supermodels loaded, animations gathered
 //! and matched to nodes by name, textures resolved through [`textures`]) → posing (`pose.rs`)
 //! samples the controllers ([`anim`]) at frame/30 s, walks the tree, deforms skins, and converts
 //! to the scene convention (+Y up, front +Z).
 //!
-//! Files, as in every loader: `mod.rs` the model and [`load`], [`parse`] the bytes, `pose.rs`
+//! Files, as in every loader: `mod.rs` the model and [`load`], [`mod@parse`] the bytes, `pose.rs`
 //! the frame, `info.rs` the facts `psxrender info` prints, [`writer`] synthetic files for tests.
 
 pub mod anim;
