@@ -5,7 +5,9 @@
 //!   `PSXRENDER_SHARED` overrides the place) is missing. With `CI=true` that fails the build
 //!   instead: CI must run every test.
 //! - `cfg(no_pcsxredux_vectors)`: the optional `hwtests/gte/pcsxredux.txt` is not in it.
-//! - `cfg(no_xvfb)`: no `xvfb-run` on `PATH` for the preview window's smoke test.
+//! - `cfg(no_xvfb)`: no `xvfb-run` on `PATH` for the preview window's smoke test (looked up when
+//!   this script runs; `PATH` is not watched, since it differs between shells and editors and
+//!   each change would rebuild the crate: after installing xvfb, `touch build.rs`).
 //!
 //! The tests find the data through `env!("PSXRENDER_SHARED_DIR")`, set here, so the build and
 //! the tests agree on one directory.
@@ -19,7 +21,6 @@ fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=PSXRENDER_SHARED");
     println!("cargo::rerun-if-env-changed=CI");
-    println!("cargo::rerun-if-env-changed=PATH");
 
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let shared = match std::env::var_os("PSXRENDER_SHARED") {
