@@ -3,8 +3,8 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 
-use psxrender::compare::{self, Capture};
-use psxrender::dump::{self, VSyncTime};
+use psxrender::capture::compare::{self, Capture};
+use psxrender::capture::dump::{self, VSyncTime};
 
 fn pattern() -> Vec<u16> {
     (0..1024 * 512u32)
@@ -61,7 +61,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("display");
     g.throughput(Throughput::Elements(640 * 480));
     g.bench_function("cut 640x480 24-bit", |b| {
-        b.iter(|| psxrender::display::cut(black_box(&vram), &d))
+        b.iter(|| psxrender::capture::display::cut(black_box(&vram), &d))
     });
     g.finish();
 }

@@ -13,15 +13,15 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::census::Census;
-use crate::dump::{Dump, Magic, Packet};
+use crate::capture::census::Census;
+use crate::capture::dump::{Dump, Magic, Packet};
+use crate::capture::replay::Input;
 use crate::formats::reader::Reader;
 use crate::formats::tim::{Tim, TimDepth};
 use crate::formats::{
     blp, dds, identify, images, plt, read_file, ErrorKind, Kind, LoadError, LoadOptions, Result,
 };
 use crate::render::texture::{ps1_form, BlendClass, TextureDepth, LONE_TEXTURE_FRAMEBUFFER};
-use crate::replay::Input;
 use crate::scene::{Model, RgbaImage};
 
 /// What `info` found.

@@ -1,4 +1,5 @@
 //! The `psxrender` command line: a thin layer over the library.
+#![forbid(unsafe_code)]
 
 mod cli;
 

@@ -4,7 +4,7 @@
 //! Design rule: everything that decides *what* to draw — key handling, animation clock, orbit
 //! and zoom, the title — lives in [`Viewer`], which has no window and is unit-tested. The minifb
 //! loop (feature `preview`) only turns keys into [`Action`]s and shows the frames a
-//! [`FrameSource`] produces, so a smoke test can run it under Xvfb for a fixed number of frames.
+//! [`Session`] renders, so a smoke test can run it under Xvfb for a fixed number of frames.
 
 use std::time::Duration;
 

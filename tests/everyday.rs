@@ -40,10 +40,9 @@ fn is_bare_buffer(p: &Path) -> bool {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples")]
 fn info_reads_every_sample_and_says_what_it_is() {
-    let Some(dir) = shared("samples") else {
-        return;
-    };
+    let dir = shared("samples");
     let mut seen = HashSet::new();
     let files: Vec<PathBuf> = files_under(&dir)
         .into_iter()
@@ -96,10 +95,9 @@ fn info_reads_every_sample_and_says_what_it_is() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples")]
 fn info_facts_of_textures() {
-    let Some(dir) = shared("samples") else {
-        return;
-    };
+    let dir = shared("samples");
     let (_, t) = psxrender(["info".as_ref(), dir.join("tim/texture.tim").as_os_str()]);
     assert!(t.contains("TIM texture: 128x128 px"), "{t}");
     assert!(t.contains("depth: 8bpp"), "{t}");
@@ -155,9 +153,12 @@ fn info_reads_gpu_dumps_and_text_streams() {
         nums.len() == 6 && nums[2] < 320 && nums[3] < 240,
         "{drawing}"
     );
-    let Some(stream) = shared("hwtests/gpu-images/triangle/stream.txt") else {
-        return;
-    };
+}
+
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/hwtests/gpu-images")]
+fn info_reads_text_streams() {
+    let stream = shared("hwtests/gpu-images/triangle/stream.txt");
     let (code, out) = psxrender(["info".as_ref(), stream.as_os_str()]);
     assert_eq!(code, Some(0), "{out}");
     assert!(out.starts_with("GPU text stream"), "{out}");
@@ -194,18 +195,21 @@ fn an_unknown_file_names_the_formats_tried() {
     let (code, out) = psxrender([junk.as_os_str()]);
     assert_eq!(code, Some(2));
     assert!(out.contains("not a file psxrender reads"), "{out}");
-    if let Some(tim) = shared("samples/tim/texture.tim") {
-        let (code, out) = psxrender([tim.as_os_str()]);
-        assert_eq!(code, Some(2));
-        assert!(out.contains("is a TIM texture, not a model"), "{out}");
-    }
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/tim")]
+fn rendering_a_texture_says_it_is_not_a_model() {
+    let tim = shared("samples/tim/texture.tim");
+    let (code, out) = psxrender([tim.as_os_str()]);
+    assert_eq!(code, Some(2));
+    assert!(out.contains("is a TIM texture, not a model"), "{out}");
+}
+
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples")]
 fn texture_shows_the_ps1_form_beside_the_original() {
-    let Some(tim) = shared("samples/tim/texture.tim") else {
-        return;
-    };
+    let tim = shared("samples/tim/texture.tim");
     let out = tmp("everyday", "tex4.png");
     let tim_out = tmp("everyday", "tex4.tim");
     let (code, text) = psxrender([
@@ -239,13 +243,12 @@ fn texture_shows_the_ps1_form_beside_the_original() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples")]
 fn rabbit_finds_its_skin_without_texture() {
-    let (Some(model), Some(skin)) = (
+    let (model, skin) = (
         shared("samples/m2/Rabbit2.m2"),
         shared("samples/m2/rabbitskin2_default.blp"),
-    ) else {
-        return;
-    };
+    );
     let auto = tmp("everyday", "rabbit-auto.png");
     let given = tmp("everyday", "rabbit-given.png");
     let (code, out) = psxrender([model.as_os_str(), auto.as_os_str()]);
@@ -352,10 +355,9 @@ fn bg_none_marks_exactly_what_the_gpu_drew() {
 /// On a model without semi-transparent faces the mask is exactly "drawn": alpha 255 where two
 /// backgrounds agree and 0 elsewhere.
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples")]
 fn bg_none_on_an_opaque_model_is_exact() {
-    let Some(crate_path) = shared("samples/m2/STORMWINDCRATE01.M2") else {
-        return;
-    };
+    let crate_path = shared("samples/m2/STORMWINDCRATE01.M2");
     let model = psxrender::formats::load(&crate_path, &Default::default()).unwrap();
     let opts = |bg, t| RenderOptions {
         background: bg,
@@ -401,10 +403,9 @@ fn bg_none_writes_an_rgba_png() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples")]
 fn turntable_sheet_of_8_angles_by_12_frames() {
-    let Some(model) = shared("samples/m2/Rabbit2.m2") else {
-        return;
-    };
+    let model = shared("samples/m2/Rabbit2.m2");
     let out = tmp("everyday", "turn.png");
     let (code, o) = psxrender([
         model.as_os_str(),
@@ -509,10 +510,9 @@ fn help_shows_every_new_option_with_an_example() {
 /// The README's everyday-use block, each line run as written, from a directory whose
 /// `../shared` is the real one.
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples")]
 fn readme_everyday_examples_run_verbatim() {
-    let Some(shared_dir) = shared("samples") else {
-        return;
-    };
+    let shared_dir = shared("samples");
     let readme =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
     let marker = "<!-- run verbatim by tests/everyday.rs -->";
@@ -557,18 +557,17 @@ fn readme_everyday_examples_run_verbatim() {
 /// `info` on cut and bit-flipped copies of every sample texture and of a GPUDUMP: an answer
 /// or an error naming the file, never a panic.
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples")]
 fn info_on_damaged_files_never_panics() {
     let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
-    if let Some(dir) = shared("samples") {
-        for p in files_under(&dir)
-            .into_iter()
-            .filter(|p| is_sample(p) && !is_bare_buffer(p))
-        {
-            let data = std::fs::read(&p).unwrap();
-            let kind = psxrender::formats::identify(&data).unwrap();
-            if kind.role() != psxrender::formats::Role::Model {
-                inputs.push((p.file_name().unwrap().to_string_lossy().into(), data));
-            }
+    for p in files_under(&shared("samples"))
+        .into_iter()
+        .filter(|p| is_sample(p) && !is_bare_buffer(p))
+    {
+        let data = std::fs::read(&p).unwrap();
+        let kind = psxrender::formats::identify(&data).unwrap();
+        if kind.role() != psxrender::formats::Role::Model {
+            inputs.push((p.file_name().unwrap().to_string_lossy().into(), data));
         }
     }
     let dump = tmp("everyday", "damaged-src.psxgpu");

@@ -13,7 +13,7 @@ use psxrender::render::{RenderOptions, Renderer};
 use psxrender::scene::{Blend, FaceTexture, Model, PoseRequest, PosedMesh};
 use serde_json::json;
 
-fn sample(name: &str) -> Option<PathBuf> {
+fn sample(name: &str) -> PathBuf {
     common::shared(&format!("samples/gltf/{name}"))
 }
 
@@ -57,8 +57,9 @@ fn face_normal(p: &PosedMesh, f: usize) -> [f32; 3] {
 // Samples
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/gltf")]
 fn fox_sample_facts() {
-    let Some(p) = sample("Fox.glb") else { return };
+    let p = sample("Fox.glb");
     let m = load_file(&p, &LoadOptions::default());
     assert!(m.warnings().is_empty(), "{:?}", m.warnings());
     assert_eq!(m.nodes.len(), 26);
@@ -109,10 +110,9 @@ fn fox_sample_facts() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/gltf")]
 fn fox_separate_files_render_exactly_like_the_glb() {
-    let (Some(glb), Some(sep)) = (sample("Fox.glb"), sample("Fox-separate/Fox.gltf")) else {
-        return;
-    };
+    let (glb, sep) = (sample("Fox.glb"), sample("Fox-separate/Fox.gltf"));
     let a = load_file(&glb, &LoadOptions::default());
     let b = load_file(&sep, &LoadOptions::default());
     assert!(matches!(b.container, gltf::Container::Json));
@@ -139,10 +139,9 @@ fn fox_separate_files_render_exactly_like_the_glb() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/gltf")]
 fn box_textured_draco_sample_facts() {
-    let Some(p) = sample("BoxTextured.glb") else {
-        return;
-    };
+    let p = sample("BoxTextured.glb");
     let m = load_file(&p, &LoadOptions::default());
     assert!(m.warnings().is_empty(), "{:?}", m.warnings());
     let prim = &m.meshes[0].primitives[0];
@@ -190,24 +189,22 @@ fn golden(name: &str, model: &dyn Model, animation: Option<usize>, frame: u32) {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/gltf")]
 fn golden_gltf_samples() {
-    if let Some(p) = sample("Fox.glb") {
-        let m = load_file(&p, &LoadOptions::default());
-        for (anim, tag) in [(1, "walk"), (2, "run")] {
-            for frame in [0, 10] {
-                golden(&format!("gltf_fox_{tag}_f{frame}"), &m, Some(anim), frame);
-            }
+    let m = load_file(&sample("Fox.glb"), &LoadOptions::default());
+    for (anim, tag) in [(1, "walk"), (2, "run")] {
+        for frame in [0, 10] {
+            golden(&format!("gltf_fox_{tag}_f{frame}"), &m, Some(anim), frame);
         }
     }
-    if let Some(p) = sample("BoxTextured.glb") {
-        let m = load_file(&p, &LoadOptions::default());
-        golden("gltf_boxtextured_f0", &m, None, 0);
-    }
+    let m = load_file(&sample("BoxTextured.glb"), &LoadOptions::default());
+    golden("gltf_boxtextured_f0", &m, None, 0);
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/gltf")]
 fn cli_renders_gltf_gif_dump_and_info() {
-    let Some(fox) = sample("Fox.glb") else { return };
+    let fox = sample("Fox.glb");
     let gif = cli_run::tmp("gltf", "run.gif");
     let (code, out) = cli_run::psxrender([
         fox.as_os_str(),
@@ -273,10 +270,9 @@ fn cli_renders_gltf_gif_dump_and_info() {
 /// `info --json` prints the facts the text prints, from the same structure: for Fox.glb and its
 /// separate-files twin they agree on everything but how the bytes were stored.
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/gltf")]
 fn info_json_has_the_text_facts() {
-    let (Some(glb), Some(sep)) = (sample("Fox.glb"), sample("Fox-separate/Fox.gltf")) else {
-        return;
-    };
+    let (glb, sep) = (sample("Fox.glb"), sample("Fox-separate/Fox.gltf"));
     let json = |p: &std::path::Path| -> serde_json::Value {
         let (code, out) = cli_run::psxrender(["info".as_ref(), "--json".as_ref(), p.as_os_str()]);
         assert_eq!(code, Some(0), "{out}");

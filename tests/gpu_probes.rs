@@ -1,10 +1,10 @@
 //! Every `hwtests/gpu-probes` file, serial and banded: each `hw` probe must match the console.
 mod common;
 
-use psxrender::conformance::{run_file, Report};
+use psxrender::hwtest::conformance::{run_file, Report};
 
-fn run_all(threads: usize) -> Option<Report> {
-    let dir = common::shared("hwtests/gpu-probes")?;
+fn run_all(threads: usize) -> Report {
+    let dir = common::shared("hwtests/gpu-probes");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -31,20 +31,22 @@ fn run_all(threads: usize) -> Option<Report> {
         "threads={threads}: {} passed, {} failed (todo {} passed, {} failed)",
         total.passed, total.failed, total.todo_passed, total.todo_failed
     );
-    Some(total)
+    total
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/hwtests/gpu-probes")]
 fn hw_probes_serial() {
-    let Some(r) = run_all(1) else { return };
+    let r = run_all(1);
     assert_eq!(r.failed, 0, "{} hw cases failed", r.failed);
     assert!(r.passed >= 498, "only {} hw cases ran", r.passed);
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/hwtests/gpu-probes")]
 fn hw_probes_banded() {
     // A pool of 3: every batch drawn in regions (on all cores, light batches draw serially).
-    let Some(r) = run_all(3) else { return };
+    let r = run_all(3);
     assert_eq!(r.failed, 0, "{} hw cases failed", r.failed);
     assert!(r.passed >= 498, "only {} hw cases ran", r.passed);
 }
@@ -52,10 +54,9 @@ fn hw_probes_banded() {
 /// The CLI: per-file lines, the exact closing line, exit 0; exit 2 on an unreadable file;
 /// exit 1 and a printed mismatch when a probe fails.
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/hwtests/gpu-probes")]
 fn conformance_cli_output_and_exit_codes() {
-    let Some(dir) = common::shared("hwtests/gpu-probes") else {
-        return;
-    };
+    let dir = common::shared("hwtests/gpu-probes");
     let exe = env!("CARGO_BIN_EXE_psxrender");
     let out = std::process::Command::new(exe)
         .args(["conformance", "--threads", "1"])

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use psxrender::gte_vectors::run_file;
+use psxrender::hwtest::gte_vectors::run_file;
 
 /// Runs a vector file, printing every failure; fails on any failing case and, when `cases` is
 /// given, on a different case count.
@@ -26,30 +26,27 @@ fn check_file(path: &Path, cases: Option<usize>) {
 
 /// 1150 cases: 22 commands × 50 random register files and command bits, 50 register-only.
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/hwtests/gte")]
 fn ps1tests_fuzz() {
-    if let Some(path) = common::shared("hwtests/gte/ps1tests-fuzz.txt") {
-        check_file(&path, Some(1150));
-    }
+    check_file(&common::shared("hwtests/gte/ps1tests-fuzz.txt"), Some(1150));
 }
 
 /// 23 console dumps (case 10's impossible SZ0 dump value is handled by the 16-bit store).
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/hwtests/gte")]
 fn rustation() {
-    if let Some(path) = common::shared("hwtests/gte/rustation.txt") {
-        check_file(&path, Some(23));
-    }
+    check_file(&common::shared("hwtests/gte/rustation.txt"), Some(23));
 }
 
-/// pcsx-redux GTE tests, run when the file is present (FORMAT.md documents it; it is not
-/// shipped in every checkout, so absence is not a failure even in CI).
+/// pcsx-redux GTE tests (FORMAT.md documents the file; it is not shipped in every checkout, so
+/// its absence is no failure even in CI: `build.rs` sets `no_pcsxredux_vectors` then).
 #[test]
-fn pcsxredux_if_present() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/hwtests/gte/pcsxredux.txt");
-    if path.exists() {
-        check_file(&path, None);
-    } else {
-        eprintln!("skipping: {} not present", path.display());
-    }
+#[cfg_attr(
+    no_pcsxredux_vectors,
+    ignore = "needs ../shared/hwtests/gte/pcsxredux.txt (not in every checkout)"
+)]
+fn pcsxredux() {
+    check_file(&common::shared("hwtests/gte/pcsxredux.txt"), None);
 }
 
 mod cli_run;

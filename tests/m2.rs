@@ -12,7 +12,7 @@ use psxrender::formats::m2::{self, M2Model};
 use psxrender::formats::{blp, ErrorKind, LoadOptions};
 use psxrender::scene::{Blend, FaceTexture, Model, PoseRequest};
 
-fn sample(name: &str) -> Option<PathBuf> {
+fn sample(name: &str) -> PathBuf {
     common::shared(&format!("samples/m2/{name}"))
 }
 
@@ -26,10 +26,9 @@ fn close3(a: [f32; 3], b: [f32; 3], eps: f32) -> bool {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/m2")]
 fn crate_sample_facts() {
-    let Some(p) = sample("STORMWINDCRATE01.M2") else {
-        return;
-    };
+    let p = sample("STORMWINDCRATE01.M2");
     let m = load(&p, &LoadOptions::default());
     assert_eq!(m.version, 256);
     assert_eq!(m.name, "6HU_Storehouse_Crate1");
@@ -99,10 +98,9 @@ fn crate_sample_facts() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/m2")]
 fn faces_wind_counter_clockwise_after_axis_conversion() {
-    let Some(p) = sample("STORMWINDCRATE01.M2") else {
-        return;
-    };
+    let p = sample("STORMWINDCRATE01.M2");
     let m = load(&p, &LoadOptions::default());
     let posed = m.pose(&PoseRequest::default());
     let (mut agree, mut disagree) = (0, 0);
@@ -111,10 +109,10 @@ fn faces_wind_counter_clockwise_after_axis_conversion() {
         let (a, b, c) = (v(0).position, v(1).position, v(2).position);
         let e1 = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
         let e2 = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-        let n = m2::math::cross(e1, e2);
+        let n = psxrender::math::cross(e1, e2);
         let sum: [f32; 3] =
             std::array::from_fn(|i| v(0).normal[i] + v(1).normal[i] + v(2).normal[i]);
-        if m2::math::dot3(n, sum) > 0.0 {
+        if psxrender::math::dot3(n, sum) > 0.0 {
             agree += 1;
         } else {
             disagree += 1;
@@ -141,16 +139,16 @@ fn faces_wind_counter_clockwise_after_axis_conversion() {
     );
 }
 
-fn rabbit_opts() -> Option<(PathBuf, LoadOptions)> {
-    let p = sample("Rabbit2.m2")?;
-    let skin = sample("rabbitskin2_default.blp")?;
-    Some((
+fn rabbit_opts() -> (PathBuf, LoadOptions) {
+    let p = sample("Rabbit2.m2");
+    let skin = sample("rabbitskin2_default.blp");
+    (
         p,
         LoadOptions {
             replaceable_textures: vec![(11, skin)],
             ..Default::default()
         },
-    ))
+    )
 }
 
 fn bounds(posed: &psxrender::scene::PosedMesh) -> ([f32; 3], [f32; 3]) {
@@ -166,10 +164,9 @@ fn bounds(posed: &psxrender::scene::PosedMesh) -> ([f32; 3], [f32; 3]) {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/m2")]
 fn rabbit_sample_facts() {
-    let Some((p, opts)) = rabbit_opts() else {
-        return;
-    };
+    let (p, opts) = rabbit_opts();
     let m = load(&p, &opts);
     assert_eq!(m.version, 256);
     assert_eq!(
@@ -245,10 +242,9 @@ fn rabbit_sample_facts() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/m2")]
 fn rabbit_animations_are_named_and_selectable() {
-    let Some((p, opts)) = rabbit_opts() else {
-        return;
-    };
+    let (p, opts) = rabbit_opts();
     let m = load(&p, &opts);
     let anims = m.animations();
     assert_eq!(anims[0].name, "Walk");
@@ -264,10 +260,9 @@ fn rabbit_animations_are_named_and_selectable() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/m2")]
 fn rabbit_poses_move_rigidly_and_wrap() {
-    let Some((p, opts)) = rabbit_opts() else {
-        return;
-    };
+    let (p, opts) = rabbit_opts();
     let m = load(&p, &opts);
     let rest = m.pose(&PoseRequest::default());
     for (v, src) in rest.vertices.iter().zip(&m.vertices) {
@@ -353,13 +348,14 @@ fn rabbit_poses_move_rigidly_and_wrap() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/m2")]
 fn sample_blps_decode() {
     for (name, w, h, kind) in [
         ("6HU_BARREL_CRATE_TEXTURE.blp", 512, 512, blp::DxtKind::Dxt3),
         ("ArmorReflect5.blp", 64, 64, blp::DxtKind::Dxt1),
         ("rabbitskin2_default.blp", 256, 256, blp::DxtKind::Dxt5),
     ] {
-        let Some(p) = sample(name) else { return };
+        let p = sample(name);
         let data = std::fs::read(&p).unwrap();
         let header =
             blp::read_header(&psxrender::formats::reader::Reader::new(&data, "BLP2")).unwrap();
@@ -738,10 +734,9 @@ fn nowhere(name: &str) -> PathBuf {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/m2")]
 fn truncation_at_every_offset_of_the_crate_is_a_clean_error() {
-    let Some(p) = sample("STORMWINDCRATE01.M2") else {
-        return;
-    };
+    let p = sample("STORMWINDCRATE01.M2");
     let data = std::fs::read(&p).unwrap();
     let path = nowhere("crate.m2");
     for len in 0..data.len() {
@@ -768,6 +763,7 @@ impl Rng {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/m2")]
 fn random_byte_flips_never_panic() {
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     for name in [
@@ -777,7 +773,7 @@ fn random_byte_flips_never_panic() {
         "ArmorReflect5.blp",
         "rabbitskin2_default.blp",
     ] {
-        let Some(p) = sample(name) else { return };
+        let p = sample(name);
         files.push((name.into(), std::fs::read(&p).unwrap()));
     }
     files.push(("synth263.m2".into(), synth_tbc(263).write()));

@@ -9,7 +9,7 @@ use psxrender::formats::nwn::{self, textures, NWNModel};
 use psxrender::formats::{dds, plt, LoadOptions};
 use psxrender::scene::{Blend, FaceTexture, Model, PoseRequest};
 
-fn sample(name: &str) -> Option<PathBuf> {
+fn sample(name: &str) -> PathBuf {
     common::shared(&format!("samples/nwn/{name}"))
 }
 
@@ -34,10 +34,9 @@ fn assert_finite(model: &NWNModel, request: &PoseRequest) {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
 fn it_torch_000_facts() {
-    let Some(p) = sample("it_torch_000.mdl") else {
-        return;
-    };
+    let p = sample("it_torch_000.mdl");
     let m = load(&p, &LoadOptions::default());
     let kinds: Vec<&str> = m.mdl.nodes.iter().map(|n| n.kind.name()).collect();
     assert_eq!(kinds, ["dummy", "trimesh", "emitter", "emitter"]);
@@ -86,10 +85,9 @@ fn it_torch_000_facts() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
 fn ttd01_tile_facts_and_aabb_not_drawn() {
-    let Some(p) = sample("ttd01_a04_03.mdl") else {
-        return;
-    };
+    let p = sample("ttd01_a04_03.mdl");
     let m = load(&p, &LoadOptions::default());
     assert_eq!(m.mdl.classification, 2);
     let count = |k: &str| m.mdl.nodes.iter().filter(|n| n.kind.name() == k).count();
@@ -149,21 +147,18 @@ fn ttd01_tile_facts_and_aabb_not_drawn() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
 fn tiles_prefer_the_game_camera_creatures_the_default_view() {
-    let (Some(tile), Some(creature)) = (sample("ttd01_a04_03.mdl"), sample("it_torch_000.mdl"))
-    else {
-        return;
-    };
+    let (tile, creature) = (sample("ttd01_a04_03.mdl"), sample("it_torch_000.mdl"));
     let opts = LoadOptions::default();
     assert_eq!(load(&tile, &opts).preferred_view(), Some((200.0, 50.0)));
     assert_eq!(load(&creature, &opts).preferred_view(), None);
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
 fn c_aribeth_animations_come_from_a_fa() {
-    let Some(p) = sample("c_aribeth.mdl") else {
-        return;
-    };
+    let p = sample("c_aribeth.mdl");
     let m = load(&p, &LoadOptions::default());
     assert_eq!(m.mdl.supermodel.as_deref(), Some("a_fa"));
     assert_eq!(m.mdl.header_node_count, 133);
@@ -252,10 +247,9 @@ fn c_aribeth_animations_come_from_a_fa() {
 
 /// The figure stands up +Y and faces +Z: feet low, head high, right hand on −X.
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
 fn c_aribeth_stands_up_and_faces_plus_z() {
-    let Some(p) = sample("c_aribeth.mdl") else {
-        return;
-    };
+    let p = sample("c_aribeth.mdl");
     let m = load(&p, &LoadOptions::default());
     let pose = m.pose(&PoseRequest::default());
     let mut base = 0;
@@ -287,10 +281,9 @@ fn c_aribeth_stands_up_and_faces_plus_z() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
 fn c_satyrarcher_reports_its_missing_supermodel_and_still_renders() {
-    let Some(p) = sample("c_satyrarcher.mdl") else {
-        return;
-    };
+    let p = sample("c_satyrarcher.mdl");
     let m = load(&p, &LoadOptions::default());
     assert_eq!(m.mdl.supermodel.as_deref(), Some("a_ba"));
     let w = m.warnings().join("\n");
@@ -331,10 +324,9 @@ fn c_satyrarcher_reports_its_missing_supermodel_and_still_renders() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
 fn c_satyr_ascii_facts() {
-    let Some(p) = sample("c_satyr.ascii.mdl") else {
-        return;
-    };
+    let p = sample("c_satyr.ascii.mdl");
     let data = std::fs::read(&p).unwrap();
     assert_eq!(
         psxrender::formats::identify(&data),
@@ -364,10 +356,9 @@ fn c_satyr_ascii_facts() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
 fn plt_head_composites_from_palettes() {
-    let (Some(p), Some(pal)) = (sample("pmh0_head001.plt"), sample("pal")) else {
-        return;
-    };
+    let (p, pal) = (sample("pmh0_head001.plt"), sample("pal"));
     let data = std::fs::read(&p).unwrap();
     let plt = plt::parse(&data).unwrap();
     assert_eq!((plt.width, plt.height), (256, 256));
@@ -404,10 +395,9 @@ fn plt_head_composites_from_palettes() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
 fn dds_samples_decode() {
-    let (Some(a), Some(t)) = (sample("c_aribeth.dds"), sample("ttd01_cliff01.dds")) else {
-        return;
-    };
+    let (a, t) = (sample("c_aribeth.dds"), sample("ttd01_cliff01.dds"));
     let img = dds::decode(&std::fs::read(a).unwrap()).unwrap();
     assert_eq!((img.width, img.height), (512, 512));
     assert!(img.pixels.iter().any(|p| p[3] < 255), "DXT5 carries alpha");
@@ -419,10 +409,9 @@ fn dds_samples_decode() {
 /// BioWare DDS rows are bottom-up: after the flip the 512² DDS matches the 128² TGA of the
 /// same texture far better than unflipped.
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
 fn bioware_dds_orientation_matches_the_tga() {
-    let (Some(d), Some(t)) = (sample("c_aribeth.dds"), sample("c_aribeth.tga")) else {
-        return;
-    };
+    let (d, t) = (sample("c_aribeth.dds"), sample("c_aribeth.tga"));
     let dds = dds::decode(&std::fs::read(d).unwrap()).unwrap();
     let tga = textures::decode_tga(&std::fs::read(t).unwrap()).unwrap();
     let diff = |flip: bool| {
@@ -458,10 +447,9 @@ impl XorShift {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
 fn truncation_at_every_offset_of_it_torch_000_is_a_typed_error() {
-    let Some(p) = sample("it_torch_000.mdl") else {
-        return;
-    };
+    let p = sample("it_torch_000.mdl");
     let data = std::fs::read(&p).unwrap();
     let opts = LoadOptions::default();
     for len in 0..data.len() {
@@ -477,8 +465,9 @@ fn truncation_at_every_offset_of_it_torch_000_is_a_typed_error() {
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
 fn random_byte_flips_of_every_sample_never_panic() {
-    let Some(dir) = sample("") else { return };
+    let dir = sample("");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -559,25 +548,72 @@ fn nwn_model_from(path: &Path, data: &[u8]) -> Option<NWNModel> {
     nwn::load(&fake, data, &LoadOptions::default()).ok()
 }
 
+/// Twenty copies of c_aribeth with 4 random bit flips each (ten anywhere, ten in the headers),
+/// loaded with its supermodel chain: each either loads, and then poses to a mesh whose faces
+/// index its own vertices and textures, or fails with an error naming a file and an offset
+/// inside it. With this seed both happen (17 load, 3 are refused), so both checks ran.
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
 fn flipped_c_aribeth_with_its_supermodel_loads_or_fails_cleanly() {
-    let Some(p) = sample("c_aribeth.mdl") else {
-        return;
-    };
+    let p = sample("c_aribeth.mdl");
     let data = std::fs::read(&p).unwrap();
     let mut rng = XorShift(42);
-    for _ in 0..10 {
+    let (mut loaded, mut failed) = (0, 0);
+    for round in 0..20 {
         let mut d = data.clone();
+        // Rounds 10.. flip inside the first 512 bytes (the file and model headers), so some
+        // copies are refused and the error path is checked too.
+        let span = if round < 10 {
+            d.len()
+        } else {
+            d.len().min(512)
+        };
         for _ in 0..4 {
-            let i = (rng.next() % d.len() as u64) as usize;
+            let i = (rng.next() % span as u64) as usize;
             d[i] ^= 1 << (rng.next() % 8);
         }
-        if let Ok(m) = nwn::load(&p, &d, &LoadOptions::default()) {
-            let _ = m.pose(&PoseRequest {
-                animation: Some(0),
-                frame: 5,
-                camera: None,
-            });
+        match nwn::load(&p, &d, &LoadOptions::default()) {
+            Ok(m) => {
+                loaded += 1;
+                let pose = m.pose(&PoseRequest {
+                    animation: (!m.animations().is_empty()).then_some(0),
+                    frame: 5,
+                    camera: None,
+                });
+                for f in &pose.faces {
+                    let corners = &f.vertices[..f.corners as usize];
+                    assert!(
+                        corners.iter().all(|&v| (v as usize) < pose.vertices.len()),
+                        "round {round}: face {f:?} indexes past {} vertices",
+                        pose.vertices.len()
+                    );
+                    if let FaceTexture::Image { texture, .. } = f.texture {
+                        assert!(texture < pose.textures.len(), "round {round}: {f:?}");
+                    }
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                let file = e
+                    .file
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("round {round}: {e}"));
+                // The named file is the flipped model itself or a supermodel read from disk.
+                let len = match file == &p {
+                    true => d.len() as u64,
+                    false => std::fs::metadata(file).map_or(u64::MAX, |m| m.len()),
+                };
+                assert!(e.offset <= len, "round {round}: offset past the file: {e}");
+            }
         }
     }
+    println!("{loaded} flipped copies loaded and posed, {failed} refused");
+    assert!(
+        loaded > 0,
+        "no flipped copy loaded: the posed-mesh checks ran on nothing"
+    );
+    assert!(
+        failed > 0,
+        "no flipped copy was refused: the error checks ran on nothing"
+    );
 }

@@ -88,7 +88,7 @@ fn golden_ff9_demo_character() {
 #[test]
 fn golden_nwn_synthetic() {
     use psxrender::formats::nwn;
-    let bytes = nwn::builder::build(&nwn::builder::sample_model());
+    let bytes = nwn::writer::build(&nwn::writer::sample_model());
     let model = nwn::load(Path::new("synth.mdl"), &bytes, &LoadOptions::default()).unwrap();
     // Its one quad faces NWN −Y, the scene's back (−Z): seen from behind.
     let view = View {
@@ -202,39 +202,28 @@ fn golden_m2_synthetic() {
     golden("m2_synthetic", loaded.as_ref(), Some(0), [0, 15]);
 }
 
-fn sample(sub: &str, opts: LoadOptions) -> Option<Box<dyn Model>> {
-    let path = common::shared(sub)?;
-    Some(psxrender::formats::load(&path, &opts).unwrap_or_else(|e| panic!("{sub}: {e}")))
+fn sample(sub: &str, opts: LoadOptions) -> Box<dyn Model> {
+    let path = common::shared(sub);
+    psxrender::formats::load(&path, &opts).unwrap_or_else(|e| panic!("{sub}: {e}"))
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/m2")]
 fn golden_m2_samples() {
     let skin = LoadOptions {
-        replaceable_textures: vec![(
-            11,
-            PathBuf::from("../shared/samples/m2/rabbitskin2_default.blp"),
-        )],
+        replaceable_textures: vec![(11, common::shared("samples/m2/rabbitskin2_default.blp"))],
         ..LoadOptions::default()
     };
-    let skin = LoadOptions {
-        replaceable_textures: skin
-            .replaceable_textures
-            .iter()
-            .map(|(t, p)| (*t, Path::new(env!("CARGO_MANIFEST_DIR")).join(p)))
-            .collect(),
-        ..skin
-    };
-    if let Some(m) = sample("samples/m2/Rabbit2.m2", skin) {
-        // Animation 2 is "Stand" (what the CLI picks by default), 0 is "Walk".
-        golden("m2_rabbit2", m.as_ref(), Some(2), [0, 10]);
-        golden("m2_rabbit2_walk", m.as_ref(), Some(0), [0, 10]);
-    }
-    if let Some(m) = sample("samples/m2/STORMWINDCRATE01.M2", LoadOptions::default()) {
-        golden("m2_stormwindcrate01", m.as_ref(), Some(0), [0, 10]);
-    }
+    let m = sample("samples/m2/Rabbit2.m2", skin);
+    // Animation 2 is "Stand" (what the CLI picks by default), 0 is "Walk".
+    golden("m2_rabbit2", m.as_ref(), Some(2), [0, 10]);
+    golden("m2_rabbit2_walk", m.as_ref(), Some(0), [0, 10]);
+    let m = sample("samples/m2/STORMWINDCRATE01.M2", LoadOptions::default());
+    golden("m2_stormwindcrate01", m.as_ref(), Some(0), [0, 10]);
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
 fn golden_nwn_samples() {
     for name in [
         "c_aribeth",
@@ -243,21 +232,19 @@ fn golden_nwn_samples() {
         "a_fa",
         "it_torch_000",
     ] {
-        if let Some(m) = sample(&format!("samples/nwn/{name}.mdl"), LoadOptions::default()) {
-            let tag = format!("nwn_{}", name.replace('.', "_"));
-            golden(&tag, m.as_ref(), default_animation(m.as_ref()), [0, 10]);
-        }
+        let m = sample(&format!("samples/nwn/{name}.mdl"), LoadOptions::default());
+        let tag = format!("nwn_{}", name.replace('.', "_"));
+        golden(&tag, m.as_ref(), default_animation(m.as_ref()), [0, 10]);
     }
     // An area tile is built to be seen from the south (scene −Z) and above, as the game's
     // camera does; from the default front 3/4 view its black void shroud hides the cliff.
-    if let Some(m) = sample("samples/nwn/ttd01_a04_03.mdl", LoadOptions::default()) {
-        let view = View {
-            yaw: 200.0,
-            pitch: 50.0,
-            ..View::default()
-        };
-        golden_view("nwn_ttd01_a04_03", m.as_ref(), None, [0, 10], view);
-    }
+    let m = sample("samples/nwn/ttd01_a04_03.mdl", LoadOptions::default());
+    let view = View {
+        yaw: 200.0,
+        pitch: 50.0,
+        ..View::default()
+    };
+    golden_view("nwn_ttd01_a04_03", m.as_ref(), None, [0, 10], view);
 }
 
 /// A fixed mesh: faces given, no animation.
@@ -448,12 +435,18 @@ fn every_size_renders_and_parallel_matches_serial() {
     }
 }
 
-fn replay_display(dump: &[u8]) -> psxrender::display::Picture {
-    let input = psxrender::replay::Input::parse(dump).unwrap();
-    let done = psxrender::replay::run(&input, Default::default()).unwrap();
+/// The frame as the CLI's `--dump-gp0` writes it.
+fn gpudump(r: &Renderer, f: &Frame) -> Vec<u8> {
+    let comment = format!("psxrender test ({} model)", r.model().format());
+    psxrender::capture::dump::frame_dump(&comment, &r.initial_vram(), r.gp1_setup(), &f.gp0)
+}
+
+fn replay_display(dump: &[u8]) -> psxrender::capture::display::Picture {
+    let input = psxrender::capture::replay::Input::parse(dump).unwrap();
+    let done = psxrender::capture::replay::run(&input, Default::default()).unwrap();
     let mut gpu = done.gpu;
     let d = gpu.display();
-    psxrender::display::shown(gpu.vram(), &d)
+    psxrender::capture::display::shown(gpu.vram(), &d)
 }
 
 #[test]
@@ -479,22 +472,21 @@ fn gpudump_replays_to_the_same_picture() {
                 camera: None,
             })
             .unwrap();
-        let p = replay_display(&r.gpudump(&f));
+        let p = replay_display(&gpudump(&r, &f));
         assert_eq!((p.width, p.height), (f.width, f.height));
         assert!(p.rgb == f.rgb, "{}: replayed dump differs", model.format());
     }
 }
 
 #[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples")]
 fn sample_gpudumps_replay_to_the_same_picture() {
     for sub in [
         "samples/nwn/c_aribeth.mdl",
         "samples/nwn/ttd01_a04_03.mdl",
         "samples/m2/Rabbit2.m2",
     ] {
-        let Some(m) = sample(sub, LoadOptions::default()) else {
-            continue;
-        };
+        let m = sample(sub, LoadOptions::default());
         let anim = default_animation(m.as_ref());
         let mut r = Renderer::new(m.as_ref(), &opts(anim, 10)).unwrap();
         let f = r
@@ -504,7 +496,7 @@ fn sample_gpudumps_replay_to_the_same_picture() {
                 camera: None,
             })
             .unwrap();
-        let p = replay_display(&r.gpudump(&f));
+        let p = replay_display(&gpudump(&r, &f));
         assert!(p.rgb == f.rgb, "{sub}: replayed dump differs");
     }
 }
@@ -600,29 +592,35 @@ fn cli_errors_name_the_cause_and_exit_codes_follow_the_docs() {
     assert_eq!(s.status.code(), Some(2));
 }
 
+/// The picture at each texture depth (4, 8, 15 bpp), frame 3 of animation 0.
+fn pictures_at_each_depth(model: &dyn Model) -> Vec<Vec<u8>> {
+    use psxrender::render::texture::TextureDepth;
+    [TextureDepth::Bpp4, TextureDepth::Bpp8, TextureDepth::Bpp15]
+        .into_iter()
+        .map(|depth| {
+            let o = RenderOptions {
+                depth,
+                ..opts(Some(0), 3)
+            };
+            let f = render(model, &o, 3);
+            assert!(f.stats.drawn > 0);
+            f.rgb
+        })
+        .collect()
+}
+
 #[test]
 fn texture_depths_all_render_and_few_colours_quantise_losslessly() {
-    use psxrender::render::texture::TextureDepth;
-    let pictures = |model: &dyn Model| -> Vec<Vec<u8>> {
-        [TextureDepth::Bpp4, TextureDepth::Bpp8, TextureDepth::Bpp15]
-            .into_iter()
-            .map(|depth| {
-                let o = RenderOptions {
-                    depth,
-                    ..opts(Some(0), 3)
-                };
-                let f = render(model, &o, 3);
-                assert!(f.stats.drawn > 0);
-                f.rgb
-            })
-            .collect()
-    };
     // The robot's textures have at most 16 colours each: every depth gives the same picture.
-    let p = pictures(&Robot::default());
+    let p = pictures_at_each_depth(&Robot::default());
     assert!(p[0] == p[1] && p[1] == p[2], "lossless depths differ");
+}
+
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/m2")]
+fn many_colours_do_not_survive_4bpp() {
     // The crate's texture has thousands: 16 colours cannot match 15-bit direct colour.
-    if let Some(m) = sample("samples/m2/STORMWINDCRATE01.M2", LoadOptions::default()) {
-        let p = pictures(m.as_ref());
-        assert!(p[0] != p[2], "4bpp and 15bpp crate pictures are identical");
-    }
+    let m = sample("samples/m2/STORMWINDCRATE01.M2", LoadOptions::default());
+    let p = pictures_at_each_depth(m.as_ref());
+    assert!(p[0] != p[2], "4bpp and 15bpp crate pictures are identical");
 }

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 
-use psxrender::compare::{self, Capture, Source};
+use psxrender::capture::compare::{self, Capture, Source};
 use psxrender::output::save_png_rgb;
 
 /// Compare two captures (PNG screenshots or VRAM images, or raw 1 MiB VRAM) in 15-bit space.

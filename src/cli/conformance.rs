@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 
-use psxrender::conformance::{run_file, Report};
+use psxrender::hwtest::conformance::{run_file, Report};
 
 /// Run GPU probe files (hwtests/gpu-probes format): per-file pass counts, every mismatch,
 /// `todo` probes counted apart, and a closing `N passed, N failed` line. Exit 1 if any `hw`

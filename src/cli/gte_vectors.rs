@@ -18,7 +18,7 @@ pub struct Args {
 pub fn run(args: Args) -> ExitCode {
     let (mut passed, mut failed, mut unreadable) = (0, 0, false);
     for file in &args.files {
-        match psxrender::gte_vectors::run_file(file) {
+        match psxrender::hwtest::gte_vectors::run_file(file) {
             Ok(report) => {
                 print!("{}", report.failures());
                 println!(

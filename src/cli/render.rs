@@ -420,7 +420,18 @@ fn single(
     report(&frame);
     save_frame(out, &frame)?;
     if let Some(path) = &args.dump_gp0 {
-        psxrender::output::write_atomic(path, &renderer.gpudump(&frame)).map_err(|e| {
+        let comment = format!(
+            "psxrender {} ({} model)",
+            env!("CARGO_PKG_VERSION"),
+            renderer.model().format()
+        );
+        let dump = psxrender::capture::dump::frame_dump(
+            &comment,
+            &renderer.initial_vram(),
+            renderer.gp1_setup(),
+            &frame.gp0,
+        );
+        psxrender::output::write_atomic(path, &dump).map_err(|e| {
             eprintln!("error: cannot write {}: {e}", path.display());
             ExitCode::from(EXIT_WRITE_FAILED)
         })?;

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 
+use psxrender::capture::replay::{self, Input};
+use psxrender::capture::{display, history};
 use psxrender::output::{save_png_rgb, write_atomic};
-use psxrender::replay::{self, Input};
-use psxrender::{display, history};
 
 /// Replay a GPU text stream or GPUDUMP (.psxgpu) from power-on; save VRAM and the display.
 #[derive(ClapArgs, Debug)]

@@ -258,7 +258,7 @@ fn u32_at(d: &[u8], off: usize) -> Option<u32> {
 }
 
 fn gpu_dump(d: &[u8]) -> Result<(), String> {
-    if crate::dump::looks_like_dump(d) {
+    if crate::capture::dump::looks_like_dump(d) {
         Ok(())
     } else {
         Err("no \"PSXGPUDUMPv1\" magic (nor a zstd/xz-compressed one)".into())

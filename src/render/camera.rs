@@ -1,6 +1,8 @@
 //! The camera: a yaw/pitch orbit around the model's centre, auto-framed by default (a 3/4 view),
 //! turned into the GTE's RT (rotation), TR (translation) and H (projection plane distance).
 
+use crate::math::{cross, dot3};
+
 /// Default yaw in degrees: a 3/4 view from the model's front-right.
 pub const DEFAULT_YAW: f32 = 35.0;
 /// Default pitch in degrees (camera above, looking down).
@@ -84,9 +86,9 @@ impl View {
         let mut d: f32 = 0.0;
         for p in points {
             let q = [p[0] - centre[0], p[1] - centre[1], p[2] - centre[2]];
-            let x = dot(b[0], q).abs() * 1.06;
-            let y = dot(b[1], q).abs() * 1.06;
-            let z = dot(b[2], q);
+            let x = dot3(b[0], q).abs() * 1.06;
+            let y = dot3(b[1], q).abs() * 1.06;
+            let z = dot3(b[2], q);
             d = d
                 .max(x / tx - z)
                 .max(y / ty - z)
@@ -100,20 +102,8 @@ impl View {
     }
 }
 
-pub(crate) fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
 fn normalize(v: [f32; 3]) -> [f32; 3] {
-    let l = dot(v, v).sqrt();
+    let l = dot3(v, v).sqrt();
     if l > 0.0 {
         [v[0] / l, v[1] / l, v[2] / l]
     } else {
@@ -148,8 +138,8 @@ mod tests {
         let b = v.basis();
         let (tx, ty) = v.half_tans(320, 240);
         for p in pts {
-            let z = dot(b[2], p) + d;
-            assert!(dot(b[0], p).abs() / z <= tx && dot(b[1], p).abs() / z <= ty);
+            let z = dot3(b[2], p) + d;
+            assert!(dot3(b[0], p).abs() / z <= tx && dot3(b[1], p).abs() / z <= ty);
         }
     }
 }

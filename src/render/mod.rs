@@ -38,7 +38,7 @@ use camera::View;
 use convert::ModelSpace;
 use gte_stage::{Environment, FLAG_PROJECTION_BAD, Q12};
 use ot::{OrderingTable, OT_LEN};
-use packets::{PolyTexture, Polygon, ScreenXY, TexPage};
+use packets::{BlendMode, PolyTexture, Polygon, ScreenXY, TexPage};
 use texture::{BlendClass, Rect, TextureDepth, TextureSet};
 
 /// The display widths the PS1 offers (GP1(08h)).
@@ -334,7 +334,8 @@ impl<'m> Renderer<'m> {
     }
 
     /// VRAM as it stands before any frame is drawn: the display set up and every texture, CLUT
-    /// and model image uploaded (a dump's VRAM restore).
+    /// and model image uploaded (a dump's VRAM restore, see
+    /// [`crate::capture::dump::frame_dump`]).
     pub fn initial_vram(&self) -> Vec<u16> {
         let mut gpu = Gpu::new();
         gpu.set_threads(gpu::Threads::from_count(1));
@@ -345,27 +346,9 @@ impl<'m> Renderer<'m> {
         gpu.vram().to_vec()
     }
 
-    /// `frame` as a GPUDUMP (`.psxgpu`) an emulator's dump player can play: a comment, the state
-    /// restore (GP1 reset, full VRAM upload from [`Renderer::initial_vram`], the display set-up),
-    /// trace begin, the frame's GP0 words, one VSync.
-    pub fn gpudump(&self, frame: &Frame) -> Vec<u8> {
-        use crate::dump::{Packet, VSyncTime, Writer};
-        let mut w = Writer::new();
-        // A comment and a trace-begin are short fixed packets: they cannot be too long.
-        let _ = w.packet(&Packet::Comment(format!(
-            "psxrender {} ({} model)",
-            env!("CARGO_PKG_VERSION"),
-            self.model.format()
-        )));
-        w.gp1(0);
-        w.restore_vram(&self.initial_vram());
-        for &g in &self.prep.gp1_setup {
-            w.gp1(g);
-        }
-        let _ = w.packet(&Packet::TraceBegin);
-        w.gp0_words(&frame.gp0);
-        w.vsync(VSyncTime::None);
-        w.finish()
+    /// The model being rendered.
+    pub fn model(&self) -> &'m dyn Model {
+        self.model
     }
 
     /// The framebuffer rectangle in VRAM.
@@ -405,15 +388,22 @@ impl<'m> Renderer<'m> {
         packets::fill(&mut gp0, fb.x, fb.y, fb.w, fb.h, self.opts.background);
         self.ot.drain_into(&mut gp0);
         self.gpu.gp0_words(&gp0);
-        let rgb = read_rect(self.gpu.vram(), fb);
+        // The picture is what the display shows (the same read-out as `replay --display`):
+        // the GP1 set-up made the framebuffer the display area.
+        let display = self.gpu.display();
+        let picture = crate::capture::display::shown(self.gpu.vram(), &display);
+        debug_assert_eq!(
+            (picture.width, picture.height),
+            (u32::from(fb.w), u32::from(fb.h))
+        );
         let alpha = self
             .opts
             .transparent
             .then(|| read_mask(self.gpu.vram(), fb));
         Ok(Frame {
-            width: fb.w as u32,
-            height: fb.h as u32,
-            rgb,
+            width: picture.width,
+            height: picture.height,
+            rgb: picture.rgb,
             alpha,
             gp0,
             stats,
@@ -433,7 +423,7 @@ impl<'m> Renderer<'m> {
         };
         // Light direction in model space = basisᵀ · camera-space direction.
         let l = LIGHT_DIR;
-        let len = camera::dot(l, l).sqrt();
+        let len = crate::math::dot3(l, l).sqrt();
         let light = [0, 1, 2].map(|a| (0..3).map(|r| basis[r][a] * l[r]).sum::<f32>() / len);
         let d = Q12::from_f32(DIFFUSE);
         let amb = (AMBIENT * 4096.0) as i32;
@@ -486,16 +476,14 @@ impl<'m> Renderer<'m> {
                 continue;
             }
             let mut xy = [ScreenXY::default(); 4];
-            for i in 0..3 {
-                xy[i] = ScreenXY::from_sxy(sxy[i]);
-            }
+            xy[..3].copy_from_slice(&sxy);
             if n == 4 {
                 let (s3, flag) = gte_stage::rtps(&mut self.gte, pos[idx[3]]);
                 if flag & FLAG_PROJECTION_BAD != 0 {
                     stats.clipped += 1;
                     continue;
                 }
-                xy[3] = ScreenXY::from_sxy(s3);
+                xy[3] = s3;
             }
             if oversize(&xy[..n]) {
                 stats.clipped += 1;
@@ -509,7 +497,7 @@ impl<'m> Renderer<'m> {
             let (pre, texpage_semi) = self.prefix(face, &poly);
             if let Some(t) = &mut poly.texture {
                 if let Some(mode) = texpage_semi {
-                    t.page = t.page.with_semi(mode);
+                    t.page = t.page.with_blend(mode);
                 }
             }
             stats.drawn += 1;
@@ -523,7 +511,7 @@ impl<'m> Renderer<'m> {
 
     /// The mode words written before a polygon (texture window, or draw mode for an untextured
     /// semi-transparent one) and the semi-transparency mode its texpage should carry.
-    fn prefix(&self, face: &Face, poly: &Polygon) -> (Option<u32>, Option<u8>) {
+    fn prefix(&self, face: &Face, poly: &Polygon) -> (Option<u32>, Option<BlendMode>) {
         let mode = semi_mode(face.blend);
         match &face.texture {
             FaceTexture::Image { texture, .. } => {
@@ -533,7 +521,7 @@ impl<'m> Renderer<'m> {
             FaceTexture::Vram { .. } => (Some(packets::texture_window(0, 0, 0, 0)), None),
             FaceTexture::None if poly.semi => (
                 Some(packets::draw_mode(
-                    TexPage::default().with_semi(mode.unwrap_or(0)),
+                    TexPage::default().with_blend(mode.unwrap_or(BlendMode::Average)),
                     self.opts.dither,
                 )),
                 None,
@@ -646,13 +634,13 @@ impl<'m> Template<'m> {
 }
 
 /// PS1 semi-transparency mode for a blend, `None` = opaque.
-fn semi_mode(b: Blend) -> Option<u8> {
+fn semi_mode(b: Blend) -> Option<BlendMode> {
     match b {
         Blend::Opaque | Blend::Cutout => None,
-        Blend::Alpha => Some(0),
-        Blend::Additive => Some(1),
-        Blend::Subtractive => Some(2),
-        Blend::AddQuarter => Some(3),
+        Blend::Alpha => Some(BlendMode::Average),
+        Blend::Additive => Some(BlendMode::Add),
+        Blend::Subtractive => Some(BlendMode::Subtract),
+        Blend::AddQuarter => Some(BlendMode::AddQuarter),
     }
 }
 
@@ -667,7 +655,7 @@ fn face_normal(mesh: &PosedMesh, idx: &[usize; 4]) -> [f32; 3] {
         u[2] * v[0] - u[0] * v[2],
         u[0] * v[1] - u[1] * v[0],
     ];
-    let l = camera::dot(n, n).sqrt();
+    let l = crate::math::dot3(n, n).sqrt();
     if l > 0.0 && l.is_finite() {
         n.map(|c| c / l)
     } else {
@@ -770,21 +758,6 @@ fn display_setup(fb: Rect, height: u32) -> Vec<u32> {
     ]
 }
 
-/// Cuts a rectangle out of VRAM as 8-bit RGB.
-pub fn read_rect(vram: &[u16], r: Rect) -> Vec<u8> {
-    let mut rgb = vec![0u8; r.w as usize * r.h as usize * 3];
-    if r.w == 0 {
-        return rgb;
-    }
-    for (y, out) in (r.y as usize..).zip(rgb.chunks_exact_mut(r.w as usize * 3)) {
-        let row = &vram[y * gpu::VRAM_WIDTH + r.x as usize..][..r.w as usize];
-        for (&p, o) in row.iter().zip(out.chunks_exact_mut(3)) {
-            o.copy_from_slice(&crate::output::bgr555_to_rgb(p));
-        }
-    }
-    rgb
-}
-
 /// A rectangle's mask bits (VRAM bit 15) as alpha: 255 where set, 0 where clear.
 pub fn read_mask(vram: &[u16], r: Rect) -> Vec<u8> {
     let mut out = Vec::with_capacity(r.w as usize * r.h as usize);
@@ -809,15 +782,7 @@ impl Frame {
 
 /// The whole 1024×512 VRAM as 8-bit RGB (for `--vram`).
 pub fn vram_rgb(vram: &[u16]) -> Vec<u8> {
-    read_rect(
-        vram,
-        Rect {
-            x: 0,
-            y: 0,
-            w: gpu::VRAM_WIDTH as u16,
-            h: gpu::VRAM_HEIGHT as u16,
-        },
-    )
+    crate::capture::display::vram_picture(vram).rgb
 }
 
 #[cfg(test)]

@@ -3,77 +3,20 @@
 //!
 //! Bit layouts: psx-spx "GPU Render Polygon Commands", "GPU Rendering Attributes" and
 //! "GPU Memory Transfer Commands" (../shared/spec/psx-spx-gpu.md). Sure: these are the
-//! documented encodings every game uses.
+//! documented encodings every game uses. Every parameter word is built by the encoders of
+//! `gpu::gp0::fields` ([`ColorWord`], [`VertexWord`], [`TexCoordWord`], [`TexPage`], [`Clut`]),
+//! the same types the GPU decodes them with.
 
-/// A screen vertex as the GPU reads it: signed 11-bit X and Y (psx-spx "Vertex").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct ScreenXY {
-    /// X in pixels, relative to the drawing offset.
-    pub x: i16,
-    /// Y in pixels, relative to the drawing offset.
-    pub y: i16,
-}
+pub use gpu::gp0::fields::{BlendMode, Clut, TexPage};
+use gpu::gp0::fields::{ColorWord, TexCoordWord, VertexWord};
 
-impl ScreenXY {
-    /// From the GTE's packed SXY word (low half X, high half Y).
-    pub fn from_sxy(w: u32) -> Self {
-        ScreenXY {
-            x: w as u16 as i16,
-            y: (w >> 16) as u16 as i16,
-        }
-    }
-
-    /// The GP0 vertex word `YYYYXXXX`.
-    pub fn word(self) -> u32 {
-        (self.x as u16 as u32) | ((self.y as u16 as u32) << 16)
-    }
-}
-
-/// GP0 texpage attribute (a polygon's word-2 high half, or GP0(E1h)'s low bits): page X base in
-/// 64-halfword steps (bits 0–3), page Y base 0/256 (bit 4), semi-transparency mode (bits 5–6),
-/// texture depth 4/8/15 bpp (bits 7–8).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct TexPage(pub u16);
-
-impl TexPage {
-    /// Builds the attribute for a page whose top-left is at VRAM (`x`, `y`) (rounded down to the
-    /// page grid), with blend mode `semi` (0–3) and depth code `depth` (0 = 4bpp, 1 = 8bpp,
-    /// 2 = 15bpp).
-    pub fn new(x: u16, y: u16, semi: u8, depth: u8) -> Self {
-        TexPage(
-            ((x / 64) & 15)
-                | (((y / 256) & 1) << 4)
-                | ((semi as u16 & 3) << 5)
-                | ((depth as u16 & 3) << 7),
-        )
-    }
-
-    /// The same page with another semi-transparency mode.
-    pub fn with_semi(self, semi: u8) -> Self {
-        TexPage((self.0 & !0x60) | ((semi as u16 & 3) << 5))
-    }
-
-    /// Semi-transparency mode (0: B/2+F/2, 1: B+F, 2: B−F, 3: B+F/4).
-    pub fn semi(self) -> u8 {
-        ((self.0 >> 5) & 3) as u8
-    }
-}
-
-/// GP0 CLUT attribute (a polygon's word-1 high half): X in 16-halfword steps (bits 0–5), Y line
-/// (bits 6–14).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Clut(pub u16);
-
-impl Clut {
-    /// The CLUT at VRAM (`x`, `y`); `x` must be a multiple of 16.
-    pub fn new(x: u16, y: u16) -> Self {
-        Clut(((x / 16) & 0x3f) | ((y & 0x1ff) << 6))
-    }
-}
+/// A screen vertex: the GTE's SX/SY, written into a GP0 vertex word ([`VertexWord`]), of which
+/// the GPU reads signed 11-bit X and Y (psx-spx "Vertex").
+pub use gte::typed::ScreenXY;
 
 /// A 24-bit colour word's low bits: `0xBBGGRR`.
 pub fn rgb_word(c: [u8; 3]) -> u32 {
-    c[0] as u32 | (c[1] as u32) << 8 | (c[2] as u32) << 16
+    ColorWord::new(0, c).0
 }
 
 /// GP0(02h): fill the rectangle with a colour (X rounded to 16 by the GPU, width likewise).
@@ -181,18 +124,17 @@ impl Polygon {
 
     /// Appends the packet.
     pub fn write(&self, out: &mut Vec<u32>) {
-        let cmd = (self.command() as u32) << 24;
         for i in 0..self.corners as usize {
-            out.push(rgb_word(self.rgb[i]) | if i == 0 { cmd } else { 0 });
-            out.push(self.xy[i].word());
+            let command = if i == 0 { self.command() } else { 0 };
+            out.push(ColorWord::new(command, self.rgb[i]).0);
+            out.push(VertexWord::new(self.xy[i].x, self.xy[i].y).0);
             if let Some(t) = &self.texture {
-                let uv = t.uv[i][0] as u32 | (t.uv[i][1] as u32) << 8;
                 let attr = match i {
-                    0 => (t.clut.0 as u32) << 16,
-                    1 => (t.page.0 as u32) << 16,
+                    0 => t.clut.0,
+                    1 => t.page.0,
                     _ => 0,
                 };
-                out.push(uv | attr);
+                out.push(TexCoordWord::new(t.uv[i][0], t.uv[i][1], attr).0);
             }
         }
     }
@@ -201,6 +143,7 @@ impl Polygon {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpu::gp0::fields::TextureDepth;
 
     #[test]
     fn textured_quad_layout() {
@@ -214,7 +157,7 @@ mod tests {
             rgb: [[1, 2, 3]; 4],
             corners: 4,
             texture: Some(PolyTexture {
-                page: TexPage::new(320, 256, 1, 1),
+                page: TexPage::new(320, 256, BlendMode::Add, TextureDepth::Clut8),
                 clut: Clut::new(16, 480),
                 uv: [[1, 2], [3, 4], [5, 6], [7, 8]],
             }),
@@ -244,8 +187,8 @@ mod tests {
 
     #[test]
     fn attributes() {
-        assert_eq!(TexPage::new(960, 256, 3, 2).0, 0x0f | 0x10 | 0x60 | 0x100);
-        assert_eq!(TexPage::new(64, 0, 0, 0).with_semi(2).semi(), 2);
+        let page = TexPage::new(960, 256, BlendMode::AddQuarter, TextureDepth::Direct15);
+        assert_eq!(page.0, 0x0f | 0x10 | 0x60 | 0x100);
         assert_eq!(Clut::new(1008, 511).0, 0x3f | (511 << 6));
         assert_eq!(draw_offset(-1, 1), 0xE500_0000 | 0x7ff | 1 << 11);
         let mut w = Vec::new();

@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use super::packets::{texture_window, Clut, TexPage};
+use super::packets::{texture_window, BlendMode, Clut, TexPage};
 use super::RenderError;
 use crate::formats::tim::{Tim, TimDepth};
 use crate::scene::{Blend, RgbaImage, Texture, VramImage};
@@ -605,7 +605,12 @@ fn place(
         set.placed.insert(
             uses[i],
             Placed {
-                page: TexPage::new(r.x, r.y, 0, c.depth),
+                page: TexPage::new(
+                    r.x,
+                    r.y,
+                    BlendMode::Average,
+                    gpu::gp0::fields::TextureDepth::from_bits(c.depth),
+                ),
                 clut,
                 window,
                 size: [c.w, c.h],

@@ -3,20 +3,18 @@
 
 use std::path::{Path, PathBuf};
 
-/// `../shared/<sub>` beside the checkout. When it is absent the test is skipped with a printed
-/// reason — unless `CI=true`, where a skip would let CI pass without testing, so it fails.
-pub fn shared(sub: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared")
-        .join(sub);
-    if p.exists() {
-        return Some(p);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("../shared/{sub} is missing and CI=true: refusing to pass by skipping");
-    }
-    eprintln!("skipping: ../shared/{sub} not found (put the shared data beside the checkout)");
-    None
+/// `../shared/<sub>` beside the checkout (or under `PSXRENDER_SHARED`). A test that calls this
+/// carries `#[cfg_attr(no_shared, ignore = "needs ../shared/…")]`: `build.rs` sets `no_shared`
+/// when the directory is missing (and fails the build then if `CI=true`), so such a test shows
+/// as ignored rather than passing untested. A missing file inside a present `../shared` fails.
+pub fn shared(sub: &str) -> PathBuf {
+    let p = Path::new(env!("PSXRENDER_SHARED_DIR")).join(sub);
+    assert!(
+        p.exists(),
+        "{} is missing (the rest of ../shared is there)",
+        p.display()
+    );
+    p
 }
 
 /// Compares an RGB8 image with `tests/golden/<name>.png`, exactly. On a mismatch writes

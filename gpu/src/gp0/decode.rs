@@ -31,6 +31,12 @@ impl PolyFlags {
             raw: op & 0x01 != 0,
         }
     }
+
+    /// For a line (GP0(40h–5Fh)): a polyline, continuing until a terminator word (bit 3, the
+    /// bit that makes a polygon a quad).
+    pub fn polyline(self) -> bool {
+        self.quad
+    }
 }
 
 /// Rectangle size from opcode bits 3–4.
@@ -161,6 +167,11 @@ pub enum Gp0Command {
     Offset(u32),
     /// GP0(E6h): mask bit setting.
     MaskSetting(u32),
+}
+
+/// [`packet_len`] of the packet whose first word is `first` (the opcode is its bits 24–31).
+pub fn packet_words(first: u32) -> usize {
+    packet_len((first >> 24) as u8)
 }
 
 /// Decodes a complete fixed-length packet (`words.len() == packet_len(op)`; a polyline: its

@@ -1,4 +1,5 @@
-//! GP0 parameter words as newtypes, each accessor naming its bits.
+//! GP0 parameter words as newtypes, each accessor naming its bits, and each constructor (the
+//! encoder a CPU-side writer uses) next to the accessors that read the same bits back.
 //!
 //! Source: psx-spx "GPU Render Polygon/Line/Rectangle Commands" and "GPU Rendering Attributes";
 //! the sign-extension and field widths are verified by the hwtests probes (phases 1, 14).
@@ -14,6 +15,20 @@ pub fn sext11(v: i32) -> i32 {
 pub struct ColorWord(pub u32);
 
 impl ColorWord {
+    /// The word with `command` in bits 24–31 (a primitive's first word; 0 for later colour
+    /// words) and `rgb` below it.
+    pub fn new(command: u8, rgb: [u8; 3]) -> ColorWord {
+        ColorWord(
+            u32::from(rgb[0])
+                | u32::from(rgb[1]) << 8
+                | u32::from(rgb[2]) << 16
+                | u32::from(command) << 24,
+        )
+    }
+    /// The command byte (bits 24–31).
+    pub fn command(self) -> u8 {
+        (self.0 >> 24) as u8
+    }
     /// Red, 8 bits.
     pub fn r(self) -> u8 {
         self.0 as u8
@@ -37,6 +52,11 @@ impl ColorWord {
 pub struct VertexWord(pub u32);
 
 impl VertexWord {
+    /// The word for (`x`, `y`), each stored as its low 16 bits (as a CPU stores the GTE's SXY
+    /// halves); the GPU reads 11 of them, so -1024..=1023 reads back unchanged.
+    pub fn new(x: i16, y: i16) -> VertexWord {
+        VertexWord(u32::from(x as u16) | u32::from(y as u16) << 16)
+    }
     /// X, sign-extended from 11 bits (-1024..=1023).
     pub fn x(self) -> i32 {
         sext11(self.0 as i32)
@@ -52,6 +72,11 @@ impl VertexWord {
 pub struct TexCoordWord(pub u32);
 
 impl TexCoordWord {
+    /// The word for texel (`u`, `v`) with `attr` (a [`Clut`] or [`TexPage`] halfword, or 0) in
+    /// the upper half.
+    pub fn new(u: u8, v: u8, attr: u16) -> TexCoordWord {
+        TexCoordWord(u32::from(u) | u32::from(v) << 8 | u32::from(attr) << 16)
+    }
     /// U, 8 bits.
     pub fn u(self) -> u8 {
         self.0 as u8
@@ -71,6 +96,11 @@ impl TexCoordWord {
 pub struct Clut(pub u16);
 
 impl Clut {
+    /// The CLUT at VRAM (`x`, `y`): `x` rounded down to a multiple of 16 (0..=1008), `y`
+    /// 0..=511.
+    pub fn new(x: u16, y: u16) -> Clut {
+        Clut(((x / 16) & 0x3f) | ((y & 0x1ff) << 6))
+    }
     /// X in VRAM halfwords (a multiple of 16).
     pub fn x(self) -> usize {
         (self.0 as usize & 0x3f) * 16
@@ -92,6 +122,25 @@ pub enum TextureDepth {
     Direct15,
 }
 
+impl TextureDepth {
+    /// The depth of texpage bits 7–8 (`bits` 0–3; 3 is 15-bit).
+    pub fn from_bits(bits: u8) -> TextureDepth {
+        match bits & 3 {
+            0 => TextureDepth::Clut4,
+            1 => TextureDepth::Clut8,
+            _ => TextureDepth::Direct15,
+        }
+    }
+    /// The value of texpage bits 7–8 (0, 1 or 2).
+    pub fn bits(self) -> u8 {
+        match self {
+            TextureDepth::Clut4 => 0,
+            TextureDepth::Clut8 => 1,
+            TextureDepth::Direct15 => 2,
+        }
+    }
+}
+
 /// Semi-transparency mode (texpage bits 5–6): B = background, F = foreground.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BlendMode {
@@ -105,6 +154,27 @@ pub enum BlendMode {
     AddQuarter,
 }
 
+impl BlendMode {
+    /// The mode of texpage bits 5–6 (`bits` 0–3).
+    pub fn from_bits(bits: u8) -> BlendMode {
+        match bits & 3 {
+            0 => BlendMode::Average,
+            1 => BlendMode::Add,
+            2 => BlendMode::Subtract,
+            _ => BlendMode::AddQuarter,
+        }
+    }
+    /// The value of texpage bits 5–6.
+    pub fn bits(self) -> u8 {
+        match self {
+            BlendMode::Average => 0,
+            BlendMode::Add => 1,
+            BlendMode::Subtract => 2,
+            BlendMode::AddQuarter => 3,
+        }
+    }
+}
+
 /// The texture-page / draw-mode attribute (GP0(E1h) bits 0–13, or a polygon's texpage
 /// halfword): bits 0–3 X/64, 4 Y/256, 5–6 blend mode, 7–8 depth, 9 dither, 10 draw to
 /// display area, 11 texture disable, 12 rectangle X-flip, 13 rectangle Y-flip.
@@ -112,6 +182,20 @@ pub enum BlendMode {
 pub struct TexPage(pub u16);
 
 impl TexPage {
+    /// The page whose top-left is at VRAM (`x`, `y`), rounded down to the page grid (X in
+    /// 64-halfword steps, Y 0 or 256), with `blend` and `depth`; every other bit 0.
+    pub fn new(x: u16, y: u16, blend: BlendMode, depth: TextureDepth) -> TexPage {
+        TexPage(
+            ((x / 64) & 15)
+                | (((y / 256) & 1) << 4)
+                | u16::from(blend.bits()) << 5
+                | u16::from(depth.bits()) << 7,
+        )
+    }
+    /// The same attribute with another semi-transparency mode.
+    pub fn with_blend(self, blend: BlendMode) -> TexPage {
+        TexPage((self.0 & !0x60) | u16::from(blend.bits()) << 5)
+    }
     /// Page X in VRAM halfwords.
     pub fn base_x(self) -> usize {
         (self.0 as usize & 0xf) * 64
@@ -122,20 +206,11 @@ impl TexPage {
     }
     /// Semi-transparency mode.
     pub fn blend_mode(self) -> BlendMode {
-        match (self.0 >> 5) & 3 {
-            0 => BlendMode::Average,
-            1 => BlendMode::Add,
-            2 => BlendMode::Subtract,
-            _ => BlendMode::AddQuarter,
-        }
+        BlendMode::from_bits((self.0 >> 5) as u8)
     }
     /// Texture colour depth.
     pub fn depth(self) -> TextureDepth {
-        match (self.0 >> 7) & 3 {
-            0 => TextureDepth::Clut4,
-            1 => TextureDepth::Clut8,
-            _ => TextureDepth::Direct15,
-        }
+        TextureDepth::from_bits((self.0 >> 7) as u8)
     }
     /// Dither 24-bit to 15-bit (bit 9).
     pub fn dither(self) -> bool {
@@ -178,6 +253,51 @@ impl TexWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn blend() -> impl Strategy<Value = BlendMode> {
+        (0u8..4).prop_map(BlendMode::from_bits)
+    }
+
+    fn depth() -> impl Strategy<Value = TextureDepth> {
+        (0u8..3).prop_map(TextureDepth::from_bits)
+    }
+
+    proptest! {
+        /// Every encoder's fields read back through the decoders.
+        #[test]
+        fn encoders_round_trip(
+            command in any::<u8>(),
+            rgb in any::<[u8; 3]>(),
+            x in -1024i16..=1023,
+            y in -1024i16..=1023,
+            u in any::<u8>(),
+            v in any::<u8>(),
+            attr in any::<u16>(),
+            vx in 0u16..1024,
+            vy in 0u16..512,
+            blend in blend(),
+            depth in depth(),
+            other in blend(),
+        ) {
+            let c = ColorWord::new(command, rgb);
+            prop_assert_eq!((c.command(), [c.r(), c.g(), c.b()]), (command, rgb));
+            let p = VertexWord::new(x, y);
+            prop_assert_eq!((p.x(), p.y()), (i32::from(x), i32::from(y)));
+            let t = TexCoordWord::new(u, v, attr);
+            prop_assert_eq!((t.u(), t.v(), t.attr()), (u, v, attr));
+            let clut = Clut::new(vx, vy);
+            prop_assert_eq!((clut.x(), clut.y()), (usize::from(vx & !15), usize::from(vy)));
+            let page = TexPage::new(vx, vy, blend, depth);
+            prop_assert_eq!(
+                (page.base_x(), page.base_y(), page.blend_mode(), page.depth()),
+                (usize::from(vx & !63), usize::from(vy & 256), blend, depth)
+            );
+            prop_assert!(!page.dither() && !page.texture_disable() && !page.flip_x());
+            let page2 = page.with_blend(other);
+            prop_assert_eq!((page2.blend_mode(), page2.0 & !0x60), (other, page.0 & !0x60));
+        }
+    }
 
     #[test]
     fn vertex_sign_extends_11_bits() {

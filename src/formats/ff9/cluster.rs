@@ -296,7 +296,7 @@ pub fn write(objects: &[(u8, u16, Vec<u8>)]) -> Result<Vec<u8>, WriteError> {
     write_with(objects, MaterialsEntry::Chunk)
 }
 
-/// [`write`] with a choice of layout for the 0x12 entry.
+/// [`write()`] with a choice of layout for the 0x12 entry.
 pub fn write_with(
     objects: &[(u8, u16, Vec<u8>)],
     materials: MaterialsEntry,

@@ -6,7 +6,7 @@
 //! validates the JSON), resolves buffers (GLB BIN chunk, base64 data URIs, external files) and
 //! decodes images through the `image` crate; [`parse`] turns the document into plain arrays —
 //! every accessor read through [`accessor`]'s bounds-checked reader, KHR_draco_mesh_compression
-//! geometry through [`draco`]; [`pose`] samples animations, walks the node tree, skins and morphs
+//! geometry through `draco.rs`; `pose.rs` samples animations, walks the node tree, skins and morphs
 //! on the CPU (as a PS1 game's CPU would) and hands the renderer triangles.
 //!
 //! Conventions: glTF is already the scene's space (right-handed, +Y up, front facing +Z,
@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::{ErrorKind, LoadError, Result};
 use super::LoadOptions;
-use crate::formats::m2::math::{Affine, Quat};
+use crate::math::{Affine, Quat};
 use crate::scene::{AnimationInfo, Model, PoseRequest, PosedMesh, Texture};
 
 /// Format name errors carry.

@@ -16,8 +16,8 @@ use super::{
     Topology, Trs, Variant, MAX_JOINTS, MAX_MORPH_TARGETS, MAX_POSED_VERTICES,
 };
 use crate::formats::error::Result;
-use crate::formats::m2::math::{cross, normalize3, Affine};
 use crate::formats::LoadOptions;
+use crate::math::{cross, normalize3, Affine};
 use crate::scene::{RgbaImage, Texture};
 
 /// A column-major 4×4 matrix (glTF's layout) as an affine transform (its last row is taken to

@@ -11,7 +11,7 @@
 //! that mirrors (negative determinant) reverses the triangles' winding, as §3.7.2.1 asks.
 
 use super::{AlphaMode, GltfModel, Interpolation, Material, Property, Trs};
-use crate::formats::m2::math::{normalize3, normalize4, slerp, Affine};
+use crate::math::{normalize3, normalize4, slerp, Affine};
 use crate::scene::{Blend, Face, FaceTexture, PoseRequest, PosedMesh, Shading, Vertex};
 
 /// Scene time of a request: frame N is `(N mod frames) / 30` s into the animation.

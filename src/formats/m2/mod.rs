@@ -12,7 +12,6 @@
 //! handedness are kept (quaternions map the same way on their vector part).
 
 mod info;
-pub mod math;
 pub mod parse;
 mod pose;
 pub mod textures;

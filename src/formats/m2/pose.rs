@@ -5,9 +5,9 @@
 //! weights. Billboarded bones (flag 0x8) keep their pivot's position and scale but turn their
 //! local +Z (WoW's +X, the way billboard geometry is authored) toward the camera.
 
-use super::math::{normalize3, Affine};
 use super::track::{Rot, Time};
 use super::{blend_of, M2Model, BONE_BILLBOARD};
+use crate::math::{normalize3, Affine};
 use crate::scene::{Blend, Face, FaceTexture, PoseRequest, PosedMesh, Shading, Texture, Vertex};
 
 /// Render flag 0x4: no back-face culling.

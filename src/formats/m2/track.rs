@@ -6,10 +6,10 @@
 //! sequence's `(first, last)` key range is used, `first == last` meaning a constant. Hermite and
 //! Bezier tracks store `(value, in-tangent, out-tangent)` per key.
 
-use super::math::{normalize4, slerp, Quat};
 use super::M2Array;
 use crate::formats::error::Result;
 use crate::formats::reader::Reader;
+use crate::math::{normalize4, slerp, Quat};
 
 /// Size of a track header in files ≤ 263.
 pub const TRACK_SIZE: u64 = 28;

@@ -1,30 +1,35 @@
 //! Neverwinter Nights models: binary and ASCII MDL, animations (own and through the
 //! supermodel chain), skins, textures (DDS/TGA/PLT by resref).
 //!
-//! Data flow: [`binary::parse`] / [`ascii::parse`] → [`mdl::Mdl`] (NWN's Z-up space) →
-//! [`NWNModel`] (supermodels loaded, animations gathered and matched to nodes by name,
-//! textures resolved) → [`NWNModel::pose`] samples the controllers at frame/30 s, walks the
-//! tree, deforms skins, and converts to the scene convention (+Y up, front +Z).
+//! Data flow: [`parse()`] (binary or ASCII by content: [`binary`], [`ascii`]) → [`mdl::Mdl`]
+//! (NWN's Z-up space) → [`load`] makes the [`NWNModel`] (supermodels loaded, animations gathered
+//! and matched to nodes by name, textures resolved through [`textures`]) → posing (`pose.rs`)
+//! samples the controllers ([`anim`]) at frame/30 s, walks the tree, deforms skins, and converts
+//! to the scene convention (+Y up, front +Z).
+//!
+//! Files, as in every loader: `mod.rs` the model and [`load`], [`mod@parse`] the bytes, `pose.rs`
+//! the frame, `info.rs` the facts `psxrender info` prints, [`writer`] synthetic files for tests.
 
 pub mod anim;
 pub mod ascii;
 pub mod binary;
-pub mod builder;
 mod info;
 pub mod mdl;
+pub mod parse;
+mod pose;
 #[cfg(test)]
 mod tests;
 pub mod textures;
+pub mod writer;
 
 use std::path::{Path, PathBuf};
 
 use super::{read_file, LoadError, LoadOptions};
-use crate::scene::{
-    AnimationInfo, Blend, Face, FaceTexture, Model, PoseRequest, PosedMesh, Shading, Texture,
-    Vertex,
-};
+use crate::scene::{AnimationInfo, Model, PoseRequest, PosedMesh};
+pub use parse::{looks_ascii, parse};
+
 use anim::{Affine, Trs};
-use mdl::{Animation, ControllerType, Mdl, NodeKind};
+use mdl::{Animation, Mdl};
 
 /// Deepest supermodel chain followed.
 pub const MAX_SUPERMODEL_DEPTH: usize = 16;
@@ -153,15 +158,6 @@ pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<NWNModel, Lo
     })
 }
 
-/// Parses binary or ASCII MDL bytes (picked by content) without loading anything else.
-pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl, LoadError> {
-    if data.len() >= 4 && data[..4] == [0, 0, 0, 0] {
-        binary::parse(data, warnings)
-    } else {
-        ascii::parse(data, warnings)
-    }
-}
-
 /// Follows the supermodel chain from `mdl`, returning the links and their animations.
 fn load_supermodels(
     mdl: &Mdl,
@@ -235,82 +231,16 @@ fn load_supermodels(
     (chain, anims)
 }
 
-/// Seconds of animation time for `frame` at 30 fps, wrapped into `[0, length)`.
-fn frame_time(frame: u32, length: f32) -> f32 {
-    let t = frame as f32 / 30.0;
-    if length > 0.0 {
-        t % length
-    } else {
-        0.0
-    }
-}
-
 impl NWNModel {
-    /// World transforms of the model nodes for `request`.
-    pub fn node_world(&self, request: &PoseRequest) -> Vec<Affine> {
-        let mut local: Vec<Trs> = self.rest.clone();
-        if let Some(pa) = request.animation.and_then(|i| self.animations.get(i)) {
-            let t = frame_time(request.frame, pa.animation.length);
-            for (trs, m) in local.iter_mut().zip(&pa.node_map) {
-                if let Some(an) = m.and_then(|i| pa.animation.nodes.get(i)) {
-                    trs.apply(an, t, self.mdl.animation_scale);
-                }
-            }
-        }
-        let local: Vec<Affine> = local.iter().map(Trs::affine).collect();
-        anim::world(&self.mdl.nodes, &local)
-    }
-
     /// Counts of drawn meshes, vertices, faces.
     pub fn drawn_counts(&self) -> (usize, usize, usize) {
         let mut out = (0, 0, 0);
-        for m in self.mdl.nodes.iter().filter_map(drawn_mesh) {
+        for m in self.mdl.nodes.iter().filter_map(pose::drawn_mesh) {
             out.0 += 1;
             out.1 += m.vertices.len();
             out.2 += m.faces.len();
         }
         out
-    }
-}
-
-/// The mesh of `n` if it is drawn (render flag set, not a walkmesh, has faces).
-fn drawn_mesh(n: &mdl::Node) -> Option<&mdl::Mesh> {
-    n.mesh
-        .as_ref()
-        .filter(|m| m.render && n.kind != NodeKind::Aabb && !m.faces.is_empty())
-}
-
-fn blend_for(node: &mdl::Node, mesh: &mdl::Mesh, tex: Option<&textures::Resolved>) -> Blend {
-    let alpha = node
-        .controller(ControllerType::ALPHA)
-        .map(|c| c.row(0)[0])
-        .unwrap_or(1.0);
-    if alpha < 0.999 {
-        return Blend::Alpha;
-    }
-    let Some(t) = tex else { return Blend::Opaque };
-    if t.txi.contains("blending additive") {
-        return Blend::Additive;
-    }
-    // An environment/bump map sidecar means the alpha channel is a mask, not transparency.
-    if t.txi.contains("envmaptexture") || t.txi.contains("bumpmaptexture") || t.path.is_none() {
-        return Blend::Opaque;
-    }
-    // Texture alpha is transparency only on meshes flagged with a transparency hint: creature
-    // textures (c_aribeth's DDS: 70 % of texels) carry a reflection mask there.
-    if mesh.transparency_hint != 0 && t.image.pixels.iter().any(|p| p[3] < 255) {
-        Blend::Alpha
-    } else {
-        Blend::Opaque
-    }
-}
-
-fn normalized(v: [f32; 3]) -> [f32; 3] {
-    let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    if n > 1e-12 && n.is_finite() {
-        v.map(|x| x / n)
-    } else {
-        [0.0; 3]
     }
 }
 
@@ -345,99 +275,7 @@ impl Model for NWNModel {
     }
 
     fn pose(&self, request: &PoseRequest) -> PosedMesh {
-        let world = self.node_world(request);
-        let mut out = PosedMesh {
-            shading: Shading::Lit,
-            textures: self
-                .textures
-                .iter()
-                .map(|t| Texture {
-                    name: t.name.clone(),
-                    image: t.image.clone(),
-                })
-                .collect(),
-            ..PosedMesh::default()
-        };
-        for (i, node) in self.mdl.nodes.iter().enumerate() {
-            let Some(mesh) = drawn_mesh(node) else {
-                continue;
-            };
-            let base = out.vertices.len() as u32;
-            let skinned = node.kind == NodeKind::Skin && mesh.skin.len() == mesh.vertices.len();
-            let mesh_bind = self.bind_world[i];
-            let bone_mats: Vec<(usize, Affine)> = if skinned {
-                let mut bones: Vec<usize> = mesh.skin.iter().flatten().map(|l| l.0).collect();
-                bones.sort_unstable();
-                bones.dedup();
-                bones
-                    .into_iter()
-                    .map(|b| {
-                        (
-                            b,
-                            world[b].mul(&self.bind_world[b].inverse()).mul(&mesh_bind),
-                        )
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            for (v, p) in mesh.vertices.iter().enumerate() {
-                let m = if skinned {
-                    // Weighted sum of bone matrices; weight missing up to 1 stays at mesh bind.
-                    let mut acc = Affine::ZERO;
-                    let mut total = 0.0;
-                    for &(b, w) in &mesh.skin[v] {
-                        if let Ok(k) = bone_mats.binary_search_by_key(&b, |x| x.0) {
-                            acc.add_weighted(&bone_mats[k].1, w);
-                            total += w;
-                        }
-                    }
-                    if total < 1.0 {
-                        acc.add_weighted(&mesh_bind, 1.0 - total);
-                    }
-                    acc
-                } else {
-                    world[i]
-                };
-                let n = mesh.normals.get(v).copied().unwrap_or([0.0; 3]);
-                out.vertices.push(Vertex {
-                    position: to_scene(m.apply(*p)),
-                    normal: to_scene(normalized(m.apply_vector(n))),
-                });
-            }
-            let tex = self.node_texture[i].filter(|_| !mesh.uvs.is_empty());
-            let blend = blend_for(node, mesh, tex.map(|t| &self.textures[t]));
-            let color = mesh
-                .diffuse
-                .map(|c| (c.clamp(0.0, 2.0) * 128.0).min(255.0) as u8);
-            for f in &mesh.faces {
-                let texture = match tex {
-                    Some(t) => {
-                        let mut uv = [[0.0; 2]; 4];
-                        for (corner, &ti) in uv.iter_mut().zip(&f.t) {
-                            let [u, v] = mesh.uvs.get(ti as usize).copied().unwrap_or([0.0; 2]);
-                            *corner = [u, 1.0 - v];
-                        }
-                        FaceTexture::Image { texture: t, uv }
-                    }
-                    None => FaceTexture::None,
-                };
-                let colors = if tex.is_some() {
-                    [[128; 3]; 4]
-                } else {
-                    [color; 4]
-                };
-                out.faces.push(Face {
-                    vertices: [base + f.v[0], base + f.v[1], base + f.v[2], 0],
-                    corners: 3,
-                    colors,
-                    texture,
-                    blend,
-                    two_sided: false,
-                });
-            }
-        }
-        out
+        pose::pose(self, request)
     }
 
     fn info(&self) -> String {
@@ -451,17 +289,4 @@ impl Model for NWNModel {
     fn warnings(&self) -> Vec<String> {
         self.warnings.clone()
     }
-}
-
-/// True when `data` looks like an ASCII MDL: no NUL bytes in the first 4 KiB and one of the
-/// keywords an ASCII model starts with (`#MAXMODEL`, `newmodel`, `beginmodelgeom`).
-pub fn looks_ascii(data: &[u8]) -> bool {
-    let head = &data[..data.len().min(4096)];
-    if head.is_empty() || head.contains(&0) {
-        return false;
-    }
-    let text = String::from_utf8_lossy(head).to_ascii_lowercase();
-    ["#maxmodel", "newmodel", "beginmodelgeom"]
-        .iter()
-        .any(|k| text.contains(k))
 }

@@ -1,11 +1,11 @@
-//! Unit tests on synthetic models from [`super::builder`].
+//! Unit tests on synthetic models from [`super::writer`].
 
 use std::path::{Path, PathBuf};
 
-use super::builder::{
+use super::mdl::{ControllerType, NodeKind};
+use super::writer::{
     build, sample_model, BuildController, BuildMesh, BuildModel, BuildNode, BuildSkin,
 };
-use super::mdl::{ControllerType, NodeKind};
 use super::*;
 use crate::scene::{Model, PoseRequest};
 
@@ -31,7 +31,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 #[test]
-fn builder_round_trips_through_the_parser() {
+fn writer_round_trips_through_the_parser() {
     let data = build(&sample_model());
     let mut w = Vec::new();
     let m = parse(&data, &mut w).unwrap();
@@ -200,7 +200,7 @@ fn skin_model() -> BuildModel {
         name: "skinned".into(),
         animation_scale: 1.0,
         root,
-        animations: vec![builder::BuildAnimation {
+        animations: vec![writer::BuildAnimation {
             name: "turn".into(),
             length: 1.0,
             root: anim_root,

@@ -542,6 +542,24 @@ impl Writer {
     }
 }
 
+/// One rendered frame as a GPUDUMP an emulator's dump player can play: `comment` (left out if
+/// too long for a packet), the state restore (GP1 reset, the whole VRAM `initial_vram`, then the
+/// display set-up `gp1_setup`), trace begin, the frame's `gp0` words and one VSync.
+pub fn frame_dump(comment: &str, initial_vram: &[u16], gp1_setup: &[u32], gp0: &[u32]) -> Vec<u8> {
+    let mut w = Writer::new();
+    let _ = w.packet(&Packet::Comment(comment.to_string()));
+    w.gp1(0);
+    w.restore_vram(initial_vram);
+    for &g in gp1_setup {
+        w.gp1(g);
+    }
+    // A trace-begin is a fixed empty packet: it cannot be too long.
+    let _ = w.packet(&Packet::TraceBegin);
+    w.gp0_words(gp0);
+    w.vsync(VSyncTime::None);
+    w.finish()
+}
+
 /// Encodes packets as a 16-byte-magic dump. Consecutive GP0 (GP1) packets are merged, which a
 /// replay cannot tell apart.
 pub fn encode(packets: &[Packet]) -> std::result::Result<Vec<u8>, PacketTooLong> {

@@ -1,5 +1,6 @@
-//! The little linear algebra bone posing needs: quaternions and 3×4 affine matrices, in `f32`
-//! (M2 stores floats; the renderer converts to PS1 fixed point afterwards).
+//! The vector math the CPU side shares, in `f32` before anything becomes PS1 fixed point:
+//! 3-vectors, quaternions and 3×4 affine matrices for bone posing (M2, glTF), the camera and
+//! face normals (FF9). One spelling of each operation, so every loader rounds alike.
 
 /// A rotation quaternion `[x, y, z, w]`.
 pub type Quat = [f32; 4];
@@ -115,6 +116,11 @@ pub fn normalize4(q: Quat) -> Quat {
 /// Dot product.
 pub fn dot3(a: [f32; 3], b: [f32; 3]) -> f32 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// `a − b`.
+pub fn sub3(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
 /// Cross product.

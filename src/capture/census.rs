@@ -3,22 +3,22 @@
 //! commands write.
 //!
 //! GP0 words are assembled into packets the way the GPU does (lengths from
-//! [`gpu::gp0::decode::packet_len`], polylines until their terminator, upload payloads
-//! skipped) and decoded by [`gpu::gp0::decode::decode`], so the counts use the GPU's own
-//! vocabulary. VRAM areas: uploads, copies and fills are exact rectangles; what primitives
+//! [`gpu::gp0::decode::packet_words`], polylines until their terminator, upload payloads
+//! skipped) and decoded by [`gpu::gp0::decode::decode`], the only reader of opcodes, so the
+//! counts use the GPU's own vocabulary. VRAM areas: uploads, copies and fills are exact rectangles; what primitives
 //! touch is bounded by their vertices plus the drawing offset, clipped to the drawing area —
 //! an upper bound (a primitive's right and bottom edges are not drawn, and thin primitives
 //! cover less than their box).
 
 use serde::Serialize;
 
-use gpu::gp0::decode::{decode, is_polyline_terminator, packet_len, Gp0Command, RectSize};
+use gpu::gp0::decode::{decode, is_polyline_terminator, packet_words, Gp0Command, RectSize};
 use gpu::gp0::fields::sext11;
 use gpu::vram::{transfer_size, transfer_xy};
 
-use crate::dump::Packet;
-use crate::replay::Input;
-use crate::stream::Item;
+use crate::capture::dump::Packet;
+use crate::capture::replay::Input;
+use crate::hwtest::stream::Item;
 
 /// An inclusive VRAM rectangle, in halfwords and lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -235,7 +235,7 @@ impl Counter {
             State::Idle => {
                 self.words.clear();
                 self.words.push(w);
-                let len = packet_len((w >> 24) as u8);
+                let len = packet_words(w);
                 if len == 1 {
                     self.packet();
                 } else {
@@ -282,12 +282,12 @@ impl Counter {
 
     fn packet(&mut self) {
         let words = std::mem::take(&mut self.words);
-        let op = (words[0] >> 24) as u8;
-        let c = &mut self.census.gp0;
-        match op >> 5 {
-            5 => {
-                let (x, y) = transfer_xy(words[1]);
-                let (w, h) = transfer_size(words[2]);
+        let cmd = decode(&words);
+        match &cmd {
+            Gp0Command::CpuToVram { xy, wh } => {
+                let (x, y) = transfer_xy(*xy);
+                let (w, h) = transfer_size(*wh);
+                let c = &mut self.census.gp0;
                 c.uploads += 1;
                 let halfwords = (w * h) as u64;
                 c.upload_halfwords += halfwords;
@@ -297,18 +297,16 @@ impl Counter {
                     words_left: halfwords.div_ceil(2),
                 };
             }
-            6 => c.reads += 1,
-            _ => {
-                let polyline = op >> 5 == 2 && op & 0x08 != 0;
-                self.command(decode(&words));
-                if polyline {
-                    self.state = State::Polyline {
-                        gouraud: op & 0x10 != 0,
-                        colour_next: true,
-                    };
-                }
+            Gp0Command::VramToCpu { .. } => self.census.gp0.reads += 1,
+            Gp0Command::Line { flags, .. } if flags.polyline() => {
+                self.state = State::Polyline {
+                    gouraud: flags.gouraud,
+                    colour_next: true,
+                };
             }
+            _ => {}
         }
+        self.command(cmd);
         self.words = words;
     }
 
@@ -494,6 +492,7 @@ impl Census {
 mod tests {
     use super::*;
 
+    /// A stream of `items`, one per line.
     fn stream(items: Vec<Item>) -> Input {
         let lines = (1..=items.len()).collect();
         Input::Stream { items, lines }

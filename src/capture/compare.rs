@@ -508,7 +508,7 @@ pub fn compare(a: &Capture, b: &Capture, opts: &Options) -> Report {
 
 /// The diff image: `a` dimmed to a quarter where the pixels match (grey-blue where ignored),
 /// yellow where they differ within the tolerance, magenta where they differ beyond it.
-pub fn diff_image(a: &Capture, b: &Capture, opts: &Options) -> crate::display::Picture {
+pub fn diff_image(a: &Capture, b: &Capture, opts: &Options) -> crate::capture::display::Picture {
     let (w, h) = (a.width.min(b.width), a.height.min(b.height));
     let mut rgb = Vec::with_capacity(w as usize * h as usize * 3);
     for y in 0..h {
@@ -526,7 +526,7 @@ pub fn diff_image(a: &Capture, b: &Capture, opts: &Options) -> crate::display::P
             rgb.extend(px);
         }
     }
-    crate::display::Picture {
+    crate::capture::display::Picture {
         width: w,
         height: h,
         rgb,

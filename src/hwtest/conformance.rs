@@ -10,7 +10,7 @@ use std::path::Path;
 use gpu::Gpu;
 
 use crate::formats::{LoadError, Result};
-use crate::stream::{cases, parse, Case, Item, Probe};
+use crate::hwtest::stream::{cases, parse, Case, Item, Probe};
 
 /// One probe that did not match.
 #[derive(Clone, Debug, PartialEq, Eq)]

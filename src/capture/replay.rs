@@ -1,12 +1,12 @@
 //! Replaying recorded GPU input from power-on: a text stream (`hwtests/FORMAT.md`) or a GPU
-//! dump ([`crate::dump`]), optionally stopping after frame N.
+//! dump ([`dump`]), optionally stopping after frame N.
 //!
 //! Frames: a stream's `frame` line and a dump's VSync packet each end one frame. Stopping at
 //! frame N means running everything up to and including the N-th mark (N = 0: everything before
 //! the first). Without a frame, everything runs, including words after the last mark.
 //!
 //! Dump packets map to the GPU as: GP0/GP1 words → `gp0`/`gp1`; discard and read-back →
-//! that many `gpuread` calls (capped at [`crate::dump::MAX_READ_WORDS`], a whole VRAM);
+//! that many `gpuread` calls (capped at [`dump::MAX_READ_WORDS`], a whole VRAM);
 //! everything else (trace begin, version, strings, unknown types) is information only.
 
 use std::fmt;
@@ -14,9 +14,9 @@ use std::path::Path;
 
 use gpu::Gpu;
 
-use crate::dump::{self, Dump, Packet};
+use crate::capture::dump::{self, Dump, Packet};
 use crate::formats::{self, LoadError};
-use crate::stream::{self, Item};
+use crate::hwtest::stream::{self, Item};
 
 /// What `replay` runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -266,7 +266,7 @@ pub fn run(input: &Input, opts: Options) -> Result<Replayed, ReplayError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dump::{encode, VSyncTime};
+    use crate::capture::dump::{encode, VSyncTime};
 
     #[test]
     fn detects_dumps_and_streams_by_content() {

@@ -1,0 +1,65 @@
+//! Tells the tests what the machine lacks, so a test that cannot run shows as "ignored (needs
+//! …)" instead of passing without testing anything:
+//!
+//! - `cfg(no_shared)`: `../shared` (hardware-test data and game samples, beside the checkout;
+//!   `PSXRENDER_SHARED` overrides the place) is missing. With `CI=true` that fails the build
+//!   instead: CI must run every test.
+//! - `cfg(no_pcsxredux_vectors)`: the optional `hwtests/gte/pcsxredux.txt` is not in it.
+//! - `cfg(no_xvfb)`: no `xvfb-run` on `PATH` for the preview window's smoke test (looked up when
+//!   this script runs; `PATH` is not watched, since it differs between shells and editors and
+//!   each change would rebuild the crate: after installing xvfb, `touch build.rs`).
+//!
+//! The tests find the data through `env!("PSXRENDER_SHARED_DIR")`, set here, so the build and
+//! the tests agree on one directory.
+
+use std::path::{Path, PathBuf};
+
+fn main() {
+    println!("cargo::rustc-check-cfg=cfg(no_shared)");
+    println!("cargo::rustc-check-cfg=cfg(no_pcsxredux_vectors)");
+    println!("cargo::rustc-check-cfg=cfg(no_xvfb)");
+    println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-env-changed=PSXRENDER_SHARED");
+    println!("cargo::rerun-if-env-changed=CI");
+
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let shared = match std::env::var_os("PSXRENDER_SHARED") {
+        Some(dir) => PathBuf::from(dir),
+        None => manifest.join("../shared"),
+    };
+    println!("cargo::rustc-env=PSXRENDER_SHARED_DIR={}", shared.display());
+    if shared.is_dir() {
+        // Removing it later must re-run this script (a present directory is watched for
+        // changes; a missing path would make cargo re-run the script, and rebuild the crate, on
+        // every build, so it is only watched while it exists).
+        println!("cargo::rerun-if-changed={}", shared.display());
+    } else {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            eprintln!(
+                "{} is missing and CI=true: the tests that need it would not run",
+                shared.display()
+            );
+            std::process::exit(1);
+        }
+        println!("cargo::rustc-cfg=no_shared");
+        println!(
+            "cargo::warning={} not found: tests that need it are ignored (after adding it, \
+             `touch build.rs` so they run)",
+            shared.display()
+        );
+    }
+
+    if !shared.join("hwtests/gte/pcsxredux.txt").is_file() {
+        println!("cargo::rustc-cfg=no_pcsxredux_vectors");
+    }
+    if !on_path("xvfb-run") {
+        println!("cargo::rustc-cfg=no_xvfb");
+    }
+}
+
+/// Whether an executable named `name` is in one of `PATH`'s directories.
+fn on_path(name: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|d| Path::new(&d).join(name).is_file())
+    })
+}

@@ -1,0 +1,28 @@
+//! Reading MDL bytes: binary ([`super::binary`]) or ASCII ([`super::ascii`]) picked by
+//! content, both into the same [`Mdl`] (NWN's own Z-up space; nothing is loaded beside it).
+
+use super::mdl::Mdl;
+use super::{ascii, binary};
+use crate::formats::LoadError;
+
+/// Parses binary or ASCII MDL bytes (picked by content) without loading anything else.
+pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl, LoadError> {
+    if data.len() >= 4 && data[..4] == [0, 0, 0, 0] {
+        binary::parse(data, warnings)
+    } else {
+        ascii::parse(data, warnings)
+    }
+}
+
+/// True when `data` looks like an ASCII MDL: no NUL bytes in the first 4 KiB and one of the
+/// keywords an ASCII model starts with (`#MAXMODEL`, `newmodel`, `beginmodelgeom`).
+pub fn looks_ascii(data: &[u8]) -> bool {
+    let head = &data[..data.len().min(4096)];
+    if head.is_empty() || head.contains(&0) {
+        return false;
+    }
+    let text = String::from_utf8_lossy(head).to_ascii_lowercase();
+    ["#maxmodel", "newmodel", "beginmodelgeom"]
+        .iter()
+        .any(|k| text.contains(k))
+}
