@@ -46,11 +46,15 @@ impl Input {
                 "neither a GPUDUMP (no PSXGPUDUMPv1 magic) nor a UTF-8 text stream",
             )
         })?;
-        let (items, lines): (Vec<Item>, Vec<usize>) = stream::parse(text)?
-            .into_iter()
-            .filter(|l| matches!(l.item, Item::Gp0(_) | Item::Gp1(_) | Item::Frame))
-            .map(|l| (l.item, l.line))
-            .unzip();
+        let (mut items, mut lines) = (Vec::new(), Vec::new());
+        items.reserve(stream::likely_lines(text));
+        lines.reserve(stream::likely_lines(text));
+        stream::each_line(text, |l| {
+            if matches!(l.item, Item::Gp0(_) | Item::Gp1(_) | Item::Frame) {
+                items.push(l.item);
+                lines.push(l.line);
+            }
+        })?;
         if items.is_empty() {
             return Err(LoadError::invalid(
                 "GPU stream",

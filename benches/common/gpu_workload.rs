@@ -62,14 +62,23 @@ pub fn triangles(rng: &mut Rng, n: usize) -> (Vec<u32>, u64) {
 /// origin; about every 500 triangles, a block of E1 (dither, blend mode), E2 (texture window),
 /// E5 (offset within ±8) and E6 (mask bits). Returns the words and the triangles' total area.
 pub fn small_triangles(rng: &mut Rng, n: usize) -> (Vec<u32>, u64) {
-    let mut w = vec![0xe300_0000, 0xe400_0000 | (479 << 10) | 639, 0xe500_0000, 0xe100_0200];
+    let mut w = vec![
+        0xe300_0000,
+        0xe400_0000 | (479 << 10) | 639,
+        0xe500_0000,
+        0xe100_0200,
+    ];
     w.extend([0xa000_0000, 640, (512 << 16) | 384]);
     w.extend((0..384 * 512 / 2).map(|_| rng.next_u32()));
     let mut area = 0u64;
     for _ in 0..n {
         if rng.below(500) == 0 {
             let offset = |r: &mut Rng| (r.below(17) as i32 - 8) as u32 & 0x7ff;
-            let window = if rng.below(3) == 0 { rng.next_u32() & 0xf_ffff } else { 0 };
+            let window = if rng.below(3) == 0 {
+                rng.next_u32() & 0xf_ffff
+            } else {
+                0
+            };
             w.extend([
                 0xe100_0000 | (rng.next_u32() & 0x260),
                 0xe200_0000 | window,
@@ -79,7 +88,12 @@ pub fn small_triangles(rng: &mut Rng, n: usize) -> (Vec<u32>, u64) {
         }
         let (cx, cy) = (rng.below(640) as i32, rng.below(480) as i32);
         let p: Vec<(i32, i32)> = (0..3)
-            .map(|_| (cx + rng.below(33) as i32 - 16, cy + rng.below(33) as i32 - 16))
+            .map(|_| {
+                (
+                    cx + rng.below(33) as i32 - 16,
+                    cy + rng.below(33) as i32 - 16,
+                )
+            })
             .collect();
         let cross = (p[1].0 - p[0].0) as i64 * (p[2].1 - p[0].1) as i64
             - (p[2].0 - p[0].0) as i64 * (p[1].1 - p[0].1) as i64;
