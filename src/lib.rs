@@ -8,6 +8,7 @@
 pub mod census;
 pub mod compare;
 pub mod conformance;
+pub mod cpu_time;
 pub mod describe;
 pub mod display;
 pub mod dump;
