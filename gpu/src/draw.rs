@@ -86,10 +86,7 @@ impl Gpu {
     /// drawing the batch first when it may have drawn where they are.
     fn texture(&mut self, page: TexPage, clut: Clut, uv: UvBounds) -> Texture {
         let what = (page, clut, self.state.tex_window);
-        match self
-            .tex
-            .texture(&self.vram, what, uv, &mut self.batch.cluts)
-        {
+        match self.tex.texture(&self.vram, what, uv, &mut self.batch.cluts) {
             Ok(t) => t,
             Err(_) => {
                 self.flush();
@@ -122,8 +119,7 @@ impl Gpu {
             }
         }
         let raw_tex = flags.raw && texture.is_some();
-        let dither =
-            self.state.draw_mode.dither() && (flags.gouraud || (texture.is_some() && !raw_tex));
+        let dither = self.state.draw_mode.dither() && (flags.gouraud || (texture.is_some() && !raw_tex));
         let shading = Shading {
             gouraud: flags.gouraud,
             raw: raw_tex,
@@ -244,7 +240,9 @@ impl Gpu {
         match self.asm.next(&[word], &mut at) {
             Step::Pending => {}
             Step::Packet(p) => self.run_packet(&p),
-            Step::Segment { flags, from, to } => self.line(flags, &from, &to),
+            Step::Segment { flags, from, to } => {
+                self.line(flags, &from, &to)
+            }
             Step::Payload(_) => self.upload_traced(word),
         }
     }

@@ -241,9 +241,10 @@ impl Gpu {
         self.flush();
         self.threads = threads;
         self.pool = match threads {
-            Threads::Pool(n) if n > 1 => {
-                rayon::ThreadPoolBuilder::new().num_threads(n).build().ok()
-            }
+            Threads::Pool(n) if n > 1 => rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .ok(),
             _ => None,
         };
     }
@@ -404,11 +405,7 @@ mod tests {
             // ...until another key is loaded and this one again.
             g.gp0_words(&[0x6d00_0000, 2, clut | (1 << 16)]);
             g.gp0_words(&[0x6d00_0000, 3, clut]);
-            assert_eq!(
-                g.vram()[..4],
-                [0x1111, 0x1111, 0, 0x2222],
-                "threads {threads}"
-            );
+            assert_eq!(g.vram()[..4], [0x1111, 0x1111, 0, 0x2222], "threads {threads}");
         }
     }
 }

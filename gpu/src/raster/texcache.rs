@@ -97,12 +97,7 @@ impl UvBounds {
         };
         let (x0, x1) = ((self.u.0 >> shift) as usize, (self.u.1 >> shift) as usize);
         let (y0, y1) = (self.v.0 as usize, self.v.1 as usize);
-        TileSet::rect(
-            page.base_x() + x0,
-            page.base_y() + y0,
-            x1 - x0 + 1,
-            y1 - y0 + 1,
-        )
+        TileSet::rect(page.base_x() + x0, page.base_y() + y0, x1 - x0 + 1, y1 - y0 + 1)
     }
 }
 
@@ -228,8 +223,7 @@ impl TexCache {
     pub fn before_write(&mut self, vram: &VramImage, tiles: TileSet) {
         if let Some(c) = &mut self.clut {
             if c.saved.is_none() && c.tiles.meets(tiles) {
-                let at =
-                    ((c.key >> 6) & 0x1ff) as usize * VRAM_WIDTH + (c.key & 0x3f) as usize * 16;
+                let at = ((c.key >> 6) & 0x1ff) as usize * VRAM_WIDTH + (c.key & 0x3f) as usize * 16;
                 let mut t = Box::new([0; 256]);
                 t[..c.loaded].copy_from_slice(&vram[at..at + c.loaded]);
                 c.saved = Some(t);

@@ -97,10 +97,7 @@ mod tests {
     #[test]
     fn rectangles_wrap_at_the_vram_edges() {
         assert_eq!(tiles(TileSet::rect(64, 32, 64, 32)), [(1, 1)]);
-        assert_eq!(
-            tiles(TileSet::rect(63, 31, 2, 2)),
-            [(0, 0), (1, 0), (0, 1), (1, 1)]
-        );
+        assert_eq!(tiles(TileSet::rect(63, 31, 2, 2)), [(0, 0), (1, 0), (0, 1), (1, 1)]);
         assert_eq!(
             tiles(TileSet::rect(1000, 500, 100, 40)),
             [(0, 0), (1, 0), (15, 0), (0, 15), (1, 15), (15, 15)]
