@@ -1,100 +1,159 @@
-//! GPU throughput: textured gouraud triangles (random, ≤64 px across, UVs about one texel per
-//! pixel, 4/8/15bpp, a quarter semi-transparent) and large fills, in pixels per second, serial
-//! and on all cores; the triangles also through the portable span kernel on one thread (the
-//! baseline for the CPU's SIMD kernel), and as two independent one-thread GPUs drawing the same
-//! frame on two OS threads at once, the second thread spinning between frames: what this
-//! machine's cores give two jobs that share nothing, the ceiling for the two-thread figure.
+//! GPU throughput on the work it does in practice, in pixels per second (the census's pixels
+//! covered: [`psxrender::census::Census::pixels`]), on one thread (`Threads::Serial`, what
+//! `--threads 1` and `Threads::Pool(1)` give) and on all cores (`Threads::AllCores`):
+//!
+//! - `small_triangles`: the 100,000-triangle stream of `examples/small_tris.rs` (textured
+//!   gouraud, ~83 px each, set-up upload included), handed over in one `gp0_words` call to a
+//!   fresh GPU per iteration and drawn to the end (a VRAM read);
+//! - `reference_frames`: the real model frames of `../shared/hwtests/emulator-reference/frames`
+//!   (GPUDUMPs: a VRAM restore, one frame's words), loaded through `replay::Input` and fed as
+//!   `replay` feeds them; skipped with a printed reason when `../shared` is absent;
+//! - `big_triangles`: 4000 random textured gouraud triangles up to 64 px across (~310 px each)
+//!   on one long-lived GPU, also through the portable span kernel on one thread (the baseline
+//!   for the SIMD kernel); and `fill`: 16 full-VRAM fills.
+//!
+//! Making and dropping GPUs is outside the timed part. Nothing spins: every configuration is one
+//! GPU on the benchmark's thread plus, for all cores, rayon's pool.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use gpu::Gpu;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
+use std::time::Duration;
 
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use gpu::rng::XorShift as Rng;
+use gpu::{Gpu, Threads};
+
+use psxrender::capture::census::Census;
+use psxrender::capture::replay::{Input, Prepared};
+use psxrender::hwtest::stream::Item;
 
 #[path = "common/gpu_workload.rs"]
 mod workload;
-use workload::{setup_words, triangles};
+use workload::{setup_words, small_triangles, triangles};
 
-fn bench(c: &mut Criterion) {
+/// The thread settings every group runs at, and their names in bench ids.
+const THREADS: [(&str, Threads); 2] = [
+    ("1_thread", Threads::Serial),
+    ("all_cores", Threads::AllCores),
+];
+
+/// A power-on GPU drawing on `threads`.
+fn gpu(threads: Threads) -> Gpu {
+    let mut g = Gpu::new();
+    g.set_threads(threads);
+    g
+}
+
+/// Pixels `words` (GP0, from power-on) cover, as the census counts them.
+fn pixels(words: &[u32]) -> u64 {
+    let items: Vec<Item> = words.iter().map(|&w| Item::Gp0(w)).collect();
+    let lines = (1..=items.len()).collect();
+    Census::of(&Input::Stream { items, lines }).pixels
+}
+
+fn small(c: &mut Criterion) {
+    let (words, _) = small_triangles(&mut Rng::new(0x5a11_7415), 100_000);
+    let mut g = c.benchmark_group("small_triangles");
+    g.sample_size(10);
+    g.measurement_time(Duration::from_secs(4));
+    g.throughput(Throughput::Elements(pixels(&words)));
+    for (name, threads) in THREADS {
+        g.bench_function(name, |b| {
+            b.iter_batched(
+                || gpu(threads),
+                |mut gpu| {
+                    gpu.gp0_words(&words);
+                    gpu.vram();
+                    gpu
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+fn reference_frames(c: &mut Criterion) {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/hwtests/emulator-reference/frames");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!(
+            "skipping reference_frames: {} not found (put the shared data beside the checkout)",
+            dir.display()
+        );
+        return;
+    };
+    let mut dumps: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "psxgpu"))
+        .collect();
+    dumps.sort();
+    let mut g = c.benchmark_group("reference_frames");
+    g.sample_size(10);
+    g.warm_up_time(Duration::from_secs(1));
+    g.measurement_time(Duration::from_secs(2));
+    for path in dumps {
+        let input = match Input::load(&path) {
+            Ok(i) => i,
+            Err(e) => panic!("{e}"),
+        };
+        let prepared = Prepared::new(&input);
+        let name = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        g.throughput(Throughput::Elements(Census::of(&input).pixels));
+        for (threads_name, threads) in THREADS {
+            g.bench_function(BenchmarkId::new(&name, threads_name), |b| {
+                b.iter_batched(
+                    || gpu(threads),
+                    |mut gpu| {
+                        prepared.feed(&mut gpu, None).unwrap();
+                        gpu.vram();
+                        gpu
+                    },
+                    BatchSize::LargeInput,
+                )
+            });
+        }
+    }
+    g.finish();
+}
+
+fn big_and_fill(c: &mut Criterion) {
     let mut rng = Rng::new(0x1234_5678_9abc_def1);
     let setup = setup_words(&mut rng);
-    let (tris, area) = triangles(&mut rng, 4000);
-    let mut g = c.benchmark_group("gpu");
-    g.throughput(Throughput::Elements(area));
-    for (name, threads, simd) in [
-        ("textured_gouraud_tris", 1usize, true),
-        ("textured_gouraud_tris", 0, true),
-        ("textured_gouraud_tris_portable", 1, false),
-    ] {
-        let mut gpu = Gpu::new();
-        gpu.set_threads(gpu::Threads::from_count(threads));
-        gpu.set_simd(simd);
+    let (tris, _) = triangles(&mut rng, 4000);
+    let mut g = c.benchmark_group("big_triangles");
+    g.sample_size(10);
+    g.measurement_time(Duration::from_secs(3));
+    g.throughput(Throughput::Elements(pixels(&[&setup[..], &tris].concat())));
+    let portable = [("1_thread_portable", Threads::Serial)];
+    for (i, (name, threads)) in THREADS.into_iter().chain(portable).enumerate() {
+        let mut gpu = gpu(threads);
+        gpu.set_simd(i < 2);
         gpu.gp0_words(&setup);
-        g.bench_with_input(BenchmarkId::new(name, threads), &tris, |b, tris| {
+        g.bench_function(name, |b| {
             b.iter(|| {
-                gpu.gp0_words(tris);
+                gpu.gp0_words(&tris);
                 gpu.vram()[0]
             })
         });
     }
-    // Two GPUs, one frame each, on two threads: twice the pixels per iteration. The second
-    // GPU's thread lives as long as the benchmark and spins between iterations (as `Gpu::busy`
-    // keeps the pool's threads awake within a call), so no thread start or core wake-up
-    // enters the figure: it is what the two cores compute when both are busy.
-    g.throughput(Throughput::Elements(2 * area));
-    let mut pair = [Gpu::new(), Gpu::new()];
-    for gpu in &mut pair {
-        gpu.set_threads(gpu::Threads::from_count(1));
-        gpu.gp0_words(&setup);
-    }
-    let [mut mine, mut theirs] = pair;
-    let (go, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            let mut seen = 0;
-            loop {
-                let n = go.load(Ordering::Acquire);
-                if n == seen {
-                    std::hint::spin_loop();
-                    continue;
-                }
-                if n == usize::MAX {
-                    return;
-                }
-                seen = n;
-                theirs.gp0_words(&tris);
-                theirs.vram();
-                done.store(n, Ordering::Release);
-            }
-        });
-        g.bench_with_input(
-            BenchmarkId::new("textured_gouraud_tris_independent_pair", 2),
-            &tris,
-            |b, tris| {
-                b.iter(|| {
-                    let n = go.load(Ordering::Relaxed) + 1;
-                    go.store(n, Ordering::Release);
-                    mine.gp0_words(tris);
-                    mine.vram();
-                    while done.load(Ordering::Acquire) != n {
-                        std::hint::spin_loop();
-                    }
-                })
-            },
-        );
-        go.store(usize::MAX, Ordering::Release);
-    });
-    // 16 full-VRAM fills per iteration.
-    g.throughput(Throughput::Elements(16 * 1024 * 512));
+    g.finish();
+
+    let mut g = c.benchmark_group("fill");
+    g.sample_size(10);
+    g.measurement_time(Duration::from_secs(2));
     let fills: Vec<u32> = (0..16u32)
         .flat_map(|i| [0x0200_0000 | (i * 0x0f0f0f), 0, (511 << 16) | 0x3ff])
         .collect();
-    for threads in [1usize, 0] {
-        let mut gpu = Gpu::new();
-        gpu.set_threads(gpu::Threads::from_count(threads));
-        g.bench_with_input(BenchmarkId::new("fill", threads), &fills, |b, f| {
+    g.throughput(Throughput::Elements(pixels(&fills)));
+    for (name, threads) in THREADS {
+        let mut gpu = gpu(threads);
+        g.bench_function(name, |b| {
             b.iter(|| {
-                gpu.gp0_words(f);
+                gpu.gp0_words(&fills);
                 gpu.vram()[0]
             })
         });
@@ -102,5 +161,5 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, small, reference_frames, big_and_fill);
 criterion_main!(benches);

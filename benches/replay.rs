@@ -1,10 +1,33 @@
-//! Throughput of the replay/compare plumbing around the GPU: GPUDUMP parsing, comparing two
-//! 1024×512 captures, and cutting a 640×480 24-bit display out of VRAM.
+//! Throughput of the replay/compare plumbing around the GPU: text-stream and GPUDUMP parsing,
+//! comparing two 1024×512 captures, and cutting a 640×480 24-bit display out of VRAM.
+//!
+//! The text stream is the small-triangle stream of `examples/small_tris.rs` (100,000
+//! triangles, about 13 MB), parsed by `stream::parse` alone and by `replay::Input::parse`
+//! (UTF-8 check, parse, keeping the GPU items), in bytes per second.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 
 use psxrender::capture::compare::{self, Capture};
 use psxrender::capture::dump::{self, VSyncTime};
+use psxrender::capture::replay::Input;
+use psxrender::hwtest::stream;
+
+use gpu::rng::XorShift as Rng;
+
+#[path = "common/gpu_workload.rs"]
+#[allow(dead_code)]
+mod workload;
+
+/// The small-triangle stream as `examples/small_tris.rs` writes it.
+fn small_triangle_text() -> String {
+    use std::fmt::Write;
+    let (words, area) = workload::small_triangles(&mut Rng::new(0x5a11_7415), 100_000);
+    let mut t = format!("# 100000 small textured gouraud triangles, {area} px\ngp1 00000000\n");
+    for &x in &words {
+        writeln!(t, "gp0 {x:08x}").unwrap();
+    }
+    t
+}
 
 fn pattern() -> Vec<u16> {
     (0..1024 * 512u32)
@@ -13,6 +36,19 @@ fn pattern() -> Vec<u16> {
 }
 
 fn bench(c: &mut Criterion) {
+    let text = small_triangle_text();
+    let mut g = c.benchmark_group("stream");
+    g.sample_size(10);
+    g.measurement_time(std::time::Duration::from_secs(4));
+    g.throughput(Throughput::Bytes(text.len() as u64));
+    g.bench_function("parse", |b| {
+        b.iter(|| stream::parse(black_box(&text)).unwrap())
+    });
+    g.bench_function("input", |b| {
+        b.iter(|| Input::parse(black_box(text.as_bytes())).unwrap())
+    });
+    g.finish();
+
     let vram = pattern();
 
     // A dump of 8 frames, each a full VRAM upload plus 10k small GP0 packets' worth of words.

@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod capture;
+pub mod cpu_time;
 pub mod describe;
 pub mod formats;
 pub mod hwtest;

@@ -234,3 +234,98 @@ fn history_lists_overlapping_triangles_in_order() {
     assert_eq!(code, Some(0), "{d}");
     assert!(d.contains("command 3 (GP0 word 6, byte 0x"), "{d}");
 }
+
+/// `median X s, min Y s, Z M px/s`, X and Y with 4 decimals, Z with 1: the numbers, or why not.
+fn timing_summary(line: &str) -> Result<(f64, f64, f64), String> {
+    let number = |s: &str, decimals: usize| -> Result<f64, String> {
+        let (int, frac) = s.split_once('.').ok_or(format!("'{s}' has no point"))?;
+        let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+        if !digits(int) || !digits(frac) || frac.len() != decimals {
+            return Err(format!("'{s}' is not a number with {decimals} decimals"));
+        }
+        s.parse().map_err(|e| format!("{s}: {e}"))
+    };
+    let rest = line.strip_prefix("median ").ok_or("no 'median '")?;
+    let (median, rest) = rest.split_once(" s, min ").ok_or("no ' s, min '")?;
+    let (min, rest) = rest.split_once(" s, ").ok_or("no ' s, '")?;
+    let rate = rest
+        .strip_suffix(" M px/s")
+        .ok_or("no ' M px/s' at the end")?;
+    Ok((number(median, 4)?, number(min, 4)?, number(rate, 1)?))
+}
+
+#[test]
+fn timing_summary_shape() {
+    assert_eq!(
+        timing_summary("median 0.1234 s, min 0.1000 s, 67.2 M px/s"),
+        Ok((0.1234, 0.1, 67.2))
+    );
+    for bad in [
+        "median 0.123 s, min 0.1000 s, 67.2 M px/s",
+        "median 0.1234 s, min 0.1000 s, 67.25 M px/s",
+        "median 0.1234 s, min 0.1000 s, 67.2 M px/s ",
+        "cpu 0.1000 s per run",
+    ] {
+        assert!(timing_summary(bad).is_err(), "{bad}");
+    }
+}
+
+/// `--repeat`: each run, the CPU time, and the exact summary line last; the VRAM written is the
+/// plain replay's, on 1 and 2 threads.
+#[test]
+fn repeat_times_runs_and_writes_the_same_vram() {
+    // STREAM, then a 100x100 gouraud triangle (area 5000) and a 16x16 sprite (256).
+    let input = tmp("repeat.stream.txt");
+    let text = format!(
+        "{STREAM}gp0 e3000000\ngp0 e407ffff\n\
+         gp0 300000ff\ngp0 00000000\ngp0 0000ff00\ngp0 00000064\ngp0 00ff0000\ngp0 00640000\n\
+         gp0 7800ff00\ngp0 00800080\n"
+    );
+    std::fs::write(&input, text).unwrap();
+    let plain = tmp("repeat.plain.bin");
+    let (code, t) = replay(&[
+        input.to_str().unwrap(),
+        "--vram-raw",
+        plain.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{t}");
+    let expected = std::fs::read(&plain).unwrap();
+    for threads in ["1", "2"] {
+        let timed = tmp(&format!("repeat.{threads}.bin"));
+        let (code, t) = replay(&[
+            input.to_str().unwrap(),
+            "--repeat",
+            "3",
+            "--threads",
+            threads,
+            "--vram-raw",
+            timed.to_str().unwrap(),
+        ]);
+        assert_eq!(code, Some(0), "{t}");
+        let lines: Vec<&str> = t.lines().collect();
+        let n = lines.len();
+        let (median, min, _) = timing_summary(lines[n - 1]).unwrap_or_else(|e| panic!("{e}\n{t}"));
+        assert!(min <= median, "{t}");
+        assert!(
+            lines[n - 2].starts_with("cpu ") && lines[n - 2].ends_with(" s per run"),
+            "{t}"
+        );
+        assert_eq!(
+            lines.iter().filter(|l| l.starts_with("run ")).count(),
+            3,
+            "{t}"
+        );
+        assert_eq!(
+            lines.iter().filter(|l| l.starts_with("wrote ")).count(),
+            1,
+            "written once: {t}"
+        );
+        assert!(
+            std::fs::read(&timed).unwrap() == expected,
+            "threads {threads}: VRAM differs from a plain replay"
+        );
+    }
+    let (code, t) = replay(&[input.to_str().unwrap(), "--repeat", "0"]);
+    assert_eq!(code, Some(2), "{t}");
+    assert!(t.contains("--repeat"), "{t}");
+}

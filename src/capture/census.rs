@@ -9,6 +9,13 @@
 //! touch is bounded by their vertices plus the drawing offset, clipped to the drawing area —
 //! an upper bound (a primitive's right and bottom edges are not drawn, and thin primitives
 //! cover less than their box).
+//!
+//! Pixels covered ([`Census::pixels`], what `replay --repeat` divides by its time): the sum
+//! over drawing commands of their geometric area, before clipping to the drawing area —
+//! triangles |cross product|/2 (rounded down per triangle), quads as their two triangles
+//! (vertices 1-2-3 and 2-3-4), rectangles and fills w×h (fills with the width rounded up to 16
+//! as drawn), lines and each polyline segment max(|dx|, |dy|) + 1. Uploads and copies are not
+//! drawing and are not counted.
 
 use serde::Serialize;
 
@@ -133,6 +140,8 @@ pub struct Census {
     pub gp1_words: u64,
     /// Frame marks (`frame` lines, VSync packets).
     pub frames: u64,
+    /// Pixels the drawing commands cover (see the module documentation).
+    pub pixels: u64,
     /// GP0 commands by kind.
     pub gp0: Gp0Counts,
     /// GP1 commands: (name, count), in command order.
@@ -162,9 +171,18 @@ fn gp1_name(cmd: u8) -> &'static str {
 /// Where the GP0 assembler stands between words.
 enum State {
     Idle,
-    Fixed { len: usize },
-    Polyline { gouraud: bool, colour_next: bool },
-    Upload { words_left: u64 },
+    Fixed {
+        len: usize,
+    },
+    /// `last`: the previous vertex, where the next segment starts.
+    Polyline {
+        gouraud: bool,
+        colour_next: bool,
+        last: (i32, i32),
+    },
+    Upload {
+        words_left: u64,
+    },
 }
 
 /// The drawing state that decides where primitives land.
@@ -179,6 +197,18 @@ struct Counter {
     words: Vec<u32>,
     env: Env,
     gp1: Vec<u64>,
+}
+
+/// Pixels a triangle covers: |cross product| / 2, rounded down.
+fn triangle_pixels(p: &[(i32, i32)]) -> u64 {
+    let d = |a: (i32, i32), b: (i32, i32)| ((b.0 - a.0) as i64, (b.1 - a.1) as i64);
+    let (a, b) = (d(p[0], p[1]), d(p[0], p[2]));
+    (a.0 * b.1 - b.0 * a.1).unsigned_abs() / 2
+}
+
+/// Pixels a line from `a` to `b` covers: max(|dx|, |dy|) + 1.
+fn line_pixels(a: (i32, i32), b: (i32, i32)) -> u64 {
+    (a.0 - b.0).unsigned_abs().max((a.1 - b.1).unsigned_abs()) as u64 + 1
 }
 
 impl Counter {
@@ -213,6 +243,7 @@ impl Counter {
             State::Polyline {
                 gouraud,
                 colour_next,
+                last,
             } => {
                 let at_point_start = !gouraud || colour_next;
                 if at_point_start && is_polyline_terminator(w) {
@@ -222,14 +253,18 @@ impl Counter {
                     self.state = State::Polyline {
                         gouraud,
                         colour_next: false,
+                        last,
                     };
                     return;
                 }
                 let v = gpu::gp0::fields::VertexWord(w);
-                self.drawn(&[(v.x(), v.y())], 0, 0);
+                let p = (v.x(), v.y());
+                self.drawn(&[p], 0, 0);
+                self.census.pixels += line_pixels(last, p);
                 self.state = State::Polyline {
                     gouraud,
                     colour_next: gouraud,
+                    last: p,
                 };
             }
             State::Idle => {
@@ -298,19 +333,25 @@ impl Counter {
                 };
             }
             Gp0Command::VramToCpu { .. } => self.census.gp0.reads += 1,
-            Gp0Command::Line { flags, .. } if flags.polyline() => {
-                self.state = State::Polyline {
-                    gouraud: flags.gouraud,
-                    colour_next: true,
-                };
-            }
             _ => {}
         }
-        self.command(cmd);
+        let polyline = match &cmd {
+            Gp0Command::Line { flags, .. } if flags.polyline() => Some(flags.gouraud),
+            _ => None,
+        };
+        let last = self.command(cmd);
+        if let Some(gouraud) = polyline {
+            self.state = State::Polyline {
+                gouraud,
+                colour_next: true,
+                last,
+            };
+        }
         self.words = words;
     }
 
-    fn command(&mut self, cmd: Gp0Command) {
+    /// Counts one decoded command; returns a line's last vertex (where a polyline goes on).
+    fn command(&mut self, cmd: Gp0Command) -> (i32, i32) {
         let c = &mut self.census.gp0;
         match cmd {
             Gp0Command::Nop | Gp0Command::ClearCache => c.other += 1,
@@ -319,6 +360,7 @@ impl Counter {
             Gp0Command::Fill { xy, wh, .. } => {
                 c.fills += 1;
                 let (x, y, w, h) = gpu::vram::fill_rect(xy, wh);
+                self.census.pixels += (w * h) as u64;
                 if let Some(a) = Area::rect(x, y, w, h) {
                     self.census.vram.fills = Area::union(self.census.vram.fills, a);
                 }
@@ -335,13 +377,16 @@ impl Counter {
                 let n = if flags.quad { 4 } else { 3 };
                 let pts: Vec<(i32, i32)> =
                     verts[..n].iter().map(|v| (v.pos.x(), v.pos.y())).collect();
+                self.census.pixels += pts.windows(3).map(triangle_pixels).sum::<u64>();
                 self.drawn(&pts, 0, 0);
             }
             Gp0Command::Line { flags, verts } => {
                 c.lines += 1;
                 c.semi_transparent += flags.semi as u64;
                 let pts: Vec<(i32, i32)> = verts.iter().map(|v| (v.pos.x(), v.pos.y())).collect();
+                self.census.pixels += pts.windows(2).map(|s| line_pixels(s[0], s[1])).sum::<u64>();
                 self.drawn(&pts, 0, 0);
+                return pts.last().copied().unwrap_or((0, 0));
             }
             Gp0Command::Rect {
                 flags,
@@ -358,6 +403,7 @@ impl Counter {
                     RectSize::Sixteen => (16, 16),
                 };
                 if w > 0 && h > 0 {
+                    self.census.pixels += (w * h) as u64;
                     self.drawn(&[(vert.pos.x(), vert.pos.y())], w, h);
                 }
             }
@@ -387,6 +433,7 @@ impl Counter {
                 self.env.offset = (sext11(w as i32), sext11((w >> 11) as i32));
             }
         }
+        (0, 0)
     }
 
     fn finish(mut self) -> Census {
@@ -409,14 +456,29 @@ impl Counter {
 impl Census {
     /// Counts what `input` does.
     pub fn of(input: &Input) -> Census {
+        Census::up_to(input, None)
+    }
+
+    /// Counts what `input` does up to frame mark `frame` (as `replay --frame` runs it; `None`:
+    /// all of it).
+    pub fn up_to(input: &Input, frame: Option<u64>) -> Census {
         let mut c = Counter::new();
+        let done = |c: &Counter| frame == Some(c.census.frames);
+        if done(&c) {
+            return c.finish();
+        }
         match input {
             Input::Stream { items, .. } => {
                 for item in items {
                     match *item {
                         Item::Gp0(w) => c.gp0(w),
                         Item::Gp1(w) => c.gp1(w),
-                        Item::Frame => c.census.frames += 1,
+                        Item::Frame => {
+                            c.census.frames += 1;
+                            if done(&c) {
+                                break;
+                            }
+                        }
                         _ => {}
                     }
                 }
@@ -426,7 +488,12 @@ impl Census {
                     match p {
                         Packet::Gp0(ws) => ws.iter().for_each(|&w| c.gp0(w)),
                         Packet::Gp1(ws) => ws.iter().for_each(|&w| c.gp1(w)),
-                        Packet::VSync(_) => c.census.frames += 1,
+                        Packet::VSync(_) => {
+                            c.census.frames += 1;
+                            if done(&c) {
+                                break;
+                            }
+                        }
                         _ => {}
                     }
                 }
@@ -439,8 +506,8 @@ impl Census {
     pub fn text(&self) -> String {
         let g = &self.gp0;
         let mut s = format!(
-            "words: {} GP0, {} GP1; frames: {}\n",
-            self.gp0_words, self.gp1_words, self.frames
+            "words: {} GP0, {} GP1; frames: {}; pixels covered: {}\n",
+            self.gp0_words, self.gp1_words, self.frames, self.pixels
         );
         s.push_str(&format!(
             "GP0 commands: {} fills, {} triangles, {} quads ({} textured, {} gouraud), {} lines, \
@@ -492,7 +559,7 @@ impl Census {
 mod tests {
     use super::*;
 
-    /// A stream of `items`, one per line.
+    /// A text stream of `items` (lines numbered from 1).
     fn stream(items: Vec<Item>) -> Input {
         let lines = (1..=items.len()).collect();
         Input::Stream { items, lines }
@@ -528,6 +595,8 @@ mod tests {
             0xE600_0001,
         ]);
         assert_eq!(c.gp0_words, 21);
+        // Fill 16×8, triangle 512×4/2, polyline segments (0,0)-(2,2) and (2,2)-(1,4).
+        assert_eq!(c.pixels, 128 + 1024 + 3 + 3);
         assert_eq!((c.gp0.fills, c.gp0.triangles, c.gp0.lines), (1, 1, 1));
         assert_eq!((c.gp0.uploads, c.gp0.upload_halfwords), (1, 3));
         assert_eq!(c.gp0.environment, 4);
@@ -571,6 +640,29 @@ mod tests {
                 y1: 256
             })
         );
+    }
+
+    #[test]
+    fn pixels_covered_by_each_kind() {
+        let c = census(&[
+            0x2800_0000, // flat quad: (0,0) (10,0) (0,10) (10,10), two triangles of 50
+            0x0000_0000,
+            0x0000_000a,
+            0x000a_0000,
+            0x000a_000a,
+            0x6000_0000, // variable rectangle 7x3
+            0x0005_0005,
+            0x0003_0007,
+            0x7000_0000, // 8x8 sprite
+            0x0000_0000,
+            0x4000_0000, // line (0,0)-(-5,3): 6 pixels (x sign-extended from 11 bits)
+            0x0000_0000,
+            0x0003_07fb,
+            0x0200_0000, // fill 17x2: width rounded up to 32
+            0x0000_0000,
+            0x0002_0011,
+        ]);
+        assert_eq!(c.pixels, 100 + 21 + 64 + 6 + 64);
     }
 
     #[test]

@@ -8,9 +8,16 @@
 //! Dump packets map to the GPU as: GP0/GP1 words → `gp0`/`gp1`; discard and read-back →
 //! that many `gpuread` calls (capped at [`dump::MAX_READ_WORDS`], a whole VRAM);
 //! everything else (trace begin, version, strings, unknown types) is information only.
+//!
+//! Before running, the input is [`Prepared`]: consecutive GP0 words become one slice for
+//! [`Gpu::gp0_words`] (the GPU takes a slice exactly as word by word, in fewer calls), so a
+//! text stream of a million `gp0` lines is fed like a dump's one packet. [`repeat`] times a
+//! prepared input on fresh GPUs (`replay --repeat`).
 
 use std::fmt;
+use std::ops::Range;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use gpu::Gpu;
 
@@ -46,11 +53,15 @@ impl Input {
                 "neither a GPUDUMP (no PSXGPUDUMPv1 magic) nor a UTF-8 text stream",
             )
         })?;
-        let (items, lines): (Vec<Item>, Vec<usize>) = stream::parse(text)?
-            .into_iter()
-            .filter(|l| matches!(l.item, Item::Gp0(_) | Item::Gp1(_) | Item::Frame))
-            .map(|l| (l.item, l.line))
-            .unzip();
+        let (mut items, mut lines) = (Vec::new(), Vec::new());
+        items.reserve(stream::likely_lines(text));
+        lines.reserve(stream::likely_lines(text));
+        stream::each_line(text, |l| {
+            if matches!(l.item, Item::Gp0(_) | Item::Gp1(_) | Item::Frame) {
+                items.push(l.item);
+                lines.push(l.line);
+            }
+        })?;
         if items.is_empty() {
             return Err(LoadError::invalid(
                 "GPU stream",
@@ -204,63 +215,207 @@ pub struct Replayed {
     pub frames_run: u64,
 }
 
-/// Runs `input` on a power-on GPU.
-pub fn run(input: &Input, opts: Options) -> Result<Replayed, ReplayError> {
-    let available = input.frames();
-    if let Some(requested) = opts.frame.filter(|&f| f > available) {
-        return Err(ReplayError::FrameOutOfRange {
-            requested,
-            available,
-        });
-    }
-    let mut gpu = Gpu::new();
-    gpu.set_threads(gpu::Threads::from_count(opts.threads));
-    if let Some(load) = opts.parallel_min_load {
-        gpu.set_parallel_min_load(load);
-    }
-    gpu.watch(&opts.watch);
-    let mut frames_run = 0;
-    let done = |frames_run: u64| opts.frame == Some(frames_run);
-    if !done(0) {
+/// One thing a prepared input does to the GPU.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Step {
+    /// These words of [`Prepared::gp0`] to GP0, in one call.
+    Gp0(Range<usize>),
+    /// A GP1 word.
+    Gp1(u32),
+    /// This many GPUREAD reads (discard or read-back), capped at [`dump::MAX_READ_WORDS`].
+    Read(u32),
+    /// A frame mark.
+    Frame,
+}
+
+/// An input as the GPU takes it, to be fed any number of times: every run of consecutive GP0
+/// words (stream lines, or dump packets with only information packets between them) is one
+/// slice.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Prepared {
+    steps: Vec<Step>,
+    gp0: Vec<u32>,
+    frames: u64,
+}
+
+impl Prepared {
+    /// Prepares `input`.
+    pub fn new(input: &Input) -> Self {
+        let mut p = Prepared::default();
         match input {
             Input::Stream { items, .. } => {
                 for item in items {
-                    match item {
-                        Item::Gp0(w) => gpu.gp0(*w),
-                        Item::Gp1(w) => gpu.gp1(*w),
-                        Item::Frame => {
-                            frames_run += 1;
-                            if done(frames_run) {
-                                break;
-                            }
-                        }
+                    match *item {
+                        Item::Gp0(w) => p.gp0(&[w]),
+                        Item::Gp1(w) => p.steps.push(Step::Gp1(w)),
+                        Item::Frame => p.frame(),
                         _ => {}
                     }
                 }
             }
             Input::Dump(d) => {
-                for p in d.packets() {
-                    match p {
-                        Packet::Gp0(words) => gpu.gp0_words(words),
-                        Packet::Gp1(words) => words.iter().for_each(|&w| gpu.gp1(w)),
+                for packet in d.packets() {
+                    match packet {
+                        Packet::Gp0(words) => p.gp0(words),
+                        Packet::Gp1(words) => p.steps.extend(words.iter().map(|&w| Step::Gp1(w))),
                         Packet::Discard(n) | Packet::Readback(n) => {
-                            for _ in 0..(*n).min(dump::MAX_READ_WORDS) {
-                                gpu.gpuread();
-                            }
+                            p.steps.push(Step::Read((*n).min(dump::MAX_READ_WORDS)))
                         }
-                        Packet::VSync(_) => {
-                            frames_run += 1;
-                            if done(frames_run) {
-                                break;
-                            }
-                        }
+                        Packet::VSync(_) => p.frame(),
                         _ => {}
                     }
                 }
             }
         }
+        p
     }
+
+    /// Appends GP0 words, to the run before them when the last step is one.
+    fn gp0(&mut self, words: &[u32]) {
+        let start = self.gp0.len();
+        self.gp0.extend_from_slice(words);
+        match self.steps.last_mut() {
+            Some(Step::Gp0(run)) => run.end = self.gp0.len(),
+            _ => self.steps.push(Step::Gp0(start..self.gp0.len())),
+        }
+    }
+
+    fn frame(&mut self) {
+        self.steps.push(Step::Frame);
+        self.frames += 1;
+    }
+
+    /// GP0 calls a feed makes for the whole input (one per run of consecutive words).
+    pub fn gp0_calls(&self) -> usize {
+        self.steps
+            .iter()
+            .filter(|s| matches!(s, Step::Gp0(_)))
+            .count()
+    }
+
+    /// Feeds the input to `gpu` up to frame mark `frame` (`None`: all of it), and returns the
+    /// frame marks executed. Anything queued is left for the caller's next VRAM read to draw.
+    pub fn feed(&self, gpu: &mut Gpu, frame: Option<u64>) -> Result<u64, ReplayError> {
+        if let Some(requested) = frame.filter(|&f| f > self.frames) {
+            return Err(ReplayError::FrameOutOfRange {
+                requested,
+                available: self.frames,
+            });
+        }
+        let mut frames_run = 0;
+        if frame == Some(0) {
+            return Ok(0);
+        }
+        for step in &self.steps {
+            match step {
+                Step::Gp0(run) => gpu.gp0_words(&self.gp0[run.clone()]),
+                Step::Gp1(w) => gpu.gp1(*w),
+                Step::Read(n) => {
+                    for _ in 0..*n {
+                        gpu.gpuread();
+                    }
+                }
+                Step::Frame => {
+                    frames_run += 1;
+                    if frame == Some(frames_run) {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(frames_run)
+    }
+
+    /// A power-on GPU set up as `opts` asks (threads, parallel threshold, pixel history).
+    fn gpu(opts: &Options) -> Gpu {
+        let mut gpu = Gpu::new();
+        gpu.set_threads(gpu::Threads::from_count(opts.threads));
+        if let Some(load) = opts.parallel_min_load {
+            gpu.set_parallel_min_load(load);
+        }
+        gpu.watch(&opts.watch);
+        gpu
+    }
+}
+
+/// Runs `input` on a power-on GPU.
+pub fn run(input: &Input, opts: Options) -> Result<Replayed, ReplayError> {
+    let prepared = Prepared::new(input);
+    let mut gpu = Prepared::gpu(&opts);
+    let frames_run = prepared.feed(&mut gpu, opts.frame)?;
     Ok(Replayed { gpu, frames_run })
+}
+
+/// Times of repeated replays ([`repeat`]).
+pub struct Timing {
+    /// Wall-clock time of each run: feeding the input and drawing all of it (the closing VRAM
+    /// read), without making the GPU.
+    pub runs: Vec<Duration>,
+    /// User + system CPU seconds of the whole process per run, every thread counted, over all
+    /// runs (making and dropping each GPU included); `None` where the system does not say.
+    pub cpu_per_run: Option<f64>,
+    /// Pixels the input covers ([`crate::capture::census::Census::pixels`] up to the frame replayed).
+    pub pixels: u64,
+    /// The last run's GPU, for the outputs.
+    pub last: Replayed,
+}
+
+impl Timing {
+    /// The median run time (the mean of the two middle ones for an even count).
+    pub fn median(&self) -> Duration {
+        let mut t = self.runs.clone();
+        t.sort();
+        let n = t.len();
+        match n % 2 {
+            1 => t[n / 2],
+            _ => (t[n / 2 - 1] + t[n / 2]) / 2,
+        }
+    }
+
+    /// The fastest run.
+    pub fn min(&self) -> Duration {
+        self.runs.iter().copied().min().unwrap_or_default()
+    }
+
+    /// `median X s, min Y s, Z M px/s`: Z is pixels over the median time, in millions.
+    pub fn summary(&self) -> String {
+        let median = self.median().as_secs_f64();
+        format!(
+            "median {median:.4} s, min {:.4} s, {:.1} M px/s",
+            self.min().as_secs_f64(),
+            self.pixels as f64 / median.max(f64::MIN_POSITIVE) / 1e6
+        )
+    }
+}
+
+/// Replays `input` `times` times (at least once), each on a fresh GPU made as `opts` asks and
+/// fed the prepared input up to `opts.frame`, timing from the first word to the end of the
+/// closing VRAM read (which draws what is still queued). Preparing the input and counting its
+/// pixels are not timed.
+pub fn repeat(input: &Input, opts: &Options, times: usize) -> Result<Timing, ReplayError> {
+    let prepared = Prepared::new(input);
+    let pixels = crate::capture::census::Census::up_to(input, opts.frame).pixels;
+    let mut runs = Vec::with_capacity(times);
+    let cpu_before = crate::cpu_time::process_cpu_seconds();
+    let mut last = None;
+    for _ in 0..times.max(1) {
+        let mut gpu = Prepared::gpu(opts);
+        let start = Instant::now();
+        let frames_run = prepared.feed(&mut gpu, opts.frame)?;
+        gpu.vram();
+        runs.push(start.elapsed());
+        last = Some(Replayed { gpu, frames_run });
+    }
+    let cpu_after = crate::cpu_time::process_cpu_seconds();
+    let cpu_per_run = cpu_before
+        .zip(cpu_after)
+        .map(|(a, b)| (b - a) / runs.len() as f64);
+    Ok(Timing {
+        runs,
+        cpu_per_run,
+        pixels,
+        last: last.expect("at least one run"),
+    })
 }
 
 #[cfg(test)]
@@ -375,6 +530,58 @@ mod tests {
                 pattern[bad[0]]
             );
         }
+    }
+
+    /// Consecutive GP0 words are one slice, in streams and across a dump's information packets.
+    #[test]
+    fn runs_of_gp0_words_are_fed_in_one_call() {
+        let s = Input::parse(b"gp0 0\ngp0 0\n# c\ngp0 0\ngp1 0\ngp0 0\nframe\ngp0 0\n").unwrap();
+        let p = Prepared::new(&s);
+        assert_eq!(p.gp0_calls(), 3);
+        assert_eq!(p.gp0, vec![0; 5]);
+        let d = encode(&[
+            Packet::Gp0(vec![1, 2]),
+            Packet::Comment("x".into()),
+            Packet::Gp0(vec![3]),
+            Packet::Readback(2),
+            Packet::Gp0(vec![4]),
+        ])
+        .unwrap();
+        let p = Prepared::new(&Input::parse(&d).unwrap());
+        assert_eq!(p.gp0_calls(), 2);
+        assert_eq!(p.steps[0], Step::Gp0(0..3));
+        assert_eq!(p.steps[1], Step::Read(2));
+    }
+
+    #[test]
+    fn repeat_times_every_run_and_keeps_the_last_gpu() {
+        // A 16x1 fill, then 2 frames.
+        let s = Input::parse(b"gp0 020000ff\ngp0 00000000\ngp0 00010010\nframe\nframe\n").unwrap();
+        let opts = Options {
+            threads: 1,
+            ..Default::default()
+        };
+        let mut t = repeat(&s, &opts, 3).unwrap();
+        assert_eq!(t.runs.len(), 3);
+        assert_eq!(t.pixels, 16);
+        assert_eq!(t.last.frames_run, 2);
+        assert_eq!(t.last.gpu.vram()[15], 0x001f);
+        assert!(t.min() <= t.median());
+        let line = t.summary();
+        assert!(
+            line.starts_with("median ") && line.ends_with(" M px/s"),
+            "{line}"
+        );
+        let at_0 = Options {
+            frame: Some(0),
+            ..opts.clone()
+        };
+        assert_eq!(repeat(&s, &at_0, 1).unwrap().pixels, 0);
+        let past = Options {
+            frame: Some(3),
+            ..opts
+        };
+        assert!(repeat(&s, &past, 1).is_err());
     }
 
     #[test]

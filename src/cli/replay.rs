@@ -40,6 +40,15 @@ pub struct Args {
     /// Example: `--history 129,125`
     #[arg(long, value_name = "X,Y", value_parser = parse_xy)]
     pub history: Vec<(u16, u16)>,
+    /// Time the GPU: parse once, then run N times on a fresh GPU (with --threads, up to --frame),
+    /// each run timed from the first word to the end of drawing (parsing and GPU set-up not
+    /// timed). Prints each run, `cpu X s per run` (user + system CPU of all threads, from
+    /// /proc/self/stat; n/a elsewhere), and last `median X s, min Y s, Z M px/s`, where Z is
+    /// the pixels the drawing commands cover over the median: triangles |cross|/2, quads as two
+    /// triangles, rectangles and fills w*h, lines max(|dx|,|dy|)+1, before clipping (uploads
+    /// and copies not counted). Outputs are written once, from the last run.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: Option<u32>,
 }
 
 /// `X,Y` inside VRAM.
@@ -95,7 +104,17 @@ pub fn run(args: Args) -> ExitCode {
         watch: args.history.clone(),
         ..Default::default()
     };
-    let mut done = match replay::run(&input, opts) {
+    let (result, timing) = match args.repeat {
+        None => (replay::run(&input, opts), None),
+        Some(n) => match replay::repeat(&input, &opts, n as usize) {
+            Ok(t) => {
+                let lines = timing_lines(&t);
+                (Ok(t.last), Some(lines))
+            }
+            Err(e) => (Err(e), None),
+        },
+    };
+    let mut done = match result {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
@@ -139,5 +158,22 @@ pub fn run(args: Args) -> ExitCode {
         );
         save(p, save_png_rgb(p, pic.width, pic.height, &pic.rgb));
     }
+    for line in timing.into_iter().flatten() {
+        println!("{line}");
+    }
     status
+}
+
+/// What `--repeat` prints, in order: each run, the CPU time per run, and the summary line
+/// (which must stay last: scripts read it).
+fn timing_lines(t: &replay::Timing) -> Vec<String> {
+    let mut lines: Vec<String> = (t.runs.iter().enumerate())
+        .map(|(i, d)| format!("run {}: {:.4} s", i + 1, d.as_secs_f64()))
+        .collect();
+    lines.push(format!(
+        "cpu {} s per run",
+        psxrender::cpu_time::format_seconds(t.cpu_per_run)
+    ));
+    lines.push(t.summary());
+    lines
 }
