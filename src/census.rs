@@ -494,10 +494,14 @@ impl Census {
 mod tests {
     use super::*;
 
+    /// A text stream of `items`, one per line.
+    fn stream(items: Vec<Item>) -> Input {
+        let lines = (1..=items.len()).collect();
+        Input::Stream { items, lines }
+    }
+
     fn census(words: &[u32]) -> Census {
-        Census::of(&Input::Stream(
-            words.iter().map(|&w| Item::Gp0(w)).collect(),
-        ))
+        Census::of(&stream(words.iter().map(|&w| Item::Gp0(w)).collect()))
     }
 
     #[test]
@@ -573,7 +577,7 @@ mod tests {
 
     #[test]
     fn gp1_by_name() {
-        let c = Census::of(&Input::Stream(vec![
+        let c = Census::of(&stream(vec![
             Item::Gp1(0),
             Item::Gp1(0x0800_0001),
             Item::Frame,

@@ -343,5 +343,8 @@ fn blocks_are_read_as_commands_and_output() {
     assert_eq!(cmds, [Some("psxrender d ../shared/x".to_string()), None]);
     assert!(shown_in_order(&e[0].shown, "one\nextra\ntwo\n").is_ok());
     assert_eq!(shown_in_order(&e[0].shown, "two\none\n"), Err("two"));
-    assert_eq!(anchor("FF9 (Final Fantasy IX, PS1)"), "ff9-final-fantasy-ix-ps1");
+    assert_eq!(
+        anchor("FF9 (Final Fantasy IX, PS1)"),
+        "ff9-final-fantasy-ix-ps1"
+    );
 }
