@@ -1,6 +1,6 @@
 //! Everyday use (issue 21): `info` on every file psxrender reads, `texture`, creature skins
-//! found beside the model, `--bg none`, sprite sheets, `--help` examples, and the README's
-//! examples run verbatim.
+//! found beside the model, `--bg none`, sprite sheets and `--help` examples
+//! (the README's examples are run by `tests/readme.rs`).
 
 mod cli_run;
 mod common;
@@ -505,53 +505,6 @@ fn help_shows_every_new_option_with_an_example() {
         help.contains("--json") && help.contains("Examples:"),
         "{help}"
     );
-}
-
-/// The README's everyday-use block, each line run as written, from a directory whose
-/// `../shared` is the real one.
-#[test]
-#[cfg_attr(no_shared, ignore = "needs ../shared/samples")]
-fn readme_everyday_examples_run_verbatim() {
-    let shared_dir = shared("samples");
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let marker = "<!-- run verbatim by tests/everyday.rs -->";
-    let block = readme
-        .split_once(marker)
-        .expect("README has the tested block")
-        .1
-        .split_once("```sh\n")
-        .unwrap()
-        .1
-        .split_once("```")
-        .unwrap()
-        .0;
-    let root = tmp("everyday-readme", "x").parent().unwrap().to_path_buf();
-    let run = root.join("run");
-    std::fs::create_dir_all(&run).unwrap();
-    let link = root.join("shared");
-    if !link.exists() {
-        #[cfg(unix)]
-        std::os::unix::fs::symlink(shared_dir.parent().unwrap().canonicalize().unwrap(), &link)
-            .unwrap();
-    }
-    let mut ran = 0;
-    for line in block.lines() {
-        let cmd = line.split(" #").next().unwrap().trim();
-        let Some(args) = cmd.strip_prefix("psxrender ") else {
-            continue;
-        };
-        let words: Vec<&str> = args.split_whitespace().collect();
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_psxrender"))
-            .args(&words)
-            .current_dir(&run)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&o.stderr);
-        assert!(o.status.success(), "`{cmd}` failed:\n{text}");
-        ran += 1;
-    }
-    assert!(ran >= 5, "{ran} commands in the README block");
 }
 
 /// `info` on cut and bit-flipped copies of every sample texture and of a GPUDUMP: an answer
