@@ -53,10 +53,10 @@ pub struct Line {
 /// Parses a whole text stream or probe file.
 ///
 /// Lines of the form `gp0 HEX` / `gp1 HEX` in ASCII (spaces or tabs around the words, an
-/// optional comment or further words after them) are read by [`gp_word`] straight from the
+/// optional comment or further words after them) are read by `gp_word` straight from the
 /// bytes: streams are millions of such lines, and splitting each into `&str` words and parsing
 /// with `from_str_radix` cost four times as much. Every other line, and every such line the
-/// fast reader does not take, goes through [`parse_line`], which is the definition of the
+/// fast reader does not take, goes through `parse_line`, which is the definition of the
 /// format; the fast reader accepts a subset of it and gives the same item.
 pub fn parse(text: &str) -> Result<Vec<Line>> {
     let mut out = Vec::with_capacity(likely_lines(text));

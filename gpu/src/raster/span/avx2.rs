@@ -8,7 +8,7 @@
 //! (callgrind, the GPU bench frame): about a third of the portable lane loop's instructions.
 //!
 //! Every helper is a safe `#[target_feature(enable = "avx2")]` function. `unsafe` remains for
-//! the gathers (their lane indices are bounded as [`gather_u16`] requires), the 16- and 32-byte
+//! the gathers (their lane indices are bounded as `gather_u16` requires), the 16- and 32-byte
 //! loads and stores through references of that size, and the entry into the AVX2 code, made only
 //! through an [`Avx2`] token that exists only when the CPU reports AVX2.
 
