@@ -31,7 +31,8 @@ pub struct Args {
     /// Default: run to the end.
     #[arg(long, value_name = "N")]
     pub frame: Option<u64>,
-    /// Rasteriser threads: 0 = all cores for heavy batches, 1 = serial, N = N for every batch.
+    /// Rasteriser threads: 0 = all cores, 1 = serial, N = a pool of N; batches too small to gain
+    /// from threads are drawn on the calling thread either way.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub threads: usize,
     /// Print the pixel history of VRAM halfword X,Y: every command that touched it, in order,
