@@ -9,7 +9,7 @@ use crate::gp0::fields::{Clut, ColorWord, TexPage, TexWindow};
 use crate::raster::batch::MAX_BATCH;
 use crate::raster::line::Line;
 use crate::raster::rect::Rect;
-use crate::raster::texcache::UvBounds;
+use crate::raster::texcache::{UvBounds, Wait};
 use crate::raster::texture::Texture;
 use crate::raster::tiles::TileSet;
 use crate::raster::triangle::{Shading, TriangleCmd, Vtx};
@@ -45,7 +45,8 @@ impl Gpu {
                 self.flush();
                 let t = vram::Transfer::new(xy, wh);
                 let (x, y, w, h) = t.rect();
-                self.tex.before_write(&self.vram, TileSet::rect(x, y, w, h));
+                let vram = &self.canvas.images().vram;
+                self.tex.before_write(vram, TileSet::rect(x, y, w, h));
                 self.upload = Some(t);
             }
             Gp0Command::VramToCpu { xy, wh } => {
@@ -78,24 +79,26 @@ impl Gpu {
     /// looked up next, stays valid for the primitive's triangles).
     fn room(&mut self, n: usize) {
         if self.batch.len() + n > MAX_BATCH {
-            self.flush();
+            self.end_batch();
         }
     }
 
     /// The texture for coordinates `uv` of `page` with `clut` under the current window,
-    /// drawing the batch first when it may have drawn where they are.
+    /// ending the batch first when it may have drawn where they are, and waiting for the batch
+    /// drawing in the background when VRAM must be read.
     fn texture(&mut self, page: TexPage, clut: Clut, uv: UvBounds) -> Texture {
         let what = (page, clut, self.state.tex_window);
-        match self
-            .tex
-            .texture(&self.vram, what, uv, &mut self.batch.cluts)
-        {
+        let cluts = &mut self.batch.cluts;
+        match self.tex.texture(self.canvas.idle(), what, uv, cluts) {
             Ok(t) => t,
-            Err(_) => {
-                self.flush();
+            Err(wait) => {
+                if wait == Wait::Conflict {
+                    self.end_batch();
+                }
+                let images = Some(self.canvas.images());
                 self.tex
-                    .texture(&self.vram, what, uv, &mut self.batch.cluts)
-                    .expect("no batch pending")
+                    .texture(images, what, uv, &mut self.batch.cluts)
+                    .expect("no batch pending or drawing")
             }
         }
     }
@@ -221,15 +224,16 @@ impl Gpu {
     ) {
         self.flush();
         let (x, y, w, h) = rect;
-        self.tex.before_write(&self.vram, TileSet::rect(x, y, w, h));
         let state = self.trace_state();
+        let vram = &mut self.canvas.images().vram;
+        self.tex.before_write(vram, TileSet::rect(x, y, w, h));
         let before = self.trace.as_mut().map(|t| {
             t.state = state;
-            t.values(&self.vram[..])
+            t.values(&vram[..])
         });
-        f(&mut self.vram[..]);
+        f(&mut vram[..]);
         if let (Some(t), Some(before)) = (&mut self.trace, before) {
-            t.record_rect(rect, &before, &self.vram[..], check_mask);
+            t.record_rect(rect, &before, &vram[..], check_mask);
         }
     }
 
@@ -269,8 +273,9 @@ impl Gpu {
         tr.state = state;
         tr.part = Part::Upload;
         let at = [t.index_ahead(0), t.index_ahead(1)];
-        let before = tr.values(&self.vram[..]);
-        vram::upload_word(&mut self.vram[..], t, word, self.state.mask);
+        let vram = &mut self.canvas.images().vram;
+        let before = tr.values(&vram[..]);
+        vram::upload_word(&mut vram[..], t, word, self.state.mask);
         let check = self.state.mask & 2 != 0;
         let hits: Vec<(usize, usize)> = tr
             .indices()
@@ -283,7 +288,7 @@ impl Gpu {
                 true => Outcome::Masked,
                 false => Outcome::Written,
             };
-            tr.record(k, before[k], self.vram[i], outcome, None);
+            tr.record(k, before[k], vram[i], outcome, None);
         }
     }
 
@@ -293,16 +298,17 @@ impl Gpu {
         let state = self.trace_state();
         let Some(tr) = &mut self.trace else { return };
         tr.state = state;
+        let images = self.canvas.images();
         let src = TexSource {
-            vram: self.tex.snapshot(),
+            vram: &images.snapshot,
             cluts: &self.batch.cluts,
         };
-        let hits = tr.probe(&p, &self.vram[..], src);
-        let before = tr.values(&self.vram[..]);
+        let hits = tr.probe(&p, &images.vram[..], src);
+        let before = tr.values(&images.vram[..]);
         self.batch.push(p);
         self.draw_batch();
         let Some(tr) = &mut self.trace else { return };
-        let after = tr.values(&self.vram[..]);
+        let after = tr.values(&self.canvas.images().vram[..]);
         for (k, hit) in hits {
             tr.record(k, before[k], after[k], hit.outcome, Some(hit));
         }

@@ -32,6 +32,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+mod canvas;
 mod draw;
 pub mod gp0;
 pub mod gp1;
@@ -43,12 +44,13 @@ pub mod vram;
 
 pub use gp1::Display;
 
+use canvas::Canvas;
 use gp0::assembler::{Assembler, Step};
 use gp1::{DisplayRegs, Gp1Effect};
 use raster::bands::{self, Exec};
 use raster::batch::Batch;
 use raster::span::Simd;
-use raster::texcache::TexCache;
+use raster::texcache::{Images, TexCache};
 use raster::TexSource;
 use state::DrawState;
 use trace::{PixelEvent, Tracer};
@@ -101,8 +103,9 @@ impl Threads {
 
 /// The GPU: VRAM plus all GP0/GP1 state.
 pub struct Gpu {
-    vram: Box<VramImage>,
-    /// The texture snapshot and the CLUT cache.
+    /// VRAM and the texture snapshot, here or with a batch drawing in the background.
+    canvas: Canvas,
+    /// The texture snapshot's coherence and the CLUT cache.
     tex: TexCache,
     /// Primitives queued, not yet drawn.
     batch: Batch,
@@ -133,7 +136,7 @@ impl Gpu {
     /// A GPU in its power-on state, VRAM zeroed, drawing on all cores.
     pub fn new() -> Self {
         Gpu {
-            vram: boxed_vram(),
+            canvas: Canvas::default(),
             tex: TexCache::default(),
             batch: Batch::default(),
             asm: Assembler::default(),
@@ -171,8 +174,9 @@ impl Gpu {
                 Step::Segment { flags, from, to } => self.line(flags, &from, &to),
                 Step::Payload(run) => {
                     if let Some(t) = &mut self.upload {
+                        let vram = &mut self.canvas.images().vram;
                         for &w in &words[run] {
-                            vram::upload_word(&mut self.vram[..], t, w, self.state.mask);
+                            vram::upload_word(&mut vram[..], t, w, self.state.mask);
                         }
                     }
                 }
@@ -216,7 +220,7 @@ impl Gpu {
     pub fn gpuread(&mut self) -> u32 {
         if let Some(mut t) = self.readback.take() {
             self.flush();
-            self.gpuread = vram::read_word(&self.vram[..], &mut t);
+            self.gpuread = vram::read_word(&self.canvas.images().vram[..], &mut t);
             if !t.done() {
                 self.readback = Some(t);
             }
@@ -240,7 +244,7 @@ impl Gpu {
     /// VRAM, row-major, 1024×512 halfwords. Draws any primitives still queued first.
     pub fn vram(&mut self) -> &[u16] {
         self.flush();
-        &self.vram[..]
+        &self.canvas.images().vram[..]
     }
 
     /// Where batches are drawn (see [`Threads`]).
@@ -292,33 +296,80 @@ impl Gpu {
         self.trace.as_ref().map_or(&[], |t| &t.events)
     }
 
-    /// Draws everything queued; a new batch begins.
+    /// Draws everything queued, and waits until it is drawn.
     fn flush(&mut self) {
+        self.end_batch();
+        self.canvas.wait();
+    }
+
+    /// Ends the pending batch: drawn in the background in bands when it holds enough work for
+    /// several threads (the caller goes on queueing the next batch meanwhile, see [`canvas`]),
+    /// else drawn here. A new batch begins.
+    fn end_batch(&mut self) {
         if self.batch.is_empty() {
             return;
         }
-        self.draw_batch();
-        self.batch.cluts.clear();
+        // A caller that is itself a rayon worker draws here (in bands on its own pool): it
+        // must not sleep waiting for work queued behind it on the pool it occupies.
+        let background = self.trace.is_none()
+            && self.batch.load() >= self.parallel_min_load
+            && rayon::current_thread_index().is_none();
+        let (canvas, tex, batch, simd) =
+            (&mut self.canvas, &mut self.tex, &mut self.batch, self.simd);
+        match (self.threads, &self.pool) {
+            (Threads::Pool(_), Some(pool)) if background => {
+                lend(canvas, tex, batch, simd, |job| pool.spawn(job))
+            }
+            (Threads::AllCores, _) if background => lend(canvas, tex, batch, simd, rayon::spawn),
+            _ => {
+                self.draw_batch();
+                self.batch.cluts.clear();
+            }
+        }
         self.tex.batch_drawn();
     }
 
-    /// Draws the batch's primitives, keeping its CLUT table (which queued textures index).
+    /// Draws the pending batch's primitives now, keeping its CLUT table (which queued textures
+    /// index): serially, or in bands on this thread's pool when threads are allowed and the
+    /// batch holds enough work.
     fn draw_batch(&mut self) {
         let exec = match (self.threads, &self.pool) {
             _ if self.batch.load() < self.parallel_min_load => Exec::Serial,
             (Threads::Pool(_), Some(pool)) => Exec::Pool(pool),
-            (Threads::AllCores, _) => Exec::Global,
+            (Threads::AllCores, _) => Exec::Current,
             _ => Exec::Serial,
         };
-        self.tex.before_write(&self.vram, self.tex.drawn_tiles());
+        let Images { vram, snapshot } = self.canvas.images();
+        self.tex.before_write(vram, self.tex.drawn_tiles());
         let src = TexSource {
-            vram: self.tex.snapshot(),
+            vram: snapshot,
             cluts: &self.batch.cluts,
         };
-        bands::draw(&self.batch, &mut self.vram[..], src, self.simd, exec);
+        bands::draw(&self.batch, &mut vram[..], src, self.simd, exec);
         self.batch.clear_primitives();
         self.tex.drawn_cleared();
     }
+}
+
+/// Hands `batch` to a thread `spawn` provides, to draw in bands on the pool that thread belongs
+/// to; `batch` is left empty for the next primitives.
+fn lend(
+    canvas: &mut Canvas,
+    tex: &mut TexCache,
+    batch: &mut Batch,
+    simd: Simd,
+    spawn: impl FnOnce(Box<dyn FnOnce() + Send>),
+) {
+    let images = canvas.images();
+    tex.before_write(&images.vram, tex.drawn_tiles());
+    canvas.lend(batch, spawn, move |batch, im| {
+        let src = TexSource {
+            vram: &im.snapshot,
+            cluts: &batch.cluts,
+        };
+        bands::draw(batch, &mut im.vram[..], src, simd, Exec::Current);
+    });
+    tex.drawn_cleared();
 }
 
 #[cfg(test)]
@@ -349,6 +400,42 @@ mod tests {
                     "threads {threads}, rectangles {row}"
                 );
             }
+        }
+    }
+
+    /// Each rectangle samples what the one before drew, so every batch ends on a texture
+    /// conflict while the batch before may still be drawing in the background: the chain comes
+    /// out as one serial pass draws it, and a GPU dropped with a batch away finishes it first.
+    #[test]
+    fn batches_sample_what_the_batch_drawing_in_the_background_drew() {
+        // 15-bit page at x = 640; rectangle k (8×8, raw textured, at (640 + 8k, 0)) samples
+        // the 8×8 block rectangle k−1 drew.
+        let mut words = vec![0xe300_0000, 0xe407_ffff, 0xe100_0000 | 10 | (2 << 7)];
+        words.extend([0x6000_1f00, 640, 0x0008_0008]);
+        for k in 1..40u32 {
+            words.extend([0x6500_0000, 640 + 8 * k, 8 * (k - 1), 0x0008_0008]);
+        }
+        let mut serial = Gpu::new();
+        serial.set_threads(Threads::Serial);
+        serial.gp0_words(&words);
+        let want = serial.vram().to_vec();
+        assert_eq!(
+            want[640 + 8 * 39],
+            3 << 5,
+            "the first colour reaches the last block"
+        );
+        for threads in [Threads::AllCores, Threads::Pool(2), Threads::Pool(3)] {
+            let mut g = Gpu::new();
+            g.set_threads(threads);
+            g.set_parallel_min_load(0);
+            for w in &words {
+                g.gp0(*w);
+            }
+            assert!(g.vram() == &want[..], "{threads:?}");
+            let mut dropped = Gpu::new();
+            dropped.set_threads(threads);
+            dropped.set_parallel_min_load(0);
+            dropped.gp0_words(&words);
         }
     }
 

@@ -25,8 +25,8 @@ const BANDS_PER_THREAD: usize = 4;
 pub enum Exec<'a> {
     /// In one pass on the calling thread.
     Serial,
-    /// In bands on rayon's global pool.
-    Global,
+    /// In bands on the rayon pool this thread belongs to (the global pool outside any).
+    Current,
     /// In bands on this pool.
     Pool(&'a rayon::ThreadPool),
 }
@@ -40,7 +40,7 @@ pub fn draw(batch: &Batch, vram: &mut [u16], src: TexSource, simd: Simd, exec: E
     };
     let threads = match exec {
         Exec::Serial => 1,
-        Exec::Global => rayon::current_num_threads(),
+        Exec::Current => rayon::current_num_threads(),
         Exec::Pool(p) => p.current_num_threads(),
     };
     if threads <= 1 {

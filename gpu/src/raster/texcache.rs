@@ -22,7 +22,10 @@
 use super::texture::{clut_len, ClutRef, ClutTable, Texture};
 use super::tiles::{copy_tile, TileSet};
 use crate::gp0::fields::{Clut, TexPage, TexWindow, TextureDepth};
-use crate::{VramImage, VRAM_WIDTH};
+use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
+
+/// Halfwords in VRAM.
+const VRAM_SIZE: usize = VRAM_WIDTH * VRAM_HEIGHT;
 
 /// The texture coordinates a primitive can sample, before the texture window: U in
 /// `u.0..=u.1`, V in `v.0..=v.1`.
@@ -106,9 +109,15 @@ impl UvBounds {
     }
 }
 
-/// A primitive would sample what the pending batch may have drawn: draw the batch first.
+/// Why a texture cannot be handed out yet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Conflict;
+pub enum Wait {
+    /// The primitive would sample what the pending batch may have drawn: end the batch first.
+    Conflict,
+    /// VRAM must be read (tiles to copy into the snapshot, a CLUT wrapping past VRAM's edge to
+    /// copy out) while a batch drawing in the background holds it: wait for that batch.
+    Busy,
+}
 
 /// The CLUT cache's contents.
 #[derive(Clone, Debug)]
@@ -125,11 +134,28 @@ struct ClutCache {
     slot: Option<u32>,
 }
 
-/// The texture snapshot, its coherence with VRAM, and the CLUT cache.
+/// VRAM and the texture snapshot: what a batch draws into and samples. Lent whole to a batch
+/// drawing in the background ([`crate::canvas`]).
+pub struct Images {
+    /// VRAM.
+    pub vram: Box<VramImage>,
+    /// VRAM as the pending batch must sample it, where [`TexCache`] says it is valid.
+    pub snapshot: Box<VramImage>,
+}
+
+impl Default for Images {
+    /// Both zeroed.
+    fn default() -> Self {
+        Images {
+            vram: crate::boxed_vram(),
+            snapshot: crate::boxed_vram(),
+        }
+    }
+}
+
+/// The texture snapshot's coherence with VRAM, and the CLUT cache.
 pub struct TexCache {
-    /// VRAM as the pending batch must sample it, where `valid` says so.
-    snapshot: Box<VramImage>,
-    /// Tiles of `snapshot` holding VRAM's current contents.
+    /// Tiles of the snapshot holding VRAM's current contents.
     valid: TileSet,
     /// Tiles the pending batch may draw.
     drawn: TileSet,
@@ -139,7 +165,6 @@ pub struct TexCache {
 impl Default for TexCache {
     fn default() -> Self {
         TexCache {
-            snapshot: crate::boxed_vram(),
             valid: TileSet::EMPTY,
             drawn: TileSet::EMPTY,
             clut: None,
@@ -150,15 +175,15 @@ impl Default for TexCache {
 impl TexCache {
     /// The texture for a primitive sampling coordinates `uv` of `page` with CLUT `clut`
     /// through `window`, with the snapshot made to hold what it samples; its CLUT entries added
-    /// to `cluts` (the pending batch's table) when they come from a copy. `Err(Conflict)` when
-    /// the pending batch may have drawn there.
+    /// to `cluts` (the pending batch's table) when they come from a copy. `images` is `None`
+    /// while a batch draws in the background. On `Err` nothing has changed.
     pub fn texture(
         &mut self,
-        vram: &VramImage,
+        images: Option<&mut Images>,
         (page, clut, window): (TexPage, Clut, TexWindow),
         uv: UvBounds,
         cluts: &mut Vec<ClutTable>,
-    ) -> Result<Texture, Conflict> {
+    ) -> Result<Texture, Wait> {
         let n = clut_len(page.depth());
         let key = clut.0 & 0x7fff;
         let hit = matches!(&self.clut, Some(c) if c.key == key && c.loaded >= n);
@@ -169,23 +194,31 @@ impl TexCache {
         };
         let tiles = uv.windowed(window).tiles(page).union(clut_tiles);
         if tiles.meets(self.drawn) {
-            return Err(Conflict);
+            return Err(Wait::Conflict);
         }
         let missing = tiles.minus(self.valid);
-        if !missing.is_empty() {
-            for t in missing.iter() {
-                copy_tile(&mut self.snapshot[..], &vram[..], t);
+        let at = clut.y() * VRAM_WIDTH + clut.x();
+        // A CLUT the snapshot cannot hand out as 256 halfwords in a row (it wraps past the
+        // right edge, or ends past VRAM's end) is copied at once.
+        let copy_clut = n != 0 && !hit && (clut.x() + n > VRAM_WIDTH || at + 256 > VRAM_SIZE);
+        let vram = match images {
+            Some(im) => {
+                if !missing.is_empty() {
+                    for t in missing.iter() {
+                        copy_tile(&mut im.snapshot[..], &im.vram[..], t);
+                    }
+                    self.valid = self.valid.union(missing);
+                }
+                Some(&im.vram)
             }
-            self.valid = self.valid.union(missing);
-        }
+            None if missing.is_empty() && !copy_clut => None,
+            None => return Err(Wait::Busy),
+        };
         if n == 0 {
             return Ok(Texture::new(page, window, ClutRef::None));
         }
         if !hit {
-            let at = clut.y() * VRAM_WIDTH + clut.x();
-            // A CLUT the snapshot cannot hand out as 256 halfwords in a row (it wraps past the
-            // right edge, or ends past VRAM's end) is copied at once.
-            let saved = (clut.x() + n > VRAM_WIDTH || at + 256 > vram.len()).then(|| {
+            let saved = vram.filter(|_| copy_clut).map(|vram| {
                 let mut t = Box::new([0; 256]);
                 let row = &vram[clut.y() * VRAM_WIDTH..][..VRAM_WIDTH];
                 let head = n.min(VRAM_WIDTH - clut.x());
@@ -260,10 +293,5 @@ impl TexCache {
     /// GP0(01h), GP1(01h): the CLUT cache forgets what it holds.
     pub fn clear_clut(&mut self) {
         self.clut = None;
-    }
-
-    /// The snapshot, for the pending batch to sample.
-    pub fn snapshot(&self) -> &VramImage {
-        &self.snapshot
     }
 }

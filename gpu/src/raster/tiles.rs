@@ -68,11 +68,13 @@ impl TileSet {
 
     /// The tiles, as (tx, ty), row by row.
     pub fn iter(self) -> impl Iterator<Item = (usize, usize)> {
-        (0..TILES_Y).flat_map(move |ty| {
-            let lane = (self.0[ty / 4] >> (ty % 4 * 16)) as u16;
-            (0..TILES_X)
-                .filter(move |tx| lane & (1 << tx) != 0)
-                .map(move |tx| (tx, ty))
+        // Bit `b` of word `w` is tile (b % 16, 4w + b / 16): set bits in increasing order.
+        self.0.into_iter().enumerate().flat_map(|(w, mut bits)| {
+            std::iter::from_fn(move || {
+                let b = bits.trailing_zeros() as usize;
+                bits &= bits.wrapping_sub(1);
+                (b < 64).then_some((b % TILES_X, w * 4 + b / TILES_X))
+            })
         })
     }
 }
