@@ -6,8 +6,10 @@
 //! drew anything. The snapshot holds that image, tile by tile ([`super::tiles`]): a tile is
 //! copied from VRAM when a primitive first samples it and stays valid until something writes
 //! there (a transfer; the batch that may have drawn it, once it has). A primitive that would
-//! sample a tile the pending batch may have drawn gets [`Conflict`]: the caller draws the batch
-//! first and asks again. What a primitive samples is the part of its page its texture
+//! sample a tile the pending batch may have drawn gets [`Wait::Conflict`]: the caller ends the
+//! batch and asks again. While a batch draws in the background it holds VRAM and the snapshot
+//! ([`Images`]); a look-up that needs neither (its tiles valid, its CLUT readable in place)
+//! still succeeds, any other gets [`Wait::Busy`] and asks again once the batch is done. What a primitive samples is the part of its page its texture
 //! coordinates reach ([`UvBounds`]), not the whole page, so a page that overlaps what is being
 //! drawn (as pages near the frame buffer, or wrapping past VRAM's right edge, do) ends a batch
 //! only when it is really read there.
