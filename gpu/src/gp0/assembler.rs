@@ -1,16 +1,18 @@
 //! Packet assembly: GP0 words, one at a time or in slices of any length, into whole commands.
 //! The same words give the same steps however they are cut.
 //!
-//! A fixed-length packet ([`packet_len`]) is handed over whole. A polyline is handed over as
+//! A fixed-length packet ([`packet_len`](super::decode::packet_len)) is handed over whole. A polyline is handed over as
 //! its first packet (opcode, two vertices), then segment by segment as further vertices come,
 //! until a terminator word. A CPU→VRAM transfer is handed over as its 3-word header, then as
-//! runs of payload words until `⌈w·h/2⌉` have come.
+//! runs of payload words until `⌈w·h/2⌉` have come. What follows a packet is [`follows`] to say.
 
 use std::ops::Range;
 
-use super::decode::{decode, is_polyline_terminator, packet_len, Gp0Command, PolyFlags, RawVertex};
+use super::decode::{
+    decode, follows, is_polyline_terminator, packet_words, Follows, Gp0Command, PolyFlags,
+    RawVertex,
+};
 use super::fields::{ColorWord, TexCoordWord, VertexWord};
-use crate::vram::transfer_size;
 
 /// The longest fixed-length packet: a gouraud textured quad.
 pub const MAX_PACKET: usize = 12;
@@ -109,7 +111,7 @@ impl Assembler {
         let i = *at;
         match self.state {
             State::Idle => {
-                let len = packet_len((words[i] >> 24) as u8);
+                let len = packet_words(words[i]);
                 self.commands += 1;
                 self.command_word = self.words;
                 if let Some(p) = words.get(i..i + len) {
@@ -194,9 +196,8 @@ impl Assembler {
     /// A whole packet `p`: what follows it.
     #[inline]
     fn complete(&mut self, p: &[u32]) -> Step {
-        let op = (p[0] >> 24) as u8;
-        self.state = match op >> 5 {
-            2 if op & 0x08 != 0 => match decode(p) {
+        self.state = match follows(p) {
+            Follows::Polyline => match decode(p) {
                 Gp0Command::Line { flags, verts } if verts.len() >= 2 => State::Polyline {
                     flags,
                     last: verts[1],
@@ -205,13 +206,8 @@ impl Assembler {
                 },
                 _ => State::Idle,
             },
-            5 => {
-                let (w, h) = transfer_size(p[2]);
-                State::Payload {
-                    left: (w * h).div_ceil(2) as u32,
-                }
-            }
-            _ => State::Idle,
+            Follows::Payload(left) => State::Payload { left },
+            Follows::Command => State::Idle,
         };
         Step::Packet(Packet::new(p))
     }

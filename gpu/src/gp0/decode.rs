@@ -174,6 +174,30 @@ pub fn packet_words(first: u32) -> usize {
     packet_len((first >> 24) as u8)
 }
 
+/// What comes on GP0 after a whole packet, before the next command word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Follows {
+    /// The next command.
+    Command,
+    /// More vertices: the packet is a polyline's first segment.
+    Polyline,
+    /// This many payload words: the packet is a CPU→VRAM transfer's header.
+    Payload(u32),
+}
+
+/// What follows the whole packet `p` (its [`packet_len`] words).
+pub fn follows(p: &[u32]) -> Follows {
+    let op = (p[0] >> 24) as u8;
+    match op >> 5 {
+        2 if PolyFlags::from_opcode(op).polyline() => Follows::Polyline,
+        5 => {
+            let (w, h) = crate::vram::transfer_size(p.get(2).copied().unwrap_or(0));
+            Follows::Payload((w * h).div_ceil(2) as u32)
+        }
+        _ => Follows::Command,
+    }
+}
+
 /// Decodes a complete fixed-length packet (`words.len() == packet_len(op)`; a polyline: its
 /// words up to the terminator, or so far). For transfers, the header alone.
 pub fn decode(words: &[u32]) -> Gp0Command {
