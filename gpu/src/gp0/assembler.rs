@@ -1,10 +1,11 @@
 //! Packet assembly: GP0 words, one at a time or in slices of any length, into whole commands.
 //! The same words give the same steps however they are cut.
 //!
-//! A fixed-length packet ([`packet_len`](super::decode::packet_len)) is handed over whole. A polyline is handed over as
-//! its first packet (opcode, two vertices), then segment by segment as further vertices come,
-//! until a terminator word. A CPU→VRAM transfer is handed over as its 3-word header, then as
-//! runs of payload words until `⌈w·h/2⌉` have come. What follows a packet is [`follows`] to say.
+//! A fixed-length packet ([`packet_len`](super::decode::packet_len)) is handed over whole. A
+//! polyline is handed over as its first packet (opcode, two vertices), then segment by segment
+//! as further vertices come, until a terminator word. A CPU→VRAM transfer is handed over as its
+//! 3-word header, then as runs of payload words until `⌈w·h/2⌉` have come. What follows a packet
+//! is for [`follows`] to say.
 
 use std::ops::Range;
 

@@ -137,7 +137,7 @@ struct ClutCache {
 }
 
 /// VRAM and the texture snapshot: what a batch draws into and samples. Lent whole to a batch
-/// drawing in the background ([`crate::canvas`]).
+/// drawing in the background.
 pub struct Images {
     /// VRAM.
     pub vram: Box<VramImage>,
