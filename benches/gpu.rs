@@ -1,10 +1,13 @@
 //! GPU throughput on the work it does in practice, in pixels per second (the census's pixels
 //! covered: [`psxrender::census::Census::pixels`]), on one thread (`Threads::Serial`, what
-//! `--threads 1` and `Threads::Pool(1)` give) and on all cores (`Threads::AllCores`):
+//! `--threads 1` and `Threads::Pool(1)` give), on a pool of two (`--threads 2`) and on all cores
+//! (`Threads::AllCores`):
 //!
 //! - `small_triangles`: the 100,000-triangle stream of `examples/small_tris.rs` (textured
 //!   gouraud, ~83 px each, set-up upload included), handed over in one `gp0_words` call to a
-//!   fresh GPU per iteration and drawn to the end (a VRAM read);
+//!   fresh GPU per iteration and drawn to the end (a VRAM read); and the same stream drawn by
+//!   two serial GPUs at once on two threads (`small_triangles_two_serial_gpus`), what two cores
+//!   give this work at best;
 //! - `reference_frames`: the real model frames of `../shared/hwtests/emulator-reference/frames`
 //!   (GPUDUMPs: a VRAM restore, one frame's words), loaded through `replay::Input` and fed as
 //!   `replay` feeds them; skipped with a printed reason when `../shared` is absent;
@@ -13,7 +16,8 @@
 //!   for the SIMD kernel); and `fill`: 16 full-VRAM fills.
 //!
 //! Making and dropping GPUs is outside the timed part. Nothing spins: every configuration is one
-//! GPU on the benchmark's thread plus, for all cores, rayon's pool.
+//! GPU on the benchmark's thread plus, for a pool or all cores, rayon's threads (or the two
+//! threads of the two-GPU baseline).
 
 use std::path::Path;
 use std::time::Duration;
@@ -31,8 +35,9 @@ mod workload;
 use workload::{setup_words, small_triangles, triangles};
 
 /// The thread settings every group runs at, and their names in bench ids.
-const THREADS: [(&str, Threads); 2] = [
+const THREADS: [(&str, Threads); 3] = [
     ("1_thread", Threads::Serial),
+    ("2_threads", Threads::Pool(2)),
     ("all_cores", Threads::AllCores),
 ];
 
@@ -69,6 +74,34 @@ fn small(c: &mut Criterion) {
             )
         });
     }
+    g.finish();
+    // What two cores give this work when nothing is shared: two serial GPUs drawing the
+    // stream at once on two threads (twice the pixels). Where two cores share execution units
+    // or caches, this is below twice `1_thread`'s rate, and no threading of one GPU can do
+    // better than it.
+    let mut g = c.benchmark_group("small_triangles_two_serial_gpus");
+    g.sample_size(10);
+    g.measurement_time(Duration::from_secs(4));
+    g.throughput(Throughput::Elements(2 * pixels(&words)));
+    g.bench_function("1_thread_each", |b| {
+        b.iter_batched(
+            || [gpu(Threads::Serial), gpu(Threads::Serial)],
+            |gpus| {
+                std::thread::scope(|s| {
+                    let words = &words;
+                    gpus.map(|mut gpu| {
+                        s.spawn(move || {
+                            gpu.gp0_words(words);
+                            gpu.vram();
+                            gpu
+                        })
+                    })
+                    .map(|h| h.join().expect("drawing thread"))
+                })
+            },
+            BatchSize::LargeInput,
+        )
+    });
     g.finish();
 }
 

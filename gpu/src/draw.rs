@@ -118,8 +118,8 @@ impl Gpu {
             let mode = &mut self.state.draw_mode;
             *mode = TexPage((mode.0 & !0x09ff) | (page & 0x09ff));
             if !self.textures_disabled() {
-                let n = 3 + flags.quad as usize;
-                let uv = UvBounds::polygon(raw[..n].iter().map(|r| (r.tex.u(), r.tex.v())));
+                let uvs = raw.map(|r| (r.tex.u(), r.tex.v()));
+                let uv = UvBounds::polygon(&uvs[..3 + flags.quad as usize]);
                 texture = Some(self.texture(self.state.draw_mode, Clut(raw[0].tex.attr()), uv));
             }
         }

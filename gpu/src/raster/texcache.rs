@@ -51,9 +51,10 @@ impl UvBounds {
     /// gradients truncated by less than 2⁻¹² per pixel, so by less than 0.375 over 1023 + 511
     /// pixels) at a point of the closed triangle: it stays strictly between min U and max U + 1,
     /// and its integer part never wraps. Likewise V.
-    pub fn polygon(uvs: impl IntoIterator<Item = (u8, u8)>) -> Self {
+    #[inline]
+    pub fn polygon(uvs: &[(u8, u8)]) -> Self {
         let (mut u, mut v) = ((255, 0), (255, 0));
-        for (pu, pv) in uvs {
+        for &(pu, pv) in uvs {
             u = (u.0.min(pu), u.1.max(pu));
             v = (v.0.min(pv), v.1.max(pv));
         }
