@@ -4,8 +4,7 @@
 //! The file's fields 14 and 15 (utime, stime) count clock ticks of USER_HZ, which Linux fixes
 //! at 100 per second for user space whatever the kernel's own tick, so figures have 10 ms
 //! steps. Field 2, the command name, is in parentheses and may hold spaces, so fields are
-//! counted after its closing parenthesis. Standalone (std only): `gpu/examples/tris.rs`
-//! includes this file by path.
+//! counted after its closing parenthesis.
 
 /// Clock ticks per second in `/proc` (USER_HZ).
 const TICKS_PER_SECOND: f64 = 100.0;

@@ -1,4 +1,4 @@
-//! The GPU bench's triangle workload, shared by `benches/gpu.rs` and `gpu/examples/tris.rs`
+//! The GPU bench's triangle workload, shared by `benches/gpu.rs` and `examples/tris.rs`
 //! (the same frame for callgrind).
 
 use gpu::rng::XorShift as Rng;

@@ -16,11 +16,10 @@ use gpu::rng::XorShift as Rng;
 use gpu::{Gpu, Threads};
 use std::time::Instant;
 
-#[path = "../../benches/common/gpu_workload.rs"]
+#[path = "../benches/common/gpu_workload.rs"]
 mod workload;
 
-#[path = "../../src/cpu_time.rs"]
-mod cpu_time;
+use psxrender::cpu_time;
 
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
