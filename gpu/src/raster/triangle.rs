@@ -12,7 +12,7 @@
 
 use super::pixel::PixelMode;
 use super::span::{
-    dispatch, span_exact, Kernel, PixelOut, Shade, Simd, SpanDraw, SpanSteps, DITHER_LANES, FRAC,
+    dispatch, span_exact, Kernel, PixelOut, PrimSteps, Shade, Simd, SpanDraw, DITHER_LANES, FRAC,
     NO_DITHER,
 };
 use super::texture::{Sampler, Texture};
@@ -55,8 +55,35 @@ pub struct Shading {
 /// One attribute's gradient: value·2¹² per column and per row.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Grad {
-    dx: i64,
-    dy: i64,
+    dx: i32,
+    dy: i32,
+}
+
+/// The gradient of attribute `a` over `v` (twice the signed area `area`, not 0), truncated
+/// toward zero. In 32 bits: attributes are 8-bit, and a drawn triangle spans at most 1023
+/// columns and 511 rows, so the numerators ·2¹² are at most 2·255·511·2¹² = 1 067 458 560
+/// (per column) and 2·255·1023·2¹² = 2 137 006 080 (per row), below 2³¹; `i32` division
+/// truncates toward zero as the hardware's does.
+#[inline(always)]
+fn grad(v: &[Vtx; 3], area: i32, a: fn(&Vtx) -> i32) -> Grad {
+    let (a0, a1, a2) = (a(&v[0]), a(&v[1]), a(&v[2]));
+    let nx = (a1 - a0) * (v[2].y - v[0].y) - (a2 - a0) * (v[1].y - v[0].y);
+    let ny = (v[1].x - v[0].x) * (a2 - a0) - (v[2].x - v[0].x) * (a1 - a0);
+    Grad {
+        dx: (nx << FRAC) / area,
+        dy: (ny << FRAC) / area,
+    }
+}
+
+/// The gradients of r, g, b, u, v over `v` (twice the signed area `area`, not 0).
+fn gradients(v: &[Vtx; 3], area: i32) -> [Grad; 5] {
+    [
+        grad(v, area, |p| p.r),
+        grad(v, area, |p| p.g),
+        grad(v, area, |p| p.b),
+        grad(v, area, |p| p.u),
+        grad(v, area, |p| p.v),
+    ]
 }
 
 /// A triangle as queued: the hardware draws it (not culled), set-up still to come. Kept small
@@ -152,46 +179,48 @@ impl TriangleCmd {
                 o.swap(0, 1);
             }
         }
-        let v = o.map(|i| self.v[i].unpack());
+        let cmd = self.v.map(|p| p.unpack());
+        let v = o.map(|i| cmd[i]);
         let area = area2(&v);
-        let grad = |a: fn(&Vtx) -> i32| -> Grad {
-            let (a0, a1, a2) = (a(&v[0]) as i64, a(&v[1]) as i64, a(&v[2]) as i64);
-            let (x0, x1, x2) = (v[0].x as i64, v[1].x as i64, v[2].x as i64);
-            let (y0, y1, y2) = (v[0].y as i64, v[1].y as i64, v[2].y as i64);
-            let nx = (a1 - a0) * (y2 - y0) - (a2 - a0) * (y1 - y0);
-            let ny = (x1 - x0) * (a2 - a0) - (x2 - x0) * (a1 - a0);
-            Grad {
-                dx: (nx << FRAC) / area,
-                dy: (ny << FRAC) / area,
-            }
-        };
-        let grads = [
-            grad(|p| p.r),
-            grad(|p| p.g),
-            grad(|p| p.b),
-            grad(|p| p.u),
-            grad(|p| p.v),
-        ];
+        // Only the gradients drawing reads: colours when gouraud and not a raw texture, U/V when
+        // textured (the others stay 0; `sample` computes all five).
+        let s = &self.shading;
+        let reads_rgb = s.gouraud && !(s.raw && s.texture.is_some());
+        let mut grads = [Grad::default(); 5];
+        if reads_rgb {
+            grads[0] = grad(&v, area, |p| p.r);
+            grads[1] = grad(&v, area, |p| p.g);
+            grads[2] = grad(&v, area, |p| p.b);
+        }
+        if s.texture.is_some() {
+            grads[3] = grad(&v, area, |p| p.u);
+            grads[4] = grad(&v, area, |p| p.v);
+        }
         let steps = [
             x_step(v[2].x - v[0].x, v[2].y - v[0].y),
             x_step(v[1].x - v[0].x, v[1].y - v[0].y),
             x_step(v[2].x - v[1].x, v[2].y - v[1].y),
         ];
-        let core = find_core(&self.v.map(|p| p.unpack()));
+        let core = find_core(&cmd);
         // A pixel's colour ·2¹² is an affine function of its position (the core vertex's colour
         // plus the gradients times the offset). Every pixel drawn lies in the closed triangle (an
         // integer point outside it is at least 1/511 column from an edge, far more than the
         // edge bias and step rounding), so the function's values at the three vertices bound
         // every colour drawn: when they are in 0..=255, no span needs checking.
-        let rgb_fast = v.iter().all(|p| {
-            let (dx, dy) = ((p.x - core.x) as i64, (p.y - core.y) as i64);
-            [(core.r, grads[0]), (core.g, grads[1]), (core.b, grads[2])]
-                .iter()
-                .all(|&(c, g)| {
-                    let at = ((c as i64) << FRAC) + (1 << (FRAC - 1)) + g.dx * dx + g.dy * dy;
-                    (0..256 << FRAC).contains(&at)
-                })
-        });
+        // Only gouraud colours step; flat ones are 8-bit.
+        let rgb_fast = !reads_rgb
+            || v.iter().all(|p| {
+                let (dx, dy) = ((p.x - core.x) as i64, (p.y - core.y) as i64);
+                [(core.r, grads[0]), (core.g, grads[1]), (core.b, grads[2])]
+                    .iter()
+                    .all(|&(c, g)| {
+                        let at = ((c as i64) << FRAC)
+                            + (1 << (FRAC - 1))
+                            + g.dx as i64 * dx
+                            + g.dy as i64 * dy;
+                        (0..256 << FRAC).contains(&at)
+                    })
+            });
         let [x0, y0, x1, y1] = self.clip.map(i32::from);
         Triangle {
             v,
@@ -215,10 +244,10 @@ fn max3(a: [i32; 3]) -> i32 {
     a[0].max(a[1]).max(a[2])
 }
 
-/// Twice the signed area of `v` in the order given.
-fn area2(v: &[Vtx; 3]) -> i64 {
-    (v[1].x - v[0].x) as i64 * (v[2].y - v[0].y) as i64
-        - (v[2].x - v[0].x) as i64 * (v[1].y - v[0].y) as i64
+/// Twice the signed area of `v` in the order given (11-bit signed positions: the products
+/// and their difference fit 32 bits).
+fn area2(v: &[Vtx; 3]) -> i32 {
+    (v[1].x - v[0].x) * (v[2].y - v[0].y) - (v[2].x - v[0].x) * (v[1].y - v[0].y)
 }
 
 /// The vertex attributes are evaluated from, chosen among the vertices in command order: the
@@ -249,7 +278,8 @@ pub struct Triangle {
     v: [Vtx; 3],
     clip: Clip,
     shading: Shading,
-    /// Gradients of r, g, b, u, v.
+    /// Gradients of r, g, b, u, v; those drawing does not read are 0 (see
+    /// [`TriangleCmd::setup`]).
     grads: [Grad; 5],
     /// Per-row X steps of the edges v0→v2, v0→v1, v1→v2 (32.32).
     steps: [i64; 3],
@@ -319,7 +349,7 @@ impl Triangle {
 
 impl SpanDraw for Triangle {
     /// The row loop, band by band: the upper part (short edge v0→v1) and the lower part
-    /// (v1→v2) as two runs of rows.
+    /// (v1→v2) as two runs of rows. The kernel's per-primitive constants are built once.
     #[inline(always)]
     fn spans<K: Kernel, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
         &self,
@@ -329,18 +359,20 @@ impl SpanDraw for Triangle {
     ) {
         let (top, bottom) = self.rows();
         let [a, b, _] = self.v;
+        let c = self.core;
+        let gdx = self.grads.map(|g| g.dx);
+        let px = PixelOut::new(&self.shading.mode);
+        let flat = [c.r, c.g, c.b];
         let run = Run {
-            px: PixelOut::new(&self.shading.mode),
+            prim: k.prim::<DEPTH>(&PrimSteps { gdx, flat, px }, smp),
+            px,
             dither: self.shading.dither && !RAW,
-            // Colours need checking per span only when gouraud and not proven in range.
-            check_rgb: GOURAUD && !RAW && !self.rgb_fast,
             long_left: self.long_left,
             clip: (self.clip.x0, self.clip.x1 + 1),
             long_step: self.steps[0],
-            gdx: self.grads.map(|g| g.dx),
+            gdx,
             gdy: self.grads.map(|g| g.dy),
-            flat: [self.core.r, self.core.g, self.core.b].map(|c| c << FRAC),
-            core_x: self.core.x,
+            core_x: c.x,
         };
         for band in bands.iter_mut() {
             let (t, e) = (top.max(band.y0), bottom.min(band.y1));
@@ -353,39 +385,53 @@ impl SpanDraw for Triangle {
             if t < split {
                 let short = x_fp(a.x) + self.steps[1] * (t - a.y) as i64;
                 let edges = (long(t), short, self.steps[1]);
-                run.rows::<K, DEPTH, GOURAUD, RAW, BLEND>(
-                    k,
-                    band,
-                    t..split,
-                    edges,
-                    self.attrs_at(t),
-                    smp,
-                );
+                self.part::<K, DEPTH, GOURAUD, RAW, BLEND>(k, &run, band, t..split, edges, smp);
             }
             if split < e {
                 let short = x_fp(b.x) + self.steps[2] * (split - b.y) as i64;
                 let edges = (long(split), short, self.steps[2]);
-                run.rows::<K, DEPTH, GOURAUD, RAW, BLEND>(
-                    k,
-                    band,
-                    split..e,
-                    edges,
-                    self.attrs_at(split),
-                    smp,
-                );
+                self.part::<K, DEPTH, GOURAUD, RAW, BLEND>(k, &run, band, split..e, edges, smp);
             }
         }
     }
 }
 
 impl Triangle {
-    /// r, g, b, u, v (·2¹², +½) at column `core.x` of row `y`.
+    /// Draws `rows` of one part of the triangle (edges as [`Run::rows`] takes them): in 32-bit
+    /// attributes, or in 64-bit ones when its colours need checking per span (gouraud and not
+    /// proven in range). A method rather than a closure, so that it inlines into the kernel's
+    /// instruction set.
     #[inline(always)]
-    fn attrs_at(&self, y: i32) -> [i64; 5] {
+    #[allow(clippy::too_many_arguments)]
+    fn part<K: Kernel, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
+        &self,
+        k: K,
+        run: &Run<K::Prim>,
+        band: &mut Band,
+        rows: std::ops::Range<i32>,
+        edges: (i64, i64, i64),
+        smp: Option<&Sampler<DEPTH>>,
+    ) {
+        let y = rows.start;
+        if GOURAUD && !RAW && !self.rgb_fast {
+            let at = self.attrs_at(y);
+            run.rows_exact::<K, DEPTH, GOURAUD, RAW, BLEND>(k, band, rows, edges, at, smp);
+        } else {
+            let at = self.attrs32_at::<DEPTH, GOURAUD>(y);
+            run.rows::<K, DEPTH, GOURAUD, RAW, BLEND>(k, band, rows, edges, at, smp);
+        }
+    }
+}
+
+impl Triangle {
+    /// r, g, b, u, v (·2¹², +½) at column `core.x` of row `y`, from gradients `grads`.
+    #[inline(always)]
+    fn attrs_at_with(&self, grads: &[Grad; 5], y: i32) -> [i64; 5] {
         let c = self.core;
-        let at =
-            |v: i32, g: Grad| ((v as i64) << FRAC) + (1 << (FRAC - 1)) + g.dy * (y - c.y) as i64;
-        let [gr, gg, gb, gu, gv] = self.grads;
+        let at = |v: i32, g: Grad| {
+            ((v as i64) << FRAC) + (1 << (FRAC - 1)) + g.dy as i64 * (y - c.y) as i64
+        };
+        let [gr, gg, gb, gu, gv] = *grads;
         [
             at(c.r, gr),
             at(c.g, gg),
@@ -393,6 +439,44 @@ impl Triangle {
             at(c.u, gu),
             at(c.v, gv),
         ]
+    }
+
+    /// [`Triangle::attrs_at_with`] the set-up gradients.
+    #[inline(always)]
+    fn attrs_at(&self, y: i32) -> [i64; 5] {
+        self.attrs_at_with(&self.grads, y)
+    }
+
+    /// The low 32 bits of [`Triangle::attrs_at`] (wrapping arithmetic gives exactly those), for
+    /// the attributes a specialisation reads (the others 0): colours when `GOURAUD`, U/V when
+    /// `DEPTH` is not 0.
+    #[inline(always)]
+    fn attrs32_at<const DEPTH: u8, const GOURAUD: bool>(&self, y: i32) -> [i32; 5] {
+        let c = self.core;
+        let dy = y - c.y;
+        let at = |v: i32, g: Grad| {
+            (v << FRAC)
+                .wrapping_add(1 << (FRAC - 1))
+                .wrapping_add(g.dy.wrapping_mul(dy))
+        };
+        let mut out = [0; 5];
+        let vals = [c.r, c.g, c.b, c.u, c.v];
+        for (i, o) in out.iter_mut().enumerate() {
+            if reads::<DEPTH, GOURAUD>(i) {
+                *o = at(vals[i], self.grads[i]);
+            }
+        }
+        out
+    }
+}
+
+/// Whether a span loop with `DEPTH` and `GOURAUD` reads attribute `i` (r, g, b, u, v).
+#[inline(always)]
+const fn reads<const DEPTH: u8, const GOURAUD: bool>(i: usize) -> bool {
+    if i < 3 {
+        GOURAUD
+    } else {
+        DEPTH != 0
     }
 }
 
@@ -418,8 +502,10 @@ impl Triangle {
         if x < l.max(self.clip.x0) || x >= r.min(self.clip.x1 + 1) {
             return None;
         }
-        let col = self.attrs_at(y);
-        let at = |i: usize| col[i] + self.grads[i].dx * (x - self.core.x) as i64;
+        // All five gradients: set-up skips those drawing does not read.
+        let grads = gradients(&self.v, area2(&self.v));
+        let col = self.attrs_at_with(&grads, y);
+        let at = |i: usize| col[i] + grads[i].dx as i64 * (x - self.core.x) as i64;
         let s = &self.shading;
         let rgb = if s.gouraud {
             [at(0), at(1), at(2)].map(|c| (c >> FRAC) as i32)
@@ -447,28 +533,90 @@ impl Triangle {
 }
 
 /// What a triangle's row runs share.
-struct Run {
+struct Run<P> {
+    /// The kernel's per-primitive constants.
+    prim: P,
     px: PixelOut,
     dither: bool,
-    check_rgb: bool,
     long_left: bool,
     /// Drawing area columns `[x0, x1)`.
     clip: (i32, i32),
     long_step: i64,
-    gdx: [i64; 5],
-    gdy: [i64; 5],
-    flat: [i32; 3],
+    gdx: [i32; 5],
+    gdy: [i32; 5],
     /// The column attributes are evaluated from.
     core_x: i32,
 }
 
-impl Run {
+impl<P: Copy> Run<P> {
+    /// The row's span `[l, r)` from the long and short edge positions (32.32), clipped to the
+    /// drawing area.
+    #[inline(always)]
+    fn span_of(&self, long: i64, short: i64) -> (i32, i32) {
+        let (l, r) = ((long >> 32) as i32, (short >> 32) as i32);
+        let (l, r) = if self.long_left { (l, r) } else { (r, l) };
+        (l.max(self.clip.0), r.min(self.clip.1))
+    }
+
+    /// The dither offsets of row `y` from column `l`.
+    #[inline(always)]
+    fn dither_at(&self, y: i32, l: i32) -> &'static [i16; super::span::LANES] {
+        if self.dither {
+            &DITHER_LANES[(y & 3) as usize][(l & 3) as usize]
+        } else {
+            &NO_DITHER
+        }
+    }
+
     /// Draws `rows` (inside `band`) from the long and short edge positions (32.32) on the first
-    /// row, the short edge's step, and the attributes at column `core.x` of the first row.
-    /// Edges and attributes are stepped by additions (the same integers per-row products give).
+    /// row, the short edge's step, and the low 32 bits of the attributes at column `core.x` of
+    /// the first row (see [`Triangle::attrs32_at`]); every colour is in 0..=255. Edges and
+    /// attributes are stepped by additions, attributes in wrapping 32-bit arithmetic: the
+    /// kernels read only their low 32 bits, which those additions give exactly.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn rows<K: Kernel, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
+    fn rows<K, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
+        &self,
+        k: K,
+        band: &mut Band,
+        rows: std::ops::Range<i32>,
+        (mut long, mut short, short_step): (i64, i64, i64),
+        mut col0: [i32; 5],
+        smp: Option<&Sampler<DEPTH>>,
+    ) where
+        K: Kernel<Prim = P>,
+    {
+        let (gdx, gdy) = (self.gdx, self.gdy);
+        for y in rows {
+            let (l, r) = self.span_of(long, short);
+            long += self.long_step;
+            short += short_step;
+            if l < r {
+                let dx = l - self.core_x;
+                let mut at = [0; 5];
+                for i in 0..5 {
+                    if reads::<DEPTH, GOURAUD>(i) {
+                        at[i] = col0[i].wrapping_add(gdx[i].wrapping_mul(dx));
+                    }
+                }
+                let dither = self.dither_at(y, l);
+                let (row, x0, x1) = (band.row(y), l as usize, r as usize);
+                k.span::<DEPTH, GOURAUD, RAW, BLEND>(&self.prim, row, x0, x1, at, dither, smp);
+            }
+            for i in 0..5 {
+                if reads::<DEPTH, GOURAUD>(i) {
+                    col0[i] = col0[i].wrapping_add(gdy[i]);
+                }
+            }
+        }
+    }
+
+    /// [`Run::rows`] for a gouraud triangle whose colours may leave 0..=255: the attributes in
+    /// 64 bits (`col0` from [`Triangle::attrs_at`]); a span whose colours are in range goes
+    /// through the kernel, the others through [`span_exact`].
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn rows_exact<K, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
         &self,
         k: K,
         band: &mut Band,
@@ -476,58 +624,35 @@ impl Run {
         (mut long, mut short, short_step): (i64, i64, i64),
         mut col0: [i64; 5],
         smp: Option<&Sampler<DEPTH>>,
-    ) {
-        let gdx = self.gdx;
+    ) where
+        K: Kernel<Prim = P>,
+    {
+        let gdx = self.gdx.map(i64::from);
+        let gdy = self.gdy.map(i64::from);
         for y in rows {
-            let (l, r) = ((long >> 32) as i32, (short >> 32) as i32);
-            let (l, r) = if self.long_left { (l, r) } else { (r, l) };
-            let (l, r) = (l.max(self.clip.0), r.min(self.clip.1));
+            let (l, r) = self.span_of(long, short);
             long += self.long_step;
             short += short_step;
             if l < r {
-                let dither = if self.dither {
-                    &DITHER_LANES[(y & 3) as usize][(l & 3) as usize]
-                } else {
-                    &NO_DITHER
-                };
+                let dither = self.dither_at(y, l);
                 let dx = (l - self.core_x) as i64;
                 let acc: [i64; 5] = std::array::from_fn(|i| col0[i] + gdx[i] * dx);
                 let (row, x0, x1) = (band.row(y), l as usize, r as usize);
                 // Colours only step along a row, so the ends bound them: all six in 0..=255
                 // exactly when their bitwise OR is (a negative one sets the high bits).
-                let fast = !self.check_rgb || {
-                    let n = (r - l - 1) as i64;
-                    let ends = (0..3).fold(0, |o, i| {
-                        o | (acc[i] >> FRAC) | ((acc[i] + gdx[i] * n) >> FRAC)
-                    });
-                    (ends as u64) <= 255
-                };
-                if fast {
-                    let steps = SpanSteps {
-                        rgb: if GOURAUD {
-                            [acc[0] as i32, acc[1] as i32, acc[2] as i32]
-                        } else {
-                            self.flat
-                        },
-                        drgb: [gdx[0] as i32, gdx[1] as i32, gdx[2] as i32],
-                        uv: [acc[3] as u32, acc[4] as u32],
-                        duv: [gdx[3] as u32, gdx[4] as u32],
-                        dither,
-                    };
-                    k.span::<DEPTH, GOURAUD, RAW, BLEND>(row, x0, x1, &steps, smp, self.px);
+                let n = (r - l - 1) as i64;
+                let ends = (0..3).fold(0, |o, i| {
+                    o | (acc[i] >> FRAC) | ((acc[i] + gdx[i] * n) >> FRAC)
+                });
+                if (ends as u64) <= 255 {
+                    let at = acc.map(|a| a as i32);
+                    k.span::<DEPTH, GOURAUD, RAW, BLEND>(&self.prim, row, x0, x1, at, dither, smp);
                 } else {
                     let row = &mut row[x0..x1];
                     span_exact::<DEPTH, RAW, BLEND>(row, dither, acc, gdx, smp, self.px);
                 }
             }
-            // Only the attributes this loop reads are stepped.
-            let stepped = match (GOURAUD, DEPTH != 0) {
-                (true, true) => 0..5,
-                (true, false) => 0..3,
-                (false, true) => 3..5,
-                (false, false) => 0..0,
-            };
-            for (c, d) in col0[stepped.clone()].iter_mut().zip(&self.gdy[stepped]) {
+            for (c, d) in col0.iter_mut().zip(gdy) {
                 *c += d;
             }
         }
@@ -583,6 +708,47 @@ mod tests {
                 want.sort_by_key(|p| p.y);
                 assert_eq!(t.setup().v, want, "y {y:?} x {xs:?}");
             }
+        }
+    }
+
+    /// The 32-bit gradients equal the 64-bit quotients on random triangles the hardware draws,
+    /// many at the extremes (1023 columns, 511 rows, attributes 0 and 255).
+    #[test]
+    fn gradients_in_32_bits_equal_64_bit_ones() {
+        let mut r = crate::rng::XorShift::new(0x6ead_1e27);
+        let mut checked = 0;
+        while checked < 20_000 {
+            let mut coord = |span: u32, extreme: bool| match extreme {
+                true => [0, span as i32][r.below(2) as usize],
+                false => r.below(span + 1) as i32,
+            };
+            let extreme = checked % 2 == 0;
+            let v: [Vtx; 3] = std::array::from_fn(|_| Vtx {
+                x: coord(1023, extreme) - 512,
+                y: coord(511, extreme) - 256,
+                r: coord(255, extreme),
+                g: coord(255, extreme),
+                b: coord(255, extreme),
+                u: coord(255, extreme),
+                v: coord(255, extreme),
+            });
+            let area = area2(&v);
+            if area == 0 {
+                continue;
+            }
+            let wide = |a: fn(&Vtx) -> i32| {
+                let [a0, a1, a2] = v.map(|p| a(&p) as i64);
+                let [x0, x1, x2] = v.map(|p| p.x as i64);
+                let [y0, y1, y2] = v.map(|p| p.y as i64);
+                let nx = (a1 - a0) * (y2 - y0) - (a2 - a0) * (y1 - y0);
+                let ny = (x1 - x0) * (a2 - a0) - (x2 - x0) * (a1 - a0);
+                ((nx << FRAC) / area as i64, (ny << FRAC) / area as i64)
+            };
+            let fields: [fn(&Vtx) -> i32; 5] = [|p| p.r, |p| p.g, |p| p.b, |p| p.u, |p| p.v];
+            for (g, a) in gradients(&v, area).iter().zip(fields) {
+                assert_eq!((g.dx as i64, g.dy as i64), wide(a), "{v:?}");
+            }
+            checked += 1;
         }
     }
 
