@@ -133,8 +133,8 @@ impl SpanDraw for Rect {
                 } else {
                     v0.wrapping_add(dy)
                 };
-                let at = [0, 0, 0, u, (v as i32) << FRAC];
-                let row = band.row(y);
+                let at = k.attrs([0, 0, 0, u, (v as i32) << FRAC]);
+                let row = band.row(y).try_into().expect("a VRAM row");
                 k.span::<DEPTH, GOURAUD, RAW, BLEND>(&prim, row, x0, x1, at, &NO_DITHER, smp);
             }
         }

@@ -21,6 +21,7 @@ use super::pixel::{
 };
 use super::texture::{Sampler, Texture};
 use super::{Band, TexSource};
+use crate::VRAM_WIDTH;
 
 #[cfg(target_arch = "x86_64")]
 pub mod avx2;
@@ -55,6 +56,10 @@ pub static DITHER_LANES: [[[i16; LANES]; 4]; 4] = {
 
 /// No dithering, in lanes.
 pub static NO_DITHER: [i16; LANES] = [0; LANES];
+
+/// No dithering, laid out as [`DITHER_LANES`] (so that a row picks its lanes the same way
+/// whether the primitive dithers or not).
+pub static NO_DITHER_LANES: [[[i16; LANES]; 4]; 4] = [[[0; LANES]; 4]; 4];
 
 /// How a primitive writes pixels: `check` 0x8000 when GP0(E6h) bit 1 is set (else 0), `set`
 /// the forced bit 15 (GP0(E6h) bit 0).
@@ -162,24 +167,36 @@ pub trait Kernel: Copy {
     /// The constants every span of one primitive shares, in the form this kernel uses them.
     type Prim: Copy;
 
+    /// r, g, b, u, v with [`FRAC`] fraction bits at one point, in wrapping 32-bit arithmetic,
+    /// in the form this kernel steps them.
+    type Attrs: Copy;
+
     /// The constants of a primitive with steps, flat colour and mask handling `p`, sampling
     /// through `smp` (`Some` exactly when `DEPTH` is not 0).
     fn prim<const DEPTH: u8>(self, p: &PrimSteps, smp: Option<&Sampler<DEPTH>>) -> Self::Prim;
 
+    /// Attributes r, g, b, u, v.
+    fn attrs(self, a: [i32; 5]) -> Self::Attrs;
+
+    /// `a + d·k` per attribute, wrapping.
+    fn attrs_mul_add(self, a: Self::Attrs, d: Self::Attrs, k: i32) -> Self::Attrs;
+
+    /// `a + d` per attribute, wrapping.
+    fn attrs_add(self, a: Self::Attrs, d: Self::Attrs) -> Self::Attrs;
+
     /// Draws the pixels `x0..x1` of `row`, a whole VRAM row, left to right, for the primitive
-    /// `p` (built by [`Kernel::prim`] with the same `smp`). `at` holds r, g, b, u, v with
-    /// [`FRAC`] fraction bits at pixel `x0` (colours read only when `GOURAUD`, U/V only when
-    /// `DEPTH` is not 0), `dither` the offsets of pixels `x0..x0 + LANES`. Pixels of `row`
-    /// outside `x0..x1` may be read and written back unchanged. `RAW` only with a texture;
-    /// `BLEND` a `BLEND_*` selector.
+    /// `p` (built by [`Kernel::prim`] with the same `smp`). `at` holds the attributes at pixel
+    /// `x0` (colours read only when `GOURAUD`, U/V only when `DEPTH` is not 0), `dither` the
+    /// offsets of pixels `x0..x0 + LANES`. Pixels of `row` outside `x0..x1` may be read and
+    /// written back unchanged. `RAW` only with a texture; `BLEND` a `BLEND_*` selector.
     #[allow(clippy::too_many_arguments)]
     fn span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
         self,
         p: &Self::Prim,
-        row: &mut [u16],
+        row: &mut [u16; VRAM_WIDTH],
         x0: usize,
         x1: usize,
-        at: [i32; 5],
+        at: Self::Attrs,
         dither: &[i16; LANES],
         smp: Option<&Sampler<DEPTH>>,
     );
@@ -224,6 +241,7 @@ pub struct Portable;
 
 impl Kernel for Portable {
     type Prim = PrimSteps;
+    type Attrs = [i32; 5];
 
     #[inline(always)]
     fn prim<const DEPTH: u8>(self, p: &PrimSteps, _: Option<&Sampler<DEPTH>>) -> PrimSteps {
@@ -231,10 +249,25 @@ impl Kernel for Portable {
     }
 
     #[inline(always)]
+    fn attrs(self, a: [i32; 5]) -> [i32; 5] {
+        a
+    }
+
+    #[inline(always)]
+    fn attrs_mul_add(self, a: [i32; 5], d: [i32; 5], k: i32) -> [i32; 5] {
+        std::array::from_fn(|i| a[i].wrapping_add(d[i].wrapping_mul(k)))
+    }
+
+    #[inline(always)]
+    fn attrs_add(self, a: [i32; 5], d: [i32; 5]) -> [i32; 5] {
+        std::array::from_fn(|i| a[i].wrapping_add(d[i]))
+    }
+
+    #[inline(always)]
     fn span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
         self,
         p: &PrimSteps,
-        row: &mut [u16],
+        row: &mut [u16; VRAM_WIDTH],
         x0: usize,
         x1: usize,
         at: [i32; 5],
@@ -242,7 +275,7 @@ impl Kernel for Portable {
         smp: Option<&Sampler<DEPTH>>,
     ) {
         let mut lanes = Lanes::start(&at, &p.gdx);
-        let x1 = x1.min(row.len());
+        let x1 = x1.min(VRAM_WIDTH);
         let mut x = x0;
         while x < x1 {
             let n = (x1 - x).min(LANES);
@@ -462,7 +495,7 @@ mod tests {
     use super::*;
     use crate::raster::texture::ClutTable;
     use crate::rng::XorShift;
-    use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
+    use crate::{VramImage, VRAM_HEIGHT};
 
     #[test]
     fn lane_modulation_equals_modulate_for_every_input() {
@@ -609,16 +642,18 @@ mod tests {
                 ],
             };
             let mut got = case.row.clone();
-            let p = Portable.prim(&steps, smp);
-            Portable.span::<DEPTH, GOURAUD, RAW, BLEND>(&p, &mut got, x0, x1, at, dither, smp);
+            let row: &mut [u16; VRAM_WIDTH] = (&mut got[..]).try_into().expect("a VRAM row");
+            let (k, p) = (Portable, Portable.prim(&steps, smp));
+            k.span::<DEPTH, GOURAUD, RAW, BLEND>(&p, row, x0, x1, k.attrs(at), dither, smp);
             let what =
                 format!("DEPTH {DEPTH} GOURAUD {GOURAUD} RAW {RAW} BLEND {BLEND} {x0}..{x1}");
             assert_eq!(got, want, "portable, {what}");
             #[cfg(target_arch = "x86_64")]
             if let Some(k) = avx2::Avx2::detect() {
                 let mut got = case.row.clone();
+                let row: &mut [u16; VRAM_WIDTH] = (&mut got[..]).try_into().expect("a VRAM row");
                 let p = k.prim(&steps, smp);
-                k.span::<DEPTH, GOURAUD, RAW, BLEND>(&p, &mut got, x0, x1, at, dither, smp);
+                k.span::<DEPTH, GOURAUD, RAW, BLEND>(&p, row, x0, x1, k.attrs(at), dither, smp);
                 assert_eq!(got, want, "avx2, {what}");
             }
         }

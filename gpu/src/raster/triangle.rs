@@ -13,10 +13,11 @@
 use super::pixel::PixelMode;
 use super::span::{
     dispatch, span_exact, Kernel, PixelOut, PrimSteps, Shade, Simd, SpanDraw, DITHER_LANES, FRAC,
-    NO_DITHER,
+    LANES, NO_DITHER_LANES,
 };
 use super::texture::{Sampler, Texture};
 use super::{Band, Clip, TexSource};
+use crate::VRAM_WIDTH;
 
 /// A vertex after the drawing offset, with 8-bit colour and texture coordinates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -361,19 +362,26 @@ impl SpanDraw for Triangle {
         let [a, b, _] = self.v;
         let c = self.core;
         let gdx = self.grads.map(|g| g.dx);
+        let gdy = self.grads.map(|g| g.dy);
         let px = PixelOut::new(&self.shading.mode);
         let flat = [c.r, c.g, c.b];
+        let prim = k.prim::<DEPTH>(&PrimSteps { gdx, flat, px }, smp);
         let run = Run {
-            prim: k.prim::<DEPTH>(&PrimSteps { gdx, flat, px }, smp),
             px,
-            dither: self.shading.dither && !RAW,
-            long_left: self.long_left,
+            dither: match self.shading.dither && !RAW {
+                true => &DITHER_LANES,
+                false => &NO_DITHER_LANES,
+            },
             clip: (self.clip.x0, self.clip.x1 + 1),
-            long_step: self.steps[0],
-            gdx,
-            gdy: self.grads.map(|g| g.dy),
+            gdx: k.attrs(gdx),
+            gdy: k.attrs(gdy),
+            gdx32: gdx,
+            gdy32: gdy,
             core_x: c.x,
         };
+        // The attributes (+½) at the core vertex, whose gradients step them to any row.
+        let core = k.attrs([c.r, c.g, c.b, c.u, c.v].map(|v| (v << FRAC) + (1 << (FRAC - 1))));
+        let exact = GOURAUD && !RAW && !self.rgb_fast;
         for band in bands.iter_mut() {
             let (t, e) = (top.max(band.y0), bottom.min(band.y1));
             if t >= e {
@@ -382,43 +390,51 @@ impl SpanDraw for Triangle {
             // Upper rows: the short edge runs from v0; lower rows from v1.
             let split = b.y.clamp(t, e);
             let long = |y: i32| x_fp(a.x) + self.steps[0] * (y - a.y) as i64;
-            if t < split {
-                let short = x_fp(a.x) + self.steps[1] * (t - a.y) as i64;
-                let edges = (long(t), short, self.steps[1]);
-                self.part::<K, DEPTH, GOURAUD, RAW, BLEND>(k, &run, band, t..split, edges, smp);
+            let edges = |long: i64, short: i64, short_step: i64| match self.long_left {
+                true => Edges {
+                    left: long,
+                    right: short,
+                    left_step: self.steps[0],
+                    right_step: short_step,
+                },
+                false => Edges {
+                    left: short,
+                    right: long,
+                    left_step: short_step,
+                    right_step: self.steps[0],
+                },
+            };
+            for (rows, edges) in [
+                (
+                    t..split,
+                    edges(
+                        long(t),
+                        x_fp(a.x) + self.steps[1] * (t - a.y) as i64,
+                        self.steps[1],
+                    ),
+                ),
+                (
+                    split..e,
+                    edges(
+                        long(split),
+                        x_fp(b.x) + self.steps[2] * (split - b.y) as i64,
+                        self.steps[2],
+                    ),
+                ),
+            ] {
+                if rows.is_empty() {
+                    continue;
+                }
+                if exact {
+                    let at = self.attrs_at(rows.start);
+                    run.rows_exact::<K, DEPTH, GOURAUD, RAW, BLEND>(
+                        k, &prim, band, rows, edges, at, smp,
+                    );
+                } else {
+                    let at = k.attrs_mul_add(core, run.gdy, rows.start - c.y);
+                    run.rows::<K, DEPTH, GOURAUD, RAW, BLEND>(k, &prim, band, rows, edges, at, smp);
+                }
             }
-            if split < e {
-                let short = x_fp(b.x) + self.steps[2] * (split - b.y) as i64;
-                let edges = (long(split), short, self.steps[2]);
-                self.part::<K, DEPTH, GOURAUD, RAW, BLEND>(k, &run, band, split..e, edges, smp);
-            }
-        }
-    }
-}
-
-impl Triangle {
-    /// Draws `rows` of one part of the triangle (edges as [`Run::rows`] takes them): in 32-bit
-    /// attributes, or in 64-bit ones when its colours need checking per span (gouraud and not
-    /// proven in range). A method rather than a closure, so that it inlines into the kernel's
-    /// instruction set.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn part<K: Kernel, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
-        &self,
-        k: K,
-        run: &Run<K::Prim>,
-        band: &mut Band,
-        rows: std::ops::Range<i32>,
-        edges: (i64, i64, i64),
-        smp: Option<&Sampler<DEPTH>>,
-    ) {
-        let y = rows.start;
-        if GOURAUD && !RAW && !self.rgb_fast {
-            let at = self.attrs_at(y);
-            run.rows_exact::<K, DEPTH, GOURAUD, RAW, BLEND>(k, band, rows, edges, at, smp);
-        } else {
-            let at = self.attrs32_at::<DEPTH, GOURAUD>(y);
-            run.rows::<K, DEPTH, GOURAUD, RAW, BLEND>(k, band, rows, edges, at, smp);
         }
     }
 }
@@ -445,38 +461,6 @@ impl Triangle {
     #[inline(always)]
     fn attrs_at(&self, y: i32) -> [i64; 5] {
         self.attrs_at_with(&self.grads, y)
-    }
-
-    /// The low 32 bits of [`Triangle::attrs_at`] (wrapping arithmetic gives exactly those), for
-    /// the attributes a specialisation reads (the others 0): colours when `GOURAUD`, U/V when
-    /// `DEPTH` is not 0.
-    #[inline(always)]
-    fn attrs32_at<const DEPTH: u8, const GOURAUD: bool>(&self, y: i32) -> [i32; 5] {
-        let c = self.core;
-        let dy = y - c.y;
-        let at = |v: i32, g: Grad| {
-            (v << FRAC)
-                .wrapping_add(1 << (FRAC - 1))
-                .wrapping_add(g.dy.wrapping_mul(dy))
-        };
-        let mut out = [0; 5];
-        let vals = [c.r, c.g, c.b, c.u, c.v];
-        for (i, o) in out.iter_mut().enumerate() {
-            if reads::<DEPTH, GOURAUD>(i) {
-                *o = at(vals[i], self.grads[i]);
-            }
-        }
-        out
-    }
-}
-
-/// Whether a span loop with `DEPTH` and `GOURAUD` reads attribute `i` (r, g, b, u, v).
-#[inline(always)]
-const fn reads<const DEPTH: u8, const GOURAUD: bool>(i: usize) -> bool {
-    if i < 3 {
-        GOURAUD
-    } else {
-        DEPTH != 0
     }
 }
 
@@ -532,82 +516,65 @@ impl Triangle {
     }
 }
 
-/// What a triangle's row runs share.
-struct Run<P> {
-    /// The kernel's per-primitive constants.
-    prim: P,
+/// A part's edges on its first row (32.32), left and right, and their steps per row.
+#[derive(Clone, Copy)]
+struct Edges {
+    left: i64,
+    right: i64,
+    left_step: i64,
+    right_step: i64,
+}
+
+/// What a triangle's row runs share; `A` the kernel's [`Kernel::Attrs`].
+struct Run<A> {
     px: PixelOut,
-    dither: bool,
-    long_left: bool,
+    /// Dither lanes by row and first column ([`DITHER_LANES`] or [`NO_DITHER_LANES`]).
+    dither: &'static [[[i16; LANES]; 4]; 4],
     /// Drawing area columns `[x0, x1)`.
     clip: (i32, i32),
-    long_step: i64,
-    gdx: [i32; 5],
-    gdy: [i32; 5],
+    /// Gradients per column and per row, in the kernel's form and as integers.
+    gdx: A,
+    gdy: A,
+    gdx32: [i32; 5],
+    gdy32: [i32; 5],
     /// The column attributes are evaluated from.
     core_x: i32,
 }
 
-impl<P: Copy> Run<P> {
-    /// The row's span `[l, r)` from the long and short edge positions (32.32), clipped to the
-    /// drawing area.
-    #[inline(always)]
-    fn span_of(&self, long: i64, short: i64) -> (i32, i32) {
-        let (l, r) = ((long >> 32) as i32, (short >> 32) as i32);
-        let (l, r) = if self.long_left { (l, r) } else { (r, l) };
-        (l.max(self.clip.0), r.min(self.clip.1))
-    }
-
-    /// The dither offsets of row `y` from column `l`.
-    #[inline(always)]
-    fn dither_at(&self, y: i32, l: i32) -> &'static [i16; super::span::LANES] {
-        if self.dither {
-            &DITHER_LANES[(y & 3) as usize][(l & 3) as usize]
-        } else {
-            &NO_DITHER
-        }
-    }
-
-    /// Draws `rows` (inside `band`) from the long and short edge positions (32.32) on the first
-    /// row, the short edge's step, and the low 32 bits of the attributes at column `core.x` of
-    /// the first row (see [`Triangle::attrs32_at`]); every colour is in 0..=255. Edges and
-    /// attributes are stepped by additions, attributes in wrapping 32-bit arithmetic: the
-    /// kernels read only their low 32 bits, which those additions give exactly.
+impl<A: Copy> Run<A> {
+    /// Draws `rows` (inside `band`) of one part from its `edges` and the attributes at column
+    /// `core.x` of its first row, `col0`; every colour is in 0..=255. Edges and attributes are
+    /// stepped by additions, attributes in wrapping 32-bit arithmetic: the kernels read only
+    /// their low 32 bits, which those additions give exactly (as they would the 64-bit sums).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn rows<K, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
         &self,
         k: K,
+        prim: &K::Prim,
         band: &mut Band,
         rows: std::ops::Range<i32>,
-        (mut long, mut short, short_step): (i64, i64, i64),
-        mut col0: [i32; 5],
+        e: Edges,
+        mut col0: A,
         smp: Option<&Sampler<DEPTH>>,
     ) where
-        K: Kernel<Prim = P>,
+        K: Kernel<Attrs = A>,
     {
-        let (gdx, gdy) = (self.gdx, self.gdy);
-        for y in rows {
-            let (l, r) = self.span_of(long, short);
-            long += self.long_step;
-            short += short_step;
+        let (mut left, mut right) = (e.left, e.right);
+        let mem = band_rows(band, &rows);
+        for (y, row) in rows.zip(mem.chunks_exact_mut(VRAM_WIDTH)) {
+            let row: &mut [u16; VRAM_WIDTH] = row.try_into().expect("a VRAM row");
+            let l = ((left >> 32) as i32).max(self.clip.0);
+            let r = ((right >> 32) as i32).min(self.clip.1);
+            left += e.left_step;
+            right += e.right_step;
             if l < r {
-                let dx = l - self.core_x;
-                let mut at = [0; 5];
-                for i in 0..5 {
-                    if reads::<DEPTH, GOURAUD>(i) {
-                        at[i] = col0[i].wrapping_add(gdx[i].wrapping_mul(dx));
-                    }
-                }
-                let dither = self.dither_at(y, l);
-                let (row, x0, x1) = (band.row(y), l as usize, r as usize);
-                k.span::<DEPTH, GOURAUD, RAW, BLEND>(&self.prim, row, x0, x1, at, dither, smp);
+                let at = k.attrs_mul_add(col0, self.gdx, l - self.core_x);
+                let dither = &self.dither[(y & 3) as usize][(l & 3) as usize];
+                let (x0, x1) = (l as usize, r as usize);
+                k.span::<DEPTH, GOURAUD, RAW, BLEND>(prim, row, x0, x1, at, dither, smp);
             }
-            for i in 0..5 {
-                if reads::<DEPTH, GOURAUD>(i) {
-                    col0[i] = col0[i].wrapping_add(gdy[i]);
-                }
-            }
+            col0 = k.attrs_add(col0, self.gdy);
         }
     }
 
@@ -619,25 +586,30 @@ impl<P: Copy> Run<P> {
     fn rows_exact<K, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
         &self,
         k: K,
+        prim: &K::Prim,
         band: &mut Band,
         rows: std::ops::Range<i32>,
-        (mut long, mut short, short_step): (i64, i64, i64),
+        e: Edges,
         mut col0: [i64; 5],
         smp: Option<&Sampler<DEPTH>>,
     ) where
-        K: Kernel<Prim = P>,
+        K: Kernel<Attrs = A>,
     {
-        let gdx = self.gdx.map(i64::from);
-        let gdy = self.gdy.map(i64::from);
-        for y in rows {
-            let (l, r) = self.span_of(long, short);
-            long += self.long_step;
-            short += short_step;
+        let gdx = self.gdx32.map(i64::from);
+        let gdy = self.gdy32.map(i64::from);
+        let (mut left, mut right) = (e.left, e.right);
+        let mem = band_rows(band, &rows);
+        for (y, row) in rows.zip(mem.chunks_exact_mut(VRAM_WIDTH)) {
+            let row: &mut [u16; VRAM_WIDTH] = row.try_into().expect("a VRAM row");
+            let l = ((left >> 32) as i32).max(self.clip.0);
+            let r = ((right >> 32) as i32).min(self.clip.1);
+            left += e.left_step;
+            right += e.right_step;
             if l < r {
-                let dither = self.dither_at(y, l);
+                let dither = &self.dither[(y & 3) as usize][(l & 3) as usize];
                 let dx = (l - self.core_x) as i64;
                 let acc: [i64; 5] = std::array::from_fn(|i| col0[i] + gdx[i] * dx);
-                let (row, x0, x1) = (band.row(y), l as usize, r as usize);
+                let (x0, x1) = (l as usize, r as usize);
                 // Colours only step along a row, so the ends bound them: all six in 0..=255
                 // exactly when their bitwise OR is (a negative one sets the high bits).
                 let n = (r - l - 1) as i64;
@@ -645,8 +617,8 @@ impl<P: Copy> Run<P> {
                     o | (acc[i] >> FRAC) | ((acc[i] + gdx[i] * n) >> FRAC)
                 });
                 if (ends as u64) <= 255 {
-                    let at = acc.map(|a| a as i32);
-                    k.span::<DEPTH, GOURAUD, RAW, BLEND>(&self.prim, row, x0, x1, at, dither, smp);
+                    let at = k.attrs(acc.map(|a| a as i32));
+                    k.span::<DEPTH, GOURAUD, RAW, BLEND>(prim, row, x0, x1, at, dither, smp);
                 } else {
                     let row = &mut row[x0..x1];
                     span_exact::<DEPTH, RAW, BLEND>(row, dither, acc, gdx, smp, self.px);
@@ -657,6 +629,14 @@ impl<P: Copy> Run<P> {
             }
         }
     }
+}
+
+/// The VRAM rows `rows` of `band` (inside it), whole rows one after another.
+#[inline(always)]
+fn band_rows<'b>(band: &'b mut Band, rows: &std::ops::Range<i32>) -> &'b mut [u16] {
+    let at = |y: i32| (y - band.y0) as usize * VRAM_WIDTH;
+    let (start, end) = (at(rows.start), at(rows.end));
+    &mut band.rows[start..end]
 }
 
 #[cfg(test)]

@@ -35,6 +35,8 @@ impl Avx2 {
 
 impl Kernel for Avx2 {
     type Prim = Prim;
+    /// Lanes 0–4 hold r, g, b, u, v (lanes 5–7 are unused).
+    type Attrs = __m256i;
 
     #[inline(always)]
     fn prim<const DEPTH: u8>(self, p: &PrimSteps, smp: Option<&Sampler<DEPTH>>) -> Prim {
@@ -43,13 +45,31 @@ impl Kernel for Avx2 {
     }
 
     #[inline(always)]
+    fn attrs(self, a: [i32; 5]) -> __m256i {
+        // SAFETY: as above.
+        unsafe { _mm256_setr_epi32(a[0], a[1], a[2], a[3], a[4], 0, 0, 0) }
+    }
+
+    #[inline(always)]
+    fn attrs_mul_add(self, a: __m256i, d: __m256i, k: i32) -> __m256i {
+        // SAFETY: as above.
+        unsafe { _mm256_add_epi32(a, _mm256_mullo_epi32(d, _mm256_set1_epi32(k))) }
+    }
+
+    #[inline(always)]
+    fn attrs_add(self, a: __m256i, d: __m256i) -> __m256i {
+        // SAFETY: as above.
+        unsafe { _mm256_add_epi32(a, d) }
+    }
+
+    #[inline(always)]
     fn span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
         self,
         p: &Prim,
-        row: &mut [u16],
+        row: &mut [u16; VRAM_WIDTH],
         x0: usize,
         x1: usize,
-        at: [i32; 5],
+        at: __m256i,
         dither: &[i16; LANES],
         smp: Option<&Sampler<DEPTH>>,
     ) {
@@ -227,8 +247,9 @@ pub struct Prim {
     /// Per attribute (r, g, b, u, v), lane `i` holding `i` steps: pixel `i`'s offset from the
     /// chunk's first pixel.
     off: [__m256i; 5],
-    /// Per attribute, [`LANES`] steps: from one chunk to the next.
-    step: [__m256i; 5],
+    /// [`LANES`] steps of each attribute, r, g, b, u, v in lanes 0–4 (as
+    /// [`Kernel::Attrs`]): from one chunk's first pixel to the next one's.
+    step: __m256i,
     /// The flat colour.
     flat: [__m256i; 3],
     /// Destination bits that forbid the write.
@@ -259,13 +280,16 @@ fn prim<const DEPTH: u8>(p: &PrimSteps, smp: Option<&Sampler<DEPTH>>) -> Prim {
         _mm256_mullo_epi32(splat(g[4]), idx),
     ];
     let l = LANES as i32;
-    let step = [
-        splat(g[0].wrapping_mul(l)),
-        splat(g[1].wrapping_mul(l)),
-        splat(g[2].wrapping_mul(l)),
-        splat(g[3].wrapping_mul(l)),
-        splat(g[4].wrapping_mul(l)),
-    ];
+    let step = _mm256_setr_epi32(
+        g[0].wrapping_mul(l),
+        g[1].wrapping_mul(l),
+        g[2].wrapping_mul(l),
+        g[3].wrapping_mul(l),
+        g[4].wrapping_mul(l),
+        0,
+        0,
+        0,
+    );
     let zero = _mm256_setzero_si256();
     let (clut, win, page_row, page_x) = match smp {
         Some(smp) => (
@@ -300,95 +324,79 @@ type Steppers = [__m256i; 5];
 /// `VALID[LANES - n..][..LANES]`: lanes `0..n` all ones, the rest zero.
 static VALID: [i32; 2 * LANES] = [-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0];
 
-/// The span loop (see [`Kernel::span`]): whole chunks of 8 pixels, then the last partial one.
-/// Not itself a `#[target_feature]` function so that it can be inlined always into the row
-/// loop of [`draw`], keeping per-primitive constants in registers across rows. Per span it
-/// only sets up the steppers the specialisation reads and the dither lanes.
+/// The span loop (see [`Kernel::span`]): chunks of 8 pixels, the last one partial. Not itself a
+/// `#[target_feature]` function so that it can be inlined always into the row loop of
+/// [`draw`], keeping per-primitive constants in registers across rows. Per chunk it only
+/// spreads the attributes at the chunk's first pixel over the lanes, for those the
+/// specialisation reads, so nothing but that one register and the dither lanes lives from one
+/// chunk to the next.
 ///
 /// # Safety
 /// The CPU must have AVX2.
 #[inline(always)]
 unsafe fn span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
     p: &Prim,
-    row: &mut [u16],
+    row: &mut [u16; VRAM_WIDTH],
     x0: usize,
     x1: usize,
-    at: [i32; 5],
+    mut at: __m256i,
     dither: &[i16; LANES],
     smp: Option<&Sampler<DEPTH>>,
 ) {
     // SAFETY: the caller guarantees AVX2, which the intrinsics and helpers below need; the
     // loads are through references of their size.
     unsafe {
-        let x1 = x1.min(row.len());
+        let x1 = x1.min(VRAM_WIDTH);
         if x0 >= x1 {
             return;
-        }
-        let n = x1 - x0;
-        let zero = _mm256_setzero_si256();
-        let mut lanes: Steppers = [zero; 5];
-        // Only the steppers this specialisation reads.
-        let used = |a: usize| if a < 3 { GOURAUD } else { DEPTH != 0 };
-        for (a, l) in lanes.iter_mut().enumerate() {
-            if used(a) {
-                *l = _mm256_add_epi32(splat(at[a]), p.off[a]);
-            }
         }
         // The 8 dither offsets (16 bytes), widened to 32-bit lanes. `dither` is 16 readable
         // bytes; the load has no alignment requirement.
         let dither = _mm256_cvtepi16_epi32(_mm_loadu_si128(dither.as_ptr().cast()));
-        let span = &mut row[x0..];
-        let full = n / LANES * LANES;
-        let all = _mm256_set1_epi32(-1);
-        for at in span[..full].chunks_exact_mut(LANES) {
-            let at = at.try_into().expect("LANES long");
-            chunk::<DEPTH, GOURAUD, RAW, BLEND>(at, all, &lanes, p, dither, smp);
-            for (a, l) in lanes.iter_mut().enumerate() {
-                if used(a) {
-                    *l = _mm256_add_epi32(*l, p.step[a]);
-                }
+        let mut x = x0;
+        loop {
+            // Only the steppers this specialisation reads: lane `a` of `at` in every lane,
+            // plus the lane offsets.
+            let zero = _mm256_setzero_si256();
+            let mut lanes: Steppers = [zero; 5];
+            macro_rules! spread {
+                ($a:literal) => {
+                    if ($a < 3 && GOURAUD) || ($a >= 3 && DEPTH != 0) {
+                        let all = _mm256_permutevar8x32_epi32(at, _mm256_set1_epi32($a));
+                        lanes[$a] = _mm256_add_epi32(all, p.off[$a]);
+                    }
+                };
             }
-        }
-        let rest = n - full;
-        if rest != 0 {
-            // `VALID[LANES - rest..]` holds at least 8 lanes (32 readable bytes); the load has
-            // no alignment requirement.
-            let valid = _mm256_loadu_si256(VALID[LANES - rest..].as_ptr().cast());
-            match span.get_mut(full..full + LANES) {
-                Some(at) => {
-                    let at = at.try_into().expect("LANES long");
-                    chunk::<DEPTH, GOURAUD, RAW, BLEND>(at, valid, &lanes, p, dither, smp);
+            spread!(0);
+            spread!(1);
+            spread!(2);
+            spread!(3);
+            spread!(4);
+            let left = x1 - x;
+            // `VALID[LANES - k..]` holds at least 8 lanes (32 readable bytes) for k ≤ 8; the
+            // load has no alignment requirement.
+            let valid = _mm256_loadu_si256(VALID[LANES - left.min(LANES)..].as_ptr().cast());
+            // The last chunk of a span reaching VRAM's right edge goes through a copy.
+            let mut buf = [0u16; LANES];
+            let fits = x + LANES <= VRAM_WIDTH;
+            let dst: &mut [u16; LANES] = match row.get_mut(x..x + LANES) {
+                Some(dst) => dst.try_into().expect("LANES long"),
+                None => {
+                    buf[..VRAM_WIDTH - x].copy_from_slice(&row[x..]);
+                    &mut buf
                 }
-                None => edge_chunk::<DEPTH, GOURAUD, RAW, BLEND>(
-                    &mut span[full..],
-                    valid,
-                    &lanes,
-                    p,
-                    dither,
-                    smp,
-                ),
+            };
+            chunk::<DEPTH, GOURAUD, RAW, BLEND>(dst, valid, &lanes, p, dither, smp);
+            if !fits {
+                row[x..].copy_from_slice(&buf[..VRAM_WIDTH - x]);
             }
+            if left <= LANES {
+                break;
+            }
+            x += LANES;
+            at = _mm256_add_epi32(at, p.step);
         }
     }
-}
-
-/// The last chunk of a span reaching VRAM's right edge: `tail` (fewer than 8 pixels, the
-/// valid lanes among them) drawn through a copy of 8.
-#[target_feature(enable = "avx2")]
-#[cold]
-#[inline(never)]
-fn edge_chunk<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
-    tail: &mut [u16],
-    valid: __m256i,
-    lanes: &Steppers,
-    p: &Prim,
-    dither: __m256i,
-    smp: Option<&Sampler<DEPTH>>,
-) {
-    let mut buf = [0u16; LANES];
-    buf[..tail.len()].copy_from_slice(tail);
-    chunk::<DEPTH, GOURAUD, RAW, BLEND>(&mut buf, valid, lanes, p, dither, smp);
-    tail.copy_from_slice(&buf[..tail.len()]);
 }
 
 /// One chunk: the 8 pixels at `at`, of which the lanes in `valid` belong to the span; the
