@@ -180,8 +180,8 @@ impl TriangleCmd {
                 o.swap(0, 1);
             }
         }
-        let cmd = self.v.map(|p| p.unpack());
-        let v = o.map(|i| cmd[i]);
+        let packed = o.map(|i| self.v[i]);
+        let v = packed.map(|p| p.unpack());
         let area = area2(&v);
         // Only the gradients drawing reads: colours when gouraud and not a raw texture, U/V when
         // textured (the others stay 0; `sample` computes all five).
@@ -202,7 +202,8 @@ impl TriangleCmd {
             x_step(v[1].x - v[0].x, v[1].y - v[0].y),
             x_step(v[2].x - v[1].x, v[2].y - v[1].y),
         ];
-        let core = find_core(&cmd);
+        let core_packed = self.v[find_core(self.v.map(|p| p.x))];
+        let core = core_packed.unpack();
         // A pixel's colour ·2¹² is an affine function of its position (the core vertex's colour
         // plus the gradients times the offset). Every pixel drawn lies in the closed triangle (an
         // integer point outside it is at least 1/511 column from an edge, far more than the
@@ -224,14 +225,14 @@ impl TriangleCmd {
             });
         let [x0, y0, x1, y1] = self.clip.map(i32::from);
         Triangle {
-            v,
+            v: packed,
             clip: Clip { x0, y0, x1, y1 },
             shading: self.shading,
             grads,
             steps,
             // The mid vertex right of the long edge makes the long edge the left one.
             long_left: area > 0,
-            core,
+            core: core_packed,
             rgb_fast,
         }
     }
@@ -257,26 +258,25 @@ fn area2(v: &[Vtx; 3]) -> i32 {
 /// (evaluating from the top, right, bottom or middle vertex misses by 1 LSB). Ties: the emulator
 /// reference (its streams and model frames differ in single gouraud/texture LSBs otherwise); no
 /// capture decides them, the hardware probes and images pass either way.
-fn find_core(v: &[Vtx; 3]) -> Vtx {
-    let i = if v[1].x <= v[0].x {
-        if v[2].x <= v[1].x {
+fn find_core(x: [i16; 3]) -> usize {
+    if x[1] <= x[0] {
+        if x[2] <= x[1] {
             2
         } else {
             1
         }
-    } else if v[2].x < v[0].x {
+    } else if x[2] < x[0] {
         2
     } else {
         0
-    };
-    v[i]
+    }
 }
 
 /// A set-up triangle.
 #[derive(Clone, Debug)]
 pub struct Triangle {
-    /// Vertices sorted by y.
-    v: [Vtx; 3],
+    /// Vertices sorted by y (packed: the set-up triangle is written once per draw).
+    v: [PackedVtx; 3],
     clip: Clip,
     shading: Shading,
     /// Gradients of r, g, b, u, v; those drawing does not read are 0 (see
@@ -287,7 +287,7 @@ pub struct Triangle {
     /// The long edge v0→v2 is the left one.
     long_left: bool,
     /// The vertex attributes are evaluated from.
-    core: Vtx,
+    core: PackedVtx,
     /// Every colour the triangle can draw lies in 0..=255 (see [`TriangleCmd::setup`]).
     rgb_fast: bool,
 }
@@ -324,8 +324,8 @@ impl Triangle {
     /// Rows drawn, `[top, bottom)`, clipped to the drawing area.
     pub fn rows(&self) -> (i32, i32) {
         (
-            self.v[0].y.max(self.clip.y0),
-            self.v[2].y.min(self.clip.y1 + 1),
+            i32::from(self.v[0].y).max(self.clip.y0),
+            i32::from(self.v[2].y).min(self.clip.y1 + 1),
         )
     }
 
@@ -359,8 +359,8 @@ impl SpanDraw for Triangle {
         smp: Option<&Sampler<DEPTH>>,
     ) {
         let (top, bottom) = self.rows();
-        let [a, b, _] = self.v;
-        let c = self.core;
+        let [a, b, _] = self.v.map(|p| p.unpack());
+        let c = self.core.unpack();
         let gdx = self.grads.map(|g| g.dx);
         let gdy = self.grads.map(|g| g.dy);
         let px = PixelOut::new(&self.shading.mode);
@@ -443,7 +443,7 @@ impl Triangle {
     /// r, g, b, u, v (·2¹², +½) at column `core.x` of row `y`, from gradients `grads`.
     #[inline(always)]
     fn attrs_at_with(&self, grads: &[Grad; 5], y: i32) -> [i64; 5] {
-        let c = self.core;
+        let c = self.core.unpack();
         let at = |v: i32, g: Grad| {
             ((v as i64) << FRAC) + (1 << (FRAC - 1)) + g.dy as i64 * (y - c.y) as i64
         };
@@ -474,7 +474,8 @@ impl Triangle {
         if y < top || y >= bottom {
             return None;
         }
-        let [a, b, _] = self.v;
+        let v = self.v.map(|p| p.unpack());
+        let [a, b, _] = v;
         let long = x_fp(a.x) + self.steps[0] * (y - a.y) as i64;
         let short = if y < b.y {
             x_fp(a.x) + self.steps[1] * (y - a.y) as i64
@@ -487,14 +488,15 @@ impl Triangle {
             return None;
         }
         // All five gradients: set-up skips those drawing does not read.
-        let grads = gradients(&self.v, area2(&self.v));
+        let grads = gradients(&v, area2(&v));
+        let core = self.core.unpack();
         let col = self.attrs_at_with(&grads, y);
-        let at = |i: usize| col[i] + grads[i].dx as i64 * (x - self.core.x) as i64;
+        let at = |i: usize| col[i] + grads[i].dx as i64 * (x - core.x) as i64;
         let s = &self.shading;
         let rgb = if s.gouraud {
             [at(0), at(1), at(2)].map(|c| (c >> FRAC) as i32)
         } else {
-            [self.core.r, self.core.g, self.core.b]
+            [core.r, core.g, core.b]
         };
         let dither = if s.dither && !s.raw {
             super::pixel::DITHER[(y & 3) as usize][(x & 3) as usize] as i32
@@ -686,7 +688,7 @@ mod tests {
                 };
                 let mut want = v;
                 want.sort_by_key(|p| p.y);
-                assert_eq!(t.setup().v, want, "y {y:?} x {xs:?}");
+                assert_eq!(t.setup().v.map(|p| p.unpack()), want, "y {y:?} x {xs:?}");
             }
         }
     }
