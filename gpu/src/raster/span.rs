@@ -584,11 +584,15 @@ mod tests {
             let uv = [r.next_u32(), r.next_u32()];
             let (s0, s1) = (r.below(32), r.below(32));
             let duv = [r.next_u32() >> s0, (r.next_u32() >> s1).wrapping_neg()];
-            let dither = if r.below(2) == 0 {
-                &NO_DITHER
-            } else {
-                &DITHER_LANES[r.below(4) as usize][x0 & 3]
+            // A second span inside the first, through the same primitive constants.
+            let s0 = x0 + r.below(n as u32) as usize;
+            let s1 = s0 + 1 + r.below((x1 - s0) as u32) as usize;
+            let dither_row = (r.below(2) == 0).then(|| r.below(4) as usize);
+            let dither_at = |x: usize| match dither_row {
+                None => &NO_DITHER,
+                Some(y) => &DITHER_LANES[y][x & 3],
             };
+            let dither = dither_at(x0);
             let px = PixelOut {
                 check: if r.below(2) == 0 { 0x8000 } else { 0 },
                 set: if r.below(2) == 0 { 0x8000 } else { 0 },
@@ -617,6 +621,10 @@ mod tests {
             });
             let mut want = case.row.clone();
             span_exact::<DEPTH, RAW, BLEND>(&mut want[x0..x1], dither, acc, gdx, smp, px);
+            let skip = (s0 - x0) as i64;
+            let acc2 = std::array::from_fn(|i| acc[i] + gdx[i] * skip);
+            let sub = &mut want[s0..s1];
+            span_exact::<DEPTH, RAW, BLEND>(sub, dither_at(s0), acc2, gdx, smp, px);
             // Flat spans read the flat colour, gouraud ones their colours at the first pixel.
             let steps = PrimSteps {
                 gdx: [drgb[0], drgb[1], drgb[2], duv[0] as i32, duv[1] as i32],
@@ -641,19 +649,32 @@ mod tests {
                     uv[1] as i32,
                 ],
             };
-            let mut got = case.row.clone();
-            let row: &mut [u16; VRAM_WIDTH] = (&mut got[..]).try_into().expect("a VRAM row");
-            let (k, p) = (Portable, Portable.prim(&steps, smp));
-            k.span::<DEPTH, GOURAUD, RAW, BLEND>(&p, row, x0, x1, k.attrs(at), dither, smp);
-            let what =
-                format!("DEPTH {DEPTH} GOURAUD {GOURAUD} RAW {RAW} BLEND {BLEND} {x0}..{x1}");
+            // Both spans through kernel `k`, the second's attributes stepped from the first's.
+            let draw = |k: &dyn Fn(&mut [u16; VRAM_WIDTH])| {
+                let mut got = case.row.clone();
+                k((&mut got[..]).try_into().expect("a VRAM row"));
+                got
+            };
+            let what = format!(
+                "DEPTH {DEPTH} GOURAUD {GOURAUD} RAW {RAW} BLEND {BLEND} {x0}..{x1}, {s0}..{s1}"
+            );
+            let got = draw(&|row| {
+                let (k, p) = (Portable, Portable.prim(&steps, smp));
+                let (a, d) = (k.attrs(at), k.attrs(steps.gdx));
+                k.span::<DEPTH, GOURAUD, RAW, BLEND>(&p, row, x0, x1, a, dither, smp);
+                let a2 = k.attrs_mul_add(a, d, (s0 - x0) as i32);
+                k.span::<DEPTH, GOURAUD, RAW, BLEND>(&p, row, s0, s1, a2, dither_at(s0), smp);
+            });
             assert_eq!(got, want, "portable, {what}");
             #[cfg(target_arch = "x86_64")]
             if let Some(k) = avx2::Avx2::detect() {
-                let mut got = case.row.clone();
-                let row: &mut [u16; VRAM_WIDTH] = (&mut got[..]).try_into().expect("a VRAM row");
-                let p = k.prim(&steps, smp);
-                k.span::<DEPTH, GOURAUD, RAW, BLEND>(&p, row, x0, x1, k.attrs(at), dither, smp);
+                let got = draw(&|row| {
+                    let p = k.prim(&steps, smp);
+                    let (a, d) = (k.attrs(at), k.attrs(steps.gdx));
+                    k.span::<DEPTH, GOURAUD, RAW, BLEND>(&p, row, x0, x1, a, dither, smp);
+                    let a2 = k.attrs_mul_add(a, d, (s0 - x0) as i32);
+                    k.span::<DEPTH, GOURAUD, RAW, BLEND>(&p, row, s0, s1, a2, dither_at(s0), smp);
+                });
                 assert_eq!(got, want, "avx2, {what}");
             }
         }
