@@ -11,6 +11,11 @@
 //! check it against [`span_exact`], that pixel-by-pixel loop. Measured (callgrind, the GPU bench
 //! frame): the per-pixel loop it replaced spent about 75 instructions per pixel.
 //!
+//! What every span of a primitive shares is prepared once per primitive ([`Kernel::prim`]), and a
+//! row passes only its attributes at its first pixel ([`Kernel::Attrs`], stepped row to row in
+//! wrapping 32-bit arithmetic) and its dither lanes: at a few pixels per row, per-span set-up
+//! would weigh as much as the pixels.
+//!
 //! The lane loop needs every colour of the span in 0..=255, which holds for flat colours and for
 //! most gouraud spans; a gouraud span whose colours step outside (possible near a vertex, as the
 //! hardware's gradients are truncated) goes through [`span_exact`] with 64-bit steppers instead.

@@ -7,6 +7,12 @@
 //! drawn keep the destination's value, and the chunk is written back whole. Measured
 //! (callgrind, the GPU bench frame): about a third of the portable lane loop's instructions.
 //!
+//! A primitive's constants (lane offsets and steps of each attribute, flat colour, mask bits,
+//! texture window, page, 4-bit CLUT register) are built once, in [`Prim`]; a span only spreads
+//! its attributes at the first pixel, one register, over the lanes of each chunk. A small
+//! triangle's rows are mostly one partial chunk, so set-up per span would otherwise cost as much
+//! as its pixels.
+//!
 //! Every helper is a safe `#[target_feature(enable = "avx2")]` function. `unsafe` remains for
 //! the gathers (their lane indices are bounded as `gather_u16` requires), the 16- and 32-byte
 //! loads and stores through references of that size, and the entry into the AVX2 code, made only
