@@ -4,7 +4,7 @@
 // Verified: hwtests phases 5, 13; gpu-images/rectangles and texture-flip.
 
 use super::pixel::PixelMode;
-use super::span::{dispatch, Kernel, PixelOut, Shade, Simd, SpanDraw, SpanSteps, FRAC, NO_DITHER};
+use super::span::{dispatch, Kernel, PixelOut, PrimSteps, Shade, Simd, SpanDraw, FRAC, NO_DITHER};
 use super::texture::{Sampler, Texture};
 use super::{Band, Clip, TexSource};
 
@@ -117,8 +117,14 @@ impl SpanDraw for Rect {
             (u0.wrapping_add(dx), 1 << FRAC)
         };
         let (r, g, b) = self.rgb;
-        let px = PixelOut::new(&self.mode);
+        let steps = PrimSteps {
+            gdx: [0, 0, 0, du as i32, 0],
+            flat: [r, g, b],
+            px: PixelOut::new(&self.mode),
+        };
+        let prim = k.prim::<DEPTH>(&steps, smp);
         let (x0, x1) = (left as usize, right as usize);
+        let u = (u as i32) << FRAC;
         for band in bands.iter_mut() {
             for y in top.max(band.y0)..bottom.min(band.y1) {
                 let dy = (y - self.y) as u8;
@@ -127,14 +133,9 @@ impl SpanDraw for Rect {
                 } else {
                     v0.wrapping_add(dy)
                 };
-                let steps = SpanSteps {
-                    rgb: [r << FRAC, g << FRAC, b << FRAC],
-                    drgb: [0; 3],
-                    uv: [(u as u32) << FRAC, (v as u32) << FRAC],
-                    duv: [du, 0],
-                    dither: &NO_DITHER,
-                };
-                k.span::<DEPTH, GOURAUD, RAW, BLEND>(band.row(y), x0, x1, &steps, smp, px);
+                let at = k.attrs([0, 0, 0, u, (v as i32) << FRAC]);
+                let row = band.row(y).try_into().expect("a VRAM row");
+                k.span::<DEPTH, GOURAUD, RAW, BLEND>(&prim, row, x0, x1, at, &NO_DITHER, smp);
             }
         }
     }

@@ -11,6 +11,11 @@
 //! check it against [`span_exact`], that pixel-by-pixel loop. Measured (callgrind, the GPU bench
 //! frame): the per-pixel loop it replaced spent about 75 instructions per pixel.
 //!
+//! What every span of a primitive shares is prepared once per primitive ([`Kernel::prim`]), and a
+//! row passes only its attributes at its first pixel ([`Kernel::Attrs`], stepped row to row in
+//! wrapping 32-bit arithmetic) and its dither lanes: at a few pixels per row, per-span set-up
+//! would weigh as much as the pixels.
+//!
 //! The lane loop needs every colour of the span in 0..=255, which holds for flat colours and for
 //! most gouraud spans; a gouraud span whose colours step outside (possible near a vertex, as the
 //! hardware's gradients are truncated) goes through [`span_exact`] with 64-bit steppers instead.
@@ -21,6 +26,7 @@ use super::pixel::{
 };
 use super::texture::{Sampler, Texture};
 use super::{Band, TexSource};
+use crate::VRAM_WIDTH;
 
 #[cfg(target_arch = "x86_64")]
 pub mod avx2;
@@ -56,6 +62,10 @@ pub static DITHER_LANES: [[[i16; LANES]; 4]; 4] = {
 /// No dithering, in lanes.
 pub static NO_DITHER: [i16; LANES] = [0; LANES];
 
+/// No dithering, laid out as [`DITHER_LANES`] (so that a row picks its lanes the same way
+/// whether the primitive dithers or not).
+pub static NO_DITHER_LANES: [[[i16; LANES]; 4]; 4] = [[[0; LANES]; 4]; 4];
+
 /// How a primitive writes pixels: `check` 0x8000 when GP0(E6h) bit 1 is set (else 0), `set`
 /// the forced bit 15 (GP0(E6h) bit 0).
 #[derive(Clone, Copy, Debug)]
@@ -76,23 +86,18 @@ impl PixelOut {
     }
 }
 
-/// A span's attributes at its first pixel and their per-pixel steps, all with [`FRAC`]
-/// fraction bits.
+/// What every span of a primitive shares, for [`Kernel::prim`]: the attributes' steps per
+/// pixel, the flat colour and the mask handling.
 #[derive(Clone, Copy, Debug)]
-pub struct SpanSteps {
-    /// Red, green, blue at the first pixel. Gouraud: every pixel of the span lies in
-    /// 0..=255 (the caller checks), so 32-bit wrapping steps give the exact integers.
-    /// Flat: the colour, and `drgb` is zero.
-    pub rgb: [i32; 3],
-    /// Their steps per pixel.
-    pub drgb: [i32; 3],
-    /// U and V at the first pixel. Only bits 12–19 are used, which wrapping 32-bit steps keep
-    /// exact on every span.
-    pub uv: [u32; 2],
-    /// Their steps per pixel.
-    pub duv: [u32; 2],
-    /// Dither offsets of the span's first [`LANES`] pixels (zeros when not dithering).
-    pub dither: &'static [i16; LANES],
+pub struct PrimSteps {
+    /// Steps per pixel of r, g, b, u, v, with [`FRAC`] fraction bits. Colours (read only by
+    /// gouraud spans) step exactly as every pixel of a span lies in 0..=255 (the caller checks);
+    /// U and V only use bits 12–19, which wrapping 32-bit steps keep exact on every span.
+    pub gdx: [i32; 5],
+    /// The colour of a flat primitive, 8-bit red, green, blue.
+    pub flat: [i32; 3],
+    /// Mask handling.
+    pub px: PixelOut,
 }
 
 /// The steppers of one chunk, lane `i` holding pixel `i` of the chunk.
@@ -103,30 +108,31 @@ struct Lanes {
 
 impl Lanes {
     #[inline(always)]
-    fn start(s: &SpanSteps) -> Self {
+    fn start(at: &[i32; 5], gdx: &[i32; 5]) -> Self {
         let mut l = Lanes {
             rgb: [[0; LANES]; 3],
             uv: [[0; LANES]; 2],
         };
         for i in 0..LANES {
             for c in 0..3 {
-                l.rgb[c][i] = s.rgb[c].wrapping_add(s.drgb[c].wrapping_mul(i as i32));
+                l.rgb[c][i] = at[c].wrapping_add(gdx[c].wrapping_mul(i as i32));
             }
             for c in 0..2 {
-                l.uv[c][i] = s.uv[c].wrapping_add(s.duv[c].wrapping_mul(i as u32));
+                l.uv[c][i] = at[3 + c].wrapping_add(gdx[3 + c].wrapping_mul(i as i32)) as u32;
             }
         }
         l
     }
 
     #[inline(always)]
-    fn advance(&mut self, s: &SpanSteps) {
+    fn advance(&mut self, gdx: &[i32; 5]) {
+        let step = gdx.map(|d| d.wrapping_mul(LANES as i32));
         for i in 0..LANES {
-            for c in 0..3 {
-                self.rgb[c][i] = self.rgb[c][i].wrapping_add(s.drgb[c].wrapping_mul(LANES as i32));
+            for (l, d) in self.rgb.iter_mut().zip(&step[..3]) {
+                l[i] = l[i].wrapping_add(*d);
             }
-            for c in 0..2 {
-                self.uv[c][i] = self.uv[c][i].wrapping_add(s.duv[c].wrapping_mul(LANES as u32));
+            for (l, d) in self.uv.iter_mut().zip(&step[3..]) {
+                l[i] = l[i].wrapping_add(*d as u32);
             }
         }
     }
@@ -159,18 +165,45 @@ fn rgb_lane(r: i16, g: i16, b: i16, d: i16) -> u16 {
 
 /// A span loop for spans whose colours all lie in 0..=255: [`Portable`] everywhere, or
 /// [`avx2::Avx2`] where the CPU has AVX2. Both give exactly [`span_exact`]'s pixels.
+///
+/// A primitive builds its constants once ([`Kernel::prim`]); each span then passes only its
+/// attributes at its first pixel, so a short span costs little more than its pixels.
 pub trait Kernel: Copy {
-    /// Draws the pixels `x0..x1` of `row`, a whole VRAM row, left to right. Pixels of `row`
-    /// outside `x0..x1` may be read and written back unchanged. `smp` is `Some` exactly when
-    /// `DEPTH` is not 0; `RAW` only with a texture; `BLEND` a `BLEND_*` selector.
+    /// The constants every span of one primitive shares, in the form this kernel uses them.
+    type Prim: Copy;
+
+    /// r, g, b, u, v with [`FRAC`] fraction bits at one point, in wrapping 32-bit arithmetic,
+    /// in the form this kernel steps them.
+    type Attrs: Copy;
+
+    /// The constants of a primitive with steps, flat colour and mask handling `p`, sampling
+    /// through `smp` (`Some` exactly when `DEPTH` is not 0).
+    fn prim<const DEPTH: u8>(self, p: &PrimSteps, smp: Option<&Sampler<DEPTH>>) -> Self::Prim;
+
+    /// Attributes r, g, b, u, v.
+    fn attrs(self, a: [i32; 5]) -> Self::Attrs;
+
+    /// `a + d·k` per attribute, wrapping.
+    fn attrs_mul_add(self, a: Self::Attrs, d: Self::Attrs, k: i32) -> Self::Attrs;
+
+    /// `a + d` per attribute, wrapping.
+    fn attrs_add(self, a: Self::Attrs, d: Self::Attrs) -> Self::Attrs;
+
+    /// Draws the pixels `x0..x1` of `row`, a whole VRAM row, left to right, for the primitive
+    /// `p` (built by [`Kernel::prim`] with the same `smp`). `at` holds the attributes at pixel
+    /// `x0` (colours read only when `GOURAUD`, U/V only when `DEPTH` is not 0), `dither` the
+    /// offsets of pixels `x0..x0 + LANES`. Pixels of `row` outside `x0..x1` may be read and
+    /// written back unchanged. `RAW` only with a texture; `BLEND` a `BLEND_*` selector.
+    #[allow(clippy::too_many_arguments)]
     fn span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
         self,
-        row: &mut [u16],
+        p: &Self::Prim,
+        row: &mut [u16; VRAM_WIDTH],
         x0: usize,
         x1: usize,
-        s: &SpanSteps,
+        at: Self::Attrs,
+        dither: &[i16; LANES],
         smp: Option<&Sampler<DEPTH>>,
-        px: PixelOut,
     );
 
     /// Draws primitive `d`'s rows inside `bands` through this kernel: `d.spans` compiled for
@@ -212,38 +245,63 @@ impl Simd {
 pub struct Portable;
 
 impl Kernel for Portable {
+    type Prim = PrimSteps;
+    type Attrs = [i32; 5];
+
+    #[inline(always)]
+    fn prim<const DEPTH: u8>(self, p: &PrimSteps, _: Option<&Sampler<DEPTH>>) -> PrimSteps {
+        *p
+    }
+
+    #[inline(always)]
+    fn attrs(self, a: [i32; 5]) -> [i32; 5] {
+        a
+    }
+
+    #[inline(always)]
+    fn attrs_mul_add(self, a: [i32; 5], d: [i32; 5], k: i32) -> [i32; 5] {
+        std::array::from_fn(|i| a[i].wrapping_add(d[i].wrapping_mul(k)))
+    }
+
+    #[inline(always)]
+    fn attrs_add(self, a: [i32; 5], d: [i32; 5]) -> [i32; 5] {
+        std::array::from_fn(|i| a[i].wrapping_add(d[i]))
+    }
+
     #[inline(always)]
     fn span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
         self,
-        row: &mut [u16],
+        p: &PrimSteps,
+        row: &mut [u16; VRAM_WIDTH],
         x0: usize,
         x1: usize,
-        s: &SpanSteps,
+        at: [i32; 5],
+        dither: &[i16; LANES],
         smp: Option<&Sampler<DEPTH>>,
-        px: PixelOut,
     ) {
-        let mut lanes = Lanes::start(s);
+        let mut lanes = Lanes::start(&at, &p.gdx);
+        let x1 = x1.min(VRAM_WIDTH);
         let mut x = x0;
         while x < x1 {
             let n = (x1 - x).min(LANES);
             match row.get_mut(x..x + LANES) {
                 Some(c) => {
                     let c: &mut [u16; LANES] = c.try_into().expect("LANES pixels");
-                    chunk::<DEPTH, GOURAUD, RAW, BLEND>(c, n, &lanes, s, smp, px);
+                    chunk::<DEPTH, GOURAUD, RAW, BLEND>(c, n, &lanes, p, dither, smp);
                 }
                 None => {
                     // The last chunk of a span reaching the right end of VRAM.
                     let mut buf = [0u16; LANES];
-                    for (b, p) in buf.iter_mut().zip(&row[x..x1]) {
-                        *b = *p;
+                    for (b, px) in buf.iter_mut().zip(&row[x..x1]) {
+                        *b = *px;
                     }
-                    chunk::<DEPTH, GOURAUD, RAW, BLEND>(&mut buf, n, &lanes, s, smp, px);
-                    for (p, b) in row[x..x1].iter_mut().zip(buf) {
-                        *p = b;
+                    chunk::<DEPTH, GOURAUD, RAW, BLEND>(&mut buf, n, &lanes, p, dither, smp);
+                    for (px, b) in row[x..x1].iter_mut().zip(buf) {
+                        *px = b;
                     }
                 }
             }
-            lanes.advance(s);
+            lanes.advance(&p.gdx);
             x += LANES;
         }
     }
@@ -255,10 +313,11 @@ fn chunk<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>
     dst: &mut [u16; LANES],
     n: usize,
     l: &Lanes,
-    s: &SpanSteps,
+    p: &PrimSteps,
+    dither: &[i16; LANES],
     smp: Option<&Sampler<DEPTH>>,
-    px: PixelOut,
 ) {
+    let px = p.px;
     let mut texel = [0u16; LANES];
     if let Some(smp) = smp {
         for (i, t) in texel.iter_mut().enumerate() {
@@ -271,10 +330,10 @@ fn chunk<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>
             if GOURAUD {
                 (l.rgb[k][i] >> FRAC) as i16
             } else {
-                (s.rgb[k] >> FRAC) as i16
+                p.flat[k] as i16
             }
         };
-        let d = s.dither[i];
+        let d = dither[i];
         *c = if DEPTH != 0 && RAW {
             texel[i]
         } else if DEPTH != 0 {
@@ -441,7 +500,7 @@ mod tests {
     use super::*;
     use crate::raster::texture::ClutTable;
     use crate::rng::XorShift;
-    use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
+    use crate::{VramImage, VRAM_HEIGHT};
 
     #[test]
     fn lane_modulation_equals_modulate_for_every_input() {
@@ -530,18 +589,15 @@ mod tests {
             let uv = [r.next_u32(), r.next_u32()];
             let (s0, s1) = (r.below(32), r.below(32));
             let duv = [r.next_u32() >> s0, (r.next_u32() >> s1).wrapping_neg()];
-            let dither = if r.below(2) == 0 {
-                &NO_DITHER
-            } else {
-                &DITHER_LANES[r.below(4) as usize][x0 & 3]
+            // A second span inside the first, through the same primitive constants.
+            let s0 = x0 + r.below(n as u32) as usize;
+            let s1 = s0 + 1 + r.below((x1 - s0) as u32) as usize;
+            let dither_row = (r.below(2) == 0).then(|| r.below(4) as usize);
+            let dither_at = |x: usize| match dither_row {
+                None => &NO_DITHER,
+                Some(y) => &DITHER_LANES[y][x & 3],
             };
-            let steps = SpanSteps {
-                rgb,
-                drgb,
-                uv,
-                duv,
-                dither,
-            };
+            let dither = dither_at(x0);
             let px = PixelOut {
                 check: if r.below(2) == 0 { 0x8000 } else { 0 },
                 set: if r.below(2) == 0 { 0x8000 } else { 0 },
@@ -570,15 +626,60 @@ mod tests {
             });
             let mut want = case.row.clone();
             span_exact::<DEPTH, RAW, BLEND>(&mut want[x0..x1], dither, acc, gdx, smp, px);
-            let mut got = case.row.clone();
-            Portable.span::<DEPTH, GOURAUD, RAW, BLEND>(&mut got, x0, x1, &steps, smp, px);
-            let what =
-                format!("DEPTH {DEPTH} GOURAUD {GOURAUD} RAW {RAW} BLEND {BLEND} {x0}..{x1}");
+            let skip = (s0 - x0) as i64;
+            let acc2 = std::array::from_fn(|i| acc[i] + gdx[i] * skip);
+            let sub = &mut want[s0..s1];
+            span_exact::<DEPTH, RAW, BLEND>(sub, dither_at(s0), acc2, gdx, smp, px);
+            // Flat spans read the flat colour, gouraud ones their colours at the first pixel.
+            let steps = PrimSteps {
+                gdx: [drgb[0], drgb[1], drgb[2], duv[0] as i32, duv[1] as i32],
+                flat: rgb.map(|c| c >> FRAC),
+                px,
+            };
+            // A flat span's colour comes from `flat` alone: its steppers are garbage here.
+            let steps = PrimSteps {
+                gdx: match GOURAUD {
+                    true => steps.gdx,
+                    false => [r.next_u32() as i32, 7, -3, steps.gdx[3], steps.gdx[4]],
+                },
+                ..steps
+            };
+            let at = match GOURAUD {
+                true => [rgb[0], rgb[1], rgb[2], uv[0] as i32, uv[1] as i32],
+                false => [
+                    -1 << 30,
+                    1 << 30,
+                    r.next_u32() as i32,
+                    uv[0] as i32,
+                    uv[1] as i32,
+                ],
+            };
+            // Both spans through kernel `k`, the second's attributes stepped from the first's.
+            let draw = |k: &dyn Fn(&mut [u16; VRAM_WIDTH])| {
+                let mut got = case.row.clone();
+                k((&mut got[..]).try_into().expect("a VRAM row"));
+                got
+            };
+            let what = format!(
+                "DEPTH {DEPTH} GOURAUD {GOURAUD} RAW {RAW} BLEND {BLEND} {x0}..{x1}, {s0}..{s1}"
+            );
+            let got = draw(&|row| {
+                let (k, p) = (Portable, Portable.prim(&steps, smp));
+                let (a, d) = (k.attrs(at), k.attrs(steps.gdx));
+                k.span::<DEPTH, GOURAUD, RAW, BLEND>(&p, row, x0, x1, a, dither, smp);
+                let a2 = k.attrs_mul_add(a, d, (s0 - x0) as i32);
+                k.span::<DEPTH, GOURAUD, RAW, BLEND>(&p, row, s0, s1, a2, dither_at(s0), smp);
+            });
             assert_eq!(got, want, "portable, {what}");
             #[cfg(target_arch = "x86_64")]
             if let Some(k) = avx2::Avx2::detect() {
-                let mut got = case.row.clone();
-                k.span::<DEPTH, GOURAUD, RAW, BLEND>(&mut got, x0, x1, &steps, smp, px);
+                let got = draw(&|row| {
+                    let p = k.prim(&steps, smp);
+                    let (a, d) = (k.attrs(at), k.attrs(steps.gdx));
+                    k.span::<DEPTH, GOURAUD, RAW, BLEND>(&p, row, x0, x1, a, dither, smp);
+                    let a2 = k.attrs_mul_add(a, d, (s0 - x0) as i32);
+                    k.span::<DEPTH, GOURAUD, RAW, BLEND>(&p, row, s0, s1, a2, dither_at(s0), smp);
+                });
                 assert_eq!(got, want, "avx2, {what}");
             }
         }

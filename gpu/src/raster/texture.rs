@@ -78,7 +78,6 @@ impl Texture {
             page_y: self.page_y as usize,
             win_u: self.win_u,
             win_v: self.win_v,
-            plain_window: self.win_u == (0xff, 0) && self.win_v == (0xff, 0),
         }
     }
 
@@ -114,8 +113,6 @@ pub struct Sampler<'a, const DEPTH: u8> {
     pub(crate) page_y: usize,
     pub(crate) win_u: (u8, u8),
     pub(crate) win_v: (u8, u8),
-    /// The texture window changes nothing (GP0(E2h) mask 0).
-    pub(crate) plain_window: bool,
 }
 
 impl<const DEPTH: u8> Sampler<'_, DEPTH> {

@@ -12,11 +12,12 @@
 
 use super::pixel::PixelMode;
 use super::span::{
-    dispatch, span_exact, Kernel, PixelOut, Shade, Simd, SpanDraw, SpanSteps, DITHER_LANES, FRAC,
-    NO_DITHER,
+    dispatch, span_exact, Kernel, PixelOut, PrimSteps, Shade, Simd, SpanDraw, DITHER_LANES, FRAC,
+    LANES, NO_DITHER_LANES,
 };
 use super::texture::{Sampler, Texture};
 use super::{Band, Clip, TexSource};
+use crate::VRAM_WIDTH;
 
 /// A vertex after the drawing offset, with 8-bit colour and texture coordinates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -55,8 +56,35 @@ pub struct Shading {
 /// One attribute's gradient: value·2¹² per column and per row.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Grad {
-    dx: i64,
-    dy: i64,
+    dx: i32,
+    dy: i32,
+}
+
+/// The gradient of attribute `a` over `v` (twice the signed area `area`, not 0), truncated
+/// toward zero. In 32 bits: attributes are 8-bit, and a drawn triangle spans at most 1023
+/// columns and 511 rows, so the numerators ·2¹² are at most 2·255·511·2¹² = 1 067 458 560
+/// (per column) and 2·255·1023·2¹² = 2 137 006 080 (per row), below 2³¹; `i32` division
+/// truncates toward zero as the hardware's does.
+#[inline(always)]
+fn grad(v: &[Vtx; 3], area: i32, a: fn(&Vtx) -> i32) -> Grad {
+    let (a0, a1, a2) = (a(&v[0]), a(&v[1]), a(&v[2]));
+    let nx = (a1 - a0) * (v[2].y - v[0].y) - (a2 - a0) * (v[1].y - v[0].y);
+    let ny = (v[1].x - v[0].x) * (a2 - a0) - (v[2].x - v[0].x) * (a1 - a0);
+    Grad {
+        dx: (nx << FRAC) / area,
+        dy: (ny << FRAC) / area,
+    }
+}
+
+/// The gradients of r, g, b, u, v over `v` (twice the signed area `area`, not 0).
+fn gradients(v: &[Vtx; 3], area: i32) -> [Grad; 5] {
+    [
+        grad(v, area, |p| p.r),
+        grad(v, area, |p| p.g),
+        grad(v, area, |p| p.b),
+        grad(v, area, |p| p.u),
+        grad(v, area, |p| p.v),
+    ]
 }
 
 /// A triangle as queued: the hardware draws it (not culled), set-up still to come. Kept small
@@ -152,56 +180,59 @@ impl TriangleCmd {
                 o.swap(0, 1);
             }
         }
-        let v = o.map(|i| self.v[i].unpack());
+        let packed = o.map(|i| self.v[i]);
+        let v = packed.map(|p| p.unpack());
         let area = area2(&v);
-        let grad = |a: fn(&Vtx) -> i32| -> Grad {
-            let (a0, a1, a2) = (a(&v[0]) as i64, a(&v[1]) as i64, a(&v[2]) as i64);
-            let (x0, x1, x2) = (v[0].x as i64, v[1].x as i64, v[2].x as i64);
-            let (y0, y1, y2) = (v[0].y as i64, v[1].y as i64, v[2].y as i64);
-            let nx = (a1 - a0) * (y2 - y0) - (a2 - a0) * (y1 - y0);
-            let ny = (x1 - x0) * (a2 - a0) - (x2 - x0) * (a1 - a0);
-            Grad {
-                dx: (nx << FRAC) / area,
-                dy: (ny << FRAC) / area,
-            }
-        };
-        let grads = [
-            grad(|p| p.r),
-            grad(|p| p.g),
-            grad(|p| p.b),
-            grad(|p| p.u),
-            grad(|p| p.v),
-        ];
+        // Only the gradients drawing reads: colours when gouraud and not a raw texture, U/V when
+        // textured (the others stay 0; `sample` computes all five).
+        let s = &self.shading;
+        let reads_rgb = s.gouraud && !(s.raw && s.texture.is_some());
+        let mut grads = [Grad::default(); 5];
+        if reads_rgb {
+            grads[0] = grad(&v, area, |p| p.r);
+            grads[1] = grad(&v, area, |p| p.g);
+            grads[2] = grad(&v, area, |p| p.b);
+        }
+        if s.texture.is_some() {
+            grads[3] = grad(&v, area, |p| p.u);
+            grads[4] = grad(&v, area, |p| p.v);
+        }
         let steps = [
             x_step(v[2].x - v[0].x, v[2].y - v[0].y),
             x_step(v[1].x - v[0].x, v[1].y - v[0].y),
             x_step(v[2].x - v[1].x, v[2].y - v[1].y),
         ];
-        let core = find_core(&self.v.map(|p| p.unpack()));
+        let core_packed = self.v[find_core(self.v.map(|p| p.x))];
+        let core = core_packed.unpack();
         // A pixel's colour ·2¹² is an affine function of its position (the core vertex's colour
         // plus the gradients times the offset). Every pixel drawn lies in the closed triangle (an
         // integer point outside it is at least 1/511 column from an edge, far more than the
         // edge bias and step rounding), so the function's values at the three vertices bound
         // every colour drawn: when they are in 0..=255, no span needs checking.
-        let rgb_fast = v.iter().all(|p| {
-            let (dx, dy) = ((p.x - core.x) as i64, (p.y - core.y) as i64);
-            [(core.r, grads[0]), (core.g, grads[1]), (core.b, grads[2])]
-                .iter()
-                .all(|&(c, g)| {
-                    let at = ((c as i64) << FRAC) + (1 << (FRAC - 1)) + g.dx * dx + g.dy * dy;
-                    (0..256 << FRAC).contains(&at)
-                })
-        });
+        // Only gouraud colours step; flat ones are 8-bit.
+        let rgb_fast = !reads_rgb
+            || v.iter().all(|p| {
+                let (dx, dy) = ((p.x - core.x) as i64, (p.y - core.y) as i64);
+                [(core.r, grads[0]), (core.g, grads[1]), (core.b, grads[2])]
+                    .iter()
+                    .all(|&(c, g)| {
+                        let at = ((c as i64) << FRAC)
+                            + (1 << (FRAC - 1))
+                            + g.dx as i64 * dx
+                            + g.dy as i64 * dy;
+                        (0..256 << FRAC).contains(&at)
+                    })
+            });
         let [x0, y0, x1, y1] = self.clip.map(i32::from);
         Triangle {
-            v,
+            v: packed,
             clip: Clip { x0, y0, x1, y1 },
             shading: self.shading,
             grads,
             steps,
             // The mid vertex right of the long edge makes the long edge the left one.
             long_left: area > 0,
-            core,
+            core: core_packed,
             rgb_fast,
         }
     }
@@ -215,10 +246,10 @@ fn max3(a: [i32; 3]) -> i32 {
     a[0].max(a[1]).max(a[2])
 }
 
-/// Twice the signed area of `v` in the order given.
-fn area2(v: &[Vtx; 3]) -> i64 {
-    (v[1].x - v[0].x) as i64 * (v[2].y - v[0].y) as i64
-        - (v[2].x - v[0].x) as i64 * (v[1].y - v[0].y) as i64
+/// Twice the signed area of `v` in the order given (11-bit signed positions: the products
+/// and their difference fit 32 bits).
+fn area2(v: &[Vtx; 3]) -> i32 {
+    (v[1].x - v[0].x) * (v[2].y - v[0].y) - (v[2].x - v[0].x) * (v[1].y - v[0].y)
 }
 
 /// The vertex attributes are evaluated from, chosen among the vertices in command order: the
@@ -227,36 +258,36 @@ fn area2(v: &[Vtx; 3]) -> i64 {
 /// (evaluating from the top, right, bottom or middle vertex misses by 1 LSB). Ties: the emulator
 /// reference (its streams and model frames differ in single gouraud/texture LSBs otherwise); no
 /// capture decides them, the hardware probes and images pass either way.
-fn find_core(v: &[Vtx; 3]) -> Vtx {
-    let i = if v[1].x <= v[0].x {
-        if v[2].x <= v[1].x {
+fn find_core(x: [i16; 3]) -> usize {
+    if x[1] <= x[0] {
+        if x[2] <= x[1] {
             2
         } else {
             1
         }
-    } else if v[2].x < v[0].x {
+    } else if x[2] < x[0] {
         2
     } else {
         0
-    };
-    v[i]
+    }
 }
 
 /// A set-up triangle.
 #[derive(Clone, Debug)]
 pub struct Triangle {
-    /// Vertices sorted by y.
-    v: [Vtx; 3],
+    /// Vertices sorted by y (packed: the set-up triangle is written once per draw).
+    v: [PackedVtx; 3],
     clip: Clip,
     shading: Shading,
-    /// Gradients of r, g, b, u, v.
+    /// Gradients of r, g, b, u, v; those drawing does not read are 0 (see
+    /// [`TriangleCmd::setup`]).
     grads: [Grad; 5],
     /// Per-row X steps of the edges v0→v2, v0→v1, v1→v2 (32.32).
     steps: [i64; 3],
     /// The long edge v0→v2 is the left one.
     long_left: bool,
     /// The vertex attributes are evaluated from.
-    core: Vtx,
+    core: PackedVtx,
     /// Every colour the triangle can draw lies in 0..=255 (see [`TriangleCmd::setup`]).
     rgb_fast: bool,
 }
@@ -293,8 +324,8 @@ impl Triangle {
     /// Rows drawn, `[top, bottom)`, clipped to the drawing area.
     pub fn rows(&self) -> (i32, i32) {
         (
-            self.v[0].y.max(self.clip.y0),
-            self.v[2].y.min(self.clip.y1 + 1),
+            i32::from(self.v[0].y).max(self.clip.y0),
+            i32::from(self.v[2].y).min(self.clip.y1 + 1),
         )
     }
 
@@ -319,7 +350,7 @@ impl Triangle {
 
 impl SpanDraw for Triangle {
     /// The row loop, band by band: the upper part (short edge v0→v1) and the lower part
-    /// (v1→v2) as two runs of rows.
+    /// (v1→v2) as two runs of rows. The kernel's per-primitive constants are built once.
     #[inline(always)]
     fn spans<K: Kernel, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
         &self,
@@ -328,20 +359,29 @@ impl SpanDraw for Triangle {
         smp: Option<&Sampler<DEPTH>>,
     ) {
         let (top, bottom) = self.rows();
-        let [a, b, _] = self.v;
+        let [a, b, _] = self.v.map(|p| p.unpack());
+        let c = self.core.unpack();
+        let gdx = self.grads.map(|g| g.dx);
+        let gdy = self.grads.map(|g| g.dy);
+        let px = PixelOut::new(&self.shading.mode);
+        let flat = [c.r, c.g, c.b];
+        let prim = k.prim::<DEPTH>(&PrimSteps { gdx, flat, px }, smp);
         let run = Run {
-            px: PixelOut::new(&self.shading.mode),
-            dither: self.shading.dither && !RAW,
-            // Colours need checking per span only when gouraud and not proven in range.
-            check_rgb: GOURAUD && !RAW && !self.rgb_fast,
-            long_left: self.long_left,
+            px,
+            dither: match self.shading.dither && !RAW {
+                true => &DITHER_LANES,
+                false => &NO_DITHER_LANES,
+            },
             clip: (self.clip.x0, self.clip.x1 + 1),
-            long_step: self.steps[0],
-            gdx: self.grads.map(|g| g.dx),
-            gdy: self.grads.map(|g| g.dy),
-            flat: [self.core.r, self.core.g, self.core.b].map(|c| c << FRAC),
-            core_x: self.core.x,
+            gdx: k.attrs(gdx),
+            gdy: k.attrs(gdy),
+            gdx32: gdx,
+            gdy32: gdy,
+            core_x: c.x,
         };
+        // The attributes (+½) at the core vertex, whose gradients step them to any row.
+        let core = k.attrs([c.r, c.g, c.b, c.u, c.v].map(|v| (v << FRAC) + (1 << (FRAC - 1))));
+        let exact = GOURAUD && !RAW && !self.rgb_fast;
         for band in bands.iter_mut() {
             let (t, e) = (top.max(band.y0), bottom.min(band.y1));
             if t >= e {
@@ -350,42 +390,64 @@ impl SpanDraw for Triangle {
             // Upper rows: the short edge runs from v0; lower rows from v1.
             let split = b.y.clamp(t, e);
             let long = |y: i32| x_fp(a.x) + self.steps[0] * (y - a.y) as i64;
-            if t < split {
-                let short = x_fp(a.x) + self.steps[1] * (t - a.y) as i64;
-                let edges = (long(t), short, self.steps[1]);
-                run.rows::<K, DEPTH, GOURAUD, RAW, BLEND>(
-                    k,
-                    band,
+            let edges = |long: i64, short: i64, short_step: i64| match self.long_left {
+                true => Edges {
+                    left: long,
+                    right: short,
+                    left_step: self.steps[0],
+                    right_step: short_step,
+                },
+                false => Edges {
+                    left: short,
+                    right: long,
+                    left_step: short_step,
+                    right_step: self.steps[0],
+                },
+            };
+            for (rows, edges) in [
+                (
                     t..split,
-                    edges,
-                    self.attrs_at(t),
-                    smp,
-                );
-            }
-            if split < e {
-                let short = x_fp(b.x) + self.steps[2] * (split - b.y) as i64;
-                let edges = (long(split), short, self.steps[2]);
-                run.rows::<K, DEPTH, GOURAUD, RAW, BLEND>(
-                    k,
-                    band,
+                    edges(
+                        long(t),
+                        x_fp(a.x) + self.steps[1] * (t - a.y) as i64,
+                        self.steps[1],
+                    ),
+                ),
+                (
                     split..e,
-                    edges,
-                    self.attrs_at(split),
-                    smp,
-                );
+                    edges(
+                        long(split),
+                        x_fp(b.x) + self.steps[2] * (split - b.y) as i64,
+                        self.steps[2],
+                    ),
+                ),
+            ] {
+                if rows.is_empty() {
+                    continue;
+                }
+                if exact {
+                    let at = self.attrs_at(rows.start);
+                    run.rows_exact::<K, DEPTH, GOURAUD, RAW, BLEND>(
+                        k, &prim, band, rows, edges, at, smp,
+                    );
+                } else {
+                    let at = k.attrs_mul_add(core, run.gdy, rows.start - c.y);
+                    run.rows::<K, DEPTH, GOURAUD, RAW, BLEND>(k, &prim, band, rows, edges, at, smp);
+                }
             }
         }
     }
 }
 
 impl Triangle {
-    /// r, g, b, u, v (·2¹², +½) at column `core.x` of row `y`.
+    /// r, g, b, u, v (·2¹², +½) at column `core.x` of row `y`, from gradients `grads`.
     #[inline(always)]
-    fn attrs_at(&self, y: i32) -> [i64; 5] {
-        let c = self.core;
-        let at =
-            |v: i32, g: Grad| ((v as i64) << FRAC) + (1 << (FRAC - 1)) + g.dy * (y - c.y) as i64;
-        let [gr, gg, gb, gu, gv] = self.grads;
+    fn attrs_at_with(&self, grads: &[Grad; 5], y: i32) -> [i64; 5] {
+        let c = self.core.unpack();
+        let at = |v: i32, g: Grad| {
+            ((v as i64) << FRAC) + (1 << (FRAC - 1)) + g.dy as i64 * (y - c.y) as i64
+        };
+        let [gr, gg, gb, gu, gv] = *grads;
         [
             at(c.r, gr),
             at(c.g, gg),
@@ -393,6 +455,12 @@ impl Triangle {
             at(c.u, gu),
             at(c.v, gv),
         ]
+    }
+
+    /// [`Triangle::attrs_at_with`] the set-up gradients.
+    #[inline(always)]
+    fn attrs_at(&self, y: i32) -> [i64; 5] {
+        self.attrs_at_with(&self.grads, y)
     }
 }
 
@@ -406,7 +474,8 @@ impl Triangle {
         if y < top || y >= bottom {
             return None;
         }
-        let [a, b, _] = self.v;
+        let v = self.v.map(|p| p.unpack());
+        let [a, b, _] = v;
         let long = x_fp(a.x) + self.steps[0] * (y - a.y) as i64;
         let short = if y < b.y {
             x_fp(a.x) + self.steps[1] * (y - a.y) as i64
@@ -418,13 +487,16 @@ impl Triangle {
         if x < l.max(self.clip.x0) || x >= r.min(self.clip.x1 + 1) {
             return None;
         }
-        let col = self.attrs_at(y);
-        let at = |i: usize| col[i] + self.grads[i].dx * (x - self.core.x) as i64;
+        // All five gradients: set-up skips those drawing does not read.
+        let grads = gradients(&v, area2(&v));
+        let core = self.core.unpack();
+        let col = self.attrs_at_with(&grads, y);
+        let at = |i: usize| col[i] + grads[i].dx as i64 * (x - core.x) as i64;
         let s = &self.shading;
         let rgb = if s.gouraud {
             [at(0), at(1), at(2)].map(|c| (c >> FRAC) as i32)
         } else {
-            [self.core.r, self.core.g, self.core.b]
+            [core.r, core.g, core.b]
         };
         let dither = if s.dither && !s.raw {
             super::pixel::DITHER[(y & 3) as usize][(x & 3) as usize] as i32
@@ -446,92 +518,127 @@ impl Triangle {
     }
 }
 
-/// What a triangle's row runs share.
-struct Run {
+/// A part's edges on its first row (32.32), left and right, and their steps per row.
+#[derive(Clone, Copy)]
+struct Edges {
+    left: i64,
+    right: i64,
+    left_step: i64,
+    right_step: i64,
+}
+
+/// What a triangle's row runs share; `A` the kernel's [`Kernel::Attrs`].
+struct Run<A> {
     px: PixelOut,
-    dither: bool,
-    check_rgb: bool,
-    long_left: bool,
+    /// Dither lanes by row and first column ([`DITHER_LANES`] or [`NO_DITHER_LANES`]).
+    dither: &'static [[[i16; LANES]; 4]; 4],
     /// Drawing area columns `[x0, x1)`.
     clip: (i32, i32),
-    long_step: i64,
-    gdx: [i64; 5],
-    gdy: [i64; 5],
-    flat: [i32; 3],
+    /// Gradients per column and per row, in the kernel's form and as integers.
+    gdx: A,
+    gdy: A,
+    gdx32: [i32; 5],
+    gdy32: [i32; 5],
     /// The column attributes are evaluated from.
     core_x: i32,
 }
 
-impl Run {
-    /// Draws `rows` (inside `band`) from the long and short edge positions (32.32) on the first
-    /// row, the short edge's step, and the attributes at column `core.x` of the first row.
-    /// Edges and attributes are stepped by additions (the same integers per-row products give).
+impl<A: Copy> Run<A> {
+    /// Draws `rows` (inside `band`) of one part from its `edges` and the attributes at column
+    /// `core.x` of its first row, `col0`; every colour is in 0..=255. Edges and attributes are
+    /// stepped by additions, attributes in wrapping 32-bit arithmetic: the kernels read only
+    /// their low 32 bits, which those additions give exactly (as they would the 64-bit sums).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn rows<K: Kernel, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
+    fn rows<K, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
         &self,
         k: K,
+        prim: &K::Prim,
         band: &mut Band,
         rows: std::ops::Range<i32>,
-        (mut long, mut short, short_step): (i64, i64, i64),
+        e: Edges,
+        mut col0: A,
+        smp: Option<&Sampler<DEPTH>>,
+    ) where
+        K: Kernel<Attrs = A>,
+    {
+        let (mut left, mut right) = (e.left, e.right);
+        let mem = band_rows(band, &rows);
+        for (y, row) in rows.zip(mem.chunks_exact_mut(VRAM_WIDTH)) {
+            let row: &mut [u16; VRAM_WIDTH] = row.try_into().expect("a VRAM row");
+            let l = ((left >> 32) as i32).max(self.clip.0);
+            let r = ((right >> 32) as i32).min(self.clip.1);
+            left += e.left_step;
+            right += e.right_step;
+            if l < r {
+                let at = k.attrs_mul_add(col0, self.gdx, l - self.core_x);
+                let dither = &self.dither[(y & 3) as usize][(l & 3) as usize];
+                let (x0, x1) = (l as usize, r as usize);
+                k.span::<DEPTH, GOURAUD, RAW, BLEND>(prim, row, x0, x1, at, dither, smp);
+            }
+            col0 = k.attrs_add(col0, self.gdy);
+        }
+    }
+
+    /// [`Run::rows`] for a gouraud triangle whose colours may leave 0..=255: the attributes in
+    /// 64 bits (`col0` from [`Triangle::attrs_at`]); a span whose colours are in range goes
+    /// through the kernel, the others through [`span_exact`].
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn rows_exact<K, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
+        &self,
+        k: K,
+        prim: &K::Prim,
+        band: &mut Band,
+        rows: std::ops::Range<i32>,
+        e: Edges,
         mut col0: [i64; 5],
         smp: Option<&Sampler<DEPTH>>,
-    ) {
-        let gdx = self.gdx;
-        for y in rows {
-            let (l, r) = ((long >> 32) as i32, (short >> 32) as i32);
-            let (l, r) = if self.long_left { (l, r) } else { (r, l) };
-            let (l, r) = (l.max(self.clip.0), r.min(self.clip.1));
-            long += self.long_step;
-            short += short_step;
+    ) where
+        K: Kernel<Attrs = A>,
+    {
+        let gdx = self.gdx32.map(i64::from);
+        let gdy = self.gdy32.map(i64::from);
+        let (mut left, mut right) = (e.left, e.right);
+        let mem = band_rows(band, &rows);
+        for (y, row) in rows.zip(mem.chunks_exact_mut(VRAM_WIDTH)) {
+            let row: &mut [u16; VRAM_WIDTH] = row.try_into().expect("a VRAM row");
+            let l = ((left >> 32) as i32).max(self.clip.0);
+            let r = ((right >> 32) as i32).min(self.clip.1);
+            left += e.left_step;
+            right += e.right_step;
             if l < r {
-                let dither = if self.dither {
-                    &DITHER_LANES[(y & 3) as usize][(l & 3) as usize]
-                } else {
-                    &NO_DITHER
-                };
+                let dither = &self.dither[(y & 3) as usize][(l & 3) as usize];
                 let dx = (l - self.core_x) as i64;
                 let acc: [i64; 5] = std::array::from_fn(|i| col0[i] + gdx[i] * dx);
-                let (row, x0, x1) = (band.row(y), l as usize, r as usize);
+                let (x0, x1) = (l as usize, r as usize);
                 // Colours only step along a row, so the ends bound them: all six in 0..=255
                 // exactly when their bitwise OR is (a negative one sets the high bits).
-                let fast = !self.check_rgb || {
-                    let n = (r - l - 1) as i64;
-                    let ends = (0..3).fold(0, |o, i| {
-                        o | (acc[i] >> FRAC) | ((acc[i] + gdx[i] * n) >> FRAC)
-                    });
-                    (ends as u64) <= 255
-                };
-                if fast {
-                    let steps = SpanSteps {
-                        rgb: if GOURAUD {
-                            [acc[0] as i32, acc[1] as i32, acc[2] as i32]
-                        } else {
-                            self.flat
-                        },
-                        drgb: [gdx[0] as i32, gdx[1] as i32, gdx[2] as i32],
-                        uv: [acc[3] as u32, acc[4] as u32],
-                        duv: [gdx[3] as u32, gdx[4] as u32],
-                        dither,
-                    };
-                    k.span::<DEPTH, GOURAUD, RAW, BLEND>(row, x0, x1, &steps, smp, self.px);
+                let n = (r - l - 1) as i64;
+                let ends = (0..3).fold(0, |o, i| {
+                    o | (acc[i] >> FRAC) | ((acc[i] + gdx[i] * n) >> FRAC)
+                });
+                if (ends as u64) <= 255 {
+                    let at = k.attrs(acc.map(|a| a as i32));
+                    k.span::<DEPTH, GOURAUD, RAW, BLEND>(prim, row, x0, x1, at, dither, smp);
                 } else {
                     let row = &mut row[x0..x1];
                     span_exact::<DEPTH, RAW, BLEND>(row, dither, acc, gdx, smp, self.px);
                 }
             }
-            // Only the attributes this loop reads are stepped.
-            let stepped = match (GOURAUD, DEPTH != 0) {
-                (true, true) => 0..5,
-                (true, false) => 0..3,
-                (false, true) => 3..5,
-                (false, false) => 0..0,
-            };
-            for (c, d) in col0[stepped.clone()].iter_mut().zip(&self.gdy[stepped]) {
+            for (c, d) in col0.iter_mut().zip(gdy) {
                 *c += d;
             }
         }
     }
+}
+
+/// The VRAM rows `rows` of `band` (inside it), whole rows one after another.
+#[inline(always)]
+fn band_rows<'b>(band: &'b mut Band, rows: &std::ops::Range<i32>) -> &'b mut [u16] {
+    let at = |y: i32| (y - band.y0) as usize * VRAM_WIDTH;
+    let (start, end) = (at(rows.start), at(rows.end));
+    &mut band.rows[start..end]
 }
 
 #[cfg(test)]
@@ -581,8 +688,49 @@ mod tests {
                 };
                 let mut want = v;
                 want.sort_by_key(|p| p.y);
-                assert_eq!(t.setup().v, want, "y {y:?} x {xs:?}");
+                assert_eq!(t.setup().v.map(|p| p.unpack()), want, "y {y:?} x {xs:?}");
             }
+        }
+    }
+
+    /// The 32-bit gradients equal the 64-bit quotients on random triangles the hardware draws,
+    /// many at the extremes (1023 columns, 511 rows, attributes 0 and 255).
+    #[test]
+    fn gradients_in_32_bits_equal_64_bit_ones() {
+        let mut r = crate::rng::XorShift::new(0x6ead_1e27);
+        let mut checked = 0;
+        while checked < 20_000 {
+            let mut coord = |span: u32, extreme: bool| match extreme {
+                true => [0, span as i32][r.below(2) as usize],
+                false => r.below(span + 1) as i32,
+            };
+            let extreme = checked % 2 == 0;
+            let v: [Vtx; 3] = std::array::from_fn(|_| Vtx {
+                x: coord(1023, extreme) - 512,
+                y: coord(511, extreme) - 256,
+                r: coord(255, extreme),
+                g: coord(255, extreme),
+                b: coord(255, extreme),
+                u: coord(255, extreme),
+                v: coord(255, extreme),
+            });
+            let area = area2(&v);
+            if area == 0 {
+                continue;
+            }
+            let wide = |a: fn(&Vtx) -> i32| {
+                let [a0, a1, a2] = v.map(|p| a(&p) as i64);
+                let [x0, x1, x2] = v.map(|p| p.x as i64);
+                let [y0, y1, y2] = v.map(|p| p.y as i64);
+                let nx = (a1 - a0) * (y2 - y0) - (a2 - a0) * (y1 - y0);
+                let ny = (x1 - x0) * (a2 - a0) - (x2 - x0) * (a1 - a0);
+                ((nx << FRAC) / area as i64, (ny << FRAC) / area as i64)
+            };
+            let fields: [fn(&Vtx) -> i32; 5] = [|p| p.r, |p| p.g, |p| p.b, |p| p.u, |p| p.v];
+            for (g, a) in gradients(&v, area).iter().zip(fields) {
+                assert_eq!((g.dx as i64, g.dy as i64), wide(a), "{v:?}");
+            }
+            checked += 1;
         }
     }
 

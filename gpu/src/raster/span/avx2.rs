@@ -7,6 +7,12 @@
 //! drawn keep the destination's value, and the chunk is written back whole. Measured
 //! (callgrind, the GPU bench frame): about a third of the portable lane loop's instructions.
 //!
+//! A primitive's constants (lane offsets and steps of each attribute, flat colour, mask bits,
+//! texture window, page, 4-bit CLUT register) are built once, in [`Prim`]; a span only spreads
+//! its attributes at the first pixel, one register, over the lanes of each chunk. A small
+//! triangle's rows are mostly one partial chunk, so set-up per span would otherwise cost as much
+//! as its pixels.
+//!
 //! Every helper is a safe `#[target_feature(enable = "avx2")]` function. `unsafe` remains for
 //! the gathers (their lane indices are bounded as `gather_u16` requires), the 16- and 32-byte
 //! loads and stores through references of that size, and the entry into the AVX2 code, made only
@@ -14,10 +20,11 @@
 
 use std::arch::x86_64::*;
 
-use super::{Kernel, PixelOut, Portable, SpanDraw, SpanSteps, FRAC, LANES};
+use super::{Kernel, PrimSteps, SpanDraw, FRAC, LANES};
 use crate::raster::pixel::{BLEND_ADD, BLEND_AVERAGE, BLEND_NONE, BLEND_SUBTRACT};
 use crate::raster::texture::{ClutTable, Sampler};
 use crate::raster::Band;
+use crate::VRAM_WIDTH;
 
 /// Proof that the CPU runs AVX2: the only way to reach the AVX2 loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,18 +40,47 @@ impl Avx2 {
 }
 
 impl Kernel for Avx2 {
+    type Prim = Prim;
+    /// Lanes 0–4 hold r, g, b, u, v (lanes 5–7 are unused).
+    type Attrs = __m256i;
+
+    #[inline(always)]
+    fn prim<const DEPTH: u8>(self, p: &PrimSteps, smp: Option<&Sampler<DEPTH>>) -> Prim {
+        // SAFETY: an `Avx2` value exists only when `detect` saw AVX2 on this CPU.
+        unsafe { prim(p, smp) }
+    }
+
+    #[inline(always)]
+    fn attrs(self, a: [i32; 5]) -> __m256i {
+        // SAFETY: as above.
+        unsafe { _mm256_setr_epi32(a[0], a[1], a[2], a[3], a[4], 0, 0, 0) }
+    }
+
+    #[inline(always)]
+    fn attrs_mul_add(self, a: __m256i, d: __m256i, k: i32) -> __m256i {
+        // SAFETY: as above.
+        unsafe { _mm256_add_epi32(a, _mm256_mullo_epi32(d, _mm256_set1_epi32(k))) }
+    }
+
+    #[inline(always)]
+    fn attrs_add(self, a: __m256i, d: __m256i) -> __m256i {
+        // SAFETY: as above.
+        unsafe { _mm256_add_epi32(a, d) }
+    }
+
     #[inline(always)]
     fn span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
         self,
-        row: &mut [u16],
+        p: &Prim,
+        row: &mut [u16; VRAM_WIDTH],
         x0: usize,
         x1: usize,
-        s: &SpanSteps,
+        at: __m256i,
+        dither: &[i16; LANES],
         smp: Option<&Sampler<DEPTH>>,
-        px: PixelOut,
     ) {
-        // SAFETY: an `Avx2` value exists only when `detect` saw AVX2 on this CPU.
-        unsafe { span::<DEPTH, GOURAUD, RAW, BLEND>(row, x0, x1, s, smp, px) }
+        // SAFETY: as above.
+        unsafe { span::<DEPTH, GOURAUD, RAW, BLEND>(p, row, x0, x1, at, dither, smp) }
     }
 
     #[inline(always)]
@@ -69,17 +105,6 @@ fn draw<D: SpanDraw, const DEPTH: u8, const GOURAUD: bool, const RAW: bool, cons
     smp: Option<&Sampler<DEPTH>>,
 ) {
     d.spans::<Avx2, DEPTH, GOURAUD, RAW, BLEND>(k, bands, smp);
-}
-
-/// Eight lanes holding `base + i·step` (wrapping) for lane `i`.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn ramp(base: i32, step: i32) -> __m256i {
-    let idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    _mm256_add_epi32(
-        _mm256_set1_epi32(base),
-        _mm256_mullo_epi32(_mm256_set1_epi32(step), idx),
-    )
 }
 
 #[target_feature(enable = "avx2")]
@@ -137,35 +162,23 @@ fn clut16(clut: &ClutTable) -> __m256i {
     unsafe { _mm256_loadu_si256(first.as_ptr().cast()) }
 }
 
-/// The texels at U, V (lanes with [`FRAC`] fraction bits) after the texture window. `clut16`:
-/// the CLUT's first 16 entries (see [`clut16`]), used at 4 bits.
+/// The texels at U, V (lanes with [`FRAC`] fraction bits) after the texture window, `p` holding
+/// the window, page and (at 4 bits) CLUT of `smp`.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn texels<const DEPTH: u8>(
-    smp: &Sampler<DEPTH>,
-    clut16: __m256i,
-    u: __m256i,
-    v: __m256i,
-) -> __m256i {
-    let ff = splat(0xff);
-    let u = _mm256_and_si256(_mm256_srli_epi32::<{ FRAC as i32 }>(u), ff);
-    let v = _mm256_and_si256(_mm256_srli_epi32::<{ FRAC as i32 }>(v), ff);
-    let (u, v) = if smp.plain_window {
-        (u, v)
-    } else {
-        (
-            _mm256_or_si256(
-                _mm256_and_si256(u, splat(smp.win_u.0 as i32)),
-                splat(smp.win_u.1 as i32),
-            ),
-            _mm256_or_si256(
-                _mm256_and_si256(v, splat(smp.win_v.0 as i32)),
-                splat(smp.win_v.1 as i32),
-            ),
-        )
-    };
+fn texels<const DEPTH: u8>(smp: &Sampler<DEPTH>, p: &Prim, u: __m256i, v: __m256i) -> __m256i {
+    // The window's `and` is at most 0xff, so it also keeps U and V to their 8 bits.
+    let [u_and, u_or, v_and, v_or] = p.win;
+    let u = _mm256_or_si256(
+        _mm256_and_si256(_mm256_srli_epi32::<{ FRAC as i32 }>(u), u_and),
+        u_or,
+    );
+    let v = _mm256_or_si256(
+        _mm256_and_si256(_mm256_srli_epi32::<{ FRAC as i32 }>(v), v_and),
+        v_or,
+    );
     // Page y (0 or 256) + V (< 256) stays inside VRAM's 512 rows.
-    let row = _mm256_slli_epi32::<10>(_mm256_add_epi32(v, splat(smp.page_y as i32)));
+    let row = _mm256_add_epi32(_mm256_slli_epi32::<10>(v), p.page_row);
     let (hx, sub, mask) = match DEPTH {
         4 => (
             _mm256_srli_epi32::<2>(u),
@@ -179,14 +192,14 @@ fn texels<const DEPTH: u8>(
         ),
         _ => (u, _mm256_setzero_si256(), 0xffff),
     };
-    let col = _mm256_and_si256(_mm256_add_epi32(hx, splat(smp.page_x as i32)), splat(1023));
+    let col = _mm256_and_si256(_mm256_add_epi32(hx, p.page_x), splat(1023));
     // SAFETY: row < 512 and column < 1024: inside the 1024 × 512 snapshot.
     let hw = unsafe { gather_u16(&smp.vram[..], _mm256_or_si256(row, col), sub) };
     let hw = _mm256_and_si256(hw, splat(mask));
     match DEPTH {
         // Index < 16: entry `hw` is half `hw & 1` of lane `hw >> 1`.
         4 => {
-            let pair = _mm256_permutevar8x32_epi32(clut16, _mm256_srli_epi32::<1>(hw));
+            let pair = _mm256_permutevar8x32_epi32(p.clut, _mm256_srli_epi32::<1>(hw));
             let shift = _mm256_slli_epi32::<4>(_mm256_and_si256(hw, splat(1)));
             _mm256_and_si256(_mm256_srlv_epi32(pair, shift), splat(0xffff))
         }
@@ -234,117 +247,162 @@ fn blend_comp<const MODE: u8, const S: i32>(b: __m256i, f: __m256i) -> __m256i {
     _mm256_slli_epi32::<S>(c)
 }
 
-/// What every chunk of a span shares: the per-span and per-primitive constants.
-struct Consts {
-    step: [__m256i; 5],
+/// The constants every span of a primitive shares (see [`Kernel::prim`]), as AVX2 lanes.
+#[derive(Clone, Copy, Debug)]
+pub struct Prim {
+    /// Per attribute (r, g, b, u, v), lane `i` holding `i` steps: pixel `i`'s offset from the
+    /// chunk's first pixel.
+    off: [__m256i; 5],
+    /// [`LANES`] steps of each attribute, r, g, b, u, v in lanes 0–4 (as
+    /// [`Kernel::Attrs`]): from one chunk's first pixel to the next one's.
+    step: __m256i,
+    /// The flat colour.
     flat: [__m256i; 3],
-    dither: __m256i,
+    /// Destination bits that forbid the write.
     check: __m256i,
+    /// Bits forced on in every written pixel.
     set: __m256i,
+    /// At 4 bits, the CLUT's first 16 entries (see [`clut16`]).
     clut: __m256i,
+    /// The texture window: and, or for U, then for V. A plain window is and 0xff, or 0.
+    win: [__m256i; 4],
+    /// The page's top row times the VRAM width.
+    page_row: __m256i,
+    /// The page's left column.
+    page_x: __m256i,
+}
+
+/// The constants of a primitive (see [`Kernel::prim`]).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn prim<const DEPTH: u8>(p: &PrimSteps, smp: Option<&Sampler<DEPTH>>) -> Prim {
+    let idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    let g = p.gdx;
+    let off = [
+        _mm256_mullo_epi32(splat(g[0]), idx),
+        _mm256_mullo_epi32(splat(g[1]), idx),
+        _mm256_mullo_epi32(splat(g[2]), idx),
+        _mm256_mullo_epi32(splat(g[3]), idx),
+        _mm256_mullo_epi32(splat(g[4]), idx),
+    ];
+    let l = LANES as i32;
+    let step = _mm256_setr_epi32(
+        g[0].wrapping_mul(l),
+        g[1].wrapping_mul(l),
+        g[2].wrapping_mul(l),
+        g[3].wrapping_mul(l),
+        g[4].wrapping_mul(l),
+        0,
+        0,
+        0,
+    );
+    let zero = _mm256_setzero_si256();
+    let (clut, win, page_row, page_x) = match smp {
+        Some(smp) => (
+            if DEPTH == 4 { clut16(smp.clut) } else { zero },
+            [
+                splat(smp.win_u.0.into()),
+                splat(smp.win_u.1.into()),
+                splat(smp.win_v.0.into()),
+                splat(smp.win_v.1.into()),
+            ],
+            splat((smp.page_y * VRAM_WIDTH) as i32),
+            splat(smp.page_x as i32),
+        ),
+        None => (zero, [zero; 4], zero, zero),
+    };
+    Prim {
+        off,
+        step,
+        flat: [splat(p.flat[0]), splat(p.flat[1]), splat(p.flat[2])],
+        check: splat(p.px.check.into()),
+        set: splat(p.px.set.into()),
+        clut,
+        win,
+        page_row,
+        page_x,
+    }
 }
 
 /// The steppers of the current chunk: r, g, b, u, v of its 8 pixels.
 type Steppers = [__m256i; 5];
 
-/// The span loop (see [`Kernel::span`]): whole chunks of 8 pixels, then the last partial one.
-/// Not itself a `#[target_feature]` function so that it can be inlined always into the row
-/// loop of [`draw`], keeping per-primitive constants in registers across rows.
+/// `VALID[LANES - n..][..LANES]`: lanes `0..n` all ones, the rest zero.
+static VALID: [i32; 2 * LANES] = [-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0];
+
+/// The span loop (see [`Kernel::span`]): chunks of 8 pixels, the last one partial. Not itself a
+/// `#[target_feature]` function so that it can be inlined always into the row loop of
+/// [`draw`], keeping per-primitive constants in registers across rows. Per chunk it only
+/// spreads the attributes at the chunk's first pixel over the lanes, for those the
+/// specialisation reads, so nothing but that one register and the dither lanes lives from one
+/// chunk to the next.
 ///
 /// # Safety
 /// The CPU must have AVX2.
 #[inline(always)]
 unsafe fn span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
-    row: &mut [u16],
+    p: &Prim,
+    row: &mut [u16; VRAM_WIDTH],
     x0: usize,
     x1: usize,
-    s: &SpanSteps,
+    mut at: __m256i,
+    dither: &[i16; LANES],
     smp: Option<&Sampler<DEPTH>>,
-    px: PixelOut,
 ) {
-    // SAFETY: the caller guarantees AVX2, which the intrinsics and helpers below need; the one
-    // load is through a reference of its size.
+    // SAFETY: the caller guarantees AVX2, which the intrinsics and helpers below need; the
+    // loads are through references of their size.
     unsafe {
-        let x1 = x1.min(row.len());
+        let x1 = x1.min(VRAM_WIDTH);
         if x0 >= x1 {
             return;
         }
-        let (n, chunks) = (x1 - x0, (x1 - x0).div_ceil(LANES));
-        if x0 + chunks * LANES > row.len() {
-            // The last chunk would reach past VRAM's right edge.
-            return edge_span::<DEPTH, GOURAUD, RAW, BLEND>(row, x0, x1, *s, smp, px);
-        }
-        let step = |d: i32| _mm256_set1_epi32(d.wrapping_mul(LANES as i32));
-        let mut lanes: Steppers = [
-            ramp(s.rgb[0], s.drgb[0]),
-            ramp(s.rgb[1], s.drgb[1]),
-            ramp(s.rgb[2], s.drgb[2]),
-            ramp(s.uv[0] as i32, s.duv[0] as i32),
-            ramp(s.uv[1] as i32, s.duv[1] as i32),
-        ];
-        let k = Consts {
-            step: [
-                step(s.drgb[0]),
-                step(s.drgb[1]),
-                step(s.drgb[2]),
-                step(s.duv[0] as i32),
-                step(s.duv[1] as i32),
-            ],
-            flat: [
-                splat(s.rgb[0] >> FRAC),
-                splat(s.rgb[1] >> FRAC),
-                splat(s.rgb[2] >> FRAC),
-            ],
-            // The 8 dither offsets (16 bytes), widened to 32-bit lanes.
-            // `s.dither` is 16 readable bytes; the load has no alignment requirement.
-            dither: _mm256_cvtepi16_epi32(_mm_loadu_si128(s.dither.as_ptr().cast())),
-            check: splat(px.check.into()),
-            set: splat(px.set.into()),
-            clut: match smp {
-                Some(smp) if DEPTH == 4 => clut16(smp.clut),
-                _ => _mm256_setzero_si256(),
-            },
-        };
-        // Chunk `c` covers row[x0 + 8c ..][..8], inside `row` by the check above.
-        let mut chunks = row[x0..x0 + chunks * LANES].chunks_exact_mut(LANES);
-        let all = _mm256_set1_epi32(-1);
-        for _ in 0..n / LANES {
-            let at = chunks
-                .next()
-                .expect("counted above")
-                .try_into()
-                .expect("LANES long");
-            chunk::<DEPTH, GOURAUD, RAW, BLEND>(at, all, &lanes, &k, smp);
-            for (l, d) in lanes.iter_mut().zip(k.step) {
-                *l = _mm256_add_epi32(*l, d);
+        // The 8 dither offsets (16 bytes), widened to 32-bit lanes. `dither` is 16 readable
+        // bytes; the load has no alignment requirement.
+        let dither = _mm256_cvtepi16_epi32(_mm_loadu_si128(dither.as_ptr().cast()));
+        let mut x = x0;
+        loop {
+            // Only the steppers this specialisation reads: lane `a` of `at` in every lane,
+            // plus the lane offsets.
+            let zero = _mm256_setzero_si256();
+            let mut lanes: Steppers = [zero; 5];
+            macro_rules! spread {
+                ($a:literal) => {
+                    if ($a < 3 && GOURAUD) || ($a >= 3 && DEPTH != 0) {
+                        let all = _mm256_permutevar8x32_epi32(at, _mm256_set1_epi32($a));
+                        lanes[$a] = _mm256_add_epi32(all, p.off[$a]);
+                    }
+                };
             }
-        }
-        if n % LANES != 0 {
-            let idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-            let valid = _mm256_cmpgt_epi32(splat((n % LANES) as i32), idx);
-            let at = chunks
-                .next()
-                .expect("counted above")
-                .try_into()
-                .expect("LANES long");
-            chunk::<DEPTH, GOURAUD, RAW, BLEND>(at, valid, &lanes, &k, smp);
+            spread!(0);
+            spread!(1);
+            spread!(2);
+            spread!(3);
+            spread!(4);
+            let left = x1 - x;
+            // `VALID[LANES - k..]` holds at least 8 lanes (32 readable bytes) for k ≤ 8; the
+            // load has no alignment requirement.
+            let valid = _mm256_loadu_si256(VALID[LANES - left.min(LANES)..].as_ptr().cast());
+            // The last chunk of a span reaching VRAM's right edge goes through a copy.
+            let mut buf = [0u16; LANES];
+            let fits = x + LANES <= VRAM_WIDTH;
+            let dst: &mut [u16; LANES] = match row.get_mut(x..x + LANES) {
+                Some(dst) => dst.try_into().expect("LANES long"),
+                None => {
+                    buf[..VRAM_WIDTH - x].copy_from_slice(&row[x..]);
+                    &mut buf
+                }
+            };
+            chunk::<DEPTH, GOURAUD, RAW, BLEND>(dst, valid, &lanes, p, dither, smp);
+            if !fits {
+                row[x..].copy_from_slice(&buf[..VRAM_WIDTH - x]);
+            }
+            if left <= LANES {
+                break;
+            }
+            x += LANES;
+            at = _mm256_add_epi32(at, p.step);
         }
     }
-}
-
-/// A span whose last chunk would reach past VRAM's right edge, through the portable loop.
-/// (`s` by value: the hot path then never needs the steps in memory.)
-#[cold]
-#[inline(never)]
-fn edge_span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
-    row: &mut [u16],
-    x0: usize,
-    x1: usize,
-    s: SpanSteps,
-    smp: Option<&Sampler<DEPTH>>,
-    px: PixelOut,
-) {
-    Portable.span::<DEPTH, GOURAUD, RAW, BLEND>(row, x0, x1, &s, smp, px);
 }
 
 /// One chunk: the 8 pixels at `at`, of which the lanes in `valid` belong to the span; the
@@ -355,7 +413,8 @@ fn chunk<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>
     at: &mut [u16; LANES],
     valid: __m256i,
     lanes: &Steppers,
-    k: &Consts,
+    p: &Prim,
+    dither: __m256i,
     smp: Option<&Sampler<DEPTH>>,
 ) {
     let (zero, bit15, low15) = (_mm256_setzero_si256(), splat(0x8000), splat(0x7fff));
@@ -363,7 +422,7 @@ fn chunk<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>
     let dst = _mm256_cvtepu16_epi32(unsafe { _mm_loadu_si128(at.as_ptr().cast()) });
     let [r, g, b, u, v] = *lanes;
     let texel = match smp {
-        Some(smp) if DEPTH != 0 => texels(smp, k.clut, u, v),
+        Some(smp) if DEPTH != 0 => texels(smp, p, u, v),
         _ => zero,
     };
     let [cr, cg, cb] = if GOURAUD {
@@ -373,37 +432,37 @@ fn chunk<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>
             _mm256_srai_epi32::<{ FRAC as i32 }>(b),
         ]
     } else {
-        k.flat
+        p.flat
     };
     let col = if DEPTH != 0 && RAW {
         texel
     } else if DEPTH != 0 {
         _mm256_or_si256(
             _mm256_or_si256(
-                modulate_comp::<0>(texel, cr, k.dither),
-                modulate_comp::<5>(texel, cg, k.dither),
+                modulate_comp::<0>(texel, cr, dither),
+                modulate_comp::<5>(texel, cg, dither),
             ),
             _mm256_or_si256(
-                modulate_comp::<10>(texel, cb, k.dither),
+                modulate_comp::<10>(texel, cb, dither),
                 _mm256_and_si256(texel, bit15),
             ),
         )
     } else {
         _mm256_or_si256(
-            _mm256_or_si256(to5_comp::<0>(cr, k.dither), to5_comp::<5>(cg, k.dither)),
-            to5_comp::<10>(cb, k.dither),
+            _mm256_or_si256(to5_comp::<0>(cr, dither), to5_comp::<5>(cg, dither)),
+            to5_comp::<10>(cb, dither),
         )
     };
     // Drawn: inside the span, texel not 0x0000, destination not mask-protected.
     let mut draw = _mm256_and_si256(
         valid,
-        _mm256_cmpeq_epi32(_mm256_and_si256(dst, k.check), zero),
+        _mm256_cmpeq_epi32(_mm256_and_si256(dst, p.check), zero),
     );
     if DEPTH != 0 {
         draw = _mm256_andnot_si256(_mm256_cmpeq_epi32(texel, zero), draw);
     }
     let w = if BLEND == BLEND_NONE {
-        _mm256_or_si256(col, k.set)
+        _mm256_or_si256(col, p.set)
     } else {
         let f = _mm256_and_si256(col, low15);
         let bg = _mm256_and_si256(dst, low15);
@@ -418,7 +477,7 @@ fn chunk<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>
             let semi = _mm256_cmpeq_epi32(_mm256_and_si256(col, bit15), bit15);
             _mm256_blendv_epi8(f, blended, semi)
         };
-        _mm256_or_si256(_mm256_or_si256(c, _mm256_and_si256(col, bit15)), k.set)
+        _mm256_or_si256(_mm256_or_si256(c, _mm256_and_si256(col, bit15)), p.set)
     };
     let out = _mm256_blendv_epi8(dst, w, draw);
     let out16 = _mm_packus_epi32(
