@@ -17,7 +17,7 @@ pub const BAND_ROWS: usize = 16;
 /// Bands of the load estimate in VRAM.
 pub const BANDS: usize = VRAM_HEIGHT / BAND_ROWS;
 /// Primitives per batch before it is drawn anyway (bounds memory and latency on long streams).
-pub const MAX_BATCH: usize = 8192;
+pub const MAX_BATCH: usize = 2048;
 /// Estimated cost of a primitive beyond its pixels (its set-up), in pixels.
 const PRIM_COST: u32 = 32;
 
