@@ -562,14 +562,7 @@ impl<A: Copy> Run<A> {
     ) where
         K: Kernel<Attrs = A>,
     {
-        let (mut left, mut right) = (e.left, e.right);
-        let mem = band_rows(band, &rows);
-        for (y, row) in rows.zip(mem.chunks_exact_mut(VRAM_WIDTH)) {
-            let row: &mut [u16; VRAM_WIDTH] = row.try_into().expect("a VRAM row");
-            let l = ((left >> 32) as i32).max(self.clip.0);
-            let r = ((right >> 32) as i32).min(self.clip.1);
-            left += e.left_step;
-            right += e.right_step;
+        for (y, row, l, r) in row_spans(band, rows, e, self.clip) {
             if l < r {
                 let at = k.attrs_mul_add(col0, self.gdx, l - self.core_x);
                 let dither = &self.dither[(y & 3) as usize][(l & 3) as usize];
@@ -599,14 +592,7 @@ impl<A: Copy> Run<A> {
     {
         let gdx = self.gdx32.map(i64::from);
         let gdy = self.gdy32.map(i64::from);
-        let (mut left, mut right) = (e.left, e.right);
-        let mem = band_rows(band, &rows);
-        for (y, row) in rows.zip(mem.chunks_exact_mut(VRAM_WIDTH)) {
-            let row: &mut [u16; VRAM_WIDTH] = row.try_into().expect("a VRAM row");
-            let l = ((left >> 32) as i32).max(self.clip.0);
-            let r = ((right >> 32) as i32).min(self.clip.1);
-            left += e.left_step;
-            right += e.right_step;
+        for (y, row, l, r) in row_spans(band, rows, e, self.clip) {
             if l < r {
                 let dither = &self.dither[(y & 3) as usize][(l & 3) as usize];
                 let dx = (l - self.core_x) as i64;
@@ -633,12 +619,28 @@ impl<A: Copy> Run<A> {
     }
 }
 
-/// The VRAM rows `rows` of `band` (inside it), whole rows one after another.
+/// Rows `rows` of `band` (inside it), each as (y, the VRAM row, its span's columns `[l, r)`
+/// between the part's edges `e`, clipped to the drawing area's columns `clip`; empty when
+/// `l >= r`). The edges are stepped by additions: the same integers per-row products give.
 #[inline(always)]
-fn band_rows<'b>(band: &'b mut Band, rows: &std::ops::Range<i32>) -> &'b mut [u16] {
+fn row_spans<'b>(
+    band: &'b mut Band,
+    rows: std::ops::Range<i32>,
+    e: Edges,
+    clip: (i32, i32),
+) -> impl Iterator<Item = (i32, &'b mut [u16; VRAM_WIDTH], i32, i32)> + 'b {
     let at = |y: i32| (y - band.y0) as usize * VRAM_WIDTH;
-    let (start, end) = (at(rows.start), at(rows.end));
-    &mut band.rows[start..end]
+    let mem = &mut band.rows[at(rows.start)..at(rows.end)];
+    let (mut left, mut right) = (e.left, e.right);
+    rows.zip(mem.chunks_exact_mut(VRAM_WIDTH))
+        .map(move |(y, row)| {
+            let row: &mut [u16; VRAM_WIDTH] = row.try_into().expect("a VRAM row");
+            let l = ((left >> 32) as i32).max(clip.0);
+            let r = ((right >> 32) as i32).min(clip.1);
+            left += e.left_step;
+            right += e.right_step;
+            (y, row, l, r)
+        })
 }
 
 #[cfg(test)]
