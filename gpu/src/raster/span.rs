@@ -631,18 +631,15 @@ mod tests {
             let sub = &mut want[s0..s1];
             span_exact::<DEPTH, RAW, BLEND>(sub, dither_at(s0), acc2, gdx, smp, px);
             // Flat spans read the flat colour, gouraud ones their colours at the first pixel.
+            // A flat span's colour comes from `flat` alone: its colour steps are garbage here.
+            let drgb = match GOURAUD {
+                true => drgb,
+                false => [r.next_u32() as i32, 7, -3],
+            };
             let steps = PrimSteps {
                 gdx: [drgb[0], drgb[1], drgb[2], duv[0] as i32, duv[1] as i32],
                 flat: rgb.map(|c| c >> FRAC),
                 px,
-            };
-            // A flat span's colour comes from `flat` alone: its steppers are garbage here.
-            let steps = PrimSteps {
-                gdx: match GOURAUD {
-                    true => steps.gdx,
-                    false => [r.next_u32() as i32, 7, -3, steps.gdx[3], steps.gdx[4]],
-                },
-                ..steps
             };
             let at = match GOURAUD {
                 true => [rgb[0], rgb[1], rgb[2], uv[0] as i32, uv[1] as i32],

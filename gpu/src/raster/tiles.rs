@@ -13,30 +13,6 @@ pub const TILES_X: usize = VRAM_WIDTH / TILE_W;
 /// Tiles down VRAM.
 pub const TILES_Y: usize = VRAM_HEIGHT / TILE_H;
 
-/// `LANES[m]`: the 16-bit lanes `k` of a word with bit `k` of `m` set, all ones.
-const LANES: [u64; 16] = {
-    let mut t = [0u64; 16];
-    let mut m = 0;
-    while m < 16 {
-        let mut k = 0;
-        while k < 4 {
-            if m & (1 << k) != 0 {
-                t[m] |= 0xffff << (16 * k);
-            }
-            k += 1;
-        }
-        m += 1;
-    }
-    t
-};
-
-/// Bits `first..=last` of a 16-bit set whose positions wrap (last < first + 16, both < 32).
-#[inline]
-fn wrapped_run(first: usize, last: usize) -> u64 {
-    let run = (1u64 << (last + 1)) - (1u64 << first);
-    (run | run >> 16) & 0xffff
-}
-
 /// A set of tiles: bit `tx` of 16-bit lane `ty`, four lanes to a word.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TileSet([u64; 4]);
@@ -52,13 +28,18 @@ impl TileSet {
         if w == 0 || h == 0 {
             return TileSet::EMPTY;
         }
-        let cols = wrapped_run(x % VRAM_WIDTH / TILE_W, (x % VRAM_WIDTH + w - 1) / TILE_W);
-        let rows = wrapped_run(y % VRAM_HEIGHT / TILE_H, (y % VRAM_HEIGHT + h - 1) / TILE_H);
-        // Word `i` holds rows 4i..4i+4: `cols` in each 16-bit lane whose row is in the set.
-        let every_lane = cols * 0x0001_0001_0001_0001;
-        TileSet(std::array::from_fn(|i| {
-            every_lane & LANES[(rows >> (4 * i)) as usize & 0xf]
-        }))
+        let mut cols = 0u64;
+        let x = x % VRAM_WIDTH;
+        for tx in x / TILE_W..=(x + w - 1) / TILE_W {
+            cols |= 1 << (tx % TILES_X);
+        }
+        let y = y % VRAM_HEIGHT;
+        let mut set = TileSet::EMPTY;
+        for ty in y / TILE_H..=(y + h - 1) / TILE_H {
+            let ty = ty % TILES_Y;
+            set.0[ty / 4] |= cols << (ty % 4 * 16);
+        }
+        set
     }
 
     /// Every tile of either set.
