@@ -1,33 +1,153 @@
-//! VRAM and the texture snapshot, at hand or lent to a batch drawing in the background.
+//! VRAM and the texture snapshot, at hand or shared with a batch drawing in the background.
 //!
-//! A batch heavy enough for several threads is drawn on the thread pool while the caller goes
-//! on queueing the next one, so the front end (packets, drawing state, texture look-ups,
-//! culling) of one batch overlaps the drawing of the one before. While a batch draws, it owns
-//! the [`Images`] (the VRAM it writes, the snapshot it samples) and its primitives; the front
-//! end works on what it owns (the drawing state, the texture cache's tile sets, the next batch),
-//! and whatever must read or write the images — a transfer, a read of VRAM, a texture tile not
-//! yet in the snapshot, the next batch's turn to draw — first waits for that batch
-//! ([`Canvas::images`]). So at most one batch draws in the background and batches draw in
-//! command order, each seeing exactly what it would see drawn one after the other.
+//! A batch heavy enough for several threads is cut into bands of rows of about equal estimated
+//! load ([`edges`]). A helper (a pool thread, itself spreading over its pool's threads) claims
+//! bands from the bottom; the caller claims bands from the top until it has drawn its share,
+//! then goes on queueing the next batch while the helper draws. When the caller next needs the
+//! images it first draws the bands nobody has claimed yet, and sleeps only for bands being
+//! drawn. So the front end (packets, drawing state, texture look-ups, culling) of one batch
+//! overlaps the drawing of the one before, the caller draws from the batch it has just written
+//! (still in its cache), and neither thread idles while the other has bands left. The caller's
+//! share follows measured times ([`Balance`]); who draws a band changes only the speed, never
+//! the pixels ([`crate::raster::bands`]: every band draws the batch in command order).
 //!
-//! Waiting sleeps on a condition variable until the batch's last band is done; nothing spins.
+//! While a batch draws in the background it holds the [`Images`] (the VRAM it writes, the
+//! snapshot it samples); the front end works on what it owns (the drawing state, the texture
+//! cache's tile sets, the next batch), and whatever must read or write the images — a
+//! transfer, a read of VRAM, a texture tile not yet in the snapshot, the next batch's turn to
+//! draw — first finishes that batch ([`Canvas::wait`]). So at most one batch draws in the
+//! background and batches draw in command order, each seeing exactly what it would see drawn
+//! one after the other.
+//!
+//! Waiting sleeps on a condition variable until the helper is done; nothing spins.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::Instant;
 
-use crate::raster::batch::Batch;
+use crate::raster::bands::{edges, BANDS_PER_THREAD};
+use crate::raster::batch::{Batch, BAND_ROWS};
 use crate::raster::texcache::Images;
+use crate::raster::Band;
+use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
 
-/// Where a background batch leaves the images and its emptied batch.
-type Handoff = Arc<(Mutex<Option<(Images, Batch)>>, Condvar)>;
+/// Draws a batch's primitives clipped to a band of rows, sampling the snapshot.
+pub(crate) type DrawRows = dyn Fn(&Batch, Band, &VramImage) + Send + Sync;
 
-/// The images, and the batch drawing into them in the background if any.
+/// What a batch drawing in the background holds, at a fixed address until it is drawn.
+struct Lent {
+    images: Images,
+    batch: Batch,
+}
+
+/// What the caller and the helper share while a batch draws: the bands, which is claimed,
+/// and where the helper reports.
+struct Shared {
+    /// VRAM's first halfword, the snapshot and the batch, inside the [`Lent`].
+    vram: *mut u16,
+    snapshot: *const VramImage,
+    batch: *const Batch,
+    /// The rows where each band begins, then `VRAM_HEIGHT`.
+    edges: Vec<usize>,
+    /// Estimated load of each band.
+    loads: Vec<u64>,
+    /// Bands nobody has claimed: `lo..hi`, packed `lo | hi << 16`. The caller claims from
+    /// the top, the helper from the bottom.
+    unclaimed: AtomicU32,
+    draw: Box<DrawRows>,
+    /// Set by the helper once it has drawn its last band: the seconds it drew and the load.
+    done: Mutex<Option<(f64, u64)>>,
+    wake: Condvar,
+}
+
+// SAFETY: the pointers reach memory the caller keeps alive until the helper reports done.
+// The snapshot and the batch are only read until then; VRAM is written only band by band,
+// each band's rows by whoever claimed it (`Shared::claim` hands each band out once).
+unsafe impl Send for Shared {}
+unsafe impl Sync for Shared {}
+
+impl Shared {
+    /// Claims the next unclaimed band from the top (the caller) or the bottom (the helper).
+    fn claim(&self, top: bool) -> Option<usize> {
+        let mut cur = self.unclaimed.load(Ordering::Acquire);
+        loop {
+            let (lo, hi) = (cur & 0xffff, cur >> 16);
+            if lo >= hi {
+                return None;
+            }
+            let (next, band) = match top {
+                true => (cur + 1, lo),
+                false => (cur - (1 << 16), hi - 1),
+            };
+            match (self.unclaimed).compare_exchange_weak(
+                cur,
+                next,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return Some(band as usize),
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// Draws a band this thread has claimed; returns its load.
+    fn draw(&self, band: usize) -> u64 {
+        let (y0, y1) = (self.edges[band], self.edges[band + 1]);
+        // SAFETY: see `Shared`: a claimed band's rows are its claimer's alone, and they lie
+        // inside VRAM (`edges` runs from 0 to VRAM_HEIGHT).
+        let (rows, snapshot, batch) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(
+                    self.vram.add(y0 * VRAM_WIDTH),
+                    (y1 - y0) * VRAM_WIDTH,
+                ),
+                &*self.snapshot,
+                &*self.batch,
+            )
+        };
+        (self.draw)(batch, Band::new(rows, y0, y1), snapshot);
+        self.loads[band]
+    }
+}
+
+/// A lent batch: the [`Lent`] the helper reads through [`Shared`], and what the caller has
+/// drawn of it.
+struct Away {
+    lent: *mut Lent,
+    shared: Arc<Shared>,
+    /// Seconds the caller has drawn and the load it drew.
+    here: (f64, u64),
+    helpers: usize,
+}
+
+// SAFETY: `Away` is the caller's handle on a `Lent` it boxed; it takes it back only after the
+// helper has reported done.
+unsafe impl Send for Away {}
+
+impl Away {
+    /// Draws unclaimed bands from the top, while `more` says so.
+    fn draw_here(&mut self, mut more: impl FnMut(u64) -> bool) {
+        let start = Instant::now();
+        while more(self.here.1) {
+            match self.shared.claim(true) {
+                Some(band) => self.here.1 += self.shared.draw(band),
+                None => break,
+            }
+        }
+        self.here.0 += start.elapsed().as_secs_f64();
+    }
+}
+
+/// The images, and the batch drawing in the background if any.
 pub(crate) struct Canvas {
     /// The images, when no batch holds them.
     here: Option<Images>,
-    /// Where the batch drawing in the background hands them back.
-    away: Option<Handoff>,
+    /// The batch drawing in the background.
+    away: Option<Away>,
     /// A drawn batch's vectors, reused by the next batch lent.
     spare: Batch,
+    balance: Balance,
 }
 
 impl Default for Canvas {
@@ -36,6 +156,7 @@ impl Default for Canvas {
             here: Some(Images::default()),
             away: None,
             spare: Batch::default(),
+            balance: Balance::default(),
         }
     }
 }
@@ -54,46 +175,119 @@ impl Canvas {
         self.here.as_mut()
     }
 
-    /// Waits until no batch draws in the background.
+    /// Finishes the batch drawing in the background, if any: draws the bands nobody has
+    /// claimed yet, then sleeps until the helper has drawn its last one.
     pub fn wait(&mut self) {
-        let Some(handoff) = self.away.take() else {
+        let Some(mut away) = self.away.take() else {
             return;
         };
-        let (lock, done) = &*handoff;
-        let mut slot = lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let (images, batch) = loop {
+        let start = Instant::now();
+        away.draw_here(|_| true);
+        let mut slot = (away.shared.done.lock()).unwrap_or_else(PoisonError::into_inner);
+        let (away_secs, away_load) = loop {
             match slot.take() {
-                Some(back) => break back,
-                None => slot = done.wait(slot).unwrap_or_else(PoisonError::into_inner),
+                Some(done) => break done,
+                None => {
+                    slot = (away.shared.wake.wait(slot)).unwrap_or_else(PoisonError::into_inner)
+                }
             }
         };
+        drop(slot);
+        self.balance.waited += start.elapsed().as_secs_f64();
+        self.balance
+            .drawn(away.here, (away_secs, away_load), away.helpers);
+        drop(away.shared);
+        // SAFETY: the helper has reported done, after its last use of `Shared`'s pointers;
+        // `lent` came from `Box::into_raw` in `lend` and is taken back once.
+        let Lent { images, mut batch } = *unsafe { Box::from_raw(away.lent) };
+        batch.clear_primitives();
+        batch.cluts.clear();
         self.here = Some(images);
         self.spare = batch;
     }
 
-    /// Draws `batch` in the background: waits for the batch before it, hands `draw` the images
-    /// and the batch on a thread `spawn` provides, and leaves an empty batch in `batch`.
-    pub fn lend<S, D>(&mut self, batch: &mut Batch, spawn: S, draw: D)
+    /// Draws `batch`, which holds enough work for `helpers` + 1 threads, with `draw`, and
+    /// leaves an empty batch in `batch`: waits for the batch before it, cuts the rows into
+    /// bands, has a thread `spawn` provides draw bands from the bottom (on `helpers`
+    /// threads), and draws bands from the top here until this thread's share is drawn. The
+    /// rest is drawn in the background, or here when [`Canvas::wait`] finds bands left.
+    pub fn lend<S>(&mut self, batch: &mut Batch, helpers: usize, spawn: S, draw: Box<DrawRows>)
     where
         S: FnOnce(Box<dyn FnOnce() + Send>),
-        D: FnOnce(&Batch, &mut Images) + Send + 'static,
     {
+        self.balance.front_end_done();
         self.wait();
-        let mut images = self
+        let images = self
             .here
             .take()
             .expect("the images are here when no batch is away");
-        let mut lent = std::mem::replace(batch, std::mem::take(&mut self.spare));
-        let handoff: Handoff = Arc::default();
-        self.away = Some(Arc::clone(&handoff));
+        let batch = std::mem::replace(batch, std::mem::take(&mut self.spare));
+        let share = self.balance.share(batch.load(), helpers);
+        let at = edges(
+            &batch.load,
+            0..VRAM_HEIGHT,
+            (helpers + 1) * BANDS_PER_THREAD,
+        );
+        let loads: Vec<u64> = (at.windows(2))
+            .map(|w| {
+                (batch.load[w[0] / BAND_ROWS..w[1] / BAND_ROWS].iter())
+                    .map(|&l| l as u64)
+                    .sum()
+            })
+            .collect();
+        let target = (batch.load() as f64 * share) as u64;
+        let bands = loads.len() as u32;
+        let lent = Box::into_raw(Box::new(Lent { images, batch }));
+        // SAFETY: `lent` is a live box; from here until the helper reports done it is reached
+        // only through these pointers (see `Shared`).
+        let (vram, snapshot, batch) = unsafe {
+            (
+                (*lent).images.vram.as_mut_ptr(),
+                &raw const *(*lent).images.snapshot,
+                &raw const (*lent).batch,
+            )
+        };
+        let shared = Arc::new(Shared {
+            vram,
+            snapshot,
+            batch,
+            edges: at,
+            loads,
+            unclaimed: AtomicU32::new(bands << 16),
+            draw,
+            done: Mutex::new(None),
+            wake: Condvar::new(),
+        });
+        let helper = Arc::clone(&shared);
         spawn(Box::new(move || {
-            draw(&lent, &mut images);
-            lent.clear_primitives();
-            lent.cluts.clear();
-            let (lock, done) = &*handoff;
-            *lock.lock().unwrap_or_else(PoisonError::into_inner) = Some((images, lent));
-            done.notify_one();
+            let start = Instant::now();
+            let one = || {
+                let mut load = 0;
+                while let Some(band) = helper.claim(false) {
+                    load += helper.draw(band);
+                }
+                load
+            };
+            let load = match helpers {
+                0 | 1 => one(),
+                n => {
+                    use rayon::prelude::*;
+                    (0..n).into_par_iter().with_max_len(1).map(|_| one()).sum()
+                }
+            };
+            *helper.done.lock().unwrap_or_else(PoisonError::into_inner) =
+                Some((start.elapsed().as_secs_f64(), load));
+            helper.wake.notify_one();
         }));
+        let away = self.away.insert(Away {
+            lent,
+            shared,
+            here: (0.0, 0),
+            helpers,
+        });
+        // Claim a band while what this thread has drawn stays under its share.
+        away.draw_here(|drawn| drawn < target);
+        self.balance.front_end_starts();
     }
 }
 
@@ -101,5 +295,113 @@ impl Drop for Canvas {
     /// No batch outlives the GPU that queued it.
     fn drop(&mut self) {
         self.wait();
+    }
+}
+
+/// How much of a lent batch the caller draws. One cycle of the pipeline is the caller drawing
+/// its share `a` of the batch's drawing time `D` and then the front end of the next batch
+/// (`F`), against the helpers drawing the rest: `a·D + F = (1 − a)·D / h` with `h` helper
+/// threads, so `a = (D − h·F) / ((h + 1)·D)`, at most an equal share. `D` and `F` are
+/// smoothed measurements of earlier batches.
+#[derive(Debug, Default)]
+struct Balance {
+    /// Seconds one thread takes per unit of estimated load, once measured.
+    rate: Option<f64>,
+    /// Seconds the caller spends on the front end per lent batch.
+    front: f64,
+    /// When the caller went back to the front end.
+    since: Option<Instant>,
+    /// Seconds the caller has slept waiting for a helper since then.
+    waited: f64,
+}
+
+/// Weight of the newest measurement in the smoothed ones.
+const SMOOTHING: f64 = 0.25;
+
+impl Balance {
+    /// The caller's share of a batch of `load` drawn with `helpers` helper threads.
+    fn share(&self, load: u64, helpers: usize) -> f64 {
+        let equal = 1.0 / (helpers + 1) as f64;
+        let Some(rate) = self.rate else {
+            return equal;
+        };
+        let d = rate * load as f64;
+        if d <= 0.0 {
+            return equal;
+        }
+        ((d - helpers as f64 * self.front) / ((helpers + 1) as f64 * d)).clamp(0.0, equal)
+    }
+
+    /// A batch was drawn: the caller's seconds and load, then the helpers'.
+    fn drawn(&mut self, here: (f64, u64), away: (f64, u64), helpers: usize) {
+        let load = here.1 + away.1;
+        if load == 0 {
+            return;
+        }
+        let sample = (here.0 + away.0 * helpers as f64) / load as f64;
+        self.rate = Some(match self.rate {
+            None => sample,
+            Some(r) => r + SMOOTHING * (sample - r),
+        });
+    }
+
+    /// The caller is back on the front end.
+    fn front_end_starts(&mut self) {
+        self.since = Some(Instant::now());
+        self.waited = 0.0;
+    }
+
+    /// The caller ends a batch: its front end since the last one is measured.
+    fn front_end_done(&mut self) {
+        if let Some(since) = self.since.take() {
+            let sample = (since.elapsed().as_secs_f64() - self.waited).max(0.0);
+            self.front += SMOOTHING * (sample - self.front);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Claimed from both ends by two threads at once, every band is handed out exactly once.
+    #[test]
+    fn each_band_is_claimed_once() {
+        for bands in [0u32, 1, 2, 7, 64] {
+            let shared = Shared {
+                vram: std::ptr::null_mut(),
+                snapshot: std::ptr::null(),
+                batch: std::ptr::null(),
+                edges: Vec::new(),
+                loads: Vec::new(),
+                unclaimed: AtomicU32::new(bands << 16),
+                draw: Box::new(|_, _, _| {}),
+                done: Mutex::new(None),
+                wake: Condvar::new(),
+            };
+            let take = |top: bool| {
+                let mut got = Vec::new();
+                while let Some(b) = shared.claim(top) {
+                    got.push(b);
+                }
+                got
+            };
+            let (mut top, bottom) = std::thread::scope(|s| {
+                let bottom = s.spawn(|| take(false));
+                (take(true), bottom.join().expect("no panic"))
+            });
+            assert!(top.windows(2).all(|w| w[0] < w[1]), "top claims go down");
+            assert!(
+                bottom.windows(2).all(|w| w[0] > w[1]),
+                "bottom claims go up"
+            );
+            top.extend(bottom);
+            top.sort_unstable();
+            assert_eq!(
+                top,
+                (0..bands as usize).collect::<Vec<_>>(),
+                "{bands} bands"
+            );
+        }
     }
 }

@@ -53,7 +53,7 @@ use raster::bands::{self, Exec};
 use raster::batch::Batch;
 use raster::span::Simd;
 use raster::texcache::{Images, TexCache};
-use raster::TexSource;
+use raster::{Band, TexSource};
 use state::DrawState;
 use trace::{PixelEvent, Tracer};
 
@@ -78,22 +78,22 @@ pub(crate) fn boxed_vram() -> Box<VramImage> {
 /// about what they save.
 pub const PARALLEL_MIN_LOAD: u64 = 64 * 1024;
 
-/// Where batches are drawn.
+/// Where batches are drawn. A batch that holds enough work ([`PARALLEL_MIN_LOAD`]) is drawn in
+/// bands by the calling thread and a pool, which goes on drawing while the caller queues the
+/// next batch; smaller ones on the calling thread.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Threads {
     /// On the calling thread.
     Serial,
-    /// On rayon's global pool (all cores) when a batch holds enough work
-    /// ([`PARALLEL_MIN_LOAD`]), else on the calling thread.
+    /// The calling thread and rayon's global pool (all cores).
     #[default]
     AllCores,
-    /// On a pool of this many threads when a batch holds enough work, else on the calling
-    /// thread.
+    /// This many threads: the calling thread and a pool of one fewer.
     Pool(usize),
 }
 
 impl Threads {
-    /// The command-line convention: 0 = all cores, 1 = serial, N = a pool of N.
+    /// The command-line convention: 0 = all cores, 1 = serial, N = N threads.
     pub fn from_count(n: usize) -> Self {
         match n {
             0 => Threads::AllCores,
@@ -254,9 +254,11 @@ impl Gpu {
         self.flush();
         self.threads = threads;
         self.pool = match threads {
-            Threads::Pool(n) if n > 1 => {
-                rayon::ThreadPoolBuilder::new().num_threads(n).build().ok()
-            }
+            // The caller is one of the n drawing threads.
+            Threads::Pool(n) if n > 1 => rayon::ThreadPoolBuilder::new()
+                .num_threads(n - 1)
+                .build()
+                .ok(),
             _ => None,
         };
     }
@@ -304,9 +306,9 @@ impl Gpu {
         self.canvas.wait();
     }
 
-    /// Ends the pending batch: drawn in the background in bands when it holds enough work for
-    /// several threads (the caller goes on queueing the next batch meanwhile, see [`canvas`]),
-    /// else drawn here. A new batch begins.
+    /// Ends the pending batch: drawn in bands by this thread and the pool when it holds enough
+    /// work for several threads (the pool goes on drawing while the caller queues the next
+    /// batch, see [`canvas`]), else drawn here. A new batch begins.
     fn end_batch(&mut self) {
         if self.batch.is_empty() {
             return;
@@ -320,9 +322,13 @@ impl Gpu {
             (&mut self.canvas, &mut self.tex, &mut self.batch, self.simd);
         match (self.threads, &self.pool) {
             (Threads::Pool(_), Some(pool)) if background => {
-                lend(canvas, tex, batch, simd, |job| pool.spawn(job))
+                let helpers = pool.current_num_threads();
+                lend(canvas, tex, batch, simd, helpers, |job| pool.spawn(job))
             }
-            (Threads::AllCores, _) if background => lend(canvas, tex, batch, simd, rayon::spawn),
+            (Threads::AllCores, _) if background => {
+                let helpers = rayon::current_num_threads();
+                lend(canvas, tex, batch, simd, helpers, rayon::spawn)
+            }
             _ => {
                 self.draw_batch();
                 self.batch.cluts.clear();
@@ -347,30 +353,33 @@ impl Gpu {
             vram: snapshot,
             cluts: &self.batch.cluts,
         };
-        bands::draw(&self.batch, &mut vram[..], src, self.simd, exec);
+        let all = Band::new(&mut vram[..], 0, VRAM_HEIGHT);
+        bands::draw(&self.batch, all, src, self.simd, exec);
         self.batch.clear_primitives();
         self.tex.drawn_cleared();
     }
 }
 
-/// Hands `batch` to a thread `spawn` provides, to draw in bands on the pool that thread belongs
-/// to; `batch` is left empty for the next primitives.
+/// Draws `batch` split between this thread and `helpers` threads of the pool `spawn` runs on
+/// (see [`canvas`]); `batch` is left empty for the next primitives.
 fn lend(
     canvas: &mut Canvas,
     tex: &mut TexCache,
     batch: &mut Batch,
     simd: Simd,
+    helpers: usize,
     spawn: impl FnOnce(Box<dyn FnOnce() + Send>),
 ) {
     let images = canvas.images();
     tex.before_write(&images.vram, tex.drawn_tiles());
-    canvas.lend(batch, spawn, move |batch, im| {
+    let draw = move |batch: &Batch, rows: Band, snapshot: &VramImage| {
         let src = TexSource {
-            vram: &im.snapshot,
+            vram: snapshot,
             cluts: &batch.cluts,
         };
-        bands::draw(batch, &mut im.vram[..], src, simd, Exec::Current);
-    });
+        bands::draw(batch, rows, src, simd, Exec::Serial);
+    };
+    canvas.lend(batch, helpers, spawn, Box::new(draw));
     tex.drawn_cleared();
 }
 

@@ -31,7 +31,7 @@ pub struct Args {
     /// Default: run to the end.
     #[arg(long, value_name = "N")]
     pub frame: Option<u64>,
-    /// Rasteriser threads: 0 = all cores, 1 = serial, N = a pool of N; batches too small to gain
+    /// Rasteriser threads: 0 = all cores, 1 = serial, N = N threads; batches too small to gain
     /// from threads are drawn on the calling thread either way.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub threads: usize,

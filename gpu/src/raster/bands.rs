@@ -1,8 +1,9 @@
 //! Drawing a batch over bands of VRAM rows, in parallel, identical to one serial pass.
 //!
 //! A band is a run of whole VRAM rows drawn by one task. VRAM is cut into bands of about equal
-//! estimated work ([`Batch::load`](super::batch::Batch)), a few per thread so rayon's work
-//! stealing evens out what the estimate misses; each band walks the whole batch in command
+//! estimated work ([`Batch::load`](super::batch::Batch), [`edges`]), a few per thread so that a
+//! thread done early takes another band (rayon's work stealing here; the caller and its helper
+//! claiming bands from both ends in `canvas.rs`); each band walks the whole batch in command
 //! order and draws every primitive clipped to its rows. Every pixel thus sees exactly the
 //! writes of a serial run, in the same order, whatever the number of threads. A triangle is set
 //! up by each band it reaches (set-up is cheap next to its pixels, and a band never waits for
@@ -12,13 +13,15 @@
 
 use rayon::prelude::*;
 
-use super::batch::{Batch, Entry, Kind, BANDS, BAND_ROWS};
+use super::batch::{Batch, Entry, Kind, BAND_ROWS};
 use super::span::Simd;
 use super::{Band, TexSource};
 use crate::VRAM_WIDTH;
 
-/// Bands per thread when drawing in parallel.
-const BANDS_PER_THREAD: usize = 4;
+/// Bands per thread when drawing in parallel: enough to even out what the load estimate
+/// misses (a thread done early takes another band), few enough that bands seldom share a
+/// triangle (each band sets up the triangles it reaches).
+pub(crate) const BANDS_PER_THREAD: usize = 4;
 
 /// Where a batch is drawn.
 #[derive(Clone, Copy, Debug)]
@@ -31,27 +34,26 @@ pub enum Exec<'a> {
     Pool(&'a rayon::ThreadPool),
 }
 
-/// Draws every primitive of `batch` into `vram` (all of VRAM), sampling `src`.
-pub fn draw(batch: &Batch, vram: &mut [u16], src: TexSource, simd: Simd, exec: Exec) {
+/// Draws every primitive of `batch` clipped to `rows` (whole load bands of VRAM), sampling
+/// `src`.
+pub fn draw(batch: &Batch, mut rows: Band, src: TexSource, simd: Simd, exec: Exec) {
     let one = |band: &mut Band| {
         for e in &batch.order {
             draw_entry(batch, e, band, src, simd);
         }
     };
+    if rows.y0 >= rows.y1 {
+        return;
+    }
     let threads = match exec {
         Exec::Serial => 1,
         Exec::Current => rayon::current_num_threads(),
         Exec::Pool(p) => p.current_num_threads(),
     };
     if threads <= 1 {
-        let mut all = Band {
-            rows: vram,
-            y0: 0,
-            y1: crate::VRAM_HEIGHT as i32,
-        };
-        return one(&mut all);
+        return one(&mut rows);
     }
-    let mut bands = cut(&batch.load, vram, threads * BANDS_PER_THREAD);
+    let mut bands = cut(&batch.load, rows, threads * BANDS_PER_THREAD);
     let mut go = || bands.par_iter_mut().with_max_len(1).for_each(one);
     match exec {
         Exec::Pool(p) => p.install(go),
@@ -74,36 +76,41 @@ fn draw_entry(batch: &Batch, e: &Entry, band: &mut Band, src: TexSource, simd: S
     }
 }
 
-/// `vram` cut into at most `count` bands of whole load bands, of about equal load (`load` per
-/// [`BAND_ROWS`] rows); bands holding no load join their neighbours.
-fn cut<'v>(load: &[u32], vram: &'v mut [u16], count: usize) -> Vec<Band<'v>> {
-    let total: u64 = load.iter().map(|&l| l as u64).sum();
-    let count = count.clamp(1, BANDS) as u64;
-    let mut out = Vec::with_capacity(count as usize);
-    let mut rest = vram;
-    let (mut start, mut band, mut acc) = (0, 0, 0u64);
-    let mut take = |from: usize, to: usize, rest: &mut &'v mut [u16]| {
-        let rows = (to - from) * BAND_ROWS;
-        let (head, tail) = std::mem::take(rest).split_at_mut(rows * VRAM_WIDTH);
-        *rest = tail;
-        out.push(Band {
-            rows: head,
-            y0: (from * BAND_ROWS) as i32,
-            y1: (to * BAND_ROWS) as i32,
-        });
-    };
+/// `rows` (whole load bands) cut into at most `count` bands of whole load bands, of about
+/// equal load (`load` per [`BAND_ROWS`] rows of VRAM).
+fn cut<'v>(load: &[u32], rows: Band<'v>, count: usize) -> Vec<Band<'v>> {
+    let rows_at = edges(load, rows.y0 as usize..rows.y1 as usize, count);
+    let mut rest = rows.rows;
+    let mut out = Vec::with_capacity(rows_at.len());
+    for pair in rows_at.windows(2) {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut((pair[1] - pair[0]) * VRAM_WIDTH);
+        rest = tail;
+        out.push(Band::new(head, pair[0], pair[1]));
+    }
+    out
+}
+
+/// Where VRAM rows `rows` (whole load bands) are cut into at most `count` bands of whole
+/// load bands and about equal load (`load` per [`BAND_ROWS`] rows of VRAM), from
+/// `rows.start` to `rows.end`; bands holding no load join their neighbours.
+pub fn edges(load: &[u32], rows: std::ops::Range<usize>, count: usize) -> Vec<usize> {
+    let (first, end) = (rows.start / BAND_ROWS, rows.end / BAND_ROWS);
+    let load = |band: usize| load.get(band).copied().unwrap_or(0) as u64;
+    let total: u64 = (first..end).map(load).sum();
+    let count = count.clamp(1, (end - first).max(1)) as u64;
+    let mut out = vec![rows.start];
+    let (mut band, mut acc) = (first, 0u64);
     for k in 1..count {
-        while band < BANDS && acc * count < total * k {
-            acc += load.get(band).copied().unwrap_or(0) as u64;
+        while band < end && acc * count < total * k {
+            acc += load(band);
             band += 1;
         }
-        if band > start {
-            take(start, band, &mut rest);
-            start = band;
+        if band * BAND_ROWS > *out.last().expect("starts with rows.start") {
+            out.push(band * BAND_ROWS);
         }
     }
-    if start < BANDS {
-        take(start, BANDS, &mut rest);
+    if rows.end > *out.last().expect("starts with rows.start") {
+        out.push(rows.end);
     }
     out
 }
@@ -112,10 +119,12 @@ fn cut<'v>(load: &[u32], vram: &'v mut [u16], count: usize) -> Vec<Band<'v>> {
 mod tests {
     use super::*;
     use crate::gp0::fields::BlendMode;
+    use crate::raster::batch::BANDS;
     use crate::raster::pixel::PixelMode;
     use crate::raster::rect::Rect;
     use crate::raster::{Clip, Prim};
     use crate::rng::XorShift;
+    use crate::VRAM_HEIGHT;
 
     /// Bands cover all rows once, in order, without empty ones, and hold about equal load.
     #[test]
@@ -125,9 +134,9 @@ mod tests {
             *l = 1000 + (i as u32 % 5) * 300;
         }
         let total: u32 = load.iter().sum();
-        let mut vram = vec![0u16; VRAM_WIDTH * crate::VRAM_HEIGHT];
+        let mut vram = vec![0u16; VRAM_WIDTH * VRAM_HEIGHT];
         for count in [1, 2, 3, 5, 28, 64] {
-            let bands = cut(&load, &mut vram, count);
+            let bands = cut(&load, Band::new(&mut vram, 0, VRAM_HEIGHT), count);
             assert!(!bands.is_empty() && bands.len() <= count, "{count}");
             let mut at = 0;
             for b in &bands {
@@ -135,7 +144,7 @@ mod tests {
                 assert_eq!(b.rows.len(), (b.y1 - b.y0) as usize * VRAM_WIDTH);
                 at = b.y1;
             }
-            assert_eq!(at, crate::VRAM_HEIGHT as i32);
+            assert_eq!(at, VRAM_HEIGHT as i32);
             if bands.len() < count {
                 continue;
             }
@@ -151,7 +160,10 @@ mod tests {
                 );
             }
         }
-        assert_eq!(cut(&[0; BANDS], &mut vram, 3).len(), 1);
+        assert_eq!(
+            cut(&[0; BANDS], Band::new(&mut vram, 0, VRAM_HEIGHT), 3).len(),
+            1
+        );
     }
 
     /// Overlapping semi-transparent rectangles in every blend mode (the result depends on the
@@ -200,14 +212,26 @@ mod tests {
             .map(|_| rng.next_u32() as u16)
             .collect();
         let mut want = start.clone();
-        draw(&batch, &mut want, src, simd, Exec::Serial);
+        draw(
+            &batch,
+            Band::new(&mut want, 0, VRAM_HEIGHT),
+            src,
+            simd,
+            Exec::Serial,
+        );
         for threads in 2..=4 {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
             let mut got = start.clone();
-            draw(&batch, &mut got, src, simd, Exec::Pool(&pool));
+            draw(
+                &batch,
+                Band::new(&mut got, 0, VRAM_HEIGHT),
+                src,
+                simd,
+                Exec::Pool(&pool),
+            );
             if let Some(i) = want.iter().zip(&got).position(|(a, b)| a != b) {
                 panic!("{threads} threads: ({}, {}) differs", i % 1024, i / 1024);
             }

@@ -42,7 +42,17 @@ pub struct Band<'a> {
     pub y1: i32,
 }
 
-impl Band<'_> {
+impl<'a> Band<'a> {
+    /// Rows `y0..y1` of VRAM, `rows` holding just those.
+    pub fn new(rows: &'a mut [u16], y0: usize, y1: usize) -> Self {
+        debug_assert_eq!(rows.len(), (y1 - y0) * VRAM_WIDTH);
+        Band {
+            rows,
+            y0: y0 as i32,
+            y1: y1 as i32,
+        }
+    }
+
     /// The halfword at VRAM (x, y); the caller keeps `y` inside the band and `x` in 0..1024.
     #[inline]
     pub fn at(&mut self, x: i32, y: i32) -> &mut u16 {
