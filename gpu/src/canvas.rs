@@ -118,7 +118,6 @@ struct Away {
     shared: Arc<Shared>,
     /// Seconds the caller has drawn and the load it drew.
     here: (f64, u64),
-    helpers: usize,
 }
 
 // SAFETY: `Away` is the caller's handle on a `Lent` it boxed; it takes it back only after the
@@ -194,8 +193,7 @@ impl Canvas {
         };
         drop(slot);
         self.balance.waited += start.elapsed().as_secs_f64();
-        self.balance
-            .drawn(away.here, (away_secs, away_load), away.helpers);
+        self.balance.drawn(away.here, (away_secs, away_load));
         drop(away.shared);
         // SAFETY: the helper has reported done, after its last use of `Shared`'s pointers;
         // `lent` came from `Box::into_raw` in `lend` and is taken back once.
@@ -283,7 +281,6 @@ impl Canvas {
             lent,
             shared,
             here: (0.0, 0),
-            helpers,
         });
         // Claim a band while what this thread has drawn stays under its share.
         away.draw_here(|drawn| drawn < target);
@@ -299,14 +296,17 @@ impl Drop for Canvas {
 }
 
 /// How much of a lent batch the caller draws. One cycle of the pipeline is the caller drawing
-/// its share `a` of the batch's drawing time `D` and then the front end of the next batch
-/// (`F`), against the helpers drawing the rest: `a·D + F = (1 − a)·D / h` with `h` helper
-/// threads, so `a = (D − h·F) / ((h + 1)·D)`, at most an equal share. `D` and `F` are
-/// smoothed measurements of earlier batches.
+/// its share `a` of a batch of load `L` and then the front end of the next batch (`F`),
+/// against the helper drawing the rest: `a·L·c + F = (1 − a)·L·h` with `c` and `h` the
+/// seconds per unit of load of the caller and of the helper (all its threads), so
+/// `a = (L·h − F) / (L·(c + h))`. Each is measured apart, as the two may run on cores of
+/// different speeds; `c`, `h` and `F` are smoothed over earlier batches. A misjudged share
+/// costs little: whichever side is done first draws the other's unclaimed bands.
 #[derive(Debug, Default)]
 struct Balance {
-    /// Seconds one thread takes per unit of estimated load, once measured.
-    rate: Option<f64>,
+    /// Seconds per unit of estimated load of the caller and of the helper, once measured.
+    here: Option<f64>,
+    away: Option<f64>,
     /// Seconds the caller spends on the front end per lent batch.
     front: f64,
     /// When the caller went back to the front end.
@@ -318,31 +318,33 @@ struct Balance {
 /// Weight of the newest measurement in the smoothed ones.
 const SMOOTHING: f64 = 0.25;
 
+/// `old` smoothed with `sample`, or `sample` when nothing was measured before.
+fn smooth(old: Option<f64>, sample: f64) -> f64 {
+    old.map_or(sample, |o| o + SMOOTHING * (sample - o))
+}
+
 impl Balance {
-    /// The caller's share of a batch of `load` drawn with `helpers` helper threads.
+    /// The caller's share of a batch of `load` drawn with `helpers` helper threads: an equal
+    /// share per thread until both sides have been measured.
     fn share(&self, load: u64, helpers: usize) -> f64 {
-        let equal = 1.0 / (helpers + 1) as f64;
-        let Some(rate) = self.rate else {
-            return equal;
+        let (Some(c), Some(h)) = (self.here, self.away) else {
+            return 1.0 / (helpers + 1) as f64;
         };
-        let d = rate * load as f64;
-        if d <= 0.0 {
-            return equal;
+        let load = load as f64;
+        if load * (c + h) <= 0.0 {
+            return 1.0 / (helpers + 1) as f64;
         }
-        ((d - helpers as f64 * self.front) / ((helpers + 1) as f64 * d)).clamp(0.0, equal)
+        ((load * h - self.front) / (load * (c + h))).clamp(0.0, 1.0)
     }
 
-    /// A batch was drawn: the caller's seconds and load, then the helpers'.
-    fn drawn(&mut self, here: (f64, u64), away: (f64, u64), helpers: usize) {
-        let load = here.1 + away.1;
-        if load == 0 {
-            return;
+    /// A batch was drawn: the caller's seconds and load, then the helper's.
+    fn drawn(&mut self, here: (f64, u64), away: (f64, u64)) {
+        if here.1 > 0 {
+            self.here = Some(smooth(self.here, here.0 / here.1 as f64));
         }
-        let sample = (here.0 + away.0 * helpers as f64) / load as f64;
-        self.rate = Some(match self.rate {
-            None => sample,
-            Some(r) => r + SMOOTHING * (sample - r),
-        });
+        if away.1 > 0 {
+            self.away = Some(smooth(self.away, away.0 / away.1 as f64));
+        }
     }
 
     /// The caller is back on the front end.
@@ -355,7 +357,7 @@ impl Balance {
     fn front_end_done(&mut self) {
         if let Some(since) = self.since.take() {
             let sample = (since.elapsed().as_secs_f64() - self.waited).max(0.0);
-            self.front += SMOOTHING * (sample - self.front);
+            self.front = smooth(Some(self.front), sample);
         }
     }
 }
@@ -403,5 +405,23 @@ mod tests {
                 "{bands} bands"
             );
         }
+    }
+
+    /// The caller's share evens out the two sides' times, its front end counted on its side.
+    #[test]
+    fn the_share_evens_out_measured_times() {
+        let mut b = Balance::default();
+        assert_eq!(b.share(1000, 1), 0.5, "equal until measured");
+        assert_eq!(b.share(1000, 3), 0.25);
+        // Both sides 1 µs per unit; a front end of 0.2 ms per batch of 1000 units (1 ms).
+        b.drawn((0.5e-3, 500), (0.5e-3, 500));
+        b.front = 0.2e-3;
+        assert!((b.share(1000, 1) - 0.4).abs() < 1e-9);
+        // A helper twice as slow: a·1 + 0.2 = (1 − a)·2, so a = 0.6.
+        b.away = Some(2e-6);
+        assert!((b.share(1000, 1) - 0.6).abs() < 1e-9);
+        // A front end longer than the helper's whole batch: the caller draws nothing at first.
+        b.front = 5e-3;
+        assert_eq!(b.share(1000, 1), 0.0);
     }
 }
