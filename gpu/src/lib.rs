@@ -85,7 +85,7 @@ pub const PARALLEL_MIN_LOAD: u64 = 64 * 1024;
 pub enum Threads {
     /// On the calling thread.
     Serial,
-    /// The calling thread and rayon's global pool (all cores).
+    /// One thread per core: the calling thread and threads of rayon's global pool.
     #[default]
     AllCores,
     /// This many threads: the calling thread and a pool of one fewer.
@@ -325,8 +325,9 @@ impl Gpu {
                 let helpers = pool.current_num_threads();
                 lend(canvas, tex, batch, simd, helpers, |job| pool.spawn(job))
             }
-            (Threads::AllCores, _) if background => {
-                let helpers = rayon::current_num_threads();
+            // The caller is one of the drawing threads: one helper thread fewer than cores.
+            (Threads::AllCores, _) if background && rayon::current_num_threads() > 1 => {
+                let helpers = rayon::current_num_threads() - 1;
                 lend(canvas, tex, batch, simd, helpers, rayon::spawn)
             }
             _ => {
