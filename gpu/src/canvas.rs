@@ -228,9 +228,9 @@ impl Canvas {
         );
         let loads: Vec<u64> = (at.windows(2))
             .map(|w| {
-                (batch.load[w[0] / BAND_ROWS..w[1] / BAND_ROWS].iter())
-                    .map(|&l| l as u64)
-                    .sum()
+                let rows = w[0] / BAND_ROWS..w[1] / BAND_ROWS;
+                let load = batch.load.get(rows).unwrap_or_default();
+                load.iter().map(|&l| l as u64).sum()
             })
             .collect();
         let target = (batch.load() as f64 * share) as u64;
