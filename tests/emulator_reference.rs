@@ -1,6 +1,6 @@
 //! `hwtests/emulator-reference`: every random stream and model frame, replayed from power-on,
 //! must leave exactly the VRAM the reference software GPU left (all 16 bits), serially, on all
-//! cores and on a pool of 3 threads. A failure lists, per file, how many halfwords differ and
+//! cores and on 3 threads. A failure lists, per file, how many halfwords differ and
 //! the first few with their coordinates.
 mod common;
 

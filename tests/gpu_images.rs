@@ -1,6 +1,6 @@
 //! The 11 `hwtests/gpu-images`: each stream replayed from power-on must reproduce the
 //! console's VRAM capture exactly (bits 0–14; `lines` ignores its `mask.txt` rectangles).
-//! Every case runs serial, on all cores and on a pool of 3 threads (every batch in regions).
+//! Every case runs serial, on all cores and on 3 threads (every batch in regions).
 mod common;
 
 use std::path::Path;
@@ -77,7 +77,7 @@ fn check(name: &str) {
     }
     assert!(
         outputs.iter().all(|o| *o == outputs[0]),
-        "{name}: serial, all cores and a pool of 3 differ (mask bits included)"
+        "{name}: serial, all cores and 3 threads differ (mask bits included)"
     );
 }
 

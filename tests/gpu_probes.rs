@@ -45,7 +45,7 @@ fn hw_probes_serial() {
 #[test]
 #[cfg_attr(no_shared, ignore = "needs ../shared/hwtests/gpu-probes")]
 fn hw_probes_banded() {
-    // A pool of 3: every batch drawn in regions (on all cores, light batches draw serially).
+    // 3 threads: every batch drawn in regions (on all cores, light batches draw serially).
     let r = run_all(3);
     assert_eq!(r.failed, 0, "{} hw cases failed", r.failed);
     assert!(r.passed >= 498, "only {} hw cases ran", r.passed);

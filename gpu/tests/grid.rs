@@ -4,7 +4,7 @@
 
 use gpu::Gpu;
 
-/// Draws `words` serially, on all cores and on a pool of 3 threads, checks all agree, and
+/// Draws `words` serially, on all cores and on 3 threads, checks all agree, and
 /// returns the top-left `w`×`h` corner as a picture (`#` drawn, `.` not).
 fn draw(words: &[u32], w: usize, h: usize) -> Vec<String> {
     picture(words, w, h, |p| if p != 0 { '#' } else { '.' })
@@ -33,7 +33,7 @@ fn picture(words: &[u32], w: usize, h: usize, pixel: impl Fn(u16) -> char) -> Ve
         pictures.push(pic);
     }
     assert_eq!(pictures[0], pictures[1], "all cores differ from serial");
-    assert_eq!(pictures[0], pictures[2], "a pool of 3 differs from serial");
+    assert_eq!(pictures[0], pictures[2], "3 threads differ from serial");
     pictures.remove(0)
 }
 

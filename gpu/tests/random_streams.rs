@@ -60,7 +60,7 @@ fn random_words(seed: u64, threads: gpu::Threads) -> Outcome {
 }
 
 /// Random words never panic, leave the GPU able to take commands after GP1(01h), and draw the
-/// same VRAM and read back the same values serially, on all cores and on a pool of 3 threads.
+/// same VRAM and read back the same values serially, on all cores and on 3 threads.
 /// (Each word costs bounded work, so the run is bounded; no wall-clock limit is asserted since
 /// that would depend on the machine's load.)
 #[test]
