@@ -177,9 +177,7 @@ impl Gpu {
                 Step::Payload(run) => {
                     if let Some(t) = &mut self.upload {
                         let vram = &mut self.canvas.images().vram;
-                        for &w in &words[run] {
-                            vram::upload_word(&mut vram[..], t, w, self.state.mask);
-                        }
+                        vram::upload_words(&mut vram[..], t, &words[run], self.state.mask);
                     }
                 }
             }

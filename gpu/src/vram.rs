@@ -88,6 +88,31 @@ pub fn upload_word(vram: &mut [u16], t: &mut Transfer, word: u32, mask: u32) {
     }
 }
 
+/// Writes a run of GP0(A0h) payload words: what [`upload_word`] does for each in turn, a row
+/// segment at a time instead of dividing out each halfword's row and column.
+pub fn upload_words(vram: &mut [u16], t: &mut Transfer, words: &[u32], mask: u32) {
+    let (set, check) = (((mask & 1) as u16) << 15, mask & 2 != 0);
+    let halfword = |k: usize| (words[k / 2] >> (k % 2 * 16)) as u16 | set;
+    // Halfwords past the transfer's end are dropped, as `upload_word` drops them.
+    let n = (words.len() * 2).min(t.w * t.h - t.pos.min(t.w * t.h));
+    let mut k = 0;
+    while k < n {
+        let (r, c) = (t.pos / t.w, t.pos % t.w);
+        let row = ((t.y + r) & (VRAM_HEIGHT - 1)) * VRAM_WIDTH;
+        let x0 = (t.x + c) & (VRAM_WIDTH - 1);
+        // The rest of this transfer row, up to VRAM's right edge (where it wraps).
+        let seg = (t.w - c).min(n - k).min(VRAM_WIDTH - x0);
+        let dst = &mut vram[row + x0..row + x0 + seg];
+        for (j, d) in dst.iter_mut().enumerate() {
+            if !(check && *d & 0x8000 != 0) {
+                *d = halfword(k + j);
+            }
+        }
+        k += seg;
+        t.pos += seg;
+    }
+}
+
 /// Reads the next two halfwords of a GP0(C0h) transfer (zero past its end).
 pub fn read_word(vram: &[u16], t: &mut Transfer) -> u32 {
     let lo = t.next().map_or(0, |i| vram[i]) as u32;
@@ -136,6 +161,35 @@ pub fn copy(vram: &mut [u16], src: u32, dst: u32, wh: u32, mask: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run of words uploads what word-by-word uploads do: transfers wrapping at both VRAM
+    /// edges, every mask setting, runs cut anywhere and running past the transfer's end.
+    #[test]
+    fn runs_upload_what_single_words_do() {
+        let mut rng = crate::rng::XorShift::new(0x00a0_5eed);
+        for _ in 0..300 {
+            let xy = rng.next_u32() & 0x01ff_03ff;
+            let wh = (rng.below(40) << 16) | rng.below(70);
+            let mask = rng.below(4);
+            let start: Vec<u16> = (0..VRAM_WIDTH * VRAM_HEIGHT)
+                .map(|i| if i % 3 == 0 { 0x8000 } else { 0 })
+                .collect();
+            let words: Vec<u32> = (0..rng.below(2000)).map(|_| rng.next_u32()).collect();
+            let (mut one, mut run) = (start.clone(), start);
+            let (mut t1, mut t2) = (Transfer::new(xy, wh), Transfer::new(xy, wh));
+            for &w in &words {
+                upload_word(&mut one, &mut t1, w, mask);
+            }
+            let mut rest = &words[..];
+            while !rest.is_empty() {
+                let n = (1 + rng.below(300) as usize).min(rest.len());
+                upload_words(&mut run, &mut t2, &rest[..n], mask);
+                rest = &rest[n..];
+            }
+            assert!(one == run, "{xy:08x} {wh:08x} mask {mask}");
+            assert_eq!(t1.done(), t2.done());
+        }
+    }
 
     #[test]
     fn sizes_wrap_to_maximum() {
