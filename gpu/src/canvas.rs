@@ -311,7 +311,8 @@ struct Balance {
     front: f64,
     /// When the caller went back to the front end.
     since: Option<Instant>,
-    /// Seconds the caller has slept waiting for a helper since then.
+    /// Seconds the caller has spent in [`Canvas::wait`] since then (drawing bands left over
+    /// and sleeping): not front-end time.
     waited: f64,
 }
 
@@ -392,10 +393,13 @@ mod tests {
                 let bottom = s.spawn(|| take(false));
                 (take(true), bottom.join().expect("no panic"))
             });
-            assert!(top.windows(2).all(|w| w[0] < w[1]), "top claims go down");
+            assert!(
+                top.windows(2).all(|w| w[0] < w[1]),
+                "the top claims bands in increasing order"
+            );
             assert!(
                 bottom.windows(2).all(|w| w[0] > w[1]),
-                "bottom claims go up"
+                "the bottom claims bands in decreasing order"
             );
             top.extend(bottom);
             top.sort_unstable();

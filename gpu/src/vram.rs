@@ -94,7 +94,7 @@ pub fn upload_words(vram: &mut [u16], t: &mut Transfer, words: &[u32], mask: u32
     let (set, check) = (((mask & 1) as u16) << 15, mask & 2 != 0);
     let halfword = |k: usize| (words[k / 2] >> (k % 2 * 16)) as u16 | set;
     // Halfwords past the transfer's end are dropped, as `upload_word` drops them.
-    let n = (words.len() * 2).min(t.w * t.h - t.pos.min(t.w * t.h));
+    let n = (words.len() * 2).min((t.w * t.h).saturating_sub(t.pos));
     let mut k = 0;
     while k < n {
         let (r, c) = (t.pos / t.w, t.pos % t.w);
