@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use crate::raster::bands::{edges, BANDS_PER_THREAD};
 use crate::raster::batch::{Batch, BAND_ROWS};
-use crate::raster::texcache::Images;
+use crate::raster::texcache::{Access, Images};
 use crate::raster::Band;
 use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
 
@@ -169,9 +169,16 @@ impl Canvas {
             .expect("the images are here when no batch is away")
     }
 
-    /// The images if no batch is drawing in the background.
-    pub fn idle(&mut self) -> Option<&mut Images> {
-        self.here.as_mut()
+    /// The images if no batch is drawing in the background, else the snapshot it samples.
+    pub fn access(&mut self) -> Access<'_> {
+        match (&mut self.here, &self.away) {
+            (Some(images), _) => Access::Here(images),
+            // SAFETY: the snapshot stays where it is and is only read until the batch away is
+            // taken back (`Canvas::wait`, which the borrow of `self` rules out meanwhile); the
+            // helper only reads it too (see `Shared`).
+            (None, Some(away)) => Access::Away(unsafe { &*away.shared.snapshot }),
+            (None, None) => unreachable!("the images are here when no batch is away"),
+        }
     }
 
     /// Finishes the batch drawing in the background, if any: draws the bands nobody has

@@ -9,7 +9,7 @@ use crate::gp0::fields::{Clut, ColorWord, TexPage, TexWindow};
 use crate::raster::batch::MAX_BATCH;
 use crate::raster::line::Line;
 use crate::raster::rect::Rect;
-use crate::raster::texcache::{UvBounds, Wait};
+use crate::raster::texcache::{Access, UvBounds, Wait};
 use crate::raster::texture::Texture;
 use crate::raster::tiles::TileSet;
 use crate::raster::triangle::{Shading, TriangleCmd, Vtx};
@@ -89,13 +89,13 @@ impl Gpu {
     fn texture(&mut self, page: TexPage, clut: Clut, uv: UvBounds) -> Texture {
         let what = (page, clut, self.state.tex_window);
         let cluts = &mut self.batch.cluts;
-        match self.tex.texture(self.canvas.idle(), what, uv, cluts) {
+        match self.tex.texture(self.canvas.access(), what, uv, cluts) {
             Ok(t) => t,
             Err(wait) => {
                 if wait == Wait::Conflict {
                     self.end_batch();
                 }
-                let images = Some(self.canvas.images());
+                let images = Access::Here(self.canvas.images());
                 self.tex
                     .texture(images, what, uv, &mut self.batch.cluts)
                     .expect("no batch pending or drawing")

@@ -449,6 +449,43 @@ mod tests {
         }
     }
 
+    /// CLUTs on VRAM's last row (which the snapshot cannot hand out as 256 entries in place)
+    /// are copied out of the snapshot while a full batch draws in the background: the pixels
+    /// one serial pass draws.
+    #[test]
+    fn cluts_on_the_last_row_load_while_a_batch_draws_in_the_background() {
+        // 4-bit page at x = 640 whose texels (0, 0) and (1, 0) are indices 1 and 2.
+        let mut words = vec![0xe300_0000, 0xe407_ffff, 0xe100_000a];
+        words.extend([0xa000_0000, 640, 0x0001_0001, 0x0000_0021]);
+        // Two 16-entry CLUTs on row 511, at x = 992 and 1008.
+        words.extend([0xa000_0000, (511 << 16) | 992, 0x0001_0020]);
+        words.extend((0..16u32).map(|i| (0x1000 + 0x222 * i) | (0x1111 + 0x222 * i) << 16));
+        let clut = |x: u32| ((511 << 6) | (x / 16)) << 16;
+        // A full batch of 1×1 raw textured rectangles with the first CLUT, then rectangles
+        // that load the second and the first again while that batch is away.
+        let mut rect = |x: u32, y: u32, clut: u32, u: u32| {
+            words.extend([0x6d00_0000, (y << 16) | x, clut | u]);
+        };
+        for i in 0..2048 {
+            rect(i % 512, i / 512, clut(992), i % 2);
+        }
+        for (k, (x, u)) in [(1008, 0), (992, 1), (1008, 1)].into_iter().enumerate() {
+            rect(k as u32, 100, clut(x), u);
+        }
+        let mut serial = Gpu::new();
+        serial.set_threads(Threads::Serial);
+        serial.gp0_words(&words);
+        let want = serial.vram().to_vec();
+        assert_eq!(want[100 * VRAM_WIDTH..][..3], [0x2221, 0x1222, 0x2332]);
+        for threads in [Threads::Pool(2), Threads::Pool(3)] {
+            let mut g = Gpu::new();
+            g.set_threads(threads);
+            g.set_parallel_min_load(0);
+            g.gp0_words(&words);
+            assert!(g.vram() == &want[..], "{threads:?}");
+        }
+    }
+
     #[test]
     fn display_follows_gp1_ranges_and_mode() {
         let mut g = Gpu::new();

@@ -8,8 +8,9 @@
 //! there (a transfer; the batch that may have drawn it, once it has). A primitive that would
 //! sample a tile the pending batch may have drawn gets [`Wait::Conflict`]: the caller ends the
 //! batch and asks again. While a batch draws in the background it holds VRAM and the snapshot
-//! ([`Images`]); a look-up that needs neither (its tiles valid, its CLUT readable in place)
-//! still succeeds, any other gets [`Wait::Busy`] and asks again once the batch is done. What a
+//! ([`Images`]) but only reads the snapshot, so a look-up whose tiles are all valid still
+//! succeeds (reading the snapshot too, for a CLUT it copies out); one that must copy tiles
+//! gets [`Wait::Busy`] and asks again once the batch is done. What a
 //! primitive samples is the part of its page its texture coordinates reach ([`UvBounds`]), not
 //! the whole page, so a page that overlaps what is being drawn (as pages near the frame
 //! buffer, or wrapping past VRAM's right edge, do) ends a batch only when it is really read
@@ -118,9 +119,18 @@ impl UvBounds {
 pub enum Wait {
     /// The primitive would sample what the pending batch may have drawn: end the batch first.
     Conflict,
-    /// VRAM must be read (tiles to copy into the snapshot, a CLUT wrapping past VRAM's edge to
-    /// copy out) while a batch drawing in the background holds it: wait for that batch.
+    /// Tiles must be copied into the snapshot while a batch drawing in the background holds
+    /// it: wait for that batch.
     Busy,
+}
+
+/// What a texture look-up may touch: the images, or while a batch draws in the background, the
+/// snapshot to read (that batch only reads it too).
+pub enum Access<'a> {
+    /// No batch is away: the images, to copy tiles into the snapshot.
+    Here(&'a mut Images),
+    /// A batch is away: its snapshot, read-only.
+    Away(&'a VramImage),
 }
 
 /// The CLUT cache's contents.
@@ -179,11 +189,11 @@ impl Default for TexCache {
 impl TexCache {
     /// The texture for a primitive sampling coordinates `uv` of `page` with CLUT `clut`
     /// through `window`, with the snapshot made to hold what it samples; its CLUT entries added
-    /// to `cluts` (the pending batch's table) when they come from a copy. `images` is `None`
-    /// while a batch draws in the background. On `Err` nothing has changed.
+    /// to `cluts` (the pending batch's table) when they come from a copy. On `Err` nothing has
+    /// changed.
     pub fn texture(
         &mut self,
-        images: Option<&mut Images>,
+        images: Access,
         (page, clut, window): (TexPage, Clut, TexWindow),
         uv: UvBounds,
         cluts: &mut Vec<ClutTable>,
@@ -205,26 +215,27 @@ impl TexCache {
         // A CLUT the snapshot cannot hand out as 256 halfwords in a row (it wraps past the
         // right edge, or ends past VRAM's end) is copied at once.
         let copy_clut = n != 0 && !hit && (clut.x() + n > VRAM_WIDTH || at + 256 > VRAM_SIZE);
-        let vram = match images {
-            Some(im) => {
+        // From here on the snapshot equals VRAM over `tiles`, the CLUT's among them.
+        let snapshot: &VramImage = match images {
+            Access::Here(im) => {
                 if !missing.is_empty() {
                     for t in missing.iter() {
                         copy_tile(&mut im.snapshot[..], &im.vram[..], t);
                     }
                     self.valid = self.valid.union(missing);
                 }
-                Some(&im.vram)
+                &im.snapshot
             }
-            None if missing.is_empty() && !copy_clut => None,
-            None => return Err(Wait::Busy),
+            Access::Away(_) if !missing.is_empty() => return Err(Wait::Busy),
+            Access::Away(snapshot) => snapshot,
         };
         if n == 0 {
             return Ok(Texture::new(page, window, ClutRef::None));
         }
         if !hit {
-            let saved = vram.filter(|_| copy_clut).map(|vram| {
+            let saved = copy_clut.then(|| {
                 let mut t = Box::new([0; 256]);
-                let row = &vram[clut.y() * VRAM_WIDTH..][..VRAM_WIDTH];
+                let row = &snapshot[clut.y() * VRAM_WIDTH..][..VRAM_WIDTH];
                 let head = n.min(VRAM_WIDTH - clut.x());
                 t[..head].copy_from_slice(&row[clut.x()..][..head]);
                 t[head..n].copy_from_slice(&row[..n - head]);
