@@ -1,6 +1,6 @@
 //! GPU throughput on the work it does in practice, in pixels per second (the census's pixels
 //! covered: [`psxrender::census::Census::pixels`]), on one thread (`Threads::Serial`, what
-//! `--threads 1` and `Threads::Pool(1)` give), on a pool of two (`--threads 2`) and on all cores
+//! `--threads 1` and `Threads::Pool(1)` give), on two threads (`--threads 2`) and on all cores
 //! (`Threads::AllCores`):
 //!
 //! - `small_triangles`: the 100,000-triangle stream of `examples/small_tris.rs` (textured
@@ -16,8 +16,8 @@
 //!   for the SIMD kernel); and `fill`: 16 full-VRAM fills.
 //!
 //! Making and dropping GPUs is outside the timed part. Nothing spins: every configuration is one
-//! GPU on the benchmark's thread plus, for a pool or all cores, rayon's threads (or the two
-//! threads of the two-GPU baseline).
+//! GPU on the benchmark's thread plus, for two threads or all cores, the GPU's helper threads
+//! (or the two threads of the two-GPU baseline).
 
 use std::path::Path;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! The GPU benches' triangle frames outside criterion, for instruction counts and CPU time.
 //!
 //! `tris [threads] [frames] [small|big]` draws `frames` frames (default 1) on one GPU with
-//! `threads` (0 = all cores, 1 = serial, the default, N = a pool of N) and prints the area per
+//! `threads` (0 = all cores, 1 = serial, the default, N = N threads) and prints the area per
 //! frame, a hash of the final VRAM (equal for every thread count), the wall time and the CPU
 //! time (user + system, all threads; from `/proc/self/stat`, "n/a" elsewhere). A frame is
 //! `small` (the default): the 100,000-triangle stream of `benches/common/gpu_workload.rs`

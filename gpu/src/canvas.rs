@@ -1,35 +1,41 @@
 //! VRAM and the texture snapshot, at hand or shared with a batch drawing in the background.
 //!
-//! A batch heavy enough for several threads is cut into bands of rows of about equal estimated
-//! load ([`edges`]). A helper (a pool thread, itself spreading over its pool's threads) claims
-//! bands from the bottom; the caller claims bands from the top until it has drawn its share,
-//! then goes on queueing the next batch while the helper draws. When the caller next needs the
-//! images it first draws the bands nobody has claimed yet, and sleeps only for bands being
-//! drawn. So the front end (packets, drawing state, texture look-ups, culling) of one batch
-//! overlaps the drawing of the one before, the caller draws from the batch it has just written
-//! (still in its cache), and neither thread idles while the other has bands left. The caller's
-//! share follows measured times ([`Balance`]); who draws a band changes only the speed, never
-//! the pixels ([`crate::raster::bands`]: every band draws the batch in command order).
+//! A batch heavy enough for several threads is cut at a row into the caller's share, at the
+//! top, and bands of about equal estimated load below it for the helper threads ([`Crew`]).
+//! The helpers claim bands from the bottom; the caller draws its share, then goes on queueing
+//! the next batch while they draw. When the caller next needs the images it first draws the
+//! bands nobody has claimed yet, and sleeps only for bands being drawn. So the front end
+//! (packets, drawing state, texture look-ups, culling) of one batch overlaps the drawing of
+//! the one before, the caller draws from the batch it has just written (still in its cache),
+//! each thread draws about the same rows batch after batch (still in its cache too), and no
+//! thread idles while another has bands left. The caller's share follows measured times
+//! ([`Balance`]); who draws a band changes only the speed, never the pixels
+//! ([`crate::raster::bands`]: every band draws the batch in command order).
 //!
 //! While a batch draws in the background it holds the [`Images`] (the VRAM it writes, the
 //! snapshot it samples); the front end works on what it owns (the drawing state, the texture
-//! cache's tile sets, the next batch), and whatever must read or write the images — a
-//! transfer, a read of VRAM, a texture tile not yet in the snapshot, the next batch's turn to
-//! draw — first finishes that batch ([`Canvas::wait`]). So at most one batch draws in the
-//! background and batches draw in command order, each seeing exactly what it would see drawn
-//! one after the other.
+//! cache's tile sets, the next batch) and may read the snapshot, which the batch only reads.
+//! Whatever must write the images or read VRAM — a transfer, a read of VRAM, a texture tile
+//! not yet in the snapshot, the next batch's turn to draw — first finishes that batch
+//! ([`Canvas::wait`]). So at most one batch draws in the background and batches draw in
+//! command order, each seeing exactly what it would see drawn one after the other.
 //!
-//! Waiting sleeps on a condition variable until the helper is done; nothing spins.
+//! Waiting sleeps on a condition variable until the last band is drawn; nothing spins.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
-use crate::raster::bands::{edges, BANDS_PER_THREAD};
+use crate::crew::Crew;
+use crate::raster::bands::{edges, split_at};
 use crate::raster::batch::{Batch, BAND_ROWS};
 use crate::raster::texcache::{Access, Images};
 use crate::raster::Band;
 use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
+
+/// Bands per helper thread: enough that the caller can take over part of a late helper's
+/// work, few enough that bands seldom share a triangle (each band sets up those it reaches).
+const HELPER_BANDS: usize = 2;
 
 /// Draws a batch's primitives clipped to a band of rows, sampling the snapshot.
 pub(crate) type DrawRows = dyn Fn(&Batch, Band, &VramImage) + Send + Sync;
@@ -40,8 +46,8 @@ struct Lent {
     batch: Batch,
 }
 
-/// What the caller and the helper share while a batch draws: the bands, which is claimed,
-/// and where the helper reports.
+/// What the caller and the helpers share while a batch draws: the bands, which are claimed,
+/// and how many are drawn.
 struct Shared {
     /// VRAM's first halfword, the snapshot and the batch, inside the [`Lent`].
     vram: *mut u16,
@@ -52,15 +58,26 @@ struct Shared {
     /// Estimated load of each band.
     loads: Vec<u64>,
     /// Bands nobody has claimed: `lo..hi`, packed `lo | hi << 16`. The caller claims from
-    /// the top, the helper from the bottom.
+    /// the top, the helpers from the bottom.
     unclaimed: AtomicU32,
     draw: Box<DrawRows>,
-    /// Set by the helper once it has drawn its last band: the seconds it drew and the load.
-    done: Mutex<Option<(f64, u64)>>,
+    /// When the batch was lent.
+    lent_at: Instant,
+    progress: Mutex<Progress>,
+    /// Signalled when the last band is drawn.
     wake: Condvar,
 }
 
-// SAFETY: the pointers reach memory the caller keeps alive until the helper reports done.
+/// How far a lent batch is drawn.
+#[derive(Debug, Default)]
+struct Progress {
+    /// Bands not drawn yet.
+    left: usize,
+    /// Seconds from the lending to the helpers' last band, and the load they drew.
+    helpers: (f64, u64),
+}
+
+// SAFETY: the pointers reach memory the caller keeps alive until every band is drawn.
 // The snapshot and the batch are only read until then; VRAM is written only band by band,
 // each band's rows by whoever claimed it (`Shared::claim` hands each band out once).
 unsafe impl Send for Shared {}
@@ -109,9 +126,21 @@ impl Shared {
         (self.draw)(batch, Band::new(rows, y0, y1), snapshot);
         self.loads[band]
     }
+
+    /// A band of `load` is drawn, by a helper or the caller.
+    fn drawn(&self, load: u64, helper: bool) {
+        let mut p = self.progress.lock().unwrap_or_else(PoisonError::into_inner);
+        p.left -= 1;
+        if helper {
+            p.helpers = (self.lent_at.elapsed().as_secs_f64(), p.helpers.1 + load);
+        }
+        if p.left == 0 {
+            self.wake.notify_one();
+        }
+    }
 }
 
-/// A lent batch: the [`Lent`] the helper reads through [`Shared`], and what the caller has
+/// A lent batch: the [`Lent`] the helpers read through [`Shared`], and what the caller has
 /// drawn of it.
 struct Away {
     lent: *mut Lent,
@@ -120,19 +149,21 @@ struct Away {
     here: (f64, u64),
 }
 
-// SAFETY: `Away` is the caller's handle on a `Lent` it boxed; it takes it back only after the
-// helper has reported done.
+// SAFETY: `Away` is the caller's handle on a `Lent` it boxed; it takes it back only once
+// every band is drawn.
 unsafe impl Send for Away {}
 
 impl Away {
-    /// Draws unclaimed bands from the top, while `more` says so.
-    fn draw_here(&mut self, mut more: impl FnMut(u64) -> bool) {
+    /// Draws up to `bands` unclaimed bands from the top.
+    fn draw_here(&mut self, bands: usize) {
         let start = Instant::now();
-        while more(self.here.1) {
-            match self.shared.claim(true) {
-                Some(band) => self.here.1 += self.shared.draw(band),
-                None => break,
-            }
+        for _ in 0..bands {
+            let Some(band) = self.shared.claim(true) else {
+                break;
+            };
+            let load = self.shared.draw(band);
+            self.here.1 += load;
+            self.shared.drawn(load, false);
         }
         self.here.0 += start.elapsed().as_secs_f64();
     }
@@ -182,28 +213,25 @@ impl Canvas {
     }
 
     /// Finishes the batch drawing in the background, if any: draws the bands nobody has
-    /// claimed yet, then sleeps until the helper has drawn its last one.
+    /// claimed yet, then sleeps until the helpers have drawn theirs.
     pub fn wait(&mut self) {
         let Some(mut away) = self.away.take() else {
             return;
         };
         let start = Instant::now();
-        away.draw_here(|_| true);
-        let mut slot = (away.shared.done.lock()).unwrap_or_else(PoisonError::into_inner);
-        let (away_secs, away_load) = loop {
-            match slot.take() {
-                Some(done) => break done,
-                None => {
-                    slot = (away.shared.wake.wait(slot)).unwrap_or_else(PoisonError::into_inner)
-                }
-            }
-        };
-        drop(slot);
+        away.draw_here(usize::MAX);
+        let mut p = (away.shared.progress.lock()).unwrap_or_else(PoisonError::into_inner);
+        while p.left > 0 {
+            p = (away.shared.wake.wait(p)).unwrap_or_else(PoisonError::into_inner);
+        }
+        let helpers = p.helpers;
+        drop(p);
         self.balance.waited += start.elapsed().as_secs_f64();
-        self.balance.drawn(away.here, (away_secs, away_load));
+        self.balance.drawn(away.here, helpers);
         drop(away.shared);
-        // SAFETY: the helper has reported done, after its last use of `Shared`'s pointers;
-        // `lent` came from `Box::into_raw` in `lend` and is taken back once.
+        // SAFETY: every band is drawn, so no helper uses `Shared`'s pointers any more (a
+        // helper that runs the job later finds no band to claim); `lent` came from
+        // `Box::into_raw` in `lend` and is taken back once.
         let Lent { images, mut batch } = *unsafe { Box::from_raw(away.lent) };
         batch.clear_primitives();
         batch.cluts.clear();
@@ -211,15 +239,13 @@ impl Canvas {
         self.spare = batch;
     }
 
-    /// Draws `batch`, which holds enough work for `helpers` + 1 threads, with `draw`, and
-    /// leaves an empty batch in `batch`: waits for the batch before it, cuts the rows into
-    /// bands, has a thread `spawn` provides draw bands from the bottom (on `helpers`
-    /// threads), and draws bands from the top here until this thread's share is drawn. The
-    /// rest is drawn in the background, or here when [`Canvas::wait`] finds bands left.
-    pub fn lend<S>(&mut self, batch: &mut Batch, helpers: usize, spawn: S, draw: Box<DrawRows>)
-    where
-        S: FnOnce(Box<dyn FnOnce() + Send>),
-    {
+    /// Draws `batch`, which holds enough work for the crew's threads and this one, with
+    /// `draw`, and leaves an empty batch in `batch`: waits for the batch before it, cuts the
+    /// rows into this thread's share at the top and bands for the crew below, wakes the crew
+    /// to draw bands from the bottom and draws the share here. The rest is drawn in the
+    /// background, or here when [`Canvas::wait`] finds bands left.
+    pub fn lend(&mut self, batch: &mut Batch, crew: &Crew, draw: Box<DrawRows>) {
+        let helpers = crew.len();
         self.balance.front_end_done();
         self.wait();
         let images = self
@@ -227,12 +253,19 @@ impl Canvas {
             .take()
             .expect("the images are here when no batch is away");
         let batch = std::mem::replace(batch, std::mem::take(&mut self.spare));
+        // The caller's share is one band from the top, the rest is cut for the helpers: the
+        // caller draws about the same rows batch after batch (kept in its cache, as the
+        // helpers' are in theirs), and fewer cuts mean fewer triangles set up twice.
         let share = self.balance.share(batch.load(), helpers);
-        let at = edges(
+        let split = split_at(&batch.load, (batch.load() as f64 * share) as u64);
+        let mut at = vec![0];
+        at.extend(edges(
             &batch.load,
-            0..VRAM_HEIGHT,
-            (helpers + 1) * BANDS_PER_THREAD,
-        );
+            split..VRAM_HEIGHT,
+            helpers * HELPER_BANDS,
+        ));
+        at.dedup();
+        let mine = usize::from(split > 0);
         let loads: Vec<u64> = (at.windows(2))
             .map(|w| {
                 let rows = w[0] / BAND_ROWS..w[1] / BAND_ROWS;
@@ -240,10 +273,9 @@ impl Canvas {
                 load.iter().map(|&l| l as u64).sum()
             })
             .collect();
-        let target = (batch.load() as f64 * share) as u64;
         let bands = loads.len() as u32;
         let lent = Box::into_raw(Box::new(Lent { images, batch }));
-        // SAFETY: `lent` is a live box; from here until the helper reports done it is reached
+        // SAFETY: `lent` is a live box; from here until every band is drawn it is reached
         // only through these pointers (see `Shared`).
         let (vram, snapshot, batch) = unsafe {
             (
@@ -260,37 +292,26 @@ impl Canvas {
             loads,
             unclaimed: AtomicU32::new(bands << 16),
             draw,
-            done: Mutex::new(None),
+            lent_at: Instant::now(),
+            progress: Mutex::new(Progress {
+                left: bands as usize,
+                helpers: (0.0, 0),
+            }),
             wake: Condvar::new(),
         });
         let helper = Arc::clone(&shared);
-        spawn(Box::new(move || {
-            let start = Instant::now();
-            let one = || {
-                let mut load = 0;
-                while let Some(band) = helper.claim(false) {
-                    load += helper.draw(band);
-                }
-                load
-            };
-            let load = match helpers {
-                0 | 1 => one(),
-                n => {
-                    use rayon::prelude::*;
-                    (0..n).into_par_iter().with_max_len(1).map(|_| one()).sum()
-                }
-            };
-            *helper.done.lock().unwrap_or_else(PoisonError::into_inner) =
-                Some((start.elapsed().as_secs_f64(), load));
-            helper.wake.notify_one();
+        crew.run(Arc::new(move || {
+            while let Some(band) = helper.claim(false) {
+                let load = helper.draw(band);
+                helper.drawn(load, true);
+            }
         }));
         let away = self.away.insert(Away {
             lent,
             shared,
             here: (0.0, 0),
         });
-        // Claim a band while what this thread has drawn stays under its share.
-        away.draw_here(|drawn| drawn < target);
+        away.draw_here(mine);
         self.balance.front_end_starts();
     }
 }
@@ -304,14 +325,14 @@ impl Drop for Canvas {
 
 /// How much of a lent batch the caller draws. One cycle of the pipeline is the caller drawing
 /// its share `a` of a batch of load `L` and then the front end of the next batch (`F`),
-/// against the helper drawing the rest: `a·L·c + F = (1 − a)·L·h` with `c` and `h` the
-/// seconds per unit of load of the caller and of the helper (all its threads), so
+/// against the helpers drawing the rest: `a·L·c + F = (1 − a)·L·h` with `c` and `h` the
+/// seconds per unit of load of the caller and of the helpers (all together), so
 /// `a = (L·h − F) / (L·(c + h))`. Each is measured apart, as the two may run on cores of
 /// different speeds; `c`, `h` and `F` are smoothed over earlier batches. A misjudged share
 /// costs little: whichever side is done first draws the other's unclaimed bands.
 #[derive(Debug, Default)]
 struct Balance {
-    /// Seconds per unit of estimated load of the caller and of the helper, once measured.
+    /// Seconds per unit of estimated load of the caller and of the helpers, once measured.
     here: Option<f64>,
     away: Option<f64>,
     /// Seconds the caller spends on the front end per lent batch.
@@ -322,6 +343,9 @@ struct Balance {
     /// and sleeping): not front-end time.
     waited: f64,
 }
+
+/// The least share of a batch left to the helpers, as a fraction of an equal share per thread.
+const HELPER_LEAST: f64 = 0.25;
 
 /// Weight of the newest measurement in the smoothed ones.
 const SMOOTHING: f64 = 0.25;
@@ -342,10 +366,12 @@ impl Balance {
         if load * (c + h) <= 0.0 {
             return 1.0 / (helpers + 1) as f64;
         }
-        ((load * h - self.front) / (load * (c + h))).clamp(0.0, 1.0)
+        // The helpers keep some of every batch, or they would never be measured again.
+        let most = 1.0 - HELPER_LEAST / (helpers + 1) as f64;
+        ((load * h - self.front) / (load * (c + h))).clamp(0.0, most)
     }
 
-    /// A batch was drawn: the caller's seconds and load, then the helper's.
+    /// A batch was drawn: the caller's seconds and load, then the helpers'.
     fn drawn(&mut self, here: (f64, u64), away: (f64, u64)) {
         if here.1 > 0 {
             self.here = Some(smooth(self.here, here.0 / here.1 as f64));
@@ -386,7 +412,8 @@ mod tests {
                 loads: Vec::new(),
                 unclaimed: AtomicU32::new(bands << 16),
                 draw: Box::new(|_, _, _| {}),
-                done: Mutex::new(None),
+                lent_at: Instant::now(),
+                progress: Mutex::default(),
                 wake: Condvar::new(),
             };
             let take = |top: bool| {

@@ -306,7 +306,7 @@ impl Gpu {
         let hits = tr.probe(&p, &images.vram[..], src);
         let before = tr.values(&images.vram[..]);
         self.batch.push(p);
-        self.draw_batch();
+        self.draw_batch(false);
         let Some(tr) = &mut self.trace else { return };
         let after = tr.values(&self.canvas.images().vram[..]);
         for (k, hit) in hits {

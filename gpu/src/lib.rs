@@ -35,6 +35,7 @@
 #![warn(missing_docs)]
 
 mod canvas;
+mod crew;
 mod draw;
 pub mod gp0;
 pub mod gp1;
@@ -47,6 +48,7 @@ pub mod vram;
 pub use gp1::Display;
 
 use canvas::Canvas;
+use crew::Crew;
 use gp0::assembler::{Assembler, Step};
 use gp1::{DisplayRegs, Gp1Effect};
 use raster::bands::{self, Exec};
@@ -79,16 +81,19 @@ pub(crate) fn boxed_vram() -> Box<VramImage> {
 pub const PARALLEL_MIN_LOAD: u64 = 64 * 1024;
 
 /// Where batches are drawn. A batch that holds enough work ([`PARALLEL_MIN_LOAD`]) is drawn in
-/// bands by the calling thread and a pool, which goes on drawing while the caller queues the
-/// next batch; smaller ones on the calling thread.
+/// bands by the calling thread and the GPU's helper threads, which go on drawing while the
+/// caller queues the next batch; smaller ones on the calling thread. Helper threads sleep
+/// whenever they have no band to draw.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Threads {
     /// On the calling thread.
     Serial,
-    /// One thread per core: the calling thread and threads of rayon's global pool.
+    /// One thread per core: the calling thread and one helper thread fewer than cores. A
+    /// caller that is itself a rayon worker draws in bands on its own pool instead, which
+    /// already keeps the cores busy.
     #[default]
     AllCores,
-    /// This many threads: the calling thread and a pool of one fewer.
+    /// This many threads: the calling thread and one helper thread fewer.
     Pool(usize),
 }
 
@@ -120,7 +125,8 @@ pub struct Gpu {
     readback: Option<vram::Transfer>,
     gpuread: u32,
     threads: Threads,
-    pool: Option<rayon::ThreadPool>,
+    /// The helper threads, started with the first batch heavy enough for them.
+    crew: Option<Crew>,
     /// The least load drawn on several threads.
     parallel_min_load: u64,
     simd: Simd,
@@ -148,7 +154,7 @@ impl Gpu {
             readback: None,
             gpuread: 0,
             threads: Threads::AllCores,
-            pool: None,
+            crew: None,
             parallel_min_load: PARALLEL_MIN_LOAD,
             simd: Simd::best(),
             trace: None,
@@ -251,14 +257,7 @@ impl Gpu {
     pub fn set_threads(&mut self, threads: Threads) {
         self.flush();
         self.threads = threads;
-        self.pool = match threads {
-            // The caller is one of the n drawing threads.
-            Threads::Pool(n) if n > 1 => rayon::ThreadPoolBuilder::new()
-                .num_threads(n - 1)
-                .build()
-                .ok(),
-            _ => None,
-        };
+        self.crew = None;
     }
 
     /// The least estimated work (pixels) a batch must hold to be drawn on several threads;
@@ -304,47 +303,48 @@ impl Gpu {
         self.canvas.wait();
     }
 
-    /// Ends the pending batch: drawn in bands by this thread and the pool when it holds enough
-    /// work for several threads (the pool goes on drawing while the caller queues the next
-    /// batch, see [`canvas`]), else drawn here. A new batch begins.
+    /// Ends the pending batch: drawn in bands by this thread and the helper threads when it
+    /// holds enough work for several threads (the helpers go on drawing while the caller
+    /// queues the next batch, see [`canvas`]), else drawn here. A new batch begins.
     fn end_batch(&mut self) {
         if self.batch.is_empty() {
             return;
         }
-        // A caller that is itself a rayon worker draws here (in bands on its own pool): it
-        // must not sleep waiting for work queued behind it on the pool it occupies.
-        let background = self.trace.is_none()
-            && self.batch.load() >= self.parallel_min_load
-            && rayon::current_thread_index().is_none();
-        let (canvas, tex, batch, simd) =
-            (&mut self.canvas, &mut self.tex, &mut self.batch, self.simd);
-        match (self.threads, &self.pool) {
-            (Threads::Pool(_), Some(pool)) if background => {
-                let helpers = pool.current_num_threads();
-                lend(canvas, tex, batch, simd, helpers, |job| pool.spawn(job))
-            }
-            // The caller is one of the drawing threads: one helper thread fewer than cores.
-            (Threads::AllCores, _) if background && rayon::current_num_threads() > 1 => {
-                let helpers = rayon::current_num_threads() - 1;
-                lend(canvas, tex, batch, simd, helpers, rayon::spawn)
-            }
-            _ => {
-                self.draw_batch();
-                self.batch.cluts.clear();
+        let heavy = self.trace.is_none() && self.batch.load() >= self.parallel_min_load;
+        let in_rayon = rayon::current_thread_index().is_some();
+        // The caller is one of the drawing threads.
+        let helpers = match self.threads {
+            _ if !heavy => 0,
+            Threads::Serial => 0,
+            Threads::Pool(n) => n.saturating_sub(1),
+            Threads::AllCores if in_rayon => 0,
+            Threads::AllCores => std::thread::available_parallelism().map_or(1, |n| n.get()) - 1,
+        };
+        if helpers > 0 {
+            let crew = self.crew.get_or_insert_with(|| Crew::new(helpers));
+            if crew.len() > 0 {
+                lend(
+                    &mut self.canvas,
+                    &mut self.tex,
+                    &mut self.batch,
+                    self.simd,
+                    crew,
+                );
+                self.tex.batch_drawn();
+                return;
             }
         }
+        self.draw_batch(heavy && in_rayon && self.threads == Threads::AllCores);
+        self.batch.cluts.clear();
         self.tex.batch_drawn();
     }
 
     /// Draws the pending batch's primitives now, keeping its CLUT table (which queued textures
-    /// index): serially, or in bands on this thread's pool when threads are allowed and the
-    /// batch holds enough work.
-    fn draw_batch(&mut self) {
-        let exec = match (self.threads, &self.pool) {
-            _ if self.batch.load() < self.parallel_min_load => Exec::Serial,
-            (Threads::Pool(_), Some(pool)) => Exec::Pool(pool),
-            (Threads::AllCores, _) => Exec::Current,
-            _ => Exec::Serial,
+    /// index): serially, or in bands on the rayon pool this thread works for when `banded`.
+    fn draw_batch(&mut self, banded: bool) {
+        let exec = match banded {
+            true => Exec::Current,
+            false => Exec::Serial,
         };
         let Images { vram, snapshot } = self.canvas.images();
         self.tex.before_write(vram, self.tex.drawn_tiles());
@@ -359,16 +359,9 @@ impl Gpu {
     }
 }
 
-/// Draws `batch` split between this thread and `helpers` threads of the pool `spawn` runs on
-/// (see [`canvas`]); `batch` is left empty for the next primitives.
-fn lend(
-    canvas: &mut Canvas,
-    tex: &mut TexCache,
-    batch: &mut Batch,
-    simd: Simd,
-    helpers: usize,
-    spawn: impl FnOnce(Box<dyn FnOnce() + Send>),
-) {
+/// Draws `batch` split between this thread and the helper threads of `crew` (see
+/// [`canvas`]); `batch` is left empty for the next primitives.
+fn lend(canvas: &mut Canvas, tex: &mut TexCache, batch: &mut Batch, simd: Simd, crew: &Crew) {
     let images = canvas.images();
     tex.before_write(&images.vram, tex.drawn_tiles());
     let draw = move |batch: &Batch, rows: Band, snapshot: &VramImage| {
@@ -378,7 +371,7 @@ fn lend(
         };
         bands::draw(batch, rows, src, simd, Exec::Serial);
     };
-    canvas.lend(batch, helpers, spawn, Box::new(draw));
+    canvas.lend(batch, crew, Box::new(draw));
     tex.drawn_cleared();
 }
 

@@ -115,6 +115,22 @@ pub fn edges(load: &[u32], rows: std::ops::Range<usize>, count: usize) -> Vec<us
     out
 }
 
+/// The row, on a boundary of the load bands, above which the load (`load` per [`BAND_ROWS`]
+/// rows of VRAM) comes nearest `target`.
+pub fn split_at(load: &[u32], target: u64) -> usize {
+    let (mut band, mut acc) = (0, 0u64);
+    for &l in load {
+        let next = acc + l as u64;
+        // Stop once there, or where taking this band would overshoot by more than leaving it
+        // undershoots.
+        if acc >= target || next - target.min(next) > target - acc {
+            break;
+        }
+        (band, acc) = (band + 1, next);
+    }
+    band * BAND_ROWS
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +180,28 @@ mod tests {
             cut(&[0; BANDS], Band::new(&mut vram, 0, VRAM_HEIGHT), 3).len(),
             1
         );
+    }
+
+    /// The split lands on the load band boundary nearest the target, walking no further than
+    /// the target once it is reached.
+    #[test]
+    fn split_at_is_the_nearest_boundary() {
+        let load = [100u32, 0, 300, 50, 0, 0];
+        for (target, want) in [
+            (0, 0),
+            (49, 0),
+            (51, 1),
+            (100, 1),
+            (249, 2),
+            (251, 3),
+            (400, 3),
+            (424, 3),
+            (426, 4),
+            (450, 4),
+            (10_000, 6),
+        ] {
+            assert_eq!(split_at(&load, target), want * BAND_ROWS, "target {target}");
+        }
     }
 
     /// Overlapping semi-transparent rectangles in every blend mode (the result depends on the
