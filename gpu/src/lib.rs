@@ -318,7 +318,7 @@ impl Gpu {
             Threads::Serial => 0,
             Threads::Pool(n) => n.saturating_sub(1),
             Threads::AllCores if in_rayon => 0,
-            Threads::AllCores => std::thread::available_parallelism().map_or(1, |n| n.get()) - 1,
+            Threads::AllCores => cores() - 1,
         };
         if helpers > 0 {
             let crew = self.crew.get_or_insert_with(|| Crew::new(helpers));
@@ -357,6 +357,13 @@ impl Gpu {
         self.batch.clear_primitives();
         self.tex.drawn_cleared();
     }
+}
+
+/// The number of cores this process may run on, looked up once (the look-up reads the
+/// scheduler's affinity and cgroup limits).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Draws `batch` split between this thread and the helper threads of `crew` (see
