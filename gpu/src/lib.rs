@@ -361,7 +361,7 @@ impl Gpu {
 
 /// The number of cores this process may run on, looked up once (the look-up reads the
 /// scheduler's affinity and cgroup limits).
-fn cores() -> usize {
+pub(crate) fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
