@@ -33,6 +33,7 @@ struct Helper {
 }
 
 impl Helper {
+    /// A new helper thread, asleep; `None` if the system refuses to start one.
     fn start() -> Option<Helper> {
         let post = Arc::new((Mutex::new(Board::default()), Condvar::new()));
         let theirs = Arc::clone(&post);
