@@ -10,11 +10,10 @@
 //! batch and asks again. While a batch draws in the background it holds VRAM and the snapshot
 //! ([`Images`]) but only reads the snapshot, so a look-up whose tiles are all valid still
 //! succeeds (reading the snapshot too, for a CLUT it copies out); one that must copy tiles
-//! gets [`Wait::Busy`] and asks again once the batch is done. What a
-//! primitive samples is the part of its page its texture coordinates reach ([`UvBounds`]), not
-//! the whole page, so a page that overlaps what is being drawn (as pages near the frame
-//! buffer, or wrapping past VRAM's right edge, do) ends a batch only when it is really read
-//! there.
+//! gets [`Wait::Busy`] and asks again once the batch is done. What a primitive samples is the
+//! part of its page its texture coordinates reach ([`UvBounds`]), not the whole page, so a
+//! page that overlaps what is being drawn (as pages near the frame buffer, or wrapping past
+//! VRAM's right edge, do) ends a batch only when it is really read there.
 //!
 //! The CLUT cache holds one CLUT: its position, how many entries it loaded (16 or 256) and
 //! those entries as VRAM held them when loaded, used again while the key stays the same even if
