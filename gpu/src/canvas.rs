@@ -328,8 +328,9 @@ impl Drop for Canvas {
 /// against the helpers drawing the rest: `a·L·c + F = (1 − a)·L·h` with `c` and `h` the
 /// seconds per unit of load of the caller and of the helpers (all together), so
 /// `a = (L·h − F) / (L·(c + h))`. Each is measured apart, as the two may run on cores of
-/// different speeds; `c`, `h` and `F` are smoothed over earlier batches. A misjudged share
-/// costs little: whichever side is done first draws the other's unclaimed bands.
+/// different speeds; `c`, `h` and `F` are smoothed over earlier batches. A share misjudged
+/// one way costs little (the caller, done first, draws the helpers' unclaimed bands); the
+/// other way the helpers wait for the next batch until the next share corrects it.
 #[derive(Debug, Default)]
 struct Balance {
     /// Seconds per unit of estimated load of the caller and of the helpers, once measured.

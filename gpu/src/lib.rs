@@ -320,22 +320,23 @@ impl Gpu {
             Threads::AllCores if in_rayon => 0,
             Threads::AllCores => cores() - 1,
         };
-        if helpers > 0 {
-            let crew = self.crew.get_or_insert_with(|| Crew::new(helpers));
-            if crew.len() > 0 {
-                lend(
-                    &mut self.canvas,
-                    &mut self.tex,
-                    &mut self.batch,
-                    self.simd,
-                    crew,
-                );
-                self.tex.batch_drawn();
-                return;
+        let crew = match helpers {
+            0 => None,
+            n => Some(&*self.crew.get_or_insert_with(|| Crew::new(n))),
+        };
+        match crew.filter(|c| c.len() > 0) {
+            Some(crew) => lend(
+                &mut self.canvas,
+                &mut self.tex,
+                &mut self.batch,
+                self.simd,
+                crew,
+            ),
+            None => {
+                self.draw_batch(heavy && in_rayon && self.threads == Threads::AllCores);
+                self.batch.cluts.clear();
             }
         }
-        self.draw_batch(heavy && in_rayon && self.threads == Threads::AllCores);
-        self.batch.cluts.clear();
         self.tex.batch_drawn();
     }
 

@@ -2,14 +2,15 @@
 //!
 //! A band is a run of whole VRAM rows drawn by one task. VRAM is cut into bands of about equal
 //! estimated work ([`Batch::load`](super::batch::Batch), [`edges`]), a few per thread so that a
-//! thread done early takes another band (rayon's work stealing here; the caller and its helper
-//! claiming bands from both ends in `canvas.rs`); each band walks the whole batch in command
+//! thread done early takes another band (rayon's work stealing here; in `canvas.rs` the caller
+//! takes the helpers' unclaimed bands); each band walks the whole batch in command
 //! order and draws every primitive clipped to its rows. Every pixel thus sees exactly the
 //! writes of a serial run, in the same order, whatever the number of threads. A triangle is set
 //! up by each band it reaches (set-up is cheap next to its pixels, and a band never waits for
 //! another); textures are read from the texture cache's snapshot, which no band writes.
 //!
-//! Threads that have no band left go back to rayon, which parks them; nothing spins here.
+//! Here threads that have no band left go back to rayon (the caller's pool, which it keeps
+//! busy); `canvas.rs` draws with the GPU's own helpers.
 
 use rayon::prelude::*;
 
@@ -25,13 +26,11 @@ pub(crate) const BANDS_PER_THREAD: usize = 4;
 
 /// Where a batch is drawn.
 #[derive(Clone, Copy, Debug)]
-pub enum Exec<'a> {
+pub enum Exec {
     /// In one pass on the calling thread.
     Serial,
     /// In bands on the rayon pool this thread belongs to (the global pool outside any).
     Current,
-    /// In bands on this pool.
-    Pool(&'a rayon::ThreadPool),
 }
 
 /// Draws every primitive of `batch` clipped to `rows` (whole load bands of VRAM), sampling
@@ -48,17 +47,12 @@ pub fn draw(batch: &Batch, mut rows: Band, src: TexSource, simd: Simd, exec: Exe
     let threads = match exec {
         Exec::Serial => 1,
         Exec::Current => rayon::current_num_threads(),
-        Exec::Pool(p) => p.current_num_threads(),
     };
     if threads <= 1 {
         return one(&mut rows);
     }
     let mut bands = cut(&batch.load, rows, threads * BANDS_PER_THREAD);
-    let mut go = || bands.par_iter_mut().with_max_len(1).for_each(one);
-    match exec {
-        Exec::Pool(p) => p.install(go),
-        _ => go(),
-    }
+    bands.par_iter_mut().with_max_len(1).for_each(one);
 }
 
 /// Draws one primitive clipped to `band`, if it may touch it.
@@ -263,13 +257,15 @@ mod tests {
                 .build()
                 .unwrap();
             let mut got = start.clone();
-            draw(
-                &batch,
-                Band::new(&mut got, 0, VRAM_HEIGHT),
-                src,
-                simd,
-                Exec::Pool(&pool),
-            );
+            pool.install(|| {
+                draw(
+                    &batch,
+                    Band::new(&mut got, 0, VRAM_HEIGHT),
+                    src,
+                    simd,
+                    Exec::Current,
+                )
+            });
             if let Some(i) = want.iter().zip(&got).position(|(a, b)| a != b) {
                 panic!("{threads} threads: ({}, {}) differs", i % 1024, i / 1024);
             }
