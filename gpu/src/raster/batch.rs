@@ -20,6 +20,9 @@ pub const BANDS: usize = VRAM_HEIGHT / BAND_ROWS;
 pub const MAX_BATCH: usize = 2048;
 /// Estimated cost of a primitive beyond its pixels (its set-up), in pixels.
 const PRIM_COST: u32 = 32;
+/// How many triangles and entries ahead of the one queued [`Batch::push`] readies the memory
+/// for writing.
+const WRITE_AHEAD: usize = 4;
 
 /// Which vector of the batch holds a primitive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +92,18 @@ impl Batch {
                 self.load[band] = self.load[band].saturating_add(rows * w);
             }
         }
+        // The helpers have read these vectors' memory in an earlier batch; ask for it back
+        // before writing (see `prefetch_write`).
+        prefetch_write(
+            self.triangles
+                .as_ptr()
+                .wrapping_add(self.triangles.len() + WRITE_AHEAD),
+        );
+        prefetch_write(
+            self.order
+                .as_ptr()
+                .wrapping_add(self.order.len() + 4 * WRITE_AHEAD),
+        );
         let (kind, index) = match p {
             Prim::Triangle(t) => (Kind::Triangle, push(&mut self.triangles, t)),
             Prim::Line(l) => (Kind::Line, push(&mut self.lines, l)),
@@ -111,6 +126,50 @@ impl Batch {
         self.load.fill(0);
         self.total = 0;
     }
+}
+
+/// Asks for the memory of the `T` at `p` (any address) to be brought here for writing, where the
+/// CPU can (x86-64 with PREFETCHW); else does nothing.
+///
+/// The caller writes a batch's vectors while the helper threads read the previous batch's, and
+/// reuses each vector's memory every other batch, after a helper has read it. A store to such
+/// memory must first take it back from the helper's core; stores complete in order, so a
+/// later load that must wait for the stores before it (one that cannot take its value
+/// straight from a narrower or differently placed store) waits for that transfer too. Asked
+/// for a few primitives ahead, the transfer is over by the time the stores come.
+#[inline(always)]
+fn prefetch_write<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    if has_prefetchw() {
+        let p = p.cast::<u8>();
+        // Every cache line the `T` may touch: its first and last bytes and any between.
+        for at in (0..size_of::<T>())
+            .step_by(64)
+            .chain([size_of::<T>().saturating_sub(1)])
+        {
+            // SAFETY: PREFETCHW is a hint: it reads only its address operand's registers,
+            // changes no register, flag or memory, and never faults, whatever the address.
+            unsafe {
+                std::arch::asm!(
+                    "prefetchw byte ptr [{0}]",
+                    in(reg) p.wrapping_add(at),
+                    options(nostack, readonly, preserves_flags),
+                )
+            };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Whether this CPU has PREFETCHW (CPUID 8000_0001h, ECX bit 8), looked up once.
+#[cfg(target_arch = "x86_64")]
+fn has_prefetchw() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| {
+        use std::arch::x86_64::__cpuid;
+        __cpuid(0x8000_0000).eax >= 0x8000_0001 && __cpuid(0x8000_0001).ecx & 1 << 8 != 0
+    })
 }
 
 /// Pushes `v` and returns its index.
