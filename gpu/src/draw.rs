@@ -243,10 +243,11 @@ impl Gpu {
         if let (Some(t), true) = (&mut self.trace, self.asm.in_polyline()) {
             t.words.push(word);
         }
-        let mut at = 0;
-        match self.asm.next(&[word], &mut at) {
+        let (mut at, words) = (0, [word]);
+        match self.asm.next(&words, &mut at) {
             Step::Pending => {}
-            Step::Packet(p) => self.run_packet(&p),
+            Step::Packet(p) => self.run_packet(&words[p]),
+            Step::Gathered => self.run_packet(&self.asm.gathered()),
             Step::Segment { flags, from, to } => self.line(flags, &from, &to),
             Step::Payload(_) => self.upload_traced(word),
         }

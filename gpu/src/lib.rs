@@ -178,7 +178,8 @@ impl Gpu {
             }
             match self.asm.next(words, &mut at) {
                 Step::Pending => {}
-                Step::Packet(p) => self.run_packet(&p),
+                Step::Packet(p) => self.run_packet(&words[p]),
+                Step::Gathered => self.run_packet(&self.asm.gathered()),
                 Step::Segment { flags, from, to } => self.line(flags, &from, &to),
                 Step::Payload(run) => {
                     if let Some(t) = &mut self.upload {

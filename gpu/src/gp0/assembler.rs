@@ -18,7 +18,7 @@ use super::fields::{ColorWord, TexCoordWord, VertexWord};
 /// The longest fixed-length packet: a gouraud textured quad.
 pub const MAX_PACKET: usize = 12;
 
-/// One whole packet, copied out of the words it arrived in.
+/// One whole packet, gathered from the words of several calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
     words: [u32; MAX_PACKET],
@@ -48,8 +48,12 @@ impl std::ops::Deref for Packet {
 pub enum Step {
     /// Nothing yet: the words were taken into a packet still incomplete.
     Pending,
-    /// A whole packet: a command, a polyline's first segment, or a transfer's header.
-    Packet(Packet),
+    /// A whole packet, these words of the input: a command, a polyline's first segment, or a
+    /// transfer's header.
+    Packet(Range<usize>),
+    /// The same, gathered from the words of several calls: [`Assembler::gathered`]. (A packet
+    /// that arrived whole is not copied.)
+    Gathered,
     /// A polyline's next segment.
     Segment {
         /// The polyline's opcode flags.
@@ -117,7 +121,8 @@ impl Assembler {
                 self.command_word = self.words;
                 if let Some(p) = words.get(i..i + len) {
                     self.take(at, len);
-                    return self.complete(p);
+                    self.state = after(p);
+                    return Step::Packet(i..i + len);
                 }
                 let have = words.len() - i;
                 self.buf = Packet::new(&words[i..]);
@@ -134,8 +139,8 @@ impl Assembler {
                 if have + n < len {
                     return Step::Pending;
                 }
-                let p = self.buf;
-                self.complete(&p)
+                self.state = after(&self.buf);
+                Step::Gathered
             }
             State::Payload { left } => {
                 let n = (left as usize).min(words.len() - i);
@@ -194,23 +199,9 @@ impl Assembler {
         self.words += n as u64;
     }
 
-    /// A whole packet `p`: what follows it.
-    #[inline]
-    fn complete(&mut self, p: &[u32]) -> Step {
-        self.state = match follows(p) {
-            Follows::Polyline => match decode(p) {
-                Gp0Command::Line { flags, verts } if verts.len() >= 2 => State::Polyline {
-                    flags,
-                    last: verts[1],
-                    color: None,
-                    first: p[0],
-                },
-                _ => State::Idle,
-            },
-            Follows::Payload(left) => State::Payload { left },
-            Follows::Command => State::Idle,
-        };
-        Step::Packet(Packet::new(p))
+    /// The packet of the last [`Step::Gathered`].
+    pub fn gathered(&self) -> Packet {
+        self.buf
     }
 
     /// GP1(01h): drops any packet, polyline or payload under way.
@@ -240,27 +231,56 @@ impl Assembler {
     }
 }
 
+/// The assembler's state after the whole packet `p`: what follows it.
+#[inline]
+fn after(p: &[u32]) -> State {
+    match follows(p) {
+        Follows::Polyline => match decode(p) {
+            Gp0Command::Line { flags, verts } if verts.len() >= 2 => State::Polyline {
+                flags,
+                last: verts[1],
+                color: None,
+                first: p[0],
+            },
+            _ => State::Idle,
+        },
+        Follows::Payload(left) => State::Payload { left },
+        Follows::Command => State::Idle,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Every step of `words` fed in pieces of `cut` words, payload runs joined.
-    fn steps(words: &[u32], cut: usize) -> Vec<Step> {
+    /// What a step hands over, with the words it names.
+    #[derive(Debug, PartialEq)]
+    enum Out {
+        Packet(Vec<u32>),
+        Segment(Step),
+        Payload(Range<usize>),
+    }
+
+    /// Every step but `Pending` of `words` fed in pieces of `cut` words, payload runs joined
+    /// and made ranges of `words`.
+    fn steps(words: &[u32], cut: usize) -> Vec<Out> {
         let mut a = Assembler::default();
-        let mut out: Vec<Step> = Vec::new();
+        let mut out: Vec<Out> = Vec::new();
         for (k, piece) in words.chunks(cut).enumerate() {
             let mut at = 0;
             while at < piece.len() {
                 match a.next(piece, &mut at) {
                     Step::Pending => {}
+                    Step::Packet(r) => out.push(Out::Packet(piece[r].to_vec())),
+                    Step::Gathered => out.push(Out::Packet(a.gathered().to_vec())),
                     Step::Payload(r) => {
                         let r = k * cut + r.start..k * cut + r.end;
                         match out.last_mut() {
-                            Some(Step::Payload(p)) if p.end == r.start => p.end = r.end,
-                            _ => out.push(Step::Payload(r)),
+                            Some(Out::Payload(p)) if p.end == r.start => p.end = r.end,
+                            _ => out.push(Out::Payload(r)),
                         }
                     }
-                    s => out.push(s),
+                    s => out.push(Out::Segment(s)),
                 }
             }
         }
@@ -294,12 +314,12 @@ mod tests {
         ];
         let whole = steps(&words, words.len());
         assert_eq!(whole.len(), 6, "{whole:?}");
-        assert!(matches!(&whole[0], Step::Packet(p) if p.len() == 4));
-        assert!(matches!(&whole[1], Step::Packet(p) if p.len() == 4));
-        assert!(matches!(&whole[2], Step::Segment { to, .. } if to.pos.x() == 3));
-        assert!(matches!(&whole[3], Step::Packet(p) if p.len() == 3));
-        assert_eq!(whole[4], Step::Payload(14..16));
-        assert!(matches!(&whole[5], Step::Packet(p) if p[0] == 0x0200_0000));
+        assert!(matches!(&whole[0], Out::Packet(p) if p.len() == 4));
+        assert!(matches!(&whole[1], Out::Packet(p) if p.len() == 4));
+        assert!(matches!(&whole[2], Out::Segment(Step::Segment { to, .. }) if to.pos.x() == 3));
+        assert!(matches!(&whole[3], Out::Packet(p) if p.len() == 3));
+        assert_eq!(whole[4], Out::Payload(14..16));
+        assert!(matches!(&whole[5], Out::Packet(p) if p[0] == 0x0200_0000));
         for cut in [1, 2, 5] {
             assert_eq!(steps(&words, cut), whole, "pieces of {cut}");
         }
