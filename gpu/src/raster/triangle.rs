@@ -87,21 +87,23 @@ fn gradients(v: &[Vtx; 3], area: i32) -> [Grad; 5] {
     ]
 }
 
-/// A triangle as queued: the hardware draws it (not culled), set-up still to come. Kept small
-/// (16-bit positions, 8-bit attributes, its clipped bounding box), as the serial front end
-/// writes one per triangle.
+/// A triangle as queued: the hardware draws it (not culled), set-up still to come. One cache
+/// line (16-bit positions, 8-bit attributes, its clipped bounding box), as the serial front end
+/// writes one per triangle and a helper thread reads it from the other core.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 pub struct TriangleCmd {
     v: [PackedVtx; 3],
-    /// The drawing area: x0, y0, x1, y1 (inclusive).
-    clip: [i16; 4],
-    /// Rows `[top, bottom)` and columns `[left, right)` possibly drawn, clipped.
+    /// Rows `[top, bottom)` and columns `[left, right)` possibly drawn, clipped to the drawing
+    /// area. Every pixel drawn lies in the closed triangle, so clipping its spans to this box
+    /// is clipping them to the drawing area.
     bbox: [i16; 4],
     shading: Shading,
 }
 
 /// A [`Vtx`] in 9 bytes: positions are 11-bit signed, attributes 8-bit.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, packed)]
 struct PackedVtx {
     x: i16,
     y: i16,
@@ -150,7 +152,6 @@ impl TriangleCmd {
         ];
         Some(TriangleCmd {
             v: v.map(|p| PackedVtx::pack(&p)),
-            clip: [clip.x0, clip.y0, clip.x1, clip.y1].map(|c| c as i16),
             bbox: bbox.map(|c| c as i16),
             shading,
         })
@@ -223,10 +224,15 @@ impl TriangleCmd {
                         (0..256 << FRAC).contains(&at)
                     })
             });
-        let [x0, y0, x1, y1] = self.clip.map(i32::from);
+        let [top, bottom, left, right] = self.bbox.map(i32::from);
         Triangle {
             v: packed,
-            clip: Clip { x0, y0, x1, y1 },
+            clip: Clip {
+                x0: left,
+                y0: top,
+                x1: right - 1,
+                y1: bottom - 1,
+            },
             shading: self.shading,
             grads,
             steps,
