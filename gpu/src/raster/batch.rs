@@ -21,7 +21,7 @@ pub const MAX_BATCH: usize = 2048;
 /// Estimated cost of a primitive beyond its pixels (its set-up), in pixels.
 const PRIM_COST: u32 = 32;
 /// How many triangles past the one queued [`Batch::push`] asks for the memory of (order
-/// entries, 12 bytes to a triangle's 76, four times as many).
+/// entries, 12 bytes to a triangle's 64, four times as many).
 const WRITE_AHEAD: usize = 4;
 
 /// Which vector of the batch holds a primitive.
