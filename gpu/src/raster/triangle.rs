@@ -283,6 +283,7 @@ fn find_core(x: [i16; 3]) -> usize {
 pub struct Triangle {
     /// Vertices sorted by y (packed: the set-up triangle is written once per draw).
     v: [PackedVtx; 3],
+    /// What may be drawn: the drawing area met with the bounding box (see [`TriangleCmd`]).
     clip: Clip,
     shading: Shading,
     /// Gradients of r, g, b, u, v; those drawing does not read are 0 (see
