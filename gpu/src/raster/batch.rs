@@ -20,9 +20,8 @@ pub const BANDS: usize = VRAM_HEIGHT / BAND_ROWS;
 pub const MAX_BATCH: usize = 2048;
 /// Estimated cost of a primitive beyond its pixels (its set-up), in pixels.
 const PRIM_COST: u32 = 32;
-/// How many triangles past the one queued [`Batch::push`] asks for the memory of (order
-/// entries, 12 bytes to a triangle's 64, four times as many).
-const WRITE_AHEAD: usize = 4;
+/// How far past a vector's end, in bytes, [`Batch::push`] asks for memory to write.
+const WRITE_AHEAD: usize = 256;
 
 /// Which vector of the batch holds a primitive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,16 +93,8 @@ impl Batch {
         }
         // The helpers have read these vectors' memory in an earlier batch; ask for it back
         // before writing (see `prefetch_write`).
-        prefetch_write(
-            self.triangles
-                .as_ptr()
-                .wrapping_add(self.triangles.len() + WRITE_AHEAD),
-        );
-        prefetch_write(
-            self.order
-                .as_ptr()
-                .wrapping_add(self.order.len() + 4 * WRITE_AHEAD),
-        );
+        prefetch_write(&self.triangles);
+        prefetch_write(&self.order);
         let (kind, index) = match p {
             Prim::Triangle(t) => (Kind::Triangle, push(&mut self.triangles, t)),
             Prim::Line(l) => (Kind::Line, push(&mut self.lines, l)),
@@ -128,8 +119,10 @@ impl Batch {
     }
 }
 
-/// Asks for the memory of the `T` at `p` (any address) to be brought here for writing, where the
-/// CPU can (x86-64 with PREFETCHW); else does nothing.
+/// Asks for the cache line [`WRITE_AHEAD`] bytes past `vec`'s end (any address: the capacity
+/// may end sooner) to be brought here for writing, where the CPU can (x86-64 with PREFETCHW);
+/// else does nothing. Called at each push, and an element being at most a line, no line of
+/// the vector's memory is skipped.
 ///
 /// The caller writes a batch's vectors while the helper threads read the previous batch's, and
 /// reuses each vector's memory every other batch, after a helper has read it. A store to such
@@ -138,28 +131,23 @@ impl Batch {
 /// straight from a narrower or differently placed store) waits for that transfer too. Asked
 /// for a few primitives ahead, the transfer is over by the time the stores come.
 #[inline(always)]
-fn prefetch_write<T>(p: *const T) {
+fn prefetch_write<T>(vec: &[T]) {
+    const { assert!(size_of::<T>() <= 64) };
     #[cfg(target_arch = "x86_64")]
     if has_prefetchw() {
-        let p = p.cast::<u8>();
-        // Every cache line the `T` may touch: its first and last bytes and any between.
-        for at in (0..size_of::<T>())
-            .step_by(64)
-            .chain([size_of::<T>().saturating_sub(1)])
-        {
-            // SAFETY: PREFETCHW is a hint: it reads only its address operand's registers,
-            // changes no register, flag or memory, and never faults, whatever the address.
-            unsafe {
-                std::arch::asm!(
-                    "prefetchw byte ptr [{0}]",
-                    in(reg) p.wrapping_add(at),
-                    options(nostack, readonly, preserves_flags),
-                )
-            };
-        }
+        let p = vec.as_ptr().wrapping_add(vec.len()).cast::<u8>();
+        // SAFETY: PREFETCHW is a hint: it reads only its address operand's registers, changes
+        // no register, flag or memory, and never faults, whatever the address.
+        unsafe {
+            std::arch::asm!(
+                "prefetchw byte ptr [{0}]",
+                in(reg) p.wrapping_add(WRITE_AHEAD),
+                options(nostack, readonly, preserves_flags),
+            )
+        };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
+    let _ = vec;
 }
 
 /// Whether this CPU has PREFETCHW (CPUID 8000_0001h, ECX bit 8), looked up once.

@@ -101,6 +101,11 @@ pub struct TriangleCmd {
     shading: Shading,
 }
 
+const _: () = assert!(
+    size_of::<TriangleCmd>() == 64,
+    "a queued triangle is one cache line"
+);
+
 /// A [`Vtx`] in 9 bytes: positions are 11-bit signed, attributes 8-bit.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, packed)]
