@@ -4,7 +4,9 @@
 //! top, and bands of about equal estimated load below it for the helper threads ([`Crew`]).
 //! The helpers claim bands from the bottom; the caller draws its share, then goes on queueing
 //! the next batch while they draw. When the caller next needs the images it first draws the
-//! bands nobody has claimed yet, and sleeps only for bands being drawn. So the front end
+//! bands nobody has claimed yet, and sleeps only for bands being drawn; a batch that fills up
+//! while the helpers are still drawing grows on instead, up to a cap
+//! ([`Canvas::helpers_drawing`]), so the caller seldom sleeps at all. So the front end
 //! (packets, drawing state, texture look-ups, culling) of one batch overlaps the drawing of
 //! the one before, the caller draws from the batch it has just written (still in its cache),
 //! each thread draws about the same rows batch after batch (still in its cache too), and no
@@ -22,7 +24,7 @@
 //!
 //! Waiting sleeps on a condition variable until the last band is drawn; nothing spins.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
@@ -60,6 +62,8 @@ struct Shared {
     /// Bands nobody has claimed: `lo..hi`, packed `lo | hi << 16`. The caller claims from
     /// the top, the helpers from the bottom.
     unclaimed: AtomicU32,
+    /// Bands not drawn yet; changed only with `progress` locked.
+    left: AtomicUsize,
     draw: Box<DrawRows>,
     /// When the batch was lent.
     lent_at: Instant,
@@ -71,8 +75,6 @@ struct Shared {
 /// How far a lent batch is drawn.
 #[derive(Debug, Default)]
 struct Progress {
-    /// Bands not drawn yet.
-    left: usize,
     /// Seconds from the lending to the helpers' last band, and the load they drew.
     helpers: (f64, u64),
 }
@@ -130,11 +132,10 @@ impl Shared {
     /// A band of `load` is drawn, by a helper or the caller.
     fn drawn(&self, load: u64, helper: bool) {
         let mut p = self.progress.lock().unwrap_or_else(PoisonError::into_inner);
-        p.left -= 1;
         if helper {
             p.helpers = (self.lent_at.elapsed().as_secs_f64(), p.helpers.1 + load);
         }
-        if p.left == 0 {
+        if self.left.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.wake.notify_one();
         }
     }
@@ -212,6 +213,16 @@ impl Canvas {
         }
     }
 
+    /// Whether the batch drawing in the background, if any, has every band claimed and some
+    /// not drawn yet, so that [`Canvas::wait`] would only sleep (bands the caller claims it
+    /// draws before returning, so those still being drawn are the helpers').
+    pub fn helpers_drawing(&self) -> bool {
+        self.away.as_ref().is_some_and(|a| {
+            let u = a.shared.unclaimed.load(Ordering::Acquire);
+            (u & 0xffff) >= u >> 16 && a.shared.left.load(Ordering::Acquire) > 0
+        })
+    }
+
     /// Finishes the batch drawing in the background, if any: draws the bands nobody has
     /// claimed yet, then sleeps until the helpers have drawn theirs.
     pub fn wait(&mut self) {
@@ -221,7 +232,7 @@ impl Canvas {
         let start = Instant::now();
         away.draw_here(usize::MAX);
         let mut p = (away.shared.progress.lock()).unwrap_or_else(PoisonError::into_inner);
-        while p.left > 0 {
+        while away.shared.left.load(Ordering::Acquire) > 0 {
             p = (away.shared.wake.wait(p)).unwrap_or_else(PoisonError::into_inner);
         }
         let helpers = p.helpers;
@@ -246,7 +257,7 @@ impl Canvas {
     /// background, or here when [`Canvas::wait`] finds bands left.
     pub fn lend(&mut self, batch: &mut Batch, crew: &Crew, draw: Box<DrawRows>) {
         let helpers = crew.len();
-        self.balance.front_end_done();
+        self.balance.front_end_done(batch.load());
         self.wait();
         let images = self
             .here
@@ -256,7 +267,7 @@ impl Canvas {
         // The caller's share is one band from the top, the rest is cut for the helpers: the
         // caller draws about the same rows batch after batch (kept in its cache, as the
         // helpers' are in theirs), and fewer cuts mean fewer triangles set up twice.
-        let share = self.balance.share(batch.load(), helpers);
+        let share = self.balance.share(helpers);
         let split = split_at(&batch.load, (batch.load() as f64 * share) as u64);
         let mut at = vec![0];
         at.extend(edges(
@@ -293,10 +304,8 @@ impl Canvas {
             unclaimed: AtomicU32::new(bands << 16),
             draw,
             lent_at: Instant::now(),
-            progress: Mutex::new(Progress {
-                left: bands as usize,
-                helpers: (0.0, 0),
-            }),
+            left: AtomicUsize::new(bands as usize),
+            progress: Mutex::default(),
             wake: Condvar::new(),
         });
         let helper = Arc::clone(&shared);
@@ -324,20 +333,22 @@ impl Drop for Canvas {
 }
 
 /// How much of a lent batch the caller draws. One cycle of the pipeline is the caller drawing
-/// its share `a` of a batch of load `L` and then the front end of the next batch (`F`),
-/// against the helpers drawing the rest: `a·L·c + F = (1 − a)·L·h` with `c` and `h` the
-/// seconds per unit of load of the caller and of the helpers (all together), so
-/// `a = (L·h − F) / (L·(c + h))`. Each is measured apart, as the two may run on cores of
-/// different speeds; `c`, `h` and `F` are smoothed over earlier batches. A share misjudged
-/// one way costs little (the caller, done first, draws the helpers' unclaimed bands); the
-/// other way the helpers wait for the next batch until the next share corrects it.
+/// its share `a` of a batch of load `L` and then the front end of the next batch (`f` seconds
+/// per unit of load queued, the next batch's load taken as `L`), against the helpers drawing
+/// the rest: `a·L·c + f·L = (1 − a)·L·h` with `c` and `h` the seconds per unit of load of the
+/// caller and of the helpers (all together), so `a = (h − f) / (c + h)`. Each is measured
+/// apart, as the two may run on cores of different speeds; `c`, `h` and `f` are smoothed over
+/// earlier batches. A share misjudged one way costs little: the caller, done first, queues on
+/// (the batch grows while the helpers draw) or draws the helpers' unclaimed bands. The other
+/// way the helpers wait idle for the next batch. So the share is set [`CALLER_EARLY`] below
+/// the even point.
 #[derive(Debug, Default)]
 struct Balance {
     /// Seconds per unit of estimated load of the caller and of the helpers, once measured.
     here: Option<f64>,
     away: Option<f64>,
-    /// Seconds the caller spends on the front end per lent batch.
-    front: f64,
+    /// Seconds the caller spends on the front end per unit of load queued, once measured.
+    front: Option<f64>,
     /// When the caller went back to the front end.
     since: Option<Instant>,
     /// Seconds the caller has spent in [`Canvas::wait`] since then (drawing bands left over
@@ -348,6 +359,9 @@ struct Balance {
 /// The least share of a batch left to the helpers, as a fraction of an equal share per thread.
 const HELPER_LEAST: f64 = 0.25;
 
+/// How far below the even point the caller's share is set, as a fraction of the batch.
+const CALLER_EARLY: f64 = 0.02;
+
 /// Weight of the newest measurement in the smoothed ones.
 const SMOOTHING: f64 = 0.25;
 
@@ -357,19 +371,20 @@ fn smooth(old: Option<f64>, sample: f64) -> f64 {
 }
 
 impl Balance {
-    /// The caller's share of a batch of `load` drawn with `helpers` helper threads: an equal
-    /// share per thread until both sides have been measured.
-    fn share(&self, load: u64, helpers: usize) -> f64 {
+    /// The caller's share of a batch drawn with `helpers` helper threads: an equal share per
+    /// thread until both sides have been measured.
+    fn share(&self, helpers: usize) -> f64 {
+        let equal = 1.0 / (helpers + 1) as f64;
         let (Some(c), Some(h)) = (self.here, self.away) else {
-            return 1.0 / (helpers + 1) as f64;
+            return equal;
         };
-        let load = load as f64;
-        if load * (c + h) <= 0.0 {
-            return 1.0 / (helpers + 1) as f64;
+        if c + h <= 0.0 {
+            return equal;
         }
         // The helpers keep some of every batch, or they would never be measured again.
         let most = 1.0 - HELPER_LEAST / (helpers + 1) as f64;
-        ((load * h - self.front) / (load * (c + h))).clamp(0.0, most)
+        let f = self.front.unwrap_or(0.0);
+        ((h - f) / (c + h) - CALLER_EARLY).clamp(0.0, most)
     }
 
     /// A batch was drawn: the caller's seconds and load, then the helpers'.
@@ -388,11 +403,11 @@ impl Balance {
         self.waited = 0.0;
     }
 
-    /// The caller ends a batch: its front end since the last one is measured.
-    fn front_end_done(&mut self) {
-        if let Some(since) = self.since.take() {
-            let sample = (since.elapsed().as_secs_f64() - self.waited).max(0.0);
-            self.front = smooth(Some(self.front), sample);
+    /// The caller ends a batch of `load`: its front end since the last one is measured.
+    fn front_end_done(&mut self, load: u64) {
+        if let Some(since) = self.since.take().filter(|_| load > 0) {
+            let sample = (since.elapsed().as_secs_f64() - self.waited).max(0.0) / load as f64;
+            self.front = Some(smooth(self.front, sample));
         }
     }
 }
@@ -412,6 +427,7 @@ mod tests {
                 edges: Vec::new(),
                 loads: Vec::new(),
                 unclaimed: AtomicU32::new(bands << 16),
+                left: AtomicUsize::new(0),
                 draw: Box::new(|_, _, _| {}),
                 lent_at: Instant::now(),
                 progress: Mutex::default(),
@@ -446,21 +462,39 @@ mod tests {
         }
     }
 
-    /// The caller's share evens out the two sides' times, its front end counted on its side.
+    /// The caller's share evens out the two sides' times, its front end counted on its side,
+    /// less [`CALLER_EARLY`].
     #[test]
     fn the_share_evens_out_measured_times() {
         let mut b = Balance::default();
-        assert_eq!(b.share(1000, 1), 0.5, "equal until measured");
-        assert_eq!(b.share(1000, 3), 0.25);
-        // Both sides 1 µs per unit; a front end of 0.2 ms per batch of 1000 units (1 ms).
+        assert_eq!(b.share(1), 0.5, "equal until measured");
+        assert_eq!(b.share(3), 0.25);
+        // Both sides 1 µs per unit; a front end of 0.2 µs per unit: a·1 + 0.2 = (1 − a)·1.
         b.drawn((0.5e-3, 500), (0.5e-3, 500));
-        b.front = 0.2e-3;
-        assert!((b.share(1000, 1) - 0.4).abs() < 1e-9);
+        b.front = Some(0.2e-6);
+        let even = |b: &Balance, a: f64| (b.share(1) - (a - CALLER_EARLY)).abs() < 1e-9;
+        assert!(even(&b, 0.4));
         // A helper twice as slow: a·1 + 0.2 = (1 − a)·2, so a = 0.6.
         b.away = Some(2e-6);
-        assert!((b.share(1000, 1) - 0.6).abs() < 1e-9);
+        assert!(even(&b, 0.6));
         // A front end longer than the helper's whole batch: the caller draws nothing at first.
-        b.front = 5e-3;
-        assert_eq!(b.share(1000, 1), 0.0);
+        b.front = Some(5e-6);
+        assert_eq!(b.share(1), 0.0);
+    }
+
+    /// The front end is measured per unit of load queued, its time in `wait` left out.
+    #[test]
+    fn the_front_end_is_measured_per_unit_of_load() {
+        let mut b = Balance::default();
+        b.front_end_starts();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        b.front_end_done(0);
+        assert_eq!(b.front, None, "an empty batch measures nothing");
+        b.front_end_starts();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        b.waited = 1e-3;
+        b.front_end_done(1000);
+        let f = b.front.expect("measured");
+        assert!((1e-6..1e-3).contains(&f), "{f}");
     }
 }

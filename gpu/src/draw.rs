@@ -6,7 +6,7 @@
 use crate::gp0::assembler::Step;
 use crate::gp0::decode::{decode, Gp0Command, PolyFlags, RawVertex, RectSize};
 use crate::gp0::fields::{Clut, ColorWord, TexPage, TexWindow};
-use crate::raster::batch::MAX_BATCH;
+use crate::raster::batch::{BATCH_CAP, MAX_BATCH};
 use crate::raster::line::Line;
 use crate::raster::rect::Rect;
 use crate::raster::texcache::{Access, UvBounds, Wait};
@@ -75,10 +75,13 @@ impl Gpu {
         }
     }
 
-    /// Draws the batch if fewer than `n` primitives fit in it (so a texture's CLUT slot,
-    /// looked up next, stays valid for the primitive's triangles).
+    /// Ends the batch if `n` more primitives would take it past [`MAX_BATCH`] (so a
+    /// texture's CLUT slot, looked up next, stays valid for the primitive's triangles). While
+    /// the helper threads are still drawing the batch before, it grows on instead, up to
+    /// [`BATCH_CAP`]: ending it now would only put this thread to sleep until they are done.
     fn room(&mut self, n: usize) {
-        if self.batch.len() + n > MAX_BATCH {
+        let len = self.batch.len() + n;
+        if len > MAX_BATCH && (len > BATCH_CAP || !self.canvas.helpers_drawing()) {
             self.end_batch();
         }
     }

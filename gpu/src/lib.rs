@@ -12,7 +12,8 @@
 //! Batches do not depend on how words arrive: [`Gpu::gp0`] one word at a time and
 //! [`Gpu::gp0_words`] with slices of any length queue the same primitives and draw the same
 //! batches, which end at every read of VRAM, transfer, texture sampled from what the batch drew,
-//! or [`raster::batch::MAX_BATCH`] primitives. A batch heavy enough for several threads draws
+//! or [`raster::batch::MAX_BATCH`] primitives ([`raster::batch::BATCH_CAP`] while the batch
+//! before still draws in the background). A batch heavy enough for several threads draws
 //! in the background while the caller queues the next one (`canvas.rs`); anything that needs
 //! VRAM as it is waits for it.
 //!

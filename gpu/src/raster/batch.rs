@@ -18,6 +18,9 @@ pub const BAND_ROWS: usize = 16;
 pub const BANDS: usize = VRAM_HEIGHT / BAND_ROWS;
 /// Primitives per batch before it is drawn anyway (bounds memory and latency on long streams).
 pub const MAX_BATCH: usize = 2048;
+/// Primitives per batch at most while the batch before is still drawing in the background
+/// (a batch grows past [`MAX_BATCH`] rather than wait for it).
+pub const BATCH_CAP: usize = 4 * MAX_BATCH;
 /// Estimated cost of a primitive beyond its pixels (its set-up), in pixels.
 const PRIM_COST: u32 = 32;
 /// How far past a vector's end, in bytes, [`Batch::push`] asks for memory to write.
