@@ -35,9 +35,11 @@ use crate::raster::texcache::{Access, Images};
 use crate::raster::Band;
 use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
 
-/// Bands per helper thread: enough that the caller can take over part of a late helper's
-/// work, few enough that bands seldom share a triangle (each band sets up those it reaches).
-const HELPER_BANDS: usize = 2;
+/// Bands per helper thread. One: every cut sets up the triangles across it twice, and has a
+/// helper read them from the caller's core; a late helper's whole band is still the caller's
+/// to take while unclaimed, and a batch that fills up while the helpers draw grows on rather
+/// than wait for them.
+const HELPER_BANDS: usize = 1;
 
 /// Draws a batch's primitives clipped to a band of rows, sampling the snapshot.
 pub(crate) type DrawRows = dyn Fn(&Batch, Band, &VramImage) + Send + Sync;
