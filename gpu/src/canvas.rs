@@ -256,8 +256,9 @@ impl Canvas {
     /// `draw`, and leaves an empty batch in `batch`: waits for the batch before it, cuts the
     /// rows into this thread's share at the top and bands for the crew below, wakes the crew
     /// to draw bands from the bottom and draws the share here. The rest is drawn in the
-    /// background, or here when [`Canvas::wait`] finds bands left.
-    pub fn lend(&mut self, batch: &mut Batch, crew: &Crew, draw: Box<DrawRows>) {
+    /// background, or here when [`Canvas::wait`] finds bands left. `waiting`: the caller
+    /// waits for this batch next, with no front end meanwhile.
+    pub fn lend(&mut self, batch: &mut Batch, crew: &Crew, draw: Box<DrawRows>, waiting: bool) {
         let helpers = crew.len();
         self.balance.front_end_done(batch.load());
         self.wait();
@@ -269,7 +270,7 @@ impl Canvas {
         // The caller's share is one band from the top, the rest is cut for the helpers: the
         // caller draws about the same rows batch after batch (kept in its cache, as the
         // helpers' are in theirs), and fewer cuts mean fewer triangles set up twice.
-        let share = self.balance.share(helpers);
+        let share = self.balance.share(helpers, !waiting);
         let split = split_at(&batch.load, (batch.load() as f64 * share) as u64);
         let mut at = vec![0];
         at.extend(edges(
@@ -342,8 +343,8 @@ impl Drop for Canvas {
 /// apart, as the two may run on cores of different speeds; `c`, `h` and `f` are smoothed over
 /// earlier batches. A share misjudged one way costs little: the caller, done first, queues on
 /// (the batch grows while the helpers draw) or draws the helpers' unclaimed bands. The other
-/// way the helpers wait idle for the next batch. So the share is set [`CALLER_EARLY`] below
-/// the even point.
+/// way the helpers wait idle for the next batch. A batch the caller waits for right away (a
+/// flush) has no front end after it: `a = h / (c + h)`.
 #[derive(Debug, Default)]
 struct Balance {
     /// Seconds per unit of estimated load of the caller and of the helpers, once measured.
@@ -361,9 +362,6 @@ struct Balance {
 /// The least share of a batch left to the helpers, as a fraction of an equal share per thread.
 const HELPER_LEAST: f64 = 0.25;
 
-/// How far below the even point the caller's share is set, as a fraction of the batch.
-const CALLER_EARLY: f64 = 0.02;
-
 /// Weight of the newest measurement in the smoothed ones.
 const SMOOTHING: f64 = 0.25;
 
@@ -373,9 +371,10 @@ fn smooth(old: Option<f64>, sample: f64) -> f64 {
 }
 
 impl Balance {
-    /// The caller's share of a batch drawn with `helpers` helper threads: an equal share per
-    /// thread until both sides have been measured.
-    fn share(&self, helpers: usize) -> f64 {
+    /// The caller's share of a batch drawn with `helpers` helper threads, its front end on
+    /// the next batch counted when `front` (else it waits for the batch right after drawing
+    /// its share): an equal share per thread until both sides have been measured.
+    fn share(&self, helpers: usize, front: bool) -> f64 {
         let equal = 1.0 / (helpers + 1) as f64;
         let (Some(c), Some(h)) = (self.here, self.away) else {
             return equal;
@@ -385,8 +384,11 @@ impl Balance {
         }
         // The helpers keep some of every batch, or they would never be measured again.
         let most = 1.0 - HELPER_LEAST / (helpers + 1) as f64;
-        let f = self.front.unwrap_or(0.0);
-        ((h - f) / (c + h) - CALLER_EARLY).clamp(0.0, most)
+        let f = match front {
+            true => self.front.unwrap_or(0.0),
+            false => 0.0,
+        };
+        ((h - f) / (c + h)).clamp(0.0, most)
     }
 
     /// A batch was drawn: the caller's seconds and load, then the helpers'.
@@ -464,24 +466,26 @@ mod tests {
         }
     }
 
-    /// The caller's share evens out the two sides' times, its front end counted on its side,
-    /// less [`CALLER_EARLY`].
+    /// The caller's share evens out the two sides' times, its front end counted on its side
+    /// unless it waits for the batch right away.
     #[test]
     fn the_share_evens_out_measured_times() {
         let mut b = Balance::default();
-        assert_eq!(b.share(1), 0.5, "equal until measured");
-        assert_eq!(b.share(3), 0.25);
+        assert_eq!(b.share(1, true), 0.5, "equal until measured");
+        assert_eq!(b.share(3, true), 0.25);
         // Both sides 1 µs per unit; a front end of 0.2 µs per unit: a·1 + 0.2 = (1 − a)·1.
         b.drawn((0.5e-3, 500), (0.5e-3, 500));
         b.front = Some(0.2e-6);
-        let even = |b: &Balance, a: f64| (b.share(1) - (a - CALLER_EARLY)).abs() < 1e-9;
-        assert!(even(&b, 0.4));
+        let near = |share: f64, a: f64| (share - a).abs() < 1e-9;
+        assert!(near(b.share(1, true), 0.4));
+        assert!(near(b.share(1, false), 0.5), "no front end after a flush");
         // A helper twice as slow: a·1 + 0.2 = (1 − a)·2, so a = 0.6.
         b.away = Some(2e-6);
-        assert!(even(&b, 0.6));
+        assert!(near(b.share(1, true), 0.6));
+        assert!(near(b.share(1, false), 2.0 / 3.0));
         // A front end longer than the helper's whole batch: the caller draws nothing at first.
         b.front = Some(5e-6);
-        assert_eq!(b.share(1), 0.0);
+        assert_eq!(b.share(1, true), 0.0);
     }
 
     /// The front end is measured per unit of load queued, its time in `wait` left out.

@@ -82,7 +82,7 @@ impl Gpu {
     fn room(&mut self, n: usize) {
         let len = self.batch.len() + n;
         if len > MAX_BATCH && (len > BATCH_CAP || !self.canvas.helpers_drawing()) {
-            self.end_batch();
+            self.end_batch(false);
         }
     }
 
@@ -96,7 +96,7 @@ impl Gpu {
             Ok(t) => t,
             Err(wait) => {
                 if wait == Wait::Conflict {
-                    self.end_batch();
+                    self.end_batch(true);
                 }
                 let images = Access::Here(self.canvas.images());
                 self.tex

@@ -301,14 +301,15 @@ impl Gpu {
 
     /// Draws everything queued, and waits until it is drawn.
     fn flush(&mut self) {
-        self.end_batch();
+        self.end_batch(true);
         self.canvas.wait();
     }
 
     /// Ends the pending batch: drawn in bands by this thread and the helper threads when it
     /// holds enough work for several threads (the helpers go on drawing while the caller
-    /// queues the next batch, see [`canvas`]), else drawn here. A new batch begins.
-    fn end_batch(&mut self) {
+    /// queues the next batch, see [`canvas`]), else drawn here. A new batch begins. `waiting`:
+    /// the caller waits for the batch next, queueing nothing meanwhile.
+    fn end_batch(&mut self, waiting: bool) {
         if self.batch.is_empty() {
             return;
         }
@@ -331,7 +332,7 @@ impl Gpu {
                 &mut self.canvas,
                 &mut self.tex,
                 &mut self.batch,
-                self.simd,
+                (self.simd, waiting),
                 crew,
             ),
             None => {
@@ -371,7 +372,13 @@ pub(crate) fn cores() -> usize {
 
 /// Draws `batch` split between this thread and the helper threads of `crew` (see
 /// [`canvas`]); `batch` is left empty for the next primitives.
-fn lend(canvas: &mut Canvas, tex: &mut TexCache, batch: &mut Batch, simd: Simd, crew: &Crew) {
+fn lend(
+    canvas: &mut Canvas,
+    tex: &mut TexCache,
+    batch: &mut Batch,
+    (simd, waiting): (Simd, bool),
+    crew: &Crew,
+) {
     let images = canvas.images();
     tex.before_write(&images.vram, tex.drawn_tiles());
     let draw = move |batch: &Batch, rows: Band, snapshot: &VramImage| {
@@ -381,7 +388,7 @@ fn lend(canvas: &mut Canvas, tex: &mut TexCache, batch: &mut Batch, simd: Simd, 
         };
         bands::draw(batch, rows, src, simd, Exec::Serial);
     };
-    canvas.lend(batch, crew, Box::new(draw));
+    canvas.lend(batch, crew, Box::new(draw), waiting);
     tex.drawn_cleared();
 }
 
