@@ -332,8 +332,9 @@ impl Gpu {
                 &mut self.canvas,
                 &mut self.tex,
                 &mut self.batch,
-                (self.simd, waiting),
+                self.simd,
                 crew,
+                waiting,
             ),
             None => {
                 self.draw_batch(heavy && in_rayon && self.threads == Threads::AllCores);
@@ -371,13 +372,15 @@ pub(crate) fn cores() -> usize {
 }
 
 /// Draws `batch` split between this thread and the helper threads of `crew` (see
-/// [`canvas`]); `batch` is left empty for the next primitives.
+/// [`canvas`]); `batch` is left empty for the next primitives. `waiting`: the caller waits
+/// for the batch next.
 fn lend(
     canvas: &mut Canvas,
     tex: &mut TexCache,
     batch: &mut Batch,
-    (simd, waiting): (Simd, bool),
+    simd: Simd,
     crew: &Crew,
+    waiting: bool,
 ) {
     let images = canvas.images();
     tex.before_write(&images.vram, tex.drawn_tiles());
