@@ -6,7 +6,7 @@
 use crate::gp0::assembler::Step;
 use crate::gp0::decode::{decode, Gp0Command, PolyFlags, RawVertex, RectSize};
 use crate::gp0::fields::{Clut, ColorWord, TexPage, TexWindow};
-use crate::raster::batch::{BATCH_CAP, MAX_BATCH};
+use crate::raster::batch::MAX_BATCH;
 use crate::raster::line::Line;
 use crate::raster::rect::Rect;
 use crate::raster::texcache::{Access, UvBounds, Wait};
@@ -76,13 +76,10 @@ impl Gpu {
     }
 
     /// Ends the batch if `n` more primitives would take it past [`MAX_BATCH`] (so a
-    /// texture's CLUT slot, looked up next, stays valid for the primitive's triangles). While
-    /// the helper threads are still drawing the batch before, it grows on instead, up to
-    /// [`BATCH_CAP`]: ending it now would only put this thread to sleep until they are done.
+    /// texture's CLUT slot, looked up next, stays valid for the primitive's triangles).
     fn room(&mut self, n: usize) {
-        let len = self.batch.len() + n;
-        if len > MAX_BATCH && (len > BATCH_CAP || !self.canvas.helpers_drawing()) {
-            self.end_batch(false);
+        if self.batch.len() + n > MAX_BATCH {
+            self.end_batch();
         }
     }
 
@@ -96,7 +93,7 @@ impl Gpu {
             Ok(t) => t,
             Err(wait) => {
                 if wait == Wait::Conflict {
-                    self.end_batch(true);
+                    self.end_batch();
                 }
                 let images = Access::Here(self.canvas.images());
                 self.tex
@@ -310,7 +307,7 @@ impl Gpu {
         let hits = tr.probe(&p, &images.vram[..], src);
         let before = tr.values(&images.vram[..]);
         self.batch.push(p);
-        self.draw_batch(false);
+        self.draw_batch();
         let Some(tr) = &mut self.trace else { return };
         let after = tr.values(&self.canvas.images().vram[..]);
         for (k, hit) in hits {

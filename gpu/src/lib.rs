@@ -9,13 +9,13 @@
 //! the display ([`gp1`]), which [`Gpu::display`] reports so a front end can cut the visible
 //! picture out of VRAM.
 //!
-//! Batches do not depend on how words arrive: [`Gpu::gp0`] one word at a time and
+//! Batches do not depend on how words arrive, nor on time: [`Gpu::gp0`] one word at a time and
 //! [`Gpu::gp0_words`] with slices of any length queue the same primitives and draw the same
 //! batches, which end at every read of VRAM, transfer, texture sampled from what the batch drew,
-//! or [`raster::batch::MAX_BATCH`] primitives ([`raster::batch::BATCH_CAP`] while the batch
-//! before still draws in the background). A batch heavy enough for several threads draws
-//! in the background while the caller queues the next one (`canvas.rs`); anything that needs
-//! VRAM as it is waits for it.
+//! or [`raster::batch::MAX_BATCH`] primitives. A batch heavy enough for several threads is cut
+//! into bands by [`raster::bands::plan`] (a pure function of the batch and the thread count)
+//! and drawn by a rayon pool in the background while the caller queues the next one
+//! (`canvas.rs`); anything that needs VRAM as it is waits for it.
 //!
 //! Power-on state: VRAM zeroed, all GP0 state zero (as after GP1(00h)), display disabled with
 //! the GP1(00h) default ranges.
@@ -36,7 +36,6 @@
 #![warn(missing_docs)]
 
 mod canvas;
-mod crew;
 mod draw;
 pub mod gp0;
 pub mod gp1;
@@ -49,10 +48,9 @@ pub mod vram;
 pub use gp1::Display;
 
 use canvas::Canvas;
-use crew::Crew;
 use gp0::assembler::{Assembler, Step};
 use gp1::{DisplayRegs, Gp1Effect};
-use raster::bands::{self, Exec};
+use raster::bands;
 use raster::batch::Batch;
 use raster::span::Simd;
 use raster::texcache::{Images, TexCache};
@@ -77,24 +75,22 @@ pub(crate) fn boxed_vram() -> Box<VramImage> {
 }
 
 /// Estimated work (pixels, see [`Batch::load`]) from which a batch is drawn on several threads
-/// (the default of [`Gpu::set_parallel_min_load`]); below it, waking the other threads costs
-/// about what they save.
+/// (the default of [`Gpu::set_parallel_min_load`]); below it, handing the batch to other
+/// threads costs about what they save.
 pub const PARALLEL_MIN_LOAD: u64 = 64 * 1024;
 
 /// Where batches are drawn. A batch that holds enough work ([`PARALLEL_MIN_LOAD`]) is drawn in
-/// bands by the calling thread and the GPU's helper threads, which go on drawing while the
-/// caller queues the next batch; smaller ones on the calling thread. Helper threads sleep
-/// whenever they have no band to draw.
+/// bands by a process-wide rayon pool of that many threads, in the background while the
+/// calling thread queues the next batch; smaller ones on the calling thread. The pool's threads
+/// sleep whenever they have no band to draw. The pixels are the same for every setting.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Threads {
     /// On the calling thread.
     Serial,
-    /// One thread per core: the calling thread and one helper thread fewer than cores. A
-    /// caller that is itself a rayon worker draws in bands on its own pool instead, which
-    /// already keeps the cores busy.
+    /// A pool of one thread per core.
     #[default]
     AllCores,
-    /// This many threads: the calling thread and one helper thread fewer.
+    /// A pool of this many threads (at most 256; 0 and 1 draw on the calling thread).
     Pool(usize),
 }
 
@@ -126,8 +122,6 @@ pub struct Gpu {
     readback: Option<vram::Transfer>,
     gpuread: u32,
     threads: Threads,
-    /// The helper threads, started with the first batch heavy enough for them.
-    crew: Option<Crew>,
     /// The least load drawn on several threads.
     parallel_min_load: u64,
     simd: Simd,
@@ -155,7 +149,6 @@ impl Gpu {
             readback: None,
             gpuread: 0,
             threads: Threads::AllCores,
-            crew: None,
             parallel_min_load: PARALLEL_MIN_LOAD,
             simd: Simd::best(),
             trace: None,
@@ -259,7 +252,6 @@ impl Gpu {
     pub fn set_threads(&mut self, threads: Threads) {
         self.flush();
         self.threads = threads;
-        self.crew = None;
     }
 
     /// The least estimated work (pixels) a batch must hold to be drawn on several threads;
@@ -301,64 +293,64 @@ impl Gpu {
 
     /// Draws everything queued, and waits until it is drawn.
     fn flush(&mut self) {
-        self.end_batch(true);
+        self.end_batch();
         self.canvas.wait();
     }
 
-    /// Ends the pending batch: drawn in bands by this thread and the helper threads when it
-    /// holds enough work for several threads (the helpers go on drawing while the caller
-    /// queues the next batch, see [`canvas`]), else drawn here. A new batch begins. `waiting`:
-    /// the caller waits for the batch next, queueing nothing meanwhile.
-    fn end_batch(&mut self, waiting: bool) {
+    /// Ends the pending batch: drawn in bands by the pool of [`Threads`] in the background
+    /// (see `canvas.rs`) when it holds enough work for several threads, else drawn here. A new
+    /// batch begins. Which it is, and the bands, depend only on the batch and the setting.
+    fn end_batch(&mut self) {
         if self.batch.is_empty() {
             return;
         }
         let heavy = self.trace.is_none() && self.batch.load() >= self.parallel_min_load;
-        let in_rayon = rayon::current_thread_index().is_some();
-        // The caller is one of the drawing threads.
-        let helpers = match self.threads {
-            _ if !heavy => 0,
-            Threads::Serial => 0,
-            Threads::Pool(n) => n.saturating_sub(1),
-            Threads::AllCores if in_rayon => 0,
-            Threads::AllCores => cores() - 1,
+        let threads = match self.threads {
+            _ if !heavy => 1,
+            Threads::Serial => 1,
+            Threads::Pool(n) => n,
+            Threads::AllCores => cores(),
         };
-        let crew = match helpers {
-            0 => None,
-            n => Some(&*self.crew.get_or_insert_with(|| Crew::new(n))),
-        };
-        match crew.filter(|c| c.len() > 0) {
-            Some(crew) => lend(
-                &mut self.canvas,
-                &mut self.tex,
-                &mut self.batch,
-                self.simd,
-                crew,
-                waiting,
-            ),
+        match (threads > 1).then(|| canvas::pool(threads)).flatten() {
+            Some(pool) => {
+                let edges = bands::plan(&self.batch.load, threads);
+                let images = self.canvas.images();
+                self.tex.before_write(&images.vram, self.tex.drawn_tiles());
+                let simd = self.simd;
+                let draw = move |batch: &Batch, mut rows: Band, snapshot: &VramImage| {
+                    let src = TexSource {
+                        vram: snapshot,
+                        cluts: &batch.cluts,
+                    };
+                    bands::draw(batch, &mut rows, src, simd);
+                };
+                self.canvas
+                    .lend(&mut self.batch, &pool, edges, Box::new(draw));
+                self.tex.drawn_cleared();
+            }
             None => {
-                self.draw_batch(heavy && in_rayon && self.threads == Threads::AllCores);
+                self.draw_batch();
                 self.batch.cluts.clear();
             }
         }
         self.tex.batch_drawn();
     }
 
-    /// Draws the pending batch's primitives now, keeping its CLUT table (which queued textures
-    /// index): serially, or in bands on the rayon pool this thread works for when `banded`.
-    fn draw_batch(&mut self, banded: bool) {
-        let exec = match banded {
-            true => Exec::Current,
-            false => Exec::Serial,
-        };
+    /// Draws the pending batch's primitives here, keeping its CLUT table (which queued
+    /// textures index).
+    fn draw_batch(&mut self) {
         let Images { vram, snapshot } = self.canvas.images();
         self.tex.before_write(vram, self.tex.drawn_tiles());
         let src = TexSource {
             vram: snapshot,
             cluts: &self.batch.cluts,
         };
-        let all = Band::new(&mut vram[..], 0, VRAM_HEIGHT);
-        bands::draw(&self.batch, all, src, self.simd, exec);
+        bands::draw(
+            &self.batch,
+            &mut Band::new(&mut vram[..], 0, VRAM_HEIGHT),
+            src,
+            self.simd,
+        );
         self.batch.clear_primitives();
         self.tex.drawn_cleared();
     }
@@ -369,30 +361,6 @@ impl Gpu {
 pub(crate) fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
-/// Draws `batch` split between this thread and the helper threads of `crew` (see
-/// [`canvas`]); `batch` is left empty for the next primitives. `waiting`: the caller waits
-/// for the batch next.
-fn lend(
-    canvas: &mut Canvas,
-    tex: &mut TexCache,
-    batch: &mut Batch,
-    simd: Simd,
-    crew: &Crew,
-    waiting: bool,
-) {
-    let images = canvas.images();
-    tex.before_write(&images.vram, tex.drawn_tiles());
-    let draw = move |batch: &Batch, rows: Band, snapshot: &VramImage| {
-        let src = TexSource {
-            vram: snapshot,
-            cluts: &batch.cluts,
-        };
-        bands::draw(batch, rows, src, simd, Exec::Serial);
-    };
-    canvas.lend(batch, crew, Box::new(draw), waiting);
-    tex.drawn_cleared();
 }
 
 #[cfg(test)]

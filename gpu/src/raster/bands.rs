@@ -1,58 +1,38 @@
 //! Drawing a batch over bands of VRAM rows, in parallel, identical to one serial pass.
 //!
-//! A band is a run of whole VRAM rows drawn by one task. VRAM is cut into bands of about equal
-//! estimated work ([`Batch::load`](super::batch::Batch), [`edges`]), a few per thread so that a
-//! thread done early takes another band (rayon's work stealing here; in `canvas.rs` the caller
-//! takes the helpers' unclaimed bands); each band walks the whole batch in command
-//! order and draws every primitive clipped to its rows. Every pixel thus sees exactly the
-//! writes of a serial run, in the same order, whatever the number of threads. A triangle is set
-//! up by each band it reaches (set-up is cheap next to its pixels, and a band never waits for
+//! A band is a run of whole VRAM rows drawn by one task. [`plan`] cuts VRAM into bands of
+//! about equal estimated work ([`Batch::load`](super::batch::Batch), [`edges`]): a pure
+//! function of the batch's load estimate and the thread count, a few bands per thread so that a
+//! thread done early takes another (the pool's work stealing, `canvas.rs`), but none lighter
+//! than [`MIN_BAND_LOAD`], since every cut sets up the triangles across it once more. Each band
+//! walks the whole batch in command order and draws every primitive clipped to its rows
+//! ([`draw`]). Every pixel thus sees exactly the writes of a serial run, in the same order,
+//! whatever the number of threads and whichever thread draws which band. A triangle is set up
+//! by each band it reaches (set-up is cheap next to its pixels, and a band never waits for
 //! another); textures are read from the texture cache's snapshot, which no band writes.
-//!
-//! Here threads that have no band left go back to rayon (the caller's pool, which it keeps
-//! busy); `canvas.rs` draws with the GPU's own helpers.
-
-use rayon::prelude::*;
 
 use super::batch::{Batch, Entry, Kind, BAND_ROWS};
 use super::span::Simd;
 use super::{Band, TexSource};
-use crate::VRAM_WIDTH;
+use crate::VRAM_HEIGHT;
 
-/// Bands per thread when drawing in parallel: enough to even out what the load estimate
-/// misses (a thread done early takes another band), few enough that bands seldom share a
-/// triangle (each band sets up the triangles it reaches).
-pub(crate) const BANDS_PER_THREAD: usize = 4;
+/// Bands per thread: enough that a thread done early (its band lighter than estimated, or the
+/// thread descheduled) finds another to take, few enough that bands seldom share a triangle.
+pub const BANDS_PER_THREAD: usize = 2;
 
-/// Where a batch is drawn.
-#[derive(Clone, Copy, Debug)]
-pub enum Exec {
-    /// In one pass on the calling thread.
-    Serial,
-    /// In bands on the rayon pool this thread belongs to (the global pool outside any).
-    Current,
-}
+/// The least estimated load (pixels) a band is cut for: below it, setting up the triangles
+/// across one more cut costs about what another thread saves.
+pub const MIN_BAND_LOAD: u64 = 16 * 1024;
 
-/// Draws every primitive of `batch` clipped to `rows` (whole load bands of VRAM), sampling
-/// `src`.
-pub fn draw(batch: &Batch, mut rows: Band, src: TexSource, simd: Simd, exec: Exec) {
-    let one = |band: &mut Band| {
-        for e in &batch.order {
-            draw_entry(batch, e, band, src, simd);
-        }
-    };
-    if rows.y0 >= rows.y1 {
+/// Draws every primitive of `batch` clipped to `band` (whole load bands of VRAM), in command
+/// order, sampling `src`.
+pub fn draw(batch: &Batch, band: &mut Band, src: TexSource, simd: Simd) {
+    if band.y0 >= band.y1 {
         return;
     }
-    let threads = match exec {
-        Exec::Serial => 1,
-        Exec::Current => rayon::current_num_threads(),
-    };
-    if threads <= 1 {
-        return one(&mut rows);
+    for e in &batch.order {
+        draw_entry(batch, e, band, src, simd);
     }
-    let mut bands = cut(&batch.load, rows, threads * BANDS_PER_THREAD);
-    bands.par_iter_mut().with_max_len(1).for_each(one);
 }
 
 /// Draws one primitive clipped to `band`, if it may touch it.
@@ -70,18 +50,14 @@ fn draw_entry(batch: &Batch, e: &Entry, band: &mut Band, src: TexSource, simd: S
     }
 }
 
-/// `rows` (whole load bands) cut into at most `count` bands of whole load bands, of about
-/// equal load (`load` per [`BAND_ROWS`] rows of VRAM).
-fn cut<'v>(load: &[u32], rows: Band<'v>, count: usize) -> Vec<Band<'v>> {
-    let rows_at = edges(load, rows.y0 as usize..rows.y1 as usize, count);
-    let mut rest = rows.rows;
-    let mut out = Vec::with_capacity(rows_at.len());
-    for pair in rows_at.windows(2) {
-        let (head, tail) = std::mem::take(&mut rest).split_at_mut((pair[1] - pair[0]) * VRAM_WIDTH);
-        rest = tail;
-        out.push(Band::new(head, pair[0], pair[1]));
-    }
-    out
+/// The bands a batch with `load` (per [`BAND_ROWS`] rows of VRAM) is drawn in on `threads`
+/// threads: the rows where each begins, then `VRAM_HEIGHT`. At most [`BANDS_PER_THREAD`] per
+/// thread, none lighter than [`MIN_BAND_LOAD`] (so at least one), each of whole load bands.
+pub fn plan(load: &[u32], threads: usize) -> Vec<usize> {
+    let total: u64 = load.iter().map(|&l| l as u64).sum();
+    let by_load = (total / MIN_BAND_LOAD).max(1);
+    let count = (threads.max(1) as u64 * BANDS_PER_THREAD as u64).min(by_load);
+    edges(load, 0..VRAM_HEIGHT, count as usize)
 }
 
 /// Where VRAM rows `rows` (whole load bands) are cut into at most `count` bands of whole
@@ -109,22 +85,6 @@ pub fn edges(load: &[u32], rows: std::ops::Range<usize>, count: usize) -> Vec<us
     out
 }
 
-/// The row, on a boundary of the load bands, above which the load (`load` per [`BAND_ROWS`]
-/// rows of VRAM) comes nearest `target`.
-pub fn split_at(load: &[u32], target: u64) -> usize {
-    let (mut band, mut acc) = (0, 0u64);
-    for &l in load {
-        let next = acc + l as u64;
-        // Stop once there, or where taking this band would overshoot by more than leaving it
-        // undershoots.
-        if acc >= target || next - target.min(next) > target - acc {
-            break;
-        }
-        (band, acc) = (band + 1, next);
-    }
-    band * BAND_ROWS
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,9 +94,16 @@ mod tests {
     use crate::raster::rect::Rect;
     use crate::raster::{Clip, Prim};
     use crate::rng::XorShift;
-    use crate::VRAM_HEIGHT;
+    use crate::VRAM_WIDTH;
 
-    /// Bands cover all rows once, in order, without empty ones, and hold about equal load.
+    const ALL: Clip = Clip {
+        x0: 0,
+        y0: 0,
+        x1: 1023,
+        y1: 511,
+    };
+
+    /// Edges cover all rows once, in order, without empty bands, and hold about equal load.
     #[test]
     fn bands_are_balanced_runs_of_rows() {
         let mut load = vec![0u32; BANDS];
@@ -144,23 +111,18 @@ mod tests {
             *l = 1000 + (i as u32 % 5) * 300;
         }
         let total: u32 = load.iter().sum();
-        let mut vram = vec![0u16; VRAM_WIDTH * VRAM_HEIGHT];
         for count in [1, 2, 3, 5, 28, 64] {
-            let bands = cut(&load, Band::new(&mut vram, 0, VRAM_HEIGHT), count);
-            assert!(!bands.is_empty() && bands.len() <= count, "{count}");
-            let mut at = 0;
-            for b in &bands {
-                assert!(b.y0 == at && b.y1 > b.y0, "{count}");
-                assert_eq!(b.rows.len(), (b.y1 - b.y0) as usize * VRAM_WIDTH);
-                at = b.y1;
-            }
-            assert_eq!(at, VRAM_HEIGHT as i32);
-            if bands.len() < count {
+            let at = edges(&load, 0..VRAM_HEIGHT, count);
+            let bands = at.len() - 1;
+            assert!(bands >= 1 && bands <= count, "{count}");
+            assert_eq!((at[0], at[bands]), (0, VRAM_HEIGHT), "{count}");
+            assert!(at.windows(2).all(|w| w[0] < w[1] && w[1] % BAND_ROWS == 0));
+            if bands < count {
                 continue;
             }
             // Each band but the last ends where its cumulative share is first reached.
-            for (k, b) in bands.iter().enumerate().take(bands.len() - 1) {
-                let end = b.y1 as usize / BAND_ROWS;
+            for k in 0..bands - 1 {
+                let end = at[k + 1] / BAND_ROWS;
                 let want = total as u64 * (k as u64 + 1);
                 let upto: u32 = load[..end].iter().sum();
                 assert!(
@@ -170,36 +132,73 @@ mod tests {
                 );
             }
         }
-        assert_eq!(
-            cut(&[0; BANDS], Band::new(&mut vram, 0, VRAM_HEIGHT), 3).len(),
-            1
-        );
+        assert_eq!(edges(&[0; BANDS], 0..VRAM_HEIGHT, 3), [0, VRAM_HEIGHT]);
     }
 
-    /// The split lands on the load band boundary nearest the target, walking no further than
-    /// the target once it is reached.
-    #[test]
-    fn split_at_is_the_nearest_boundary() {
-        let load = [100u32, 0, 300, 50, 0, 0];
-        for (target, want) in [
-            (0, 0),
-            (49, 0),
-            (51, 1),
-            (100, 1),
-            (249, 2),
-            (251, 3),
-            (400, 3),
-            (424, 3),
-            (426, 4),
-            (450, 4),
-            (10_000, 6),
-        ] {
-            assert_eq!(split_at(&load, target), want * BAND_ROWS, "target {target}");
+    /// The load estimate of a recorded batch: 2048 small triangles of the issue-18 workload
+    /// (each within ±16 px of a centre in 640×480), queued as `Batch::push` counts them.
+    fn recorded_load() -> Vec<u32> {
+        let mut rng = XorShift::new(0x5ba1_1715_0000_0018);
+        let mut batch = Batch::default();
+        for _ in 0..2048 {
+            let (x, y) = (16 + rng.below(608) as i32, 16 + rng.below(448) as i32);
+            batch.push(Prim::Rect(Rect {
+                x: x - 16 + rng.below(16) as i32,
+                y: y - 16 + rng.below(16) as i32,
+                w: 1 + rng.below(16) as i32,
+                h: 1 + rng.below(16) as i32,
+                rgb: (0, 0, 0),
+                texture: None,
+                raw: false,
+                flip_x: false,
+                flip_y: false,
+                clip: ALL,
+                mode: PixelMode {
+                    blend: None,
+                    set_mask: 0,
+                    check_mask: false,
+                },
+            }));
         }
+        batch.load.clone()
+    }
+
+    /// The plan is a pure function of the load and the thread count: the same on every call,
+    /// covering VRAM once, more bands for more threads up to the load's limit, none lighter
+    /// than `MIN_BAND_LOAD` (but the last, which takes the remainder).
+    #[test]
+    fn the_plan_depends_on_the_load_and_the_thread_count_alone() {
+        let load = recorded_load();
+        let total: u64 = load.iter().map(|&l| l as u64).sum();
+        let mut last = 0;
+        for threads in [1, 2, 3, 5, 8, 16, 33, 64] {
+            let p = plan(&load, threads);
+            for _ in 0..3 {
+                assert_eq!(plan(&load.clone(), threads), p, "{threads} threads");
+            }
+            let bands = p.len() - 1;
+            assert_eq!((p[0], p[bands]), (0, VRAM_HEIGHT), "{threads} threads");
+            assert!(bands <= threads * BANDS_PER_THREAD, "{threads} threads");
+            assert!(
+                bands as u64 <= (total / MIN_BAND_LOAD).max(1),
+                "{threads} threads"
+            );
+            assert!(
+                bands >= last,
+                "{threads} threads: fewer bands than for fewer threads"
+            );
+            last = bands;
+        }
+        assert_eq!(
+            plan(&load, 1).len(),
+            3,
+            "one thread still cuts two bands to share"
+        );
+        assert_eq!(plan(&[0; BANDS], 64), [0, VRAM_HEIGHT]);
     }
 
     /// Overlapping semi-transparent rectangles in every blend mode (the result depends on the
-    /// order of writes), drawn in bands on pools of 2 to 4 threads, equal one serial pass.
+    /// order of writes), drawn in the bands of every thread count's plan, equal one pass.
     #[test]
     fn bands_draw_what_one_pass_draws() {
         let mut rng = XorShift::new(0x51ab_5eed_0000_0001);
@@ -221,12 +220,7 @@ mod tests {
                 raw: false,
                 flip_x: false,
                 flip_y: false,
-                clip: Clip {
-                    x0: 0,
-                    y0: 0,
-                    x1: 1023,
-                    y1: 511,
-                },
+                clip: ALL,
                 mode: PixelMode {
                     blend: (i % 5 != 0).then(|| modes[i % 4]),
                     set_mask: 0,
@@ -244,28 +238,21 @@ mod tests {
             .map(|_| rng.next_u32() as u16)
             .collect();
         let mut want = start.clone();
-        draw(
-            &batch,
-            Band::new(&mut want, 0, VRAM_HEIGHT),
-            src,
-            simd,
-            Exec::Serial,
-        );
-        for threads in 2..=4 {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
+        draw(&batch, &mut Band::new(&mut want, 0, VRAM_HEIGHT), src, simd);
+        for threads in [2, 3, 5, 8, 16, 33, 64] {
+            let at = plan(&batch.load, threads);
             let mut got = start.clone();
-            pool.install(|| {
-                draw(
-                    &batch,
-                    Band::new(&mut got, 0, VRAM_HEIGHT),
-                    src,
-                    simd,
-                    Exec::Current,
-                )
-            });
+            let mut rest = &mut got[..];
+            let mut bands = Vec::new();
+            for w in at.windows(2) {
+                let (head, tail) = rest.split_at_mut((w[1] - w[0]) * VRAM_WIDTH);
+                bands.push(Band::new(head, w[0], w[1]));
+                rest = tail;
+            }
+            // Bands drawn bottom first: the order bands run in changes nothing.
+            for band in bands.iter_mut().rev() {
+                draw(&batch, band, src, simd);
+            }
             if let Some(i) = want.iter().zip(&got).position(|(a, b)| a != b) {
                 panic!("{threads} threads: ({}, {}) differs", i % 1024, i / 1024);
             }

@@ -18,13 +18,8 @@ pub const BAND_ROWS: usize = 16;
 pub const BANDS: usize = VRAM_HEIGHT / BAND_ROWS;
 /// Primitives per batch before it is drawn anyway (bounds memory and latency on long streams).
 pub const MAX_BATCH: usize = 2048;
-/// Primitives per batch at most while the batch before is still drawing in the background
-/// (a batch grows past [`MAX_BATCH`] rather than wait for it).
-pub const BATCH_CAP: usize = 4 * MAX_BATCH;
 /// Estimated cost of a primitive beyond its pixels (its set-up), in pixels.
 const PRIM_COST: u32 = 32;
-/// How far past a vector's end, in bytes, [`Batch::push`] asks for memory to write.
-const WRITE_AHEAD: usize = 256;
 
 /// Which vector of the batch holds a primitive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,10 +89,6 @@ impl Batch {
                 self.load[band] = self.load[band].saturating_add(rows * w);
             }
         }
-        // The helpers have read these vectors' memory in an earlier batch; ask for it back
-        // before writing (see `prefetch_write`).
-        prefetch_write(&self.triangles);
-        prefetch_write(&self.order);
         let (kind, index) = match p {
             Prim::Triangle(t) => (Kind::Triangle, push(&mut self.triangles, t)),
             Prim::Line(l) => (Kind::Line, push(&mut self.lines, l)),
@@ -120,47 +111,6 @@ impl Batch {
         self.load.fill(0);
         self.total = 0;
     }
-}
-
-/// Asks for the cache line [`WRITE_AHEAD`] bytes past `vec`'s end (any address: the capacity
-/// may end sooner) to be brought here for writing, where the CPU can (x86-64 with PREFETCHW);
-/// else does nothing. Called at each push, and an element being at most a line, no line of
-/// the vector's memory is skipped.
-///
-/// The caller writes a batch's vectors while the helper threads read the previous batch's, and
-/// reuses each vector's memory every other batch, after a helper has read it. A store to such
-/// memory must first take it back from the helper's core; stores complete in order, so a
-/// later load that must wait for the stores before it (one that cannot take its value
-/// straight from a narrower or differently placed store) waits for that transfer too. Asked
-/// for a few primitives ahead, the transfer is over by the time the stores come.
-#[inline(always)]
-fn prefetch_write<T>(vec: &[T]) {
-    const { assert!(size_of::<T>() <= 64) };
-    #[cfg(target_arch = "x86_64")]
-    if has_prefetchw() {
-        let p = vec.as_ptr().wrapping_add(vec.len()).cast::<u8>();
-        // SAFETY: PREFETCHW is a hint: it reads only its address operand's registers, changes
-        // no register, flag or memory, and never faults, whatever the address.
-        unsafe {
-            std::arch::asm!(
-                "prefetchw byte ptr [{0}]",
-                in(reg) p.wrapping_add(WRITE_AHEAD),
-                options(nostack, readonly, preserves_flags),
-            )
-        };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = vec;
-}
-
-/// Whether this CPU has PREFETCHW (CPUID 8000_0001h, ECX bit 8), looked up once.
-#[cfg(target_arch = "x86_64")]
-fn has_prefetchw() -> bool {
-    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *HAS.get_or_init(|| {
-        use std::arch::x86_64::__cpuid;
-        __cpuid(0x8000_0000).eax >= 0x8000_0001 && __cpuid(0x8000_0001).ecx & 1 << 8 != 0
-    })
 }
 
 /// Pushes `v` and returns its index.
