@@ -45,10 +45,20 @@ fn hw_probes_serial() {
 #[test]
 #[cfg_attr(no_shared, ignore = "needs ../shared/hwtests/gpu-probes")]
 fn hw_probes_banded() {
-    // 3 threads: every batch drawn in regions (on all cores, light batches draw serially).
-    let r = run_all(3);
-    assert_eq!(r.failed, 0, "{} hw cases failed", r.failed);
-    assert!(r.passed >= 498, "only {} hw cases ran", r.passed);
+    // Every batch drawn in bands (the runner sets no least load), on pools of every size.
+    for threads in [0, 2, 3, 5, 8, 16, 33, 64] {
+        let r = run_all(threads);
+        assert_eq!(
+            r.failed, 0,
+            "threads {threads}: {} hw cases failed",
+            r.failed
+        );
+        assert!(
+            r.passed >= 498,
+            "threads {threads}: only {} hw cases ran",
+            r.passed
+        );
+    }
 }
 
 /// The CLI: per-file lines, the exact closing line, exit 0; exit 2 on an unreadable file;

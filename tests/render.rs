@@ -47,25 +47,30 @@ fn golden_view(
     view: View,
 ) {
     for f in frames {
-        let o = RenderOptions {
-            view,
-            ..opts(animation, f)
-        };
-        let mut r = Renderer::new(model, &o).unwrap();
-        let frame = r
-            .render(&PoseRequest {
-                animation,
-                frame: f,
-                camera: None,
-            })
-            .unwrap();
-        assert!(frame.stats.drawn > 0, "{name} frame {f}: nothing drawn");
-        common::assert_golden(
-            &format!("{name}_f{f}"),
-            frame.width,
-            frame.height,
-            &frame.rgb,
-        );
+        // Every thread count draws the golden picture (the GPU's plan depends on the count
+        // alone, whatever this machine's cores).
+        for threads in [0, 1, 2, 3, 5, 8, 16, 33, 64] {
+            let o = RenderOptions {
+                view,
+                threads,
+                ..opts(animation, f)
+            };
+            let mut r = Renderer::new(model, &o).unwrap();
+            let frame = r
+                .render(&PoseRequest {
+                    animation,
+                    frame: f,
+                    camera: None,
+                })
+                .unwrap();
+            assert!(frame.stats.drawn > 0, "{name} frame {f}: nothing drawn");
+            common::assert_golden(
+                &format!("{name}_f{f}"),
+                frame.width,
+                frame.height,
+                &frame.rgb,
+            );
+        }
     }
 }
 

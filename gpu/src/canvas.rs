@@ -1,19 +1,25 @@
-//! VRAM and the texture snapshot, at hand or with a batch drawing in the background.
+//! Where queued packets become pixels: the [`Stage`] (VRAM, the texture snapshot, texture
+//! coherence, the batch being scanned), here or with a pool thread in the background.
 //!
-//! A batch heavy enough for several threads is handed, with the images it draws into, to a
-//! rayon pool ([`pool`]): the pool draws its bands ([`crate::raster::bands::plan`], a pure
-//! function of the batch's load estimate and the thread count) while the caller goes on with
-//! the front end of the next batch. Ownership moves with the work: the job owns VRAM and the
-//! batch until it hands them back through a [`Slot`], and shares the snapshot (read-only) with
-//! the caller through an `Arc`, so no `unsafe` is needed and no band can outlive what it draws.
+//! When the front end ends a queue of drawing packets ([`crate::prepare::Queue`]), the stage
+//! runs it in three steps ([`Stage::run`]):
+//! 1. **prepare** (parallel): chunks of packets are decoded into primitives, culled, and given
+//!    their rows, tiles, load estimate and texture look-ups ([`crate::prepare`]);
+//! 2. **scan** (serial, in command order): each look-up asks the texture cache for its texture
+//!    ([`TexCache::texture`]: the CLUT cache, snapshot tiles, conflicts) and each primitive adds
+//!    the tiles it may draw; a look-up that would sample what the pending batch may draw cuts
+//!    the batch there, and the part before it is drawn first;
+//! 3. **draw** (parallel): the batch's bands ([`bands::plan`], a pure function of the load and
+//!    the thread count) are drawn by the pool; each band walks the whole batch in command
+//!    order, so who draws which band never changes a pixel.
 //!
-//! Whatever must write the images or read VRAM — a transfer, a read of VRAM, a texture tile
-//! not yet in the snapshot, the next batch's turn to draw — first waits for that batch
-//! ([`Canvas::wait`]). So at most one batch draws in the background and batches draw in
-//! command order, each seeing exactly what it would see drawn one after the other. Waiting
-//! sleeps on a condition variable; nothing spins. A panic while drawing is caught in the job
-//! and raised again on the caller's thread when it waits: a rasteriser bug is a panic, never a
-//! hang.
+//! With several threads, a queue long enough to pay ([`BACKGROUND_MIN_PACKETS`]) runs as a
+//! job on the pool while the caller queues the next one: the stage moves into the job and back
+//! through a [`Slot`], so the front end never touches it meanwhile and no `unsafe` is needed.
+//! Whatever needs the stage — a transfer, a read of VRAM, the next queue's turn — first waits
+//! for that job ([`Canvas::wait`]), so jobs run in command order. Waiting sleeps on a
+//! condition variable; nothing spins. A panic in a job is caught and raised again on the
+//! caller's thread when it waits: a rasteriser bug is a panic, never a hang.
 
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
@@ -22,27 +28,208 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use rayon::prelude::*;
 use rayon::ThreadPool;
 
-use crate::raster::batch::Batch;
-use crate::raster::texcache::{Access, Images};
-use crate::raster::Band;
-use crate::{VramImage, VRAM_WIDTH};
-
-/// Draws a batch's primitives clipped to a band of rows, sampling the snapshot.
-pub(crate) type DrawRows = dyn Fn(&Batch, Band, &VramImage) + Send + Sync;
+use crate::prepare::{prepare_all, Queue};
+use crate::raster::bands;
+use crate::raster::batch::{Batch, Kind};
+use crate::raster::span::Simd;
+use crate::raster::texcache::{Images, TexCache};
+use crate::raster::texture::{ClutRef, ClutTable};
+use crate::raster::{Band, Prim, TexSource};
+use crate::{VRAM_HEIGHT, VRAM_WIDTH};
 
 /// The most threads a pool is given: a larger [`crate::Threads::Pool`] is taken as this many
 /// (beyond VRAM's 32 load bands no batch has more bands to share out).
 pub const MAX_THREADS: usize = 256;
 
-/// What a batch drawn in the background gives back: VRAM, the batch (its allocations are
-/// reused) and the panic that stopped the drawing, if one did.
+/// Queued packets from which a queue runs in the background on several threads: a shorter one
+/// (a frame's last few primitives before a read, a texture upload's neighbours) runs here,
+/// where it costs no hand-over.
+pub const BACKGROUND_MIN_PACKETS: usize = 256;
+
+/// How a queue is run: the pool (none: serial), its thread count, the span kernel, and the
+/// least estimated load drawn in bands.
+#[derive(Clone)]
+pub(crate) struct Exec {
+    pub pool: Option<Arc<ThreadPool>>,
+    pub threads: usize,
+    pub simd: Simd,
+    pub min_load: u64,
+    /// A row whose band panics while drawing: the tests' injected fault.
+    #[cfg(test)]
+    pub fault: Option<i32>,
+}
+
+/// VRAM, the snapshot, texture coherence and the batch being scanned.
+#[derive(Default)]
+pub(crate) struct Stage {
+    pub images: Images,
+    pub tex: TexCache,
+    /// CLUTs the CLUT cache copied out for the pending batch, indexed by `ClutRef::Table`.
+    pub cluts: Vec<ClutTable>,
+    /// The pending batch: prepared chunks scanned, not yet drawn.
+    pending: Vec<Batch>,
+    /// Drawn chunks, kept for their allocations.
+    spare: Vec<Batch>,
+}
+
+impl Stage {
+    /// Prepares, scans and draws everything `queue` holds.
+    fn run(&mut self, queue: &Queue, exec: &Exec) {
+        let parallel = exec.pool.is_some();
+        let chunks = prepare_all(queue, parallel, &mut self.spare);
+        for b in chunks {
+            self.scan(b, exec);
+        }
+        self.draw_pending(exec);
+    }
+
+    /// Scans a prepared chunk in command order: each look-up gets its texture (its CLUT's
+    /// place written into its primitives) and each primitive's tiles join the pending batch's.
+    /// A look-up in conflict with the pending batch cuts the chunk there: what came before is
+    /// drawn, and the scan goes on from the look-up.
+    fn scan(&mut self, mut b: Batch, exec: &Exec) {
+        loop {
+            let mut next = 0;
+            let mut cut = None;
+            for li in 0..b.looks.len() {
+                let l = b.looks[li];
+                while next < l.at as usize {
+                    self.tex.will_draw(b.drawn[next]);
+                    next += 1;
+                }
+                let got = self
+                    .tex
+                    .texture(&mut self.images, &l.sample, &mut self.cluts);
+                match got {
+                    Ok(clut) => set_clut(&mut b, l.at..l.at + l.count, clut),
+                    Err(_) => {
+                        cut = Some(l.at as usize);
+                        break;
+                    }
+                }
+            }
+            let Some(at) = cut else {
+                for &tiles in &b.drawn[next..] {
+                    self.tex.will_draw(tiles);
+                }
+                self.pending.push(b);
+                return;
+            };
+            let rest = b.split_off(at);
+            self.pending.push(b);
+            self.draw_pending(exec);
+            b = rest;
+        }
+    }
+
+    /// Draws the pending batch, in bands on the pool when it is heavy enough, and begins an
+    /// empty one.
+    fn draw_pending(&mut self, exec: &Exec) {
+        if self.pending.is_empty() {
+            return;
+        }
+        self.tex
+            .before_write(&self.images.vram, self.tex.drawn_tiles());
+        let mut load = vec![0u32; crate::raster::batch::BANDS];
+        for b in &self.pending {
+            for (sum, l) in load.iter_mut().zip(&b.load) {
+                *sum = sum.saturating_add(*l);
+            }
+        }
+        let total: u64 = load.iter().map(|&l| l as u64).sum();
+        let src = TexSource {
+            vram: &self.images.snapshot,
+            cluts: &self.cluts,
+        };
+        let (batch, simd) = (&self.pending[..], exec.simd);
+        let vram = &mut self.images.vram[..];
+        match &exec.pool {
+            Some(pool) if total >= exec.min_load => {
+                let edges = bands::plan(&load, exec.threads);
+                let mut rest: &mut [u16] = vram;
+                let mut rows = Vec::with_capacity(edges.len());
+                for w in edges.windows(2) {
+                    let (band, tail) = rest.split_at_mut((w[1] - w[0]) * VRAM_WIDTH);
+                    rows.push(Band::new(band, w[0], w[1]));
+                    rest = tail;
+                }
+                pool.install(|| {
+                    rows.into_par_iter().with_max_len(1).for_each(|mut band| {
+                        #[cfg(test)]
+                        if let Some(y) = exec.fault.filter(|y| (band.y0..band.y1).contains(y)) {
+                            panic!("injected in the band drawing row {y}");
+                        }
+                        bands::draw(batch, &mut band, src, simd)
+                    })
+                });
+            }
+            _ => bands::draw(batch, &mut Band::new(vram, 0, VRAM_HEIGHT), src, simd),
+        }
+        for mut b in self.pending.drain(..) {
+            b.clear();
+            self.spare.push(b);
+        }
+        self.cluts.clear();
+        self.tex.drawn_cleared();
+        self.tex.batch_drawn();
+    }
+
+    /// Scans a prepared packet (the pending batch being empty) and leaves its primitives in
+    /// `b` to be drawn one at a time ([`Stage::draw_one`]), for the pixel history.
+    pub fn scan_alone(&mut self, b: &mut Batch) {
+        debug_assert!(self.pending.is_empty());
+        for li in 0..b.looks.len() {
+            let l = b.looks[li];
+            let got = self
+                .tex
+                .texture(&mut self.images, &l.sample, &mut self.cluts);
+            let clut = got.expect("nothing is pending, so nothing conflicts");
+            set_clut(b, l.at..l.at + l.count, clut);
+        }
+    }
+
+    /// Draws one primitive of a packet scanned by [`Stage::scan_alone`], serially, keeping the
+    /// packet's CLUT table.
+    pub fn draw_one(&mut self, p: Prim, simd: Simd) {
+        let mut one = Batch::default();
+        one.push(p);
+        self.tex.before_write(&self.images.vram, one.drawn[0]);
+        let src = TexSource {
+            vram: &self.images.snapshot,
+            cluts: &self.cluts,
+        };
+        let all = &mut Band::new(&mut self.images.vram[..], 0, VRAM_HEIGHT);
+        bands::draw(std::slice::from_ref(&one), all, src, simd);
+    }
+
+    /// The packet drawn by [`Stage::draw_one`] is done: its CLUT table goes.
+    pub fn packet_drawn(&mut self) {
+        self.cluts.clear();
+        self.tex.batch_drawn();
+    }
+}
+
+/// Writes where the CLUT entries are into entries `entries` of `b`.
+fn set_clut(b: &mut Batch, entries: std::ops::Range<u32>, clut: ClutRef) {
+    for e in &b.order[entries.start as usize..entries.end as usize] {
+        let i = e.index as usize;
+        match e.kind {
+            Kind::Triangle => b.triangles[i].set_clut(clut),
+            Kind::Rect => b.rects[i].set_clut(clut),
+            Kind::Line => {}
+        }
+    }
+}
+
+/// What a job gives back: the stage, the queue it ran (its allocations are reused) and the
+/// panic that stopped it, if one did.
 struct Done {
-    vram: Box<VramImage>,
-    batch: Batch,
+    stage: Box<Stage>,
+    queue: Queue,
     panic: Option<Box<dyn Any + Send>>,
 }
 
-/// Where the job leaves [`Done`] and wakes the caller.
+/// Where a job leaves [`Done`] and wakes the caller.
 #[derive(Default)]
 struct Slot {
     done: Mutex<Option<Done>>,
@@ -67,126 +254,104 @@ impl Slot {
     }
 }
 
-/// A batch drawing in the background: where it will hand back its work, and the snapshot it
-/// samples (shared, read-only, with the front end meanwhile).
-struct Away {
-    slot: Arc<Slot>,
-    /// The `Box` the images hold, shared as it is: no megabyte is copied in or out.
-    #[allow(clippy::redundant_allocation)]
-    snapshot: Arc<Box<VramImage>>,
-}
-
-/// The images, and the batch drawing in the background if any.
+/// The stage, here or with a job in the background.
 pub(crate) struct Canvas {
-    /// The images, when no batch holds them.
-    here: Option<Images>,
-    /// The batch drawing in the background.
-    away: Option<Away>,
-    /// A drawn batch's vectors, reused by the next batch lent.
-    spare: Batch,
+    /// The stage, when no job holds it.
+    here: Option<Box<Stage>>,
+    /// The job running in the background.
+    away: Option<Arc<Slot>>,
+    /// A queue a job gave back, for the next.
+    spare: Queue,
 }
 
 impl Default for Canvas {
     fn default() -> Self {
         Canvas {
-            here: Some(Images::default()),
+            here: Some(Box::default()),
             away: None,
-            spare: Batch::default(),
+            spare: Queue::default(),
         }
     }
 }
 
 impl Canvas {
-    /// The images, once the batch drawing in the background (if any) is done.
-    pub fn images(&mut self) -> &mut Images {
+    /// The stage, once the job in the background (if any) is done.
+    pub fn stage(&mut self) -> &mut Stage {
         self.wait();
         self.here
             .as_mut()
-            .expect("the images are here when no batch is away")
+            .expect("the stage is here when no job is away")
     }
 
-    /// The images if no batch is drawing in the background, else the snapshot it samples.
-    pub fn access(&mut self) -> Access<'_> {
-        match (&mut self.here, &self.away) {
-            (Some(images), _) => Access::Here(images),
-            (None, Some(away)) => Access::Away(&away.snapshot),
-            (None, None) => unreachable!("the images are here when no batch is away"),
-        }
+    /// VRAM and the snapshot, once the job in the background (if any) is done.
+    pub fn images(&mut self) -> &mut Images {
+        &mut self.stage().images
     }
 
-    /// Finishes the batch drawing in the background, if any: sleeps until the pool has drawn
-    /// it, and raises here a panic that stopped it.
+    /// Finishes the job in the background, if any: sleeps until it is done, and raises here a
+    /// panic that stopped it.
     pub fn wait(&mut self) {
-        let Some(away) = self.away.take() else {
+        let Some(slot) = self.away.take() else {
             return;
         };
         let Done {
-            vram,
-            mut batch,
+            stage,
+            mut queue,
             panic,
-        } = away.slot.take();
-        // The job dropped its handle on the snapshot before handing back the rest, so this one
-        // is the last.
-        let snapshot = Arc::try_unwrap(away.snapshot).unwrap_or_else(|shared| Box::new(**shared));
-        batch.clear_primitives();
-        batch.cluts.clear();
-        self.here = Some(Images { vram, snapshot });
-        self.spare = batch;
+        } = slot.take();
+        queue.clear();
+        self.here = Some(stage);
+        self.spare = queue;
         if let Some(p) = panic {
             panic::resume_unwind(p);
         }
     }
 
-    /// Hands `batch` to `pool` to be drawn in the bands `edges` (rows where each band begins,
-    /// then the end) with `draw`, and leaves an empty batch in `batch`. The batch before, if
-    /// any, is waited for first.
-    pub fn lend(
-        &mut self,
-        batch: &mut Batch,
-        pool: &ThreadPool,
-        edges: Vec<usize>,
-        draw: Box<DrawRows>,
-    ) {
+    /// Runs everything `queue` holds and leaves it empty: as a job on the pool when `exec`
+    /// has one and the queue is long enough, while the caller goes on; else here (waiting for
+    /// the job before, if any).
+    pub fn run(&mut self, queue: &mut Queue, exec: &Exec) {
+        if queue.is_empty() {
+            return;
+        }
         self.wait();
-        let Images { vram, snapshot } = self
-            .here
-            .take()
-            .expect("the images are here when no batch is away");
-        let batch = std::mem::replace(batch, std::mem::take(&mut self.spare));
-        let snapshot = Arc::new(snapshot);
-        let slot = Arc::new(Slot::default());
-        let (job_slot, job_snapshot) = (Arc::clone(&slot), Arc::clone(&snapshot));
-        pool.spawn(move || {
-            let mut vram = vram;
-            let drawn = panic::catch_unwind(AssertUnwindSafe(|| {
-                let mut rest: &mut [u16] = &mut vram[..];
-                let mut rows = Vec::with_capacity(edges.len());
-                for pair in edges.windows(2) {
-                    let (band, tail) = rest.split_at_mut((pair[1] - pair[0]) * VRAM_WIDTH);
-                    rows.push(Band::new(band, pair[0], pair[1]));
-                    rest = tail;
-                }
-                rows.into_par_iter()
-                    .with_max_len(1)
-                    .for_each(|band| draw(&batch, band, &job_snapshot));
-            }));
-            drop(job_snapshot);
-            job_slot.put(Done {
-                vram,
-                batch,
-                panic: drawn.err(),
-            });
-        });
-        self.away = Some(Away { slot, snapshot });
+        let background = queue.len() >= BACKGROUND_MIN_PACKETS || exec.min_load == 0;
+        match &exec.pool {
+            Some(pool) if background => {
+                let mut stage = self.here.take().expect("the stage is here");
+                let queue = std::mem::replace(queue, std::mem::take(&mut self.spare));
+                let slot = Arc::new(Slot::default());
+                let (theirs, exec) = (Arc::clone(&slot), exec.clone());
+                pool.spawn(move || {
+                    let ran = panic::catch_unwind(AssertUnwindSafe(|| stage.run(&queue, &exec)));
+                    theirs.put(Done {
+                        stage,
+                        queue,
+                        panic: ran.err(),
+                    });
+                });
+                self.away = Some(slot);
+            }
+            Some(pool) => {
+                let stage = self.here.as_mut().expect("the stage is here");
+                pool.install(|| stage.run(queue, exec));
+                queue.clear();
+            }
+            None => {
+                let stage = self.here.as_mut().expect("the stage is here");
+                stage.run(queue, exec);
+                queue.clear();
+            }
+        }
     }
 }
 
 impl Drop for Canvas {
-    /// A GPU dropped with a batch away waits for it (the pool's threads outlive the GPU); a
-    /// panic in that batch is dropped with it rather than raised while dropping.
+    /// A GPU dropped with a job away waits for it (the pool's threads outlive the GPU); a
+    /// panic in that job is dropped with it rather than raised while dropping.
     fn drop(&mut self) {
-        if let Some(away) = self.away.take() {
-            drop(away.slot.take());
+        if let Some(slot) = self.away.take() {
+            drop(slot.take());
         }
     }
 }
@@ -216,44 +381,56 @@ pub(crate) fn pool(threads: usize) -> Option<Arc<ThreadPool>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::raster::bands::plan;
 
-    /// A band that panics while drawing in the background: the panic reaches the caller when
-    /// it next needs the images, and the canvas is usable again afterwards.
-    #[test]
-    fn a_panic_in_a_band_reaches_the_caller() {
-        let pool = pool(3).expect("threads");
-        let mut canvas = Canvas::default();
-        let mut batch = Batch::default();
-        let load = [20_000u32; crate::raster::batch::BANDS];
-        let edges = plan(&load, 3);
-        assert!(edges.len() > 2, "several bands");
-        let boom: Box<DrawRows> = Box::new(|_, band, _| {
-            if band.y0 > 0 {
-                panic!("injected in the band from row {}", band.y0);
-            }
-            band.rows.fill(7);
-        });
-        canvas.lend(&mut batch, &pool, edges, boom);
-        let caught = panic::catch_unwind(AssertUnwindSafe(|| canvas.wait()));
-        let msg = caught.expect_err("the panic is raised on the caller");
-        let msg = msg.downcast_ref::<String>().expect("a message");
-        assert!(msg.starts_with("injected in the band from row"), "{msg}");
-        // The images came back and the next batch draws.
-        let edges = plan(&load, 3);
-        let fill: Box<DrawRows> = Box::new(|_, band, _| band.rows.fill(9));
-        canvas.lend(&mut batch, &pool, edges, fill);
-        assert!(canvas.images().vram.iter().all(|&h| h == 9));
+    /// A queue of `n` 8×8 flat rectangles, one every 8 rows down VRAM's left column.
+    fn rects(n: usize) -> Queue {
+        let mut q = Queue::default();
+        for i in 0..n {
+            let y = (i * 8 % 512) as u32;
+            q.push(&[0x7000_00ff, y << 16, 0], Default::default);
+        }
+        q
     }
 
-    /// A GPU's canvas dropped with a batch away waits for it, even one that panicked.
+    fn exec(threads: usize, fault: Option<i32>) -> Exec {
+        Exec {
+            pool: pool(threads),
+            threads,
+            simd: Simd::best(),
+            min_load: 0,
+            fault,
+        }
+    }
+
+    /// A panic in a band drawing in the background reaches the caller when it next needs the
+    /// stage, and the stage works again afterwards; likewise in a batch run on the caller.
     #[test]
-    fn a_canvas_dropped_with_a_batch_away_finishes_it() {
-        let pool = pool(2).expect("threads");
+    fn a_panic_while_drawing_reaches_the_caller() {
+        for n in [BACKGROUND_MIN_PACKETS, 3] {
+            let mut canvas = Canvas::default();
+            let mut q = rects(n);
+            let mut fault = exec(3, Some(400));
+            fault.min_load = (n < BACKGROUND_MIN_PACKETS) as u64;
+            let caught = panic::catch_unwind(AssertUnwindSafe(|| {
+                canvas.run(&mut q, &fault);
+                canvas.wait();
+            }));
+            let msg = caught.expect_err("the panic is raised on the caller");
+            let msg = msg.downcast_ref::<String>().expect("a message");
+            assert_eq!(msg, "injected in the band drawing row 400", "{n} packets");
+            // The stage came back, and the next queue draws.
+            let mut q = rects(n);
+            canvas.run(&mut q, &exec(3, None));
+            assert_eq!(canvas.images().vram[0], 0x001f, "{n} packets");
+        }
+    }
+
+    /// A canvas dropped with a job away waits for it, even one that panicked.
+    #[test]
+    fn a_canvas_dropped_with_a_job_away_finishes_it() {
         let mut canvas = Canvas::default();
-        let load = [1u32; crate::raster::batch::BANDS];
-        let boom: Box<DrawRows> = Box::new(|_, _, _| panic!("injected"));
-        canvas.lend(&mut Batch::default(), &pool, plan(&load, 2), boom);
+        canvas.run(&mut rects(BACKGROUND_MIN_PACKETS), &exec(2, Some(0)));
+        assert!(canvas.away.is_some(), "the job runs in the background");
         drop(canvas);
     }
 }

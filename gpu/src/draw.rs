@@ -1,26 +1,28 @@
-//! Commands into effects: a decoded GP0 packet updates the drawing state, becomes primitives
-//! queued in the batch (vertices placed, texture looked up through the texture cache), or runs
-//! a transfer after drawing the batch. With a pixel history watched, each primitive is drawn
-//! on its own and what it does to the watched halfwords is recorded.
+//! Commands into effects: a decoded GP0 packet updates the drawing state, is queued to be
+//! drawn (`prepare.rs` turns it into primitives later, on any thread), or runs a transfer after
+//! drawing what is queued. With a pixel history watched, each primitive is drawn on its own and
+//! what it does to the watched halfwords is recorded.
 
 use crate::gp0::assembler::Step;
-use crate::gp0::decode::{decode, Gp0Command, PolyFlags, RawVertex, RectSize};
-use crate::gp0::fields::{Clut, ColorWord, TexPage, TexWindow};
-use crate::raster::batch::MAX_BATCH;
-use crate::raster::line::Line;
-use crate::raster::rect::Rect;
-use crate::raster::texcache::{Access, UvBounds, Wait};
-use crate::raster::texture::Texture;
+use crate::gp0::decode::{decode, draws, polygon_page, Gp0Command, PolyFlags, RawVertex};
+use crate::gp0::fields::{TexPage, TexWindow};
+use crate::prepare::{self, Snap};
+use crate::raster::batch::{Batch, MAX_BATCH};
 use crate::raster::tiles::TileSet;
-use crate::raster::triangle::{Shading, TriangleCmd, Vtx};
-use crate::raster::{Outcome, Prim, TexSource};
+use crate::raster::{Outcome, TexSource};
 use crate::trace::{CommandState, Part};
 use crate::{vram, Gpu};
 
 impl Gpu {
     /// Runs a whole packet: a command, a polyline's first segment, a transfer's header.
+    /// Drawing packets are queued as they are, after their texture page (if any) has updated
+    /// the draw mode: all the front end does for them.
     pub(crate) fn run_packet(&mut self, words: &[u32]) {
-        if let Some(t) = &mut self.trace {
+        if self.trace.is_none() {
+            if draws(words[0]).0 {
+                return self.queue_drawing(words);
+            }
+        } else if let Some(t) = &mut self.trace {
             (t.command, t.word) = self.asm.command();
             t.words.clear();
             t.words.extend_from_slice(words);
@@ -29,7 +31,10 @@ impl Gpu {
         }
         match decode(words) {
             Gp0Command::Nop => {}
-            Gp0Command::ClearCache => self.tex.clear_clut(),
+            Gp0Command::ClearCache => {
+                self.flush();
+                self.canvas.stage().tex.clear_clut();
+            }
             Gp0Command::Fill { color, xy, wh } => {
                 let rect = vram::fill_rect(xy, wh);
                 self.transfer(rect, false, |v| vram::fill(v, color.to_bgr555(), xy, wh));
@@ -45,172 +50,169 @@ impl Gpu {
                 self.flush();
                 let t = vram::Transfer::new(xy, wh);
                 let (x, y, w, h) = t.rect();
-                let vram = &self.canvas.images().vram;
-                self.tex.before_write(vram, TileSet::rect(x, y, w, h));
+                let stage = self.canvas.stage();
+                stage
+                    .tex
+                    .before_write(&stage.images.vram, TileSet::rect(x, y, w, h));
                 self.upload = Some(t);
             }
             Gp0Command::VramToCpu { xy, wh } => {
                 self.flush();
                 self.readback = Some(vram::Transfer::new(xy, wh));
             }
-            Gp0Command::DrawMode(w) => self.state.draw_mode = TexPage((w & 0x3fff) as u16),
-            Gp0Command::TexWindow(w) => self.state.tex_window = TexWindow(w & 0xf_ffff),
-            Gp0Command::AreaTopLeft(w) => self.state.area_tl = w & 0xf_ffff,
-            Gp0Command::AreaBottomRight(w) => self.state.area_br = w & 0xf_ffff,
-            Gp0Command::Offset(w) => self.state.offset = w & 0x3f_ffff,
-            Gp0Command::MaskSetting(w) => self.state.mask = w & 3,
-            Gp0Command::Polygon { flags, verts } => self.polygon(flags, &verts),
-            // A polyline's first segment; the assembler hands over the others.
-            Gp0Command::Line { flags, verts } => {
-                if verts.len() >= 2 {
-                    self.line(flags, &verts[0], &verts[1]);
+            Gp0Command::DrawMode(w) => {
+                self.set_state(|s| s.draw_mode = TexPage((w & 0x3fff) as u16))
+            }
+            Gp0Command::TexWindow(w) => self.set_state(|s| s.tex_window = TexWindow(w & 0xf_ffff)),
+            Gp0Command::AreaTopLeft(w) => self.set_state(|s| s.area_tl = w & 0xf_ffff),
+            Gp0Command::AreaBottomRight(w) => self.set_state(|s| s.area_br = w & 0xf_ffff),
+            Gp0Command::Offset(w) => self.set_state(|s| s.offset = w & 0x3f_ffff),
+            Gp0Command::MaskSetting(w) => self.set_state(|s| s.mask = w & 3),
+            Gp0Command::Polygon { .. } | Gp0Command::Line { .. } | Gp0Command::Rect { .. } => {
+                self.traced_packet(words)
+            }
+        }
+    }
+
+    /// Changes the drawing state; packets queued from here on take a new snap of it.
+    fn set_state(&mut self, f: impl FnOnce(&mut crate::state::DrawState)) {
+        f(&mut self.state);
+        self.queue.state_changed();
+    }
+
+    /// A textured polygon's page replaces E1 bits 0–8 and 11.
+    #[inline]
+    fn polygon_page(&mut self, words: &[u32]) {
+        let Some(page) = polygon_page(words) else {
+            return;
+        };
+        let mode = &mut self.state.draw_mode;
+        let new = TexPage((mode.0 & !0x09ff) | (page & 0x09ff));
+        if new != *mode {
+            *mode = new;
+            self.queue.state_changed();
+        }
+    }
+
+    /// The drawing state a packet queued now runs under.
+    pub(crate) fn snap(&self) -> Snap {
+        Snap {
+            state: self.state,
+            allow_texture_disable: self.display.allow_texture_disable,
+        }
+    }
+
+    /// Queues a drawing packet (a textured polygon's page updating the draw mode first),
+    /// running the queue first when it is full.
+    #[inline]
+    pub(crate) fn queue_drawing(&mut self, words: &[u32]) {
+        if draws(words[0]).1 {
+            self.polygon_page(words);
+        }
+        if self.queue.len() >= MAX_BATCH {
+            self.end_batch();
+        }
+        let snap = self.snap();
+        self.queue.push(words, || snap);
+    }
+
+    /// A polyline's next segment (GP0(48h–4Fh), GP0(58h–5Fh)), queued as a line of its own.
+    pub(crate) fn segment(&mut self, flags: PolyFlags, from: &RawVertex, to: &RawVertex) {
+        if self.trace.is_some() {
+            return self.traced_segment(flags, from, to);
+        }
+        if self.queue.len() >= MAX_BATCH {
+            self.end_batch();
+        }
+        let snap = self.snap();
+        self.queue.push_segment(flags, from, to, || snap);
+    }
+
+    /// A drawing packet while a pixel history is watched: prepared, then each primitive drawn
+    /// on its own with what it does to the watched halfwords recorded.
+    fn traced_packet(&mut self, words: &[u32]) {
+        self.flush();
+        if let (true, true) = draws(words[0]) {
+            self.polygon_page(words);
+        }
+        let snap = self.snap();
+        let mut b = Batch::default();
+        let mut parts = Vec::new();
+        match decode(words) {
+            Gp0Command::Polygon { flags, verts } => {
+                let queued = prepare::polygon(&mut b, &snap, flags, &verts);
+                for (k, q) in queued.into_iter().enumerate() {
+                    if q {
+                        parts.push(match flags.quad {
+                            true => Part::Triangle(k as u8),
+                            false => Part::Whole,
+                        });
+                    }
                 }
+            }
+            Gp0Command::Line { flags, verts } if verts.len() >= 2 => {
+                let part = self.segment_part(flags);
+                prepare::line(&mut b, &snap, flags, &verts[0], &verts[1]);
+                parts.push(part);
             }
             Gp0Command::Rect {
                 flags,
                 size,
                 vert,
                 wh,
-            } => self.rect(flags, size, &vert, wh),
+            } => {
+                prepare::rect(&mut b, &snap, flags, size, &vert, wh);
+                parts.push(Part::Whole);
+            }
+            _ => {}
+        }
+        self.draw_traced(b, &parts);
+    }
+
+    /// A polyline segment while a pixel history is watched.
+    fn traced_segment(&mut self, flags: PolyFlags, from: &RawVertex, to: &RawVertex) {
+        let part = self.segment_part(flags);
+        let mut b = Batch::default();
+        prepare::line(&mut b, &self.snap(), flags, from, to);
+        self.draw_traced(b, &[part]);
+    }
+
+    /// The part of a line command the next segment is: numbered along a polyline.
+    fn segment_part(&mut self, flags: PolyFlags) -> Part {
+        match (&mut self.trace, flags.polyline()) {
+            (Some(t), true) => {
+                t.segment += 1;
+                Part::Segment(t.segment - 1)
+            }
+            _ => Part::Whole,
         }
     }
 
-    /// Ends the batch if `n` more primitives would take it past [`MAX_BATCH`] (so a
-    /// texture's CLUT slot, looked up next, stays valid for the primitive's triangles).
-    fn room(&mut self, n: usize) {
-        if self.batch.len() + n > MAX_BATCH {
-            self.end_batch();
-        }
-    }
-
-    /// The texture for coordinates `uv` of `page` with `clut` under the current window,
-    /// ending the batch first when it may have drawn where they are, and waiting for the batch
-    /// drawing in the background when VRAM must be read.
-    fn texture(&mut self, page: TexPage, clut: Clut, uv: UvBounds) -> Texture {
-        let what = (page, clut, self.state.tex_window);
-        let cluts = &mut self.batch.cluts;
-        match self.tex.texture(self.canvas.access(), what, uv, cluts) {
-            Ok(t) => t,
-            Err(wait) => {
-                if wait == Wait::Conflict {
-                    self.end_batch();
-                }
-                let images = Access::Here(self.canvas.images());
-                self.tex
-                    .texture(images, what, uv, &mut self.batch.cluts)
-                    .expect("no batch pending or drawing")
+    /// Draws the primitives of one prepared packet one at a time, recording what each does to
+    /// the watched halfwords; `parts[k]` names the `k`th primitive.
+    fn draw_traced(&mut self, mut b: Batch, parts: &[Part]) {
+        let state = self.trace_state();
+        let simd = self.simd;
+        let stage = self.canvas.stage();
+        stage.scan_alone(&mut b);
+        for (k, e) in b.order.iter().enumerate() {
+            let p = b.prim(e);
+            let Some(tr) = &mut self.trace else { return };
+            tr.state = state;
+            tr.part = parts.get(k).copied().unwrap_or(Part::Whole);
+            let src = TexSource {
+                vram: &stage.images.snapshot,
+                cluts: &stage.cluts,
+            };
+            let hits = tr.probe(&p, &stage.images.vram[..], src);
+            let before = tr.values(&stage.images.vram[..]);
+            stage.draw_one(p, simd);
+            let after = tr.values(&stage.images.vram[..]);
+            for (k, hit) in hits {
+                tr.record(k, before[k], after[k], hit.outcome, Some(hit));
             }
         }
-    }
-
-    fn textures_disabled(&self) -> bool {
-        self.display.allow_texture_disable && self.state.draw_mode.texture_disable()
-    }
-
-    /// GP0(20h–3Fh): a triangle, or a quad as triangles v0 v1 v2 and v1 v2 v3.
-    // Verified: hwtests phases 1 (quad split), 4, 8.
-    fn polygon(&mut self, flags: PolyFlags, raw: &[RawVertex; 4]) {
-        self.room(2);
-        let mut texture = None;
-        if flags.textured {
-            // The polygon's texpage replaces E1 bits 0–8 and 11.
-            let page = raw[1].tex.attr();
-            let mode = &mut self.state.draw_mode;
-            *mode = TexPage((mode.0 & !0x09ff) | (page & 0x09ff));
-            if !self.textures_disabled() {
-                let uvs = raw.map(|r| (r.tex.u(), r.tex.v()));
-                let uv = UvBounds::polygon(&uvs[..3 + flags.quad as usize]);
-                texture = Some(self.texture(self.state.draw_mode, Clut(raw[0].tex.attr()), uv));
-            }
-        }
-        let raw_tex = flags.raw && texture.is_some();
-        let dither =
-            self.state.draw_mode.dither() && (flags.gouraud || (texture.is_some() && !raw_tex));
-        let shading = Shading {
-            gouraud: flags.gouraud,
-            raw: raw_tex,
-            dither,
-            mode: self.state.pixel_mode(flags.semi),
-            texture,
-        };
-        let v: [Vtx; 4] = std::array::from_fn(|i| self.state.vtx(&raw[i]));
-        let clip = self.state.clip();
-        for k in 0..1 + flags.quad as usize {
-            if let (Some(t), true) = (&mut self.trace, flags.quad) {
-                t.part = Part::Triangle(k as u8);
-            }
-            if let Some(t) = TriangleCmd::new([v[k], v[k + 1], v[k + 2]], clip, shading) {
-                self.push(Prim::Triangle(t));
-            }
-        }
-    }
-
-    /// GP0(40h–5Fh): a line, or one segment of a polyline.
-    pub(crate) fn line(&mut self, flags: PolyFlags, a: &RawVertex, b: &RawVertex) {
-        if let (Some(t), true) = (&mut self.trace, flags.quad) {
-            t.part = Part::Segment(t.segment);
-            t.segment += 1;
-        }
-        self.room(1);
-        // Verified: gpu-images/lines (flat lines dither too).
-        let dither = self.state.draw_mode.dither();
-        let (va, vb) = (self.state.vtx(a), self.state.vtx(b));
-        let mode = self.state.pixel_mode(flags.semi);
-        if let Some(l) = Line::new(va, vb, flags.gouraud, dither, self.state.clip(), mode) {
-            self.push(Prim::Line(l));
-        }
-    }
-
-    /// GP0(60h–7Fh): a rectangle.
-    fn rect(&mut self, flags: PolyFlags, size: RectSize, vert: &RawVertex, wh: u32) {
-        let (w, h) = match size {
-            RectSize::Variable => ((wh & 0x3ff) as i32, ((wh >> 16) & 0x1ff) as i32),
-            RectSize::One => (1, 1),
-            RectSize::Eight => (8, 8),
-            RectSize::Sixteen => (16, 16),
-        };
-        if w == 0 || h == 0 {
-            return;
-        }
-        self.room(1);
-        let (x, y) = self.state.place(vert.pos);
-        let texture = if flags.textured && !self.textures_disabled() {
-            let mode = self.state.draw_mode;
-            let (u, v) = (vert.tex.u(), vert.tex.v());
-            let uv = UvBounds::rect(u, v, (w, h), (mode.flip_x(), mode.flip_y()));
-            let t = self.texture(mode, Clut(vert.tex.attr()), uv);
-            Some((t, u, v))
-        } else {
-            None
-        };
-        let c: ColorWord = vert.color;
-        let r = Rect {
-            x,
-            y,
-            w,
-            h,
-            rgb: (c.r() as i32, c.g() as i32, c.b() as i32),
-            raw: flags.raw,
-            texture,
-            flip_x: self.state.draw_mode.flip_x(),
-            flip_y: self.state.draw_mode.flip_y(),
-            clip: self.state.clip(),
-            mode: self.state.pixel_mode(flags.semi),
-        };
-        self.push(Prim::Rect(r));
-    }
-
-    /// Queues `p` (the caller made room), recording the tiles it may draw.
-    fn push(&mut self, p: Prim) {
-        let ((t, b), (l, r)) = (p.rows(), p.cols());
-        if t < b && l < r {
-            let tiles = TileSet::rect(l as usize, t as usize, (r - l) as usize, (b - t) as usize);
-            self.tex.will_draw(tiles);
-        }
-        match self.trace.is_some() {
-            true => self.push_traced(p),
-            false => self.batch.push(p),
-        }
+        stage.packet_drawn();
     }
 
     /// Runs a transfer `f` over the VRAM rectangle `rect` (x, y, w, h, wrapping) after drawing
@@ -225,8 +227,11 @@ impl Gpu {
         self.flush();
         let (x, y, w, h) = rect;
         let state = self.trace_state();
-        let vram = &mut self.canvas.images().vram;
-        self.tex.before_write(vram, TileSet::rect(x, y, w, h));
+        let stage = self.canvas.stage();
+        stage
+            .tex
+            .before_write(&stage.images.vram, TileSet::rect(x, y, w, h));
+        let vram = &mut stage.images.vram;
         let before = self.trace.as_mut().map(|t| {
             t.state = state;
             t.values(&vram[..])
@@ -248,7 +253,7 @@ impl Gpu {
             Step::Pending => {}
             Step::Packet(p) => self.run_packet(&words[p]),
             Step::Gathered => self.run_packet(&self.asm.gathered()),
-            Step::Segment { flags, from, to } => self.line(flags, &from, &to),
+            Step::Segment { flags, from, to } => self.segment(flags, &from, &to),
             Step::Payload(_) => self.upload_traced(word),
         }
     }
@@ -290,28 +295,6 @@ impl Gpu {
                 false => Outcome::Written,
             };
             tr.record(k, before[k], vram[i], outcome, None);
-        }
-    }
-
-    /// Draws `p` on its own, recording what it does to the watched halfwords. The batch's CLUT
-    /// table is kept: a quad's second triangle still indexes it.
-    fn push_traced(&mut self, p: Prim) {
-        let state = self.trace_state();
-        let Some(tr) = &mut self.trace else { return };
-        tr.state = state;
-        let images = self.canvas.images();
-        let src = TexSource {
-            vram: &images.snapshot,
-            cluts: &self.batch.cluts,
-        };
-        let hits = tr.probe(&p, &images.vram[..], src);
-        let before = tr.values(&images.vram[..]);
-        self.batch.push(p);
-        self.draw_batch();
-        let Some(tr) = &mut self.trace else { return };
-        let after = tr.values(&self.canvas.images().vram[..]);
-        for (k, hit) in hits {
-            tr.record(k, before[k], after[k], hit.outcome, Some(hit));
         }
     }
 }

@@ -39,6 +39,7 @@ mod canvas;
 mod draw;
 pub mod gp0;
 pub mod gp1;
+mod prepare;
 pub mod raster;
 pub mod rng;
 pub mod state;
@@ -47,14 +48,11 @@ pub mod vram;
 
 pub use gp1::Display;
 
-use canvas::Canvas;
+use canvas::{Canvas, Exec};
 use gp0::assembler::{Assembler, Step};
 use gp1::{DisplayRegs, Gp1Effect};
-use raster::bands;
-use raster::batch::Batch;
+use prepare::Queue;
 use raster::span::Simd;
-use raster::texcache::{Images, TexCache};
-use raster::{Band, TexSource};
 use state::DrawState;
 use trace::{PixelEvent, Tracer};
 
@@ -107,12 +105,10 @@ impl Threads {
 
 /// The GPU: VRAM plus all GP0/GP1 state.
 pub struct Gpu {
-    /// VRAM and the texture snapshot, here or with a batch drawing in the background.
+    /// VRAM, the texture snapshot and its coherence, here or with a job in the background.
     canvas: Canvas,
-    /// The texture snapshot's coherence and the CLUT cache.
-    tex: TexCache,
-    /// Primitives queued, not yet drawn.
-    batch: Batch,
+    /// Drawing packets queued, not yet drawn.
+    queue: Queue,
     asm: Assembler,
     state: DrawState,
     display: DisplayRegs,
@@ -140,8 +136,7 @@ impl Gpu {
     pub fn new() -> Self {
         Gpu {
             canvas: Canvas::default(),
-            tex: TexCache::default(),
-            batch: Batch::default(),
+            queue: Queue::default(),
             asm: Assembler::default(),
             state: DrawState::default(),
             display: DisplayRegs::default(),
@@ -170,11 +165,15 @@ impl Gpu {
                 at += 1;
                 continue;
             }
+            if let Some(p) = self.asm.drawing_packet(words, &mut at) {
+                self.queue_drawing(&words[p]);
+                continue;
+            }
             match self.asm.next(words, &mut at) {
                 Step::Pending => {}
                 Step::Packet(p) => self.run_packet(&words[p]),
                 Step::Gathered => self.run_packet(&self.asm.gathered()),
-                Step::Segment { flags, from, to } => self.line(flags, &from, &to),
+                Step::Segment { flags, from, to } => self.segment(flags, &from, &to),
                 Step::Payload(run) => {
                     if let Some(t) = &mut self.upload {
                         let vram = &mut self.canvas.images().vram;
@@ -192,6 +191,7 @@ impl Gpu {
             Gp1Effect::Reset => {
                 self.reset_commands();
                 self.state = DrawState::default();
+                self.queue.state_changed();
             }
             Gp1Effect::ResetCommands => self.reset_commands(),
             Gp1Effect::ReadRegister(index) => {
@@ -209,11 +209,13 @@ impl Gpu {
         }
     }
 
-    /// GP1(01h): the command buffer and the CLUT cache forget what they hold.
+    /// GP1(01h): the command buffer and the CLUT cache forget what they hold (after what is
+    /// queued is drawn).
     fn reset_commands(&mut self) {
         self.asm.reset();
         self.upload = None;
-        self.tex.clear_clut();
+        self.flush();
+        self.canvas.stage().tex.clear_clut();
     }
 
     /// Reads GPUREAD (0x1F801810): the next two pixels of a GP0(C0h) transfer, or the latched
@@ -297,62 +299,31 @@ impl Gpu {
         self.canvas.wait();
     }
 
-    /// Ends the pending batch: drawn in bands by the pool of [`Threads`] in the background
-    /// (see `canvas.rs`) when it holds enough work for several threads, else drawn here. A new
-    /// batch begins. Which it is, and the bands, depend only on the batch and the setting.
+    /// Runs what is queued (see `canvas.rs`): as a job on the pool of [`Threads`] in the
+    /// background when it is long enough for several threads, else here. The queue is left
+    /// empty. Where batches end and how they are cut into bands depend only on the words and
+    /// the setting.
     fn end_batch(&mut self) {
-        if self.batch.is_empty() {
-            return;
-        }
-        let heavy = self.trace.is_none() && self.batch.load() >= self.parallel_min_load;
-        let threads = match self.threads {
-            _ if !heavy => 1,
-            Threads::Serial => 1,
-            Threads::Pool(n) => n,
-            Threads::AllCores => cores(),
-        };
-        match (threads > 1).then(|| canvas::pool(threads)).flatten() {
-            Some(pool) => {
-                let edges = bands::plan(&self.batch.load, threads);
-                let images = self.canvas.images();
-                self.tex.before_write(&images.vram, self.tex.drawn_tiles());
-                let simd = self.simd;
-                let draw = move |batch: &Batch, mut rows: Band, snapshot: &VramImage| {
-                    let src = TexSource {
-                        vram: snapshot,
-                        cluts: &batch.cluts,
-                    };
-                    bands::draw(batch, &mut rows, src, simd);
-                };
-                self.canvas
-                    .lend(&mut self.batch, &pool, edges, Box::new(draw));
-                self.tex.drawn_cleared();
-            }
-            None => {
-                self.draw_batch();
-                self.batch.cluts.clear();
-            }
-        }
-        self.tex.batch_drawn();
+        let exec = self.exec();
+        self.canvas.run(&mut self.queue, &exec);
     }
 
-    /// Draws the pending batch's primitives here, keeping its CLUT table (which queued
-    /// textures index).
-    fn draw_batch(&mut self) {
-        let Images { vram, snapshot } = self.canvas.images();
-        self.tex.before_write(vram, self.tex.drawn_tiles());
-        let src = TexSource {
-            vram: snapshot,
-            cluts: &self.batch.cluts,
+    /// How queues are run under the current settings.
+    fn exec(&self) -> Exec {
+        let threads = match self.threads {
+            _ if self.trace.is_some() => 1,
+            Threads::Serial => 1,
+            Threads::Pool(n) => n.clamp(1, canvas::MAX_THREADS),
+            Threads::AllCores => cores(),
         };
-        bands::draw(
-            &self.batch,
-            &mut Band::new(&mut vram[..], 0, VRAM_HEIGHT),
-            src,
-            self.simd,
-        );
-        self.batch.clear_primitives();
-        self.tex.drawn_cleared();
+        Exec {
+            pool: (threads > 1).then(|| canvas::pool(threads)).flatten(),
+            threads,
+            simd: self.simd,
+            min_load: self.parallel_min_load,
+            #[cfg(test)]
+            fault: None,
+        }
     }
 }
 

@@ -10,8 +10,8 @@
 use std::ops::Range;
 
 use super::decode::{
-    decode, follows, is_polyline_terminator, packet_words, Follows, Gp0Command, PolyFlags,
-    RawVertex,
+    decode, fixed_drawing_len, follows, is_polyline_terminator, packet_words, Follows, Gp0Command,
+    PolyFlags, RawVertex,
 };
 use super::fields::{ColorWord, TexCoordWord, VertexWord};
 
@@ -191,6 +191,25 @@ impl Assembler {
                 }
             }
         }
+    }
+
+    /// A whole polygon or rectangle packet at `*at`, when no packet is under way: taken (as
+    /// [`Assembler::next`] would take it) and its range returned. The common case, without the
+    /// general step machinery; `None` leaves everything to `next`.
+    #[inline]
+    pub fn drawing_packet(&mut self, words: &[u32], at: &mut usize) -> Option<Range<usize>> {
+        if self.state != State::Idle {
+            return None;
+        }
+        let i = *at;
+        let len = fixed_drawing_len(words[i])?;
+        if i + len > words.len() {
+            return None;
+        }
+        self.commands += 1;
+        self.command_word = self.words;
+        self.take(at, len);
+        Some(i..i + len)
     }
 
     #[inline]

@@ -52,6 +52,44 @@ pub enum RectSize {
     Sixteen,
 }
 
+impl RectSize {
+    /// Width and height: from the size word `wh` (bits 0–9 and 16–24) when variable.
+    pub fn size(self, wh: u32) -> (i32, i32) {
+        match self {
+            RectSize::Variable => ((wh & 0x3ff) as i32, ((wh >> 16) & 0x1ff) as i32),
+            RectSize::One => (1, 1),
+            RectSize::Eight => (8, 8),
+            RectSize::Sixteen => (16, 16),
+        }
+    }
+}
+
+/// Whether a packet starting with `first` draws (a polygon, line or rectangle, GP0(20h–7Fh)),
+/// and whether that is a textured polygon: the front end queues these and reads nothing else
+/// of them but the texture page.
+#[inline]
+pub fn draws(first: u32) -> (bool, bool) {
+    let op = (first >> 24) as u8;
+    let class = op >> 5;
+    ((1..=3).contains(&class), class == 1 && op & 0x04 != 0)
+}
+
+/// The length of a polygon or rectangle packet starting with `first` (GP0(20h–3Fh),
+/// GP0(60h–7Fh): fixed lengths, nothing follows); `None` for any other command.
+#[inline]
+pub fn fixed_drawing_len(first: u32) -> Option<usize> {
+    let op = (first >> 24) as u8;
+    matches!(op >> 5, 1 | 3).then(|| packet_len(op))
+}
+
+/// The texture page attribute of a textured polygon packet (bits 16–31 of its second
+/// vertex's texture coordinate word), `None` if the packet is too short.
+#[inline]
+pub fn polygon_page(words: &[u32]) -> Option<u16> {
+    let gouraud = (words.first()? >> 28) & 1;
+    words.get(4 + gouraud as usize).map(|w| (w >> 16) as u16)
+}
+
 /// Number of words in a GP0 packet, including the command word. Polylines (0x48–0x4F,
 /// 0x58–0x5F) report their minimum (two vertices) and continue until a terminator word.
 /// CPU→VRAM (0xA0–0xBF) reports its 3-word header; the pixel payload follows.

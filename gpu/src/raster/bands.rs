@@ -24,14 +24,16 @@ pub const BANDS_PER_THREAD: usize = 2;
 /// across one more cut costs about what another thread saves.
 pub const MIN_BAND_LOAD: u64 = 16 * 1024;
 
-/// Draws every primitive of `batch` clipped to `band` (whole load bands of VRAM), in command
-/// order, sampling `src`.
-pub fn draw(batch: &Batch, band: &mut Band, src: TexSource, simd: Simd) {
+/// Draws every primitive of `batch` (prepared chunks, in command order) clipped to `band`
+/// (whole load bands of VRAM), in command order, sampling `src`.
+pub fn draw(batch: &[Batch], band: &mut Band, src: TexSource, simd: Simd) {
     if band.y0 >= band.y1 {
         return;
     }
-    for e in &batch.order {
-        draw_entry(batch, e, band, src, simd);
+    for chunk in batch {
+        for e in &chunk.order {
+            draw_entry(chunk, e, band, src, simd);
+        }
     }
 }
 
@@ -238,7 +240,12 @@ mod tests {
             .map(|_| rng.next_u32() as u16)
             .collect();
         let mut want = start.clone();
-        draw(&batch, &mut Band::new(&mut want, 0, VRAM_HEIGHT), src, simd);
+        draw(
+            std::slice::from_ref(&batch),
+            &mut Band::new(&mut want, 0, VRAM_HEIGHT),
+            src,
+            simd,
+        );
         for threads in [2, 3, 5, 8, 16, 33, 64] {
             let at = plan(&batch.load, threads);
             let mut got = start.clone();
@@ -251,7 +258,7 @@ mod tests {
             }
             // Bands drawn bottom first: the order bands run in changes nothing.
             for band in bands.iter_mut().rev() {
-                draw(&batch, band, src, simd);
+                draw(std::slice::from_ref(&batch), band, src, simd);
             }
             if let Some(i) = want.iter().zip(&got).position(|(a, b)| a != b) {
                 panic!("{threads} threads: ({}, {}) differs", i % 1024, i / 1024);

@@ -1,22 +1,25 @@
-//! The batch: primitives queued in command order, not yet drawn, with an estimate of the work
-//! each band of rows will take ([`super::bands`] cuts VRAM by it).
+//! A batch: primitives prepared in command order, not yet drawn, with an estimate of the work
+//! each band of rows will take ([`super::bands`] cuts VRAM by it), the tiles each may draw and
+//! the texture look-ups the serial scan makes for them (`canvas.rs`).
 //!
-//! Each kind of primitive has its own vector, so queuing a triangle writes only the triangle
-//! and a 12-byte entry; triangles are queued culled but not set up (set-up runs where they are
-//! drawn, on the drawing threads).
+//! Each kind of primitive has its own vector, so a band walking the batch reads a 12-byte
+//! entry per primitive and only the primitives in its rows; triangles are culled but not set
+//! up (set-up runs where they are drawn, in each band they reach).
 
 use super::line::Line;
 use super::rect::Rect;
-use super::texture::ClutTable;
+use super::tiles::TileSet;
 use super::triangle::TriangleCmd;
 use super::Prim;
+use crate::prepare::Look;
 use crate::VRAM_HEIGHT;
 
 /// Rows per band of the load estimate.
 pub const BAND_ROWS: usize = 16;
 /// Bands of the load estimate in VRAM.
 pub const BANDS: usize = VRAM_HEIGHT / BAND_ROWS;
-/// Primitives per batch before it is drawn anyway (bounds memory and latency on long streams).
+/// Drawing packets queued before they are drawn anyway (bounds memory and latency on long
+/// streams).
 pub const MAX_BATCH: usize = 2048;
 /// Estimated cost of a primitive beyond its pixels (its set-up), in pixels.
 const PRIM_COST: u32 = 32;
@@ -39,15 +42,17 @@ pub(crate) struct Entry {
     pub bottom: i16,
 }
 
-/// Primitives waiting to be drawn and the CLUTs copied out for them.
+/// Primitives waiting to be drawn.
 #[derive(Debug, Default)]
 pub struct Batch {
     pub(crate) order: Vec<Entry>,
     pub(crate) triangles: Vec<TriangleCmd>,
     pub(crate) lines: Vec<Line>,
     pub(crate) rects: Vec<Rect>,
-    /// CLUTs the CLUT cache copied out, indexed by `ClutRef::Table`.
-    pub cluts: Vec<ClutTable>,
+    /// The tiles each entry of `order` may draw.
+    pub(crate) drawn: Vec<TileSet>,
+    /// Texture look-ups, in command order.
+    pub(crate) looks: Vec<Look>,
     /// Estimated pixels drawn (plus [`PRIM_COST`] per primitive) per band of [`BAND_ROWS`].
     pub(crate) load: Vec<u32>,
     /// Sum of `load`.
@@ -77,6 +82,10 @@ impl Batch {
         }
         let (t, b) = p.rows();
         let (l, r) = p.cols();
+        self.drawn.push(match t < b && l < r {
+            true => TileSet::rect(l as usize, t as usize, (r - l) as usize, (b - t) as usize),
+            false => TileSet::EMPTY,
+        });
         if t < b && l < r {
             // Pixels per band: the bounding box (half of it for a triangle) spread over its rows.
             let w = (r - l) as u32 >> matches!(p, Prim::Triangle(_)) as u32;
@@ -102,14 +111,64 @@ impl Batch {
         });
     }
 
-    /// Drops the primitives (drawn), keeping the CLUT table and the allocations.
-    pub fn clear_primitives(&mut self) {
+    /// Drops the primitives (drawn), keeping the allocations.
+    pub fn clear(&mut self) {
         self.order.clear();
         self.triangles.clear();
         self.lines.clear();
         self.rects.clear();
+        self.drawn.clear();
+        self.looks.clear();
         self.load.fill(0);
         self.total = 0;
+    }
+
+    /// The primitive of entry `e`.
+    pub(crate) fn prim(&self, e: &Entry) -> Prim {
+        let i = e.index as usize;
+        match e.kind {
+            Kind::Triangle => Prim::Triangle(self.triangles[i]),
+            Kind::Line => Prim::Line(self.lines[i].clone()),
+            Kind::Rect => Prim::Rect(self.rects[i].clone()),
+        }
+    }
+
+    /// The primitives from entry `at` on, and the look-ups that begin there or later, moved
+    /// into a batch of their own (a look-up at `at` or before `at` ends before it); both
+    /// rebuilt, load estimates included. For the rare cut at a texture conflict.
+    pub fn split_off(&mut self, at: usize) -> Batch {
+        let order = std::mem::take(&mut self.order);
+        let (triangles, lines, rects) = (
+            std::mem::take(&mut self.triangles),
+            std::mem::take(&mut self.lines),
+            std::mem::take(&mut self.rects),
+        );
+        let looks = std::mem::take(&mut self.looks);
+        self.clear();
+        let mut rest = Batch::default();
+        let old = Batch {
+            triangles,
+            lines,
+            rects,
+            ..Batch::default()
+        };
+        for (k, e) in order.iter().enumerate() {
+            let p = old.prim(e);
+            match k < at {
+                true => self.push(p),
+                false => rest.push(p),
+            }
+        }
+        for l in looks {
+            match (l.at as usize) < at {
+                true => self.looks.push(l),
+                false => rest.looks.push(Look {
+                    at: l.at - at as u32,
+                    ..l
+                }),
+            }
+        }
+        rest
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::pixel::PixelMode;
 use super::span::{dispatch, Kernel, PixelOut, PrimSteps, Shade, Simd, SpanDraw, FRAC, NO_DITHER};
-use super::texture::{Sampler, Texture};
+use super::texture::{ClutRef, Sampler, Texture};
 use super::{Band, Clip, TexSource};
 
 /// A set-up rectangle.
@@ -36,6 +36,13 @@ pub struct Rect {
 }
 
 impl Rect {
+    /// Where its texture's CLUT entries are, once the CLUT cache has said.
+    pub fn set_clut(&mut self, clut: ClutRef) {
+        if let Some((t, _, _)) = &mut self.texture {
+            t.clut = clut;
+        }
+    }
+
     /// Rows drawn, `[top, bottom)`.
     pub fn rows(&self) -> (i32, i32) {
         (

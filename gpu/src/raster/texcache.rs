@@ -6,14 +6,13 @@
 //! drew anything. The snapshot holds that image, tile by tile ([`super::tiles`]): a tile is
 //! copied from VRAM when a primitive first samples it and stays valid until something writes
 //! there (a transfer; the batch that may have drawn it, once it has). A primitive that would
-//! sample a tile the pending batch may have drawn gets [`Wait::Conflict`]: the caller ends the
-//! batch and asks again. While a batch draws in the background it holds VRAM and the snapshot
-//! ([`Images`]) but only reads the snapshot, so a look-up whose tiles are all valid still
-//! succeeds (reading the snapshot too, for a CLUT it copies out); one that must copy tiles
-//! gets [`Wait::Busy`] and asks again once the batch is done. What a primitive samples is the
-//! part of its page its texture coordinates reach ([`UvBounds`]), not the whole page, so a
-//! page that overlaps what is being drawn (as pages near the frame buffer, or wrapping past
-//! VRAM's right edge, do) ends a batch only when it is really read there.
+//! sample a tile the pending batch may have drawn gets [`Conflict`]: the batch is cut before it
+//! and drawn, and the look-up made again. Look-ups are made in command order by the serial
+//! scan of `canvas.rs`, which owns the images meanwhile. What a primitive samples is the part
+//! of its page its texture coordinates reach ([`UvBounds`], turned into tiles where the
+//! primitive is prepared), not the whole page, so a page that overlaps what is being drawn (as
+//! pages near the frame buffer, or wrapping past VRAM's right edge, do) ends a batch only when
+//! it is really read there.
 //!
 //! The CLUT cache holds one CLUT: its position, how many entries it loaded (16 or 256) and
 //! those entries as VRAM held them when loaded, used again while the key stays the same even if
@@ -22,7 +21,7 @@
 //! anything writes there, they are copied out, and primitives then read the copy from the
 //! batch's CLUT table.
 
-use super::texture::{clut_len, ClutRef, ClutTable, Texture};
+use super::texture::{clut_len, ClutRef, ClutTable};
 use super::tiles::{copy_tile, TileSet};
 use crate::gp0::fields::{Clut, TexPage, TexWindow, TextureDepth};
 use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
@@ -95,6 +94,12 @@ impl UvBounds {
         }
     }
 
+    /// The VRAM tiles a primitive sampling these coordinates of `page` through `window`
+    /// reads (its CLUT aside).
+    pub fn sampled(self, page: TexPage, window: TexWindow) -> TileSet {
+        self.windowed(window).tiles(page)
+    }
+
     /// The VRAM tiles page `page` holds these coordinates in.
     fn tiles(self, page: TexPage) -> TileSet {
         let shift = match page.depth() {
@@ -113,23 +118,48 @@ impl UvBounds {
     }
 }
 
-/// Why a texture cannot be handed out yet.
+/// A texture that cannot be handed out in the pending batch: it would sample what the batch
+/// may have drawn. The batch is drawn first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wait {
-    /// The primitive would sample what the pending batch may have drawn: end the batch first.
-    Conflict,
-    /// Tiles must be copied into the snapshot while a batch drawing in the background holds
-    /// it: wait for that batch.
-    Busy,
+pub struct Conflict;
+
+/// What a textured primitive samples, worked out where it is prepared (any thread) so that
+/// the look-up in command order ([`TexCache::texture`]) is a few bit operations.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    /// The tiles its texture coordinates reach ([`UvBounds::sampled`]).
+    pub tiles: TileSet,
+    /// The tiles of its CLUT's entries (none for 15-bit textures).
+    pub clut_tiles: TileSet,
+    /// The CLUT attribute (bits 0–14), the CLUT cache's key.
+    pub key: u16,
+    /// CLUT entries the depth loads: 16, 256, or 0 for 15-bit textures.
+    pub entries: u16,
+    /// The CLUT's first halfword in VRAM.
+    pub clut_at: u32,
+    /// The CLUT cannot be read in place as 256 halfwords (it wraps past VRAM's right edge,
+    /// or ends past VRAM's end): it is copied out when loaded.
+    pub copied: bool,
 }
 
-/// What a texture look-up may touch: the images, or while a batch draws in the background, the
-/// snapshot to read (that batch only reads it too).
-pub enum Access<'a> {
-    /// No batch is away: the images, to copy tiles into the snapshot.
-    Here(&'a mut Images),
-    /// A batch is away: its snapshot, read-only.
-    Away(&'a VramImage),
+impl Sample {
+    /// What a primitive sampling coordinates `uv` of `page` through `window` with `clut`
+    /// reads.
+    pub fn new(page: TexPage, clut: Clut, window: TexWindow, uv: UvBounds) -> Self {
+        let n = clut_len(page.depth());
+        let at = clut.y() * VRAM_WIDTH + clut.x();
+        Sample {
+            tiles: uv.sampled(page, window),
+            clut_tiles: match n {
+                0 => TileSet::EMPTY,
+                _ => TileSet::rect(clut.x(), clut.y(), n, 1),
+            },
+            key: clut.0 & 0x7fff,
+            entries: n as u16,
+            clut_at: at as u32,
+            copied: n != 0 && (clut.x() + n > VRAM_WIDTH || at + 256 > VRAM_SIZE),
+        }
+    }
 }
 
 /// The CLUT cache's contents.
@@ -147,8 +177,7 @@ struct ClutCache {
     slot: Option<u32>,
 }
 
-/// VRAM and the texture snapshot: what a batch draws into and samples. Lent whole to a batch
-/// drawing in the background.
+/// VRAM and the texture snapshot: what a batch draws into and samples.
 pub struct Images {
     /// VRAM.
     pub vram: Box<VramImage>,
@@ -186,62 +215,53 @@ impl Default for TexCache {
 }
 
 impl TexCache {
-    /// The texture for a primitive sampling coordinates `uv` of `page` with CLUT `clut`
-    /// through `window`, with the snapshot made to hold what it samples; its CLUT entries added
-    /// to `cluts` (the pending batch's table) when they come from a copy. On `Err` nothing has
-    /// changed.
+    /// Where the CLUT entries are for a primitive sampling `sample`, with the snapshot made to
+    /// hold what it samples; the entries added to `cluts` (the pending batch's table) when they
+    /// come from a copy. On `Err` nothing has changed.
     pub fn texture(
         &mut self,
-        images: Access,
-        (page, clut, window): (TexPage, Clut, TexWindow),
-        uv: UvBounds,
+        im: &mut Images,
+        sample: &Sample,
         cluts: &mut Vec<ClutTable>,
-    ) -> Result<Texture, Wait> {
-        let n = clut_len(page.depth());
-        let key = clut.0 & 0x7fff;
-        let hit = matches!(&self.clut, Some(c) if c.key == key && c.loaded >= n);
-        let clut_tiles = match n {
-            0 => TileSet::EMPTY,
-            _ if hit => self.clut.as_ref().map_or(TileSet::EMPTY, |c| c.tiles),
-            _ => TileSet::rect(clut.x(), clut.y(), n, 1),
+    ) -> Result<ClutRef, Conflict> {
+        let n = sample.entries as usize;
+        let hit = matches!(&self.clut, Some(c) if c.key == sample.key && c.loaded >= n);
+        let clut_tiles = match &self.clut {
+            Some(c) if hit && n != 0 => c.tiles,
+            _ => sample.clut_tiles,
         };
-        let tiles = uv.windowed(window).tiles(page).union(clut_tiles);
+        let tiles = sample.tiles.union(clut_tiles);
         if tiles.meets(self.drawn) {
-            return Err(Wait::Conflict);
+            return Err(Conflict);
         }
         let missing = tiles.minus(self.valid);
-        let at = clut.y() * VRAM_WIDTH + clut.x();
-        // A CLUT the snapshot cannot hand out as 256 halfwords in a row (it wraps past the
-        // right edge, or ends past VRAM's end) is copied at once.
-        let copy_clut = n != 0 && !hit && (clut.x() + n > VRAM_WIDTH || at + 256 > VRAM_SIZE);
         // From here on the snapshot equals VRAM over `tiles`, the CLUT's among them.
-        let snapshot: &VramImage = match images {
-            Access::Here(im) => {
-                if !missing.is_empty() {
-                    for t in missing.iter() {
-                        copy_tile(&mut im.snapshot[..], &im.vram[..], t);
-                    }
-                    self.valid = self.valid.union(missing);
-                }
-                &im.snapshot
+        if !missing.is_empty() {
+            for t in missing.iter() {
+                copy_tile(&mut im.snapshot[..], &im.vram[..], t);
             }
-            Access::Away(_) if !missing.is_empty() => return Err(Wait::Busy),
-            Access::Away(snapshot) => snapshot,
-        };
+            self.valid = self.valid.union(missing);
+        }
         if n == 0 {
-            return Ok(Texture::new(page, window, ClutRef::None));
+            return Ok(ClutRef::None);
         }
         if !hit {
-            let saved = copy_clut.then(|| {
+            // A CLUT the snapshot cannot hand out as 256 halfwords in a row (it wraps past the
+            // right edge, or ends past VRAM's end) is copied at once.
+            let saved = sample.copied.then(|| {
+                let (x, y) = (
+                    sample.clut_at as usize % VRAM_WIDTH,
+                    sample.clut_at as usize / VRAM_WIDTH,
+                );
                 let mut t = Box::new([0; 256]);
-                let row = &snapshot[clut.y() * VRAM_WIDTH..][..VRAM_WIDTH];
-                let head = n.min(VRAM_WIDTH - clut.x());
-                t[..head].copy_from_slice(&row[clut.x()..][..head]);
+                let row = &im.snapshot[y * VRAM_WIDTH..][..VRAM_WIDTH];
+                let head = n.min(VRAM_WIDTH - x);
+                t[..head].copy_from_slice(&row[x..][..head]);
                 t[head..n].copy_from_slice(&row[..n - head]);
                 t
             });
             self.clut = Some(ClutCache {
-                key,
+                key: sample.key,
                 loaded: n,
                 tiles: clut_tiles,
                 saved,
@@ -249,14 +269,13 @@ impl TexCache {
             });
         }
         let c = self.clut.as_mut().expect("loaded above");
-        let source = match &c.saved {
-            None => ClutRef::Vram((clut.y() * VRAM_WIDTH + clut.x()) as u32),
+        Ok(match &c.saved {
+            None => ClutRef::Vram(sample.clut_at),
             Some(t) => ClutRef::Table(*c.slot.get_or_insert_with(|| {
                 cluts.push(**t);
                 (cluts.len() - 1) as u32
             })),
-        };
-        Ok(Texture::new(page, window, source))
+        })
     }
 
     /// Records that the pending batch may draw `tiles`.

@@ -15,7 +15,7 @@ use super::span::{
     dispatch, span_exact, Kernel, PixelOut, PrimSteps, Shade, Simd, SpanDraw, DITHER_LANES, FRAC,
     LANES, NO_DITHER_LANES,
 };
-use super::texture::{Sampler, Texture};
+use super::texture::{ClutRef, Sampler, Texture};
 use super::{Band, Clip, TexSource};
 use crate::VRAM_WIDTH;
 
@@ -165,6 +165,13 @@ impl TriangleCmd {
     /// Rows drawn, `[top, bottom)`, clipped to the drawing area.
     pub fn rows(&self) -> (i32, i32) {
         (self.bbox[0].into(), self.bbox[1].into())
+    }
+
+    /// Where its texture's CLUT entries are, once the CLUT cache has said.
+    pub fn set_clut(&mut self, clut: ClutRef) {
+        if let Some(t) = &mut self.shading.texture {
+            t.clut = clut;
+        }
     }
 
     /// Columns possibly drawn, `[left, right)`, clipped to the drawing area.

@@ -1,0 +1,287 @@
+//! Drawing packets, queued in command order by the front end, turned into primitives.
+//!
+//! The front end ([`Queue`]) does only what must follow command order and is cheap: it copies
+//! each drawing packet's words and notes the drawing state it runs under (a [`Snap`], pushed
+//! only when the state has changed since the last one used). Everything else a primitive needs
+//! before it is drawn — decoding, placing vertices, culling, the texture it samples, the rows
+//! and tiles it may draw, the load estimate — depends only on the packet and its snap, so
+//! [`prepare`] does it for slices of the queue on any thread ([`prepare_all`] in parallel
+//! chunks). Texture look-ups that depend on earlier primitives (what the batch has drawn, the
+//! CLUT cache) are left to the serial scan of `canvas.rs` as [`Look`]s.
+
+use rayon::prelude::*;
+
+use crate::gp0::decode::{decode, Gp0Command, PolyFlags, RawVertex, RectSize};
+use crate::gp0::fields::{Clut, ColorWord};
+use crate::raster::batch::Batch;
+use crate::raster::line::Line;
+use crate::raster::rect::Rect;
+use crate::raster::texcache::{Sample, UvBounds};
+use crate::raster::texture::{ClutRef, Texture};
+use crate::raster::triangle::{Shading, TriangleCmd, Vtx};
+use crate::raster::Prim;
+use crate::state::DrawState;
+
+/// Queued packets per chunk prepared on one thread: large enough that a chunk's bookkeeping
+/// is small next to its packets, small enough that a batch of [`crate::raster::batch::MAX_BATCH`]
+/// splits into several.
+pub const CHUNK: usize = 256;
+
+/// The drawing state a queued packet runs under.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Snap {
+    /// GP0(E1h)–GP0(E6h), the draw mode as this packet's texture page left it.
+    pub state: DrawState,
+    /// GP1(09h): whether E1h bit 11 may disable textures.
+    pub allow_texture_disable: bool,
+}
+
+impl Snap {
+    fn textures_disabled(&self) -> bool {
+        self.allow_texture_disable && self.state.draw_mode.texture_disable()
+    }
+}
+
+/// One queued drawing packet: its words are `Queue::words[at..at + len]`; it runs under
+/// `Queue::snaps[snap]`.
+#[derive(Clone, Copy, Debug)]
+pub struct Item {
+    at: u32,
+    len: u32,
+    snap: u32,
+}
+
+/// Drawing packets in command order, not yet prepared, and the states they run under.
+#[derive(Debug, Default)]
+pub struct Queue {
+    words: Vec<u32>,
+    items: Vec<Item>,
+    snaps: Vec<Snap>,
+    /// The state has changed since the last snap pushed.
+    stale: bool,
+}
+
+impl Queue {
+    /// Packets queued.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// No packet is queued.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The drawing state has changed: the next packet needs a new snap.
+    #[inline]
+    pub fn state_changed(&mut self) {
+        self.stale = true;
+    }
+
+    /// Queues a drawing packet (polygon, line or polyline's first segment, rectangle) to run
+    /// under `snap`.
+    #[inline]
+    pub fn push(&mut self, words: &[u32], snap: impl FnOnce() -> Snap) {
+        if self.stale || self.snaps.is_empty() {
+            self.snaps.push(snap());
+            self.stale = false;
+        }
+        self.items.push(Item {
+            at: self.words.len() as u32,
+            len: words.len() as u32,
+            snap: (self.snaps.len() - 1) as u32,
+        });
+        self.words.extend_from_slice(words);
+    }
+
+    /// Queues one segment of a polyline as a line packet of its own.
+    pub fn push_segment(
+        &mut self,
+        flags: PolyFlags,
+        from: &RawVertex,
+        to: &RawVertex,
+        snap: impl FnOnce() -> Snap,
+    ) {
+        let op = 0x40 | (flags.gouraud as u32) << 4 | (flags.semi as u32) << 1;
+        let first = op << 24 | (from.color.0 & 0xff_ffff);
+        match flags.gouraud {
+            true => self.push(&[first, from.pos.0, to.color.0, to.pos.0], snap),
+            false => self.push(&[first, from.pos.0, to.pos.0], snap),
+        }
+    }
+
+    /// Empties the queue, keeping its allocations; the next packet takes a new snap.
+    pub fn clear(&mut self) {
+        self.words.clear();
+        self.items.clear();
+        self.snaps.clear();
+        self.stale = true;
+    }
+}
+
+/// A texture look-up left to the serial scan: what a textured packet samples, and the
+/// entries of its batch (`at..at + count` in command order) that take its CLUT's place.
+#[derive(Clone, Copy, Debug)]
+pub struct Look {
+    /// The first entry the texture belongs to.
+    pub at: u32,
+    /// How many entries (a quad's two triangles; 0 when culled).
+    pub count: u32,
+    /// What it samples.
+    pub sample: Sample,
+}
+
+/// Prepares every queued packet into batches of at most [`CHUNK`] packets each, in command
+/// order: on the current rayon pool when `parallel`, else here. The result is the same.
+pub fn prepare_all(queue: &Queue, parallel: bool, spare: &mut Vec<Batch>) -> Vec<Batch> {
+    let chunks = queue.items.chunks(CHUNK);
+    let n = chunks.len();
+    let mut out: Vec<Batch> = std::iter::repeat_with(|| spare.pop().unwrap_or_default())
+        .take(n)
+        .collect();
+    match parallel && n > 1 {
+        true => (out.par_iter_mut())
+            .zip(queue.items.par_chunks(CHUNK))
+            .for_each(|(b, items)| prepare(b, queue, items)),
+        false => (out.iter_mut())
+            .zip(chunks)
+            .for_each(|(b, items)| prepare(b, queue, items)),
+    }
+    out
+}
+
+/// Prepares `items` of `queue` into `batch` (empty), in order.
+pub fn prepare(batch: &mut Batch, queue: &Queue, items: &[Item]) {
+    for it in items {
+        let words = &queue.words[it.at as usize..(it.at + it.len) as usize];
+        let snap = &queue.snaps[it.snap as usize];
+        match decode(words) {
+            Gp0Command::Polygon { flags, verts } => {
+                polygon(batch, snap, flags, &verts);
+            }
+            Gp0Command::Line { flags, verts } if verts.len() >= 2 => {
+                line(batch, snap, flags, &verts[0], &verts[1])
+            }
+            Gp0Command::Rect {
+                flags,
+                size,
+                vert,
+                wh,
+            } => rect(batch, snap, flags, size, &vert, wh),
+            _ => {}
+        }
+    }
+}
+
+/// GP0(20h–3Fh): a triangle, or a quad as triangles v0 v1 v2 and v1 v2 v3. Returns which
+/// of the (one or two) triangles were queued, the others culled.
+// Verified: hwtests phases 1 (quad split), 4, 8.
+pub fn polygon(
+    batch: &mut Batch,
+    snap: &Snap,
+    flags: PolyFlags,
+    raw: &[RawVertex; 4],
+) -> [bool; 2] {
+    let s = &snap.state;
+    let mut texture = None;
+    if flags.textured && !snap.textures_disabled() {
+        let uvs = raw.map(|r| (r.tex.u(), r.tex.v()));
+        let uv = UvBounds::polygon(&uvs[..3 + flags.quad as usize]);
+        texture = Some(look(batch, snap, Clut(raw[0].tex.attr()), uv));
+    }
+    let raw_tex = flags.raw && texture.is_some();
+    let dither = s.draw_mode.dither() && (flags.gouraud || (texture.is_some() && !raw_tex));
+    let shading = Shading {
+        gouraud: flags.gouraud,
+        raw: raw_tex,
+        dither,
+        mode: s.pixel_mode(flags.semi),
+        texture,
+    };
+    let v: [Vtx; 4] = std::array::from_fn(|i| s.vtx(&raw[i]));
+    let clip = s.clip();
+    let mut queued = [false; 2];
+    for k in 0..1 + flags.quad as usize {
+        if let Some(t) = TriangleCmd::new([v[k], v[k + 1], v[k + 2]], clip, shading) {
+            push(batch, Prim::Triangle(t), texture.is_some());
+            queued[k] = true;
+        }
+    }
+    queued
+}
+
+/// GP0(40h–5Fh): a line, or one segment of a polyline.
+pub fn line(batch: &mut Batch, snap: &Snap, flags: PolyFlags, a: &RawVertex, b: &RawVertex) {
+    let s = &snap.state;
+    // Verified: gpu-images/lines (flat lines dither too).
+    let dither = s.draw_mode.dither();
+    let (va, vb) = (s.vtx(a), s.vtx(b));
+    let mode = s.pixel_mode(flags.semi);
+    if let Some(l) = Line::new(va, vb, flags.gouraud, dither, s.clip(), mode) {
+        push(batch, Prim::Line(l), false);
+    }
+}
+
+/// GP0(60h–7Fh): a rectangle.
+pub fn rect(
+    batch: &mut Batch,
+    snap: &Snap,
+    flags: PolyFlags,
+    size: RectSize,
+    vert: &RawVertex,
+    wh: u32,
+) {
+    let (w, h) = size.size(wh);
+    if w == 0 || h == 0 {
+        return;
+    }
+    let s = &snap.state;
+    let (x, y) = s.place(vert.pos);
+    let mode = s.draw_mode;
+    let texture = match flags.textured && !snap.textures_disabled() {
+        true => {
+            let (u, v) = (vert.tex.u(), vert.tex.v());
+            let uv = UvBounds::rect(u, v, (w, h), (mode.flip_x(), mode.flip_y()));
+            Some((look(batch, snap, Clut(vert.tex.attr()), uv), u, v))
+        }
+        false => None,
+    };
+    let c: ColorWord = vert.color;
+    let r = Rect {
+        x,
+        y,
+        w,
+        h,
+        rgb: (c.r() as i32, c.g() as i32, c.b() as i32),
+        raw: flags.raw,
+        texture,
+        flip_x: mode.flip_x(),
+        flip_y: mode.flip_y(),
+        clip: s.clip(),
+        mode: s.pixel_mode(flags.semi),
+    };
+    let textured = r.texture.is_some();
+    push(batch, Prim::Rect(r), textured);
+}
+
+/// Notes the look-up of a textured packet whose entries come next, and returns its texture
+/// with the CLUT's place left for the scan.
+fn look(batch: &mut Batch, snap: &Snap, clut: Clut, uv: UvBounds) -> Texture {
+    let s = &snap.state;
+    batch.looks.push(Look {
+        at: batch.len() as u32,
+        count: 0,
+        sample: Sample::new(s.draw_mode, clut, s.tex_window, uv),
+    });
+    Texture::new(s.draw_mode, s.tex_window, ClutRef::None)
+}
+
+/// Queues `p`; `textured`: it belongs to the last look-up.
+fn push(batch: &mut Batch, p: Prim, textured: bool) {
+    if textured {
+        if let Some(l) = batch.looks.last_mut() {
+            l.count += 1;
+        }
+    }
+    batch.push(p);
+}
