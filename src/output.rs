@@ -42,7 +42,10 @@ impl AtomicFile {
 
     /// Flushes, syncs and renames the file into place.
     pub fn commit(mut self) -> io::Result<()> {
-        let file = self.file.take().ok_or_else(|| io::Error::other("already committed"))?;
+        let file = self
+            .file
+            .take()
+            .ok_or_else(|| io::Error::other("already committed"))?;
         let file = file.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
         drop(file);

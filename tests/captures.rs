@@ -49,7 +49,11 @@ fn compressed_reference_frames_replay_like_the_plain_dumps() {
             let packed = c.compress(&plain).unwrap();
             assert_eq!(Compression::detect(&packed), Some(c));
             let name = format!("{}: {}", path.display(), c.name());
-            assert!(packed.len() < plain.len() / 4, "{name}: {} bytes", packed.len());
+            assert!(
+                packed.len() < plain.len() / 4,
+                "{name}: {} bytes",
+                packed.len()
+            );
             assert!(vram_after(&packed) == expected, "{name}: VRAM differs");
             let d = dump::parse(&packed).unwrap();
             assert_eq!(d.compression, Some(c), "{name}");
@@ -86,7 +90,11 @@ fn truncated_and_corrupted_compressed_dumps_fail_cleanly() {
         assert!(dump::parse(&packed).is_ok());
         for cut in 0..packed.len() {
             let e = dump::parse(&packed[..cut]).expect_err(&format!("{} cut at {cut}", c.name()));
-            assert!(e.offset <= cut as u64 || cut < 6, "{}: {e} at cut {cut}", c.name());
+            assert!(
+                e.offset <= cut as u64 || cut < 6,
+                "{}: {e} at cut {cut}",
+                c.name()
+            );
         }
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = || {
@@ -108,7 +116,11 @@ fn truncated_and_corrupted_compressed_dumps_fail_cleanly() {
             }
         }
         // Both formats carry checksums: nearly every flip is caught.
-        assert!(errors > 400, "{}: only {errors} of 500 flips refused", c.name());
+        assert!(
+            errors > 400,
+            "{}: only {errors} of 500 flips refused",
+            c.name()
+        );
     }
 }
 
@@ -181,7 +193,11 @@ fn an_animation_capture_replays_to_the_rendered_frames() {
     assert!(!frames.is_empty() && frames.len() <= 6, "{}", frames.len());
 
     let pattern = tmp("anim/render_*.png");
-    let (code, t) = psxrender(&[OsStr::new("compare"), pattern.as_os_str(), shots.as_os_str()]);
+    let (code, t) = psxrender(&[
+        OsStr::new("compare"),
+        pattern.as_os_str(),
+        shots.as_os_str(),
+    ]);
     assert_eq!(code, Some(0), "{t}");
     assert!(t.contains("frames compared: 6, equal: 6"), "{t}");
 
@@ -206,7 +222,9 @@ fn an_animation_capture_replays_to_the_rendered_frames() {
 fn write_seq(dir: &Path, prefix: &str, count: u64, altered: &[u64]) {
     std::fs::create_dir_all(dir).unwrap();
     for n in 0..count {
-        let mut rgb: Vec<u8> = (0..8 * 8 * 3).map(|i| ((i as u64 * 8 + n) % 256) as u8 & 0xF8).collect();
+        let mut rgb: Vec<u8> = (0..8 * 8 * 3)
+            .map(|i| ((i as u64 * 8 + n) % 256) as u8 & 0xF8)
+            .collect();
         if altered.contains(&n) {
             let px = 3 * (8 * 2 + 5);
             rgb[px] ^= 0x80;
@@ -232,7 +250,10 @@ fn sequences_compare_frame_by_frame() {
     assert_eq!(code, Some(1), "{t}");
     let lines: Vec<&str> = t.lines().filter(|l| l.starts_with("frame ")).collect();
     assert_eq!(lines.len(), 2, "{t}");
-    assert!(lines[0].starts_with("frame 120: 1 pixels differ, largest channel error 16"), "{t}");
+    assert!(
+        lines[0].starts_with("frame 120: 1 pixels differ, largest channel error 16"),
+        "{t}"
+    );
     assert!(lines[0].contains("x 5..5, y 2..2"), "{t}");
     assert!(lines[1].starts_with("frame 200: "), "{t}");
     assert!(t.contains("first differing frame: 120"), "{t}");

@@ -207,9 +207,16 @@ impl<R: BufRead> Read for ZstdFrames<R> {
         loop {
             if self.in_frame {
                 while self.decoder.can_collect() == 0 && !self.decoder.is_finished() {
-                    self.decoder
-                        .decode_blocks(&mut self.input, BlockDecodingStrategy::UptoBlocks(1))
-                        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+                    let decoded = self
+                        .decoder
+                        .decode_blocks(&mut self.input, BlockDecodingStrategy::UptoBlocks(1));
+                    if let Err(e) = decoded {
+                        let kind = match self.input.fill_buf().map(<[u8]>::is_empty) {
+                            Ok(true) => io::ErrorKind::UnexpectedEof,
+                            _ => io::ErrorKind::InvalidData,
+                        };
+                        return Err(io::Error::new(kind, e));
+                    }
                 }
                 let n = self.decoder.read(buf)?;
                 if n > 0 {
@@ -263,7 +270,11 @@ impl<R: BufRead> Decoder<R> {
     }
 
     fn error(&self, kind: ErrorKind) -> io::Error {
-        io::Error::other(LoadError::new(self.kind.format(), self.consumed.get(), kind))
+        io::Error::other(LoadError::new(
+            self.kind.format(),
+            self.consumed.get(),
+            kind,
+        ))
     }
 }
 

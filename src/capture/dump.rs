@@ -238,7 +238,9 @@ pub fn parse(data: &[u8]) -> Result<Dump> {
     let compression = Compression::detect(data);
     let mut dump = match compression {
         // Decoded as a stream, capped like a plain file's size.
-        Some(c) => collect(PacketReader::new(c.decoder(data, crate::formats::MAX_FILE_SIZE))?)?,
+        Some(c) => collect(PacketReader::new(
+            c.decoder(data, crate::formats::MAX_FILE_SIZE),
+        )?)?,
         None => collect(PacketReader::new(data)?)?,
     };
     dump.compression = compression;
@@ -351,7 +353,10 @@ impl<R: Read> PacketReader<R> {
 
     /// An I/O error of the input: the decompressor's own error when it carries one.
     fn io_error(&self, e: io::Error) -> LoadError {
-        match e.get_ref().and_then(|inner| inner.downcast_ref::<LoadError>()) {
+        match e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<LoadError>())
+        {
             Some(carried) => carried.clone(),
             None => self.error(self.off, ErrorKind::Io(e.to_string())),
         }
@@ -427,7 +432,10 @@ impl<R: Read> PacketReader<R> {
         if kind.0 <= PacketType::TRACE_BEGIN.0 {
             self.seen_gpu_packet = true;
         }
-        Ok(Some(Entry { offset: off, packet }))
+        Ok(Some(Entry {
+            offset: off,
+            packet,
+        }))
     }
 
     /// One packet from its type and payload bytes (a whole number of words).
@@ -681,7 +689,12 @@ impl Writer {
 /// `initial_vram`, then the display set-up `gp1_setup`) once, trace begin, then for each frame
 /// its GP0 words and one VSync. Each frame's words set all the drawing state they use and clear
 /// the framebuffer, so frame N replays to the same picture as when it was rendered alone.
-pub fn capture(comment: &str, initial_vram: &[u16], gp1_setup: &[u32], frames: &[&[u32]]) -> Vec<u8> {
+pub fn capture(
+    comment: &str,
+    initial_vram: &[u16],
+    gp1_setup: &[u32],
+    frames: &[&[u32]],
+) -> Vec<u8> {
     let mut w = Writer::new();
     let _ = w.packet(&Packet::Comment(comment.to_string()));
     w.gp1(0);

@@ -37,10 +37,24 @@ pub fn list(spec: &Path) -> Result<BTreeMap<u64, PathBuf>, LoadError> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let Some((prefix, suffix)) = name.split_once('*') else {
-            return Err(LoadError::invalid(FORMAT, 0, format!("'{text}' is neither a directory nor a pattern with one *")).in_file(spec));
+            return Err(LoadError::invalid(
+                FORMAT,
+                0,
+                format!("'{text}' is neither a directory nor a pattern with one *"),
+            )
+            .in_file(spec));
         };
-        if suffix.contains('*') || spec.parent().is_some_and(|p| p.to_string_lossy().contains('*')) {
-            return Err(LoadError::invalid(FORMAT, 0, "only the file name may hold a *, and only one").in_file(spec));
+        if suffix.contains('*')
+            || spec
+                .parent()
+                .is_some_and(|p| p.to_string_lossy().contains('*'))
+        {
+            return Err(LoadError::invalid(
+                FORMAT,
+                0,
+                "only the file name may hold a *, and only one",
+            )
+            .in_file(spec));
         }
         let dir = match spec.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -86,7 +100,9 @@ pub fn list(spec: &Path) -> Result<BTreeMap<u64, PathBuf>, LoadError> {
         }
     }
     if frames.is_empty() {
-        return Err(LoadError::invalid(FORMAT, 0, "no numbered pictures (.png, .bin, .raw)").in_file(spec));
+        return Err(
+            LoadError::invalid(FORMAT, 0, "no numbered pictures (.png, .bin, .raw)").in_file(spec),
+        );
     }
     Ok(frames)
 }
@@ -130,10 +146,11 @@ pub fn compare_files(
         Capture::load(a).map_err(|e| e.to_string())?,
         Capture::load(b).map_err(|e| e.to_string())?,
     );
-    let aligned = compare::align(ca, cb)
-        .map_err(|e| format!("{} vs {}: {e}", a.display(), b.display()))?;
+    let aligned =
+        compare::align(ca, cb).map_err(|e| format!("{} vs {}: {e}", a.display(), b.display()))?;
     let report = compare::compare(&aligned.a, &aligned.b, opts);
-    let picture = (diff && !report.passed()).then(|| compare::diff_image(&aligned.a, &aligned.b, opts));
+    let picture =
+        (diff && !report.passed()).then(|| compare::diff_image(&aligned.a, &aligned.b, opts));
     Ok((report, picture))
 }
 

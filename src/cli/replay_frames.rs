@@ -74,7 +74,10 @@ pub fn run(input: &Path, range: Range<u32>, threads: usize, out: &Outputs) -> Ex
             save(&sequence::numbered(dir, n, "png"), &pic)?;
         }
         if let Some(dir) = out.vram {
-            save(&sequence::numbered(dir, n, "png"), &display::vram_picture(vram))?;
+            save(
+                &sequence::numbered(dir, n, "png"),
+                &display::vram_picture(vram),
+            )?;
         }
         if let Some(g) = &mut gif {
             g.frame(&pic, shown.pal)?;
