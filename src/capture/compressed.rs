@@ -232,8 +232,8 @@ impl<R: BufRead> Read for ZstdFrames<R> {
 }
 
 enum Inner<R: BufRead> {
-    Zstd(ZstdFrames<Counted<R>>),
-    Xz(lzma_rust2::XzReader<Counted<R>>),
+    Zstd(Box<ZstdFrames<Counted<R>>>),
+    Xz(Box<lzma_rust2::XzReader<Counted<R>>>),
 }
 
 /// Decoded bytes of a compressed input, with the limits of the module docs.
@@ -253,12 +253,12 @@ impl<R: BufRead> Decoder<R> {
             consumed: consumed.clone(),
         };
         let inner = match kind {
-            Compression::Zstd => Inner::Zstd(ZstdFrames::new(counted)),
-            Compression::Xz => Inner::Xz(lzma_rust2::XzReader::new_mem_limit(
+            Compression::Zstd => Inner::Zstd(Box::new(ZstdFrames::new(counted))),
+            Compression::Xz => Inner::Xz(Box::new(lzma_rust2::XzReader::new_mem_limit(
                 counted,
                 true,
                 (MAX_WINDOW / 1024 + 1024) as u32,
-            )),
+            ))),
         };
         Decoder {
             kind,

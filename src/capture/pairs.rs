@@ -210,18 +210,7 @@ pub fn line(n: u64, outcome: &Outcome) -> Option<String> {
         Outcome::Compared(r) if r.passed() => None,
         Outcome::Compared(r) => {
             let bad = r.compared - r.within_tolerance;
-            let bbox = match r.bbox {
-                Some(b) => format!(
-                    "x {}..{}, y {}..{} ({}x{})",
-                    b.x,
-                    b.x + b.w - 1,
-                    b.y,
-                    b.y + b.h - 1,
-                    b.w,
-                    b.h
-                ),
-                None => "none".into(),
-            };
+            let bbox = r.bbox.map_or("none".into(), |b| b.to_string());
             Some(format!(
                 "frame {n}: {bad} pixels differ, largest channel error {}, within {bbox}",
                 r.max_channel_error

@@ -106,7 +106,12 @@ pub fn run(args: Args) -> ExitCode {
         }
         println!("wrote {}", p.display());
     }
-    if report.passed() {
+    verdict(report.passed())
+}
+
+/// Prints `EQUAL` (exit 0) or `DIFFERENT` (exit 1).
+pub(super) fn verdict(passed: bool) -> ExitCode {
+    if passed {
         println!("EQUAL");
         ExitCode::SUCCESS
     } else {

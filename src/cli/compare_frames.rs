@@ -8,7 +8,7 @@ use psxrender::capture::pairs::{self, Outcome, Summary};
 use psxrender::output::save_png_rgb;
 
 use super::compare::Args;
-use super::{EXIT_BAD_INPUT, EXIT_WRITE_FAILED};
+use super::EXIT_BAD_INPUT;
 
 pub fn run(args: &Args) -> ExitCode {
     let listed = pairs::list(&args.a).and_then(|a| Ok((a, pairs::list(&args.b)?)));
@@ -24,7 +24,8 @@ pub fn run(args: &Args) -> ExitCode {
     if let Some(dir) = &args.diff {
         if let Err(e) = std::fs::create_dir_all(dir) {
             eprintln!("error: cannot make directory {}: {e}", dir.display());
-            return ExitCode::from(EXIT_WRITE_FAILED);
+            // compare's contract: 0 equal, 1 different, 2 any error.
+            return ExitCode::from(EXIT_BAD_INPUT);
         }
     }
     let opts = Options {
@@ -44,7 +45,7 @@ pub fn run(args: &Args) -> ExitCode {
                             let path = dir.join(format!("diff_{n:04}.png"));
                             if let Err(e) = save_png_rgb(&path, pic.width, pic.height, &pic.rgb) {
                                 eprintln!("error: cannot write {}: {e}", path.display());
-                                return ExitCode::from(EXIT_WRITE_FAILED);
+                                return ExitCode::from(EXIT_BAD_INPUT);
                             }
                         }
                         Outcome::Compared(report)
@@ -64,11 +65,5 @@ pub fn run(args: &Args) -> ExitCode {
         summary.add(n, &outcome);
     }
     print!("{summary}");
-    if summary.passed() {
-        println!("EQUAL");
-        ExitCode::SUCCESS
-    } else {
-        println!("DIFFERENT");
-        ExitCode::from(1)
-    }
+    super::compare::verdict(summary.passed())
 }
