@@ -214,6 +214,24 @@ fn an_animation_capture_replays_to_the_rendered_frames() {
     assert_eq!(code, Some(2), "{t}");
     assert!(t.contains("has 6 frame marks"), "{t}");
 
+    // Re-written compressed both ways: the same packets as the plain dump.
+    let plain = tmp("anim/again.psxgpu");
+    for out in [
+        plain.clone(),
+        tmp("anim/again.psxgpu.xz"),
+        tmp("anim/again.psxgpu.zst"),
+    ] {
+        let (code, t) = psxrender(&[
+            OsStr::new("replay"),
+            cap.as_os_str(),
+            OsStr::new("--dump"),
+            out.as_os_str(),
+        ]);
+        assert_eq!(code, Some(0), "{t}");
+        let packets = |p: &Path| dump::parse(&std::fs::read(p).unwrap()).unwrap().entries;
+        assert_eq!(packets(&out), packets(&plain), "{}", out.display());
+    }
+
     let (code, t) = psxrender(&[OsStr::new("info"), cap.as_os_str()]);
     assert_eq!(code, Some(0), "{t}");
     assert!(t.contains("zstd-compressed"), "{t}");

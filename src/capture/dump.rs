@@ -8,8 +8,9 @@
 //!
 //! Reading is strict about structure (a truncated packet is an error naming its offset) and
 //! lenient about content: unknown packet types are kept as [`Packet::Unknown`] and skipped by
-//! replay; odd payload sizes of known types become warnings. Every length is checked against
-//! the bytes left in the file before anything is allocated.
+//! replay; odd payload sizes of known types become warnings. Packets are read one at a time from
+//! any byte stream ([`PacketReader`]: a file, a slice, a zstd/xz decoder); a payload's buffer
+//! grows with the bytes that arrive, so a length the input cannot back allocates nothing.
 //!
 //! How sure we are: the layout follows the spec text; the 14-byte variant and DuckStation's
 //! VRAM-restore quirks come from `gpu-dump-notes.md`. No hardware-captured dump exists to test

@@ -35,6 +35,10 @@ impl std::fmt::Display for WriteError {
 
 /// Plays `input` and writes frames `range` to `out`.
 pub fn run(input: &Path, range: Range<u32>, threads: usize, out: &Outputs) -> ExitCode {
+    if out.display.is_none() && out.vram.is_none() && out.gif.is_none() {
+        eprintln!("error: --frames writes --display DIR, --vram DIR or --gif FILE: give one");
+        return ExitCode::from(EXIT_BAD_INPUT);
+    }
     let range = u64::from(range.start)..u64::from(range.end);
     let mut opened = match sequence::open(input) {
         Ok(o) => o,
