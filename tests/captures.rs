@@ -192,6 +192,16 @@ fn an_animation_capture_replays_to_the_rendered_frames() {
         .collect_frames()
         .unwrap();
     assert!(!frames.is_empty() && frames.len() <= 6, "{}", frames.len());
+    // 6 NTSC fields (100.1 ms), each GIF frame at least 2/100 s.
+    let ms: Vec<u32> = frames
+        .iter()
+        .map(|f| {
+            let (n, d) = f.delay().numer_denom_ms();
+            n / d
+        })
+        .collect();
+    assert!(ms.iter().all(|&m| m >= 20), "{ms:?}");
+    assert!(ms.iter().sum::<u32>() >= 100, "{ms:?}");
 
     let pattern = tmp("anim/render_*.png");
     let (code, t) = psxrender(&[
