@@ -192,6 +192,9 @@ impl<R: BufRead> ZstdFrames<R> {
                         ));
                     }
                 }
+                Err(e @ FrameDecoderError::WindowSizeTooBig { .. }) => {
+                    return Err(io::Error::new(io::ErrorKind::OutOfMemory, e))
+                }
                 Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
             }
         }
@@ -290,12 +293,15 @@ impl<R: BufRead> Read for Decoder<R> {
         let n = match result {
             Ok(n) => n,
             Err(e) => {
-                let what = match e.kind() {
-                    io::ErrorKind::UnexpectedEof => "truncated",
-                    io::ErrorKind::OutOfMemory => "needs too much memory:",
-                    _ => "corrupt",
+                let name = self.kind.name();
+                let msg = match e.kind() {
+                    io::ErrorKind::UnexpectedEof => format!("truncated {name} data ({e})"),
+                    io::ErrorKind::OutOfMemory => format!(
+                        "{name} data needs a window above the {} MiB allowed ({e})",
+                        MAX_WINDOW >> 20
+                    ),
+                    _ => format!("corrupt {name} data ({e})"),
                 };
-                let msg = format!("{what} {} data ({e})", self.kind.name());
                 return Err(self.error(ErrorKind::Invalid(msg)));
             }
         };
@@ -308,5 +314,53 @@ impl<R: BufRead> Read for Decoder<R> {
             }));
         }
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_names_by_extension() {
+        let data: Vec<u8> = (0..50_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        for c in [Compression::Zstd, Compression::Xz] {
+            let packed = c.compress(&data).unwrap();
+            assert_eq!(Compression::detect(&packed), Some(c));
+            let mut back = Vec::new();
+            c.decoder(&packed[..], u64::MAX)
+                .read_to_end(&mut back)
+                .unwrap();
+            assert!(back == data, "{}", c.name());
+        }
+        assert_eq!(
+            Compression::for_output(Path::new("a.psxgpu.ZST")),
+            Some(Compression::Zstd)
+        );
+        assert_eq!(
+            Compression::for_output(Path::new("a.psxgpu.xz")),
+            Some(Compression::Xz)
+        );
+        assert_eq!(Compression::for_output(Path::new("a.psxgpu")), None);
+    }
+
+    /// A zstd frame header asking for a 1 GiB window (descriptor 0xA0: 2^(10+20)) is refused
+    /// before anything is allocated for it, at the compressed offset reached.
+    #[test]
+    fn huge_windows_are_refused() {
+        let frame = [0x28, 0xB5, 0x2F, 0xFD, 0x00, 0xA0, 0, 0, 0, 0];
+        let e = Compression::Zstd
+            .decoder(&frame[..], u64::MAX)
+            .read(&mut [0; 16])
+            .unwrap_err();
+        let load = carried(&e).expect("a LoadError");
+        assert_eq!(load.format, "zstd stream");
+        assert!(load.offset <= frame.len() as u64, "{load}");
+        assert!(
+            load.to_string().contains("window above the 64 MiB"),
+            "{load}"
+        );
     }
 }
