@@ -11,7 +11,7 @@ use psxrender::output::save_png_rgb;
 /// Compare two captures (PNG screenshots or VRAM images, or raw 1 MiB VRAM) in 15-bit space,
 /// or two sequences of them frame by frame (directories, or patterns like `shots/f_*.png`:
 /// paired by the number in each name; one line per differing frame, then the first and the
-/// worst). Exit 0 when equal within the tolerance, 1 when not, 2 on bad input, 3 if --diff fails.
+/// worst). Exit 0 when equal within the tolerance, 1 when not, 2 on bad input or if --diff fails.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// First capture (PNG or raw 1 MiB VRAM), or a directory / pattern of numbered ones.
