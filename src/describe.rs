@@ -780,6 +780,8 @@ pub struct GpuFacts {
     pub format: &'static str,
     /// GPUDUMP: which magic.
     pub magic: Option<&'static str>,
+    /// GPUDUMP: the file's compression (`zstd`, `xz`), if any.
+    pub compression: Option<&'static str>,
     /// GPUDUMP: packets.
     pub packets: Option<usize>,
     /// GPUDUMP: comment, game ID, video format and GPU version packets, as text.
@@ -798,6 +800,7 @@ impl GpuFacts {
             Input::Stream { .. } => GpuFacts {
                 format: Kind::GpuStream.name(),
                 magic: None,
+                compression: None,
                 packets: None,
                 notes: Vec::new(),
                 census,
@@ -809,6 +812,7 @@ impl GpuFacts {
                     Magic::Spec => "16-byte spec magic (PSXGPUDUMPv1r1)",
                     Magic::Short => "14-byte DuckStation magic (PSXGPUDUMPv1)",
                 }),
+                compression: d.compression.map(|c| c.name()),
                 packets: Some(d.entries.len()),
                 notes: dump_notes(d),
                 census,
@@ -819,7 +823,10 @@ impl GpuFacts {
 
     fn text(&self) -> String {
         let mut s = match (self.magic, self.packets) {
-            (Some(m), Some(p)) => format!("GPUDUMP ({m}): {p} packets\n"),
+            (Some(m), Some(p)) => match self.compression {
+                Some(c) => format!("GPUDUMP ({m}), {c}-compressed: {p} packets\n"),
+                None => format!("GPUDUMP ({m}): {p} packets\n"),
+            },
             _ => "GPU text stream\n".to_string(),
         };
         for n in &self.notes {

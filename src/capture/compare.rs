@@ -238,6 +238,22 @@ pub struct Rect {
     pub h: u32,
 }
 
+impl fmt::Display for Rect {
+    /// `x 3..9, y 0..4 (7x5)`: the columns and rows it spans, inclusive, and its size.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "x {}..{}, y {}..{} ({}x{})",
+            self.x,
+            self.x + self.w - 1,
+            self.y,
+            self.y + self.h - 1,
+            self.w,
+            self.h
+        )
+    }
+}
+
 impl Rect {
     fn contains(&self, x: u32, y: u32) -> bool {
         x >= self.x && y >= self.y && x - self.x < self.w && y - self.y < self.h
@@ -419,16 +435,7 @@ impl fmt::Display for Report {
             writeln!(f, "PSNR: infinite (identical)")?;
         }
         match self.bbox {
-            Some(r) => writeln!(
-                f,
-                "differences within x {}..{}, y {}..{} ({}x{})",
-                r.x,
-                r.x + r.w - 1,
-                r.y,
-                r.y + r.h - 1,
-                r.w,
-                r.h
-            )?,
+            Some(r) => writeln!(f, "differences within {r}")?,
             None => writeln!(f, "no differences")?,
         }
         if let Some(m) = self.mask_bit_differences {

@@ -8,17 +8,19 @@
 //!
 //! Reading is strict about structure (a truncated packet is an error naming its offset) and
 //! lenient about content: unknown packet types are kept as [`Packet::Unknown`] and skipped by
-//! replay; odd payload sizes of known types become warnings. Every length is checked against
-//! the bytes left in the file before anything is allocated.
+//! replay; odd payload sizes of known types become warnings. Packets are read one at a time from
+//! any byte stream ([`PacketReader`]: a file, a slice, a zstd/xz decoder); a payload's buffer
+//! grows with the bytes that arrive, so a length the input cannot back allocates nothing.
 //!
 //! How sure we are: the layout follows the spec text; the 14-byte variant and DuckStation's
 //! VRAM-restore quirks come from `gpu-dump-notes.md`. No hardware-captured dump exists to test
 //! against, so the tests are round trips and hand-built files.
 
 use std::fmt;
+use std::io::{self, Read};
 
-use crate::formats::reader::Reader;
-use crate::formats::{ErrorKind, Result};
+use crate::capture::compressed::Compression;
+use crate::formats::{ErrorKind, LoadError, Result};
 
 /// Format name carried by load errors.
 pub const FORMAT: &str = "GPUDUMP";
@@ -169,6 +171,8 @@ pub struct Dump {
     pub entries: Vec<Entry>,
     /// Things that were odd but readable (odd payload sizes, unknown types).
     pub warnings: Vec<String>,
+    /// The compression of the file it was read from, if any.
+    pub compression: Option<Compression>,
 }
 
 impl Dump {
@@ -207,8 +211,12 @@ impl Dump {
             Magic::Spec => "16-byte spec magic",
             Magic::Short => "14-byte DuckStation magic",
         };
+        let packed = match self.compression {
+            Some(c) => format!(", {}-compressed", c.name()),
+            None => String::new(),
+        };
         let mut s = format!(
-            "GPUDUMP ({magic}): {} packets, {gp0} GP0 words, {gp1} GP1 words, {} frames",
+            "GPUDUMP ({magic}{packed}): {} packets, {gp0} GP0 words, {gp1} GP1 words, {} frames",
             self.entries.len(),
             self.frames()
         );
@@ -220,92 +228,229 @@ impl Dump {
     }
 }
 
-/// Compressed forms DuckStation writes (`.psxgpu.zst`, `.psxgpu.xz`): recognised so the error
-/// can say what to do, not decompressed.
-fn compressed_kind(data: &[u8]) -> Option<&'static str> {
-    if data.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
-        Some("zstd")
-    } else if data.starts_with(&[0xFD, b'7', b'z', b'X', b'Z', 0x00]) {
-        Some("xz")
-    } else {
-        None
-    }
-}
-
-/// True when `data` looks like a GPU dump (starts `PSXGPUDUMP`, or is a compressed file that
-/// is probably one): the content test `replay` uses.
+/// True when `data` looks like a GPU dump (starts `PSXGPUDUMP`, or is a zstd/xz stream, which
+/// is read as a compressed dump): the content test `replay` uses.
 pub fn looks_like_dump(data: &[u8]) -> bool {
-    data.starts_with(&MAGIC_PREFIX[..10]) || compressed_kind(data).is_some()
+    data.starts_with(&MAGIC_PREFIX[..10]) || Compression::detect(data).is_some()
 }
 
-/// Parses a whole dump.
+/// Parses a whole dump held in memory, plain or compressed (detected by content).
 pub fn parse(data: &[u8]) -> Result<Dump> {
-    let r = Reader::new(data, FORMAT);
-    if let Some(kind) = compressed_kind(data) {
-        return Err(r.invalid(
-            0,
-            format!("{kind}-compressed file: decompress it first (e.g. `{kind} -d FILE`)"),
-        ));
+    let compression = Compression::detect(data);
+    let mut dump = match compression {
+        // Decoded as a stream, capped like a plain file's size.
+        Some(c) => collect(PacketReader::new(
+            c.decoder(data, crate::formats::MAX_FILE_SIZE),
+        )?)?,
+        None => collect(PacketReader::new(data)?)?,
+    };
+    dump.compression = compression;
+    Ok(dump)
+}
+
+/// Reads every packet of `reader` into a [`Dump`].
+pub fn collect<R: Read>(mut reader: PacketReader<R>) -> Result<Dump> {
+    let mut entries = Vec::new();
+    while let Some(e) = reader.next_entry()? {
+        entries.push(e);
     }
-    let bad_magic = || {
-        r.error(
+    Ok(Dump {
+        magic: reader.magic(),
+        entries,
+        warnings: reader.take_warnings(),
+        compression: None,
+    })
+}
+
+/// Reads a dump's packets one at a time from any byte stream (a file, a slice, a decompressor),
+/// so a replay holds one packet, not the whole dump. Offsets count bytes of the stream read
+/// (of the decompressed data, for a compressed file); an error of the decompressor comes out as
+/// the [`LoadError`] it carries, at its offset in the compressed input.
+pub struct PacketReader<R: Read> {
+    input: R,
+    /// Offset of the next byte to read.
+    off: u64,
+    magic: Magic,
+    seen_gpu_packet: bool,
+    warnings: Vec<String>,
+}
+
+impl<R: Read> PacketReader<R> {
+    /// Reads and checks the magic.
+    pub fn new(input: R) -> Result<Self> {
+        let mut p = PacketReader {
+            input,
+            off: 0,
+            magic: Magic::Spec,
+            seen_gpu_packet: false,
+            warnings: Vec::new(),
+        };
+        let bad_magic = LoadError::new(
+            FORMAT,
             0,
             ErrorKind::BadMagic {
                 expected: "PSXGPUDUMPv1",
             },
-        )
-    };
-    if r.bytes(0, 12, "magic").map_err(|_| bad_magic())? != MAGIC_PREFIX {
-        return Err(bad_magic());
-    }
-    // gpu-dump-notes.md: bytes 12..13 = "r1" → 16-byte magic, else 14 bytes.
-    let magic = if data.get(12..14) == Some(b"r1") {
-        Magic::Spec
-    } else {
-        Magic::Short
-    };
-    let full: &[u8] = match magic {
-        Magic::Spec => MAGIC_SPEC,
-        Magic::Short => MAGIC_SHORT,
-    };
-    let tail = &full[12..];
-    let found = r.bytes(12, tail.len() as u64, "magic")?;
-    if found != tail {
-        // "v1r2" and such: a revision this reader does not know (the spec: an error).
-        return Err(r.error(
-            12,
-            ErrorKind::UnsupportedVersion {
-                version: u64::from(r.u16_at(12, "magic")?),
-                supported: "PSXGPUDUMPv1r1 (16-byte) and PSXGPUDUMPv1 (14-byte)",
-            },
-        ));
+        );
+        let mut head = [0u8; 16];
+        if p.fill(&mut head[..12])? < 12 || &head[..12] != MAGIC_PREFIX {
+            return Err(bad_magic);
+        }
+        // gpu-dump-notes.md: bytes 12..13 = "r1" → 16-byte magic, else 14 bytes.
+        let n = p.fill(&mut head[12..14])?;
+        p.magic = if head[12..14] == *b"r1" {
+            Magic::Spec
+        } else {
+            Magic::Short
+        };
+        let full: &[u8] = match p.magic {
+            Magic::Spec => MAGIC_SPEC,
+            Magic::Short => MAGIC_SHORT,
+        };
+        let n = match p.magic {
+            Magic::Spec => n + p.fill(&mut head[14..16])?,
+            Magic::Short => n,
+        };
+        if 12 + n < full.len() {
+            return Err(p.error(
+                12,
+                ErrorKind::UnexpectedEof {
+                    what: "magic",
+                    len: (full.len() - 12) as u64,
+                },
+            ));
+        }
+        if head[..full.len()] != *full {
+            // "v1r2" and such: a revision this reader does not know (the spec: an error).
+            return Err(p.error(
+                12,
+                ErrorKind::UnsupportedVersion {
+                    version: u64::from(u16::from_le_bytes([head[12], head[13]])),
+                    supported: "PSXGPUDUMPv1r1 (16-byte) and PSXGPUDUMPv1 (14-byte)",
+                },
+            ));
+        }
+        Ok(p)
     }
 
-    let mut dump = Dump {
-        magic,
-        entries: Vec::new(),
-        warnings: Vec::new(),
-    };
-    let mut off = magic.len() as u64;
-    let mut seen_gpu_packet = false;
-    while off < r.len() {
-        let header = r.u32_at(off, "packet header")?;
+    /// The magic the dump starts with.
+    pub fn magic(&self) -> Magic {
+        self.magic
+    }
+
+    /// Bytes of the (decompressed) stream read so far.
+    pub fn offset(&self) -> u64 {
+        self.off
+    }
+
+    /// The warnings gathered since the last call (odd payload sizes, unknown types).
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    fn error(&self, off: u64, kind: ErrorKind) -> LoadError {
+        LoadError::new(FORMAT, off, kind)
+    }
+
+    /// An I/O error of the input: the decompressor's own error when it carries one.
+    fn io_error(&self, e: io::Error) -> LoadError {
+        match e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<LoadError>())
+        {
+            Some(carried) => carried.clone(),
+            None => self.error(self.off, ErrorKind::Io(e.to_string())),
+        }
+    }
+
+    /// Reads until `buf` is full or the input ends; the bytes read.
+    fn fill(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let mut n = 0;
+        while n < buf.len() {
+            match self.input.read(&mut buf[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.io_error(e)),
+            }
+        }
+        self.off += n as u64;
+        Ok(n)
+    }
+
+    /// The next packet and its offset; `None` at the end of the input.
+    pub fn next_entry(&mut self) -> Result<Option<Entry>> {
+        let off = self.off;
+        let mut header = [0u8; 4];
+        match self.fill(&mut header)? {
+            0 => return Ok(None),
+            4 => {}
+            _ => {
+                return Err(self.error(
+                    off,
+                    ErrorKind::UnexpectedEof {
+                        what: "packet header",
+                        len: 4,
+                    },
+                ))
+            }
+        }
+        let header = u32::from_le_bytes(header);
         let kind = PacketType((header >> 24) as u8);
         let len = u64::from(header & 0xFF_FFFF);
-        let payload = r.array(off, off + 4, len, 4, "packet payload")?;
+        if matches!(
+            kind,
+            PacketType::GAME_ID | PacketType::VIDEO_FORMAT | PacketType::COMMENT
+        ) && len > MAX_STRING_WORDS
+        {
+            return Err(self.error(
+                off,
+                ErrorKind::CountTooLarge {
+                    what: "string payload words",
+                    count: len,
+                    max: MAX_STRING_WORDS,
+                },
+            ));
+        }
+        // Grows with the bytes that arrive, so a length the input cannot back costs nothing.
+        let mut payload = Vec::new();
+        let got = (&mut self.input)
+            .take(len * 4)
+            .read_to_end(&mut payload)
+            .map_err(|e| self.io_error(e))?;
+        self.off += got as u64;
+        if got as u64 != len * 4 {
+            return Err(self.error(
+                off,
+                ErrorKind::OutOfBounds {
+                    what: "packet payload",
+                    target: off + 4,
+                    len: len * 4,
+                },
+            ));
+        }
+        let packet = self.decode(off, kind, &payload)?;
+        if kind.0 <= PacketType::TRACE_BEGIN.0 {
+            self.seen_gpu_packet = true;
+        }
+        Ok(Some(Entry {
+            offset: off,
+            packet,
+        }))
+    }
+
+    /// One packet from its type and payload bytes (a whole number of words).
+    fn decode(&mut self, off: u64, kind: PacketType, payload: &[u8]) -> Result<Packet> {
+        let len = payload.len() as u64 / 4;
         let words = || -> Vec<u32> {
             payload
                 .chunks_exact(4)
                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect()
         };
-        let first = || {
-            payload
-                .get(..4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        };
+        let warnings = &mut self.warnings;
         let mut warn = |msg: String| {
-            dump.warnings.push(format!(
+            warnings.push(format!(
                 "packet at byte 0x{off:x} (type 0x{:02x}): {msg}",
                 kind.0
             ))
@@ -314,10 +459,18 @@ pub fn parse(data: &[u8]) -> Result<Dump> {
             if len > 1 {
                 warn(format!("{len} payload words, expected 1; using the first"));
             }
-            first()
-                .ok_or_else(|| r.invalid(off, format!("packet type 0x{:02x} needs a word", kind.0)))
+            payload
+                .get(..4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .ok_or_else(|| {
+                    LoadError::invalid(
+                        FORMAT,
+                        off,
+                        format!("packet type 0x{:02x} needs a word", kind.0),
+                    )
+                })
         };
-        let packet = match kind {
+        Ok(match kind {
             PacketType::GP0 => Packet::Gp0(words()),
             PacketType::GP1 => Packet::Gp1(words()),
             PacketType::VSYNC => {
@@ -342,7 +495,7 @@ pub fn parse(data: &[u8]) -> Result<Dump> {
                 Packet::TraceBegin
             }
             PacketType::GPU_VERSION => {
-                if seen_gpu_packet {
+                if self.seen_gpu_packet {
                     warn("GPU version after GPU packets (the spec allows it only before)".into());
                 }
                 let v = one_word(&mut warn)?;
@@ -352,7 +505,6 @@ pub fn parse(data: &[u8]) -> Result<Dump> {
                 Packet::GpuVersion(v)
             }
             PacketType::GAME_ID | PacketType::VIDEO_FORMAT | PacketType::COMMENT => {
-                r.check_count(off, len, MAX_STRING_WORDS, "string payload words")?;
                 let end = payload
                     .iter()
                     .position(|&b| b == 0)
@@ -371,17 +523,8 @@ pub fn parse(data: &[u8]) -> Result<Dump> {
                     payload: words(),
                 }
             }
-        };
-        if kind.0 <= PacketType::TRACE_BEGIN.0 {
-            seen_gpu_packet = true;
-        }
-        dump.entries.push(Entry {
-            offset: off,
-            packet,
-        });
-        off += 4 + len * 4;
+        })
     }
-    Ok(dump)
 }
 
 /// A packet too long for the 24-bit length field (only strings and unknown packets can be;
@@ -542,10 +685,17 @@ impl Writer {
     }
 }
 
-/// One rendered frame as a GPUDUMP an emulator's dump player can play: `comment` (left out if
-/// too long for a packet), the state restore (GP1 reset, the whole VRAM `initial_vram`, then the
-/// display set-up `gp1_setup`), trace begin, the frame's `gp0` words and one VSync.
-pub fn frame_dump(comment: &str, initial_vram: &[u16], gp1_setup: &[u32], gp0: &[u32]) -> Vec<u8> {
+/// Rendered frames as one GPUDUMP an emulator's dump player plays as an animation: `comment`
+/// (left out if too long for a packet), the state restore (GP1 reset, the whole VRAM
+/// `initial_vram`, then the display set-up `gp1_setup`) once, trace begin, then for each frame
+/// its GP0 words and one VSync. Each frame's words set all the drawing state they use and clear
+/// the framebuffer, so frame N replays to the same picture as when it was rendered alone.
+pub fn capture(
+    comment: &str,
+    initial_vram: &[u16],
+    gp1_setup: &[u32],
+    frames: &[&[u32]],
+) -> Vec<u8> {
     let mut w = Writer::new();
     let _ = w.packet(&Packet::Comment(comment.to_string()));
     w.gp1(0);
@@ -555,9 +705,16 @@ pub fn frame_dump(comment: &str, initial_vram: &[u16], gp1_setup: &[u32], gp0: &
     }
     // A trace-begin is a fixed empty packet: it cannot be too long.
     let _ = w.packet(&Packet::TraceBegin);
-    w.gp0_words(gp0);
-    w.vsync(VSyncTime::None);
+    for gp0 in frames {
+        w.gp0_words(gp0);
+        w.vsync(VSyncTime::None);
+    }
     w.finish()
+}
+
+/// One rendered frame as a GPUDUMP: [`capture`] of that frame alone.
+pub fn frame_dump(comment: &str, initial_vram: &[u16], gp1_setup: &[u32], gp0: &[u32]) -> Vec<u8> {
+    capture(comment, initial_vram, gp1_setup, &[gp0])
 }
 
 /// Encodes packets as a 16-byte-magic dump. Consecutive GP0 (GP1) packets are merged, which a

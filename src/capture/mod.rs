@@ -3,15 +3,21 @@
 //! counting what a recording does.
 //!
 //! - [`dump`]: the GPUDUMP (`.psxgpu`) reader and writer;
+//! - [`compressed`]: zstd/xz-compressed dumps (`.psxgpu.zst`, `.psxgpu.xz`), decoded as streams;
 //! - [`replay`]: recorded input → a GPU at power-on, optionally stopping at a frame;
+//! - [`sequence`]: every frame of a capture in one pass, memory bounded by one frame;
 //! - [`display`]: the picture a TV shows, cut out of VRAM (every picture psxrender saves);
 //! - [`compare`]: two pictures compared in 15-bit space;
+//! - [`pairs`]: two sequences of pictures compared frame by frame;
 //! - [`history`]: pixel history as text;
 //! - [`census`]: what a recording does, counted without drawing.
 
 pub mod census;
 pub mod compare;
+pub mod compressed;
 pub mod display;
 pub mod dump;
 pub mod history;
+pub mod pairs;
 pub mod replay;
+pub mod sequence;

@@ -338,6 +338,28 @@ impl Prepared {
     }
 }
 
+/// Feeds one dump packet to `gpu` as the module docs map it; true when it is a frame mark.
+/// (The streaming player's step: [`Prepared`] batches the same mapping for repeated runs.)
+pub fn apply(gpu: &mut Gpu, packet: &Packet) -> bool {
+    match packet {
+        Packet::Gp0(words) => gpu.gp0_words(words),
+        Packet::Gp1(words) => words.iter().for_each(|&w| gpu.gp1(w)),
+        Packet::Discard(n) | Packet::Readback(n) => {
+            for _ in 0..(*n).min(dump::MAX_READ_WORDS) {
+                gpu.gpuread();
+            }
+        }
+        Packet::VSync(_) => return true,
+        _ => {}
+    }
+    false
+}
+
+/// A power-on GPU set up as `opts` asks (threads, parallel threshold, pixel history).
+pub fn new_gpu(opts: &Options) -> Gpu {
+    Prepared::gpu(opts)
+}
+
 /// Runs `input` on a power-on GPU.
 pub fn run(input: &Input, opts: Options) -> Result<Replayed, ReplayError> {
     let prepared = Prepared::new(input);

@@ -8,17 +8,19 @@ use clap::Args as ClapArgs;
 use psxrender::capture::compare::{self, Capture, Source};
 use psxrender::output::save_png_rgb;
 
-/// Compare two captures (PNG screenshots or VRAM images, or raw 1 MiB VRAM) in 15-bit space.
-/// Exit 0 when equal within the tolerance, 1 when not, 2 on bad input, 3 if --diff fails.
+/// Compare two captures (PNG screenshots or VRAM images, or raw 1 MiB VRAM) in 15-bit space,
+/// or two sequences of them frame by frame (directories, or patterns like `shots/f_*.png`:
+/// paired by the number in each name; one line per differing frame, then the first and the
+/// worst). Exit 0 when equal within the tolerance, 1 when not, 2 on bad input or if --diff fails.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// First capture (PNG or raw 1 MiB VRAM).
+    /// First capture (PNG or raw 1 MiB VRAM), or a directory / pattern of numbered ones.
     pub a: PathBuf,
-    /// Second capture.
+    /// Second capture, or sequence.
     pub b: PathBuf,
     /// Write a diff image: matching pixels dimmed, differences magenta (yellow if within
-    /// the tolerance).
-    #[arg(long, value_name = "PNG")]
+    /// the tolerance); for sequences a directory, one diff_NNNN.png per differing frame.
+    #[arg(long, value_name = "PNG|DIR")]
     pub diff: Option<PathBuf>,
     /// Largest per-channel difference, in 5-bit units (0-31), still counted as equal.
     #[arg(long, default_value_t = 0, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=31))]
@@ -35,14 +37,24 @@ fn describe(c: &Capture) -> String {
     }
 }
 
-pub fn run(args: Args) -> ExitCode {
-    let loaded = Capture::load(&args.a).and_then(|a| Ok((a, Capture::load(&args.b)?)));
-    let ignore = match &args.mask {
+/// The rectangles `--mask` leaves out.
+pub(super) fn mask(args: &Args) -> Result<Vec<compare::Rect>, psxrender::formats::LoadError> {
+    match &args.mask {
         None => Ok(Vec::new()),
         Some(m) => psxrender::formats::read_file(m, "mask").and_then(|d| {
             compare::parse_mask(&String::from_utf8_lossy(&d)).map_err(|e| e.in_file(m))
         }),
-    };
+    }
+}
+
+pub fn run(args: Args) -> ExitCode {
+    if psxrender::capture::pairs::is_sequence(&args.a)
+        || psxrender::capture::pairs::is_sequence(&args.b)
+    {
+        return super::compare_frames::run(&args);
+    }
+    let loaded = Capture::load(&args.a).and_then(|a| Ok((a, Capture::load(&args.b)?)));
+    let ignore = mask(&args);
     let ((a, b), ignore) = match (loaded, ignore) {
         (Ok(ab), Ok(ig)) => (ab, ig),
         (Err(e), _) | (_, Err(e)) => {
@@ -94,7 +106,12 @@ pub fn run(args: Args) -> ExitCode {
         }
         println!("wrote {}", p.display());
     }
-    if report.passed() {
+    verdict(report.passed())
+}
+
+/// Prints `EQUAL` (exit 0) or `DIFFERENT` (exit 1).
+pub(super) fn verdict(passed: bool) -> ExitCode {
+    if passed {
         println!("EQUAL");
         ExitCode::SUCCESS
     } else {

@@ -6,6 +6,7 @@
 //! usage; 3 an output file could not be written.
 
 mod compare;
+mod compare_frames;
 mod conformance;
 mod demo;
 mod gte_vectors;
@@ -13,6 +14,7 @@ mod info;
 mod model_args;
 mod render;
 mod replay;
+mod replay_frames;
 mod sheet;
 mod texture;
 mod view;

@@ -101,13 +101,11 @@ pub struct RenderArgs {
     /// Also write the whole 1024x512 VRAM as PNG.
     #[arg(long, value_name = "OUT.png")]
     pub vram: Option<PathBuf>,
-    /// Also write the frame as a GPUDUMP (.psxgpu): VRAM restore, the frame's GP0 words, a
-    /// VSync; `psxrender replay --display` turns it back into the same PNG.
-    #[arg(
-        long = "dump-gp0",
-        value_name = "OUT.psxgpu",
-        conflicts_with = "frames"
-    )]
+    /// Also write the frame as a GPUDUMP (.psxgpu; .zst/.xz at the end compresses it): VRAM
+    /// restore, the frame's GP0 words, a VSync; `psxrender replay --display` turns it back into
+    /// the same PNG. With --frames: one capture of every frame (the restore once, then each
+    /// frame's words and a VSync), which `replay --frames` turns back into the same PNGs.
+    #[arg(long = "dump-gp0", value_name = "OUT.psxgpu", conflicts_with = "sheet")]
     pub dump_gp0: Option<PathBuf>,
     /// Threads: frames rendered at once with --frames, else GPU rasteriser threads (0 = all).
     #[arg(long, default_value_t = 0, value_name = "N")]
@@ -237,7 +235,7 @@ pub(super) fn parse_depth(s: &str) -> Result<TextureDepth, String> {
     }
 }
 
-fn parse_range(s: &str) -> Result<Range<u32>, String> {
+pub(super) fn parse_range(s: &str) -> Result<Range<u32>, String> {
     let (a, b, inclusive) = if let Some((a, b)) = s.split_once("..=") {
         (a, b, true)
     } else if let Some((a, b)) = s.split_once("..") {
@@ -420,23 +418,21 @@ fn single(
     report(&frame);
     save_frame(out, &frame)?;
     if let Some(path) = &args.dump_gp0 {
-        let comment = format!(
-            "psxrender {} ({} model)",
-            env!("CARGO_PKG_VERSION"),
-            renderer.model().format()
-        );
-        let dump = psxrender::capture::dump::frame_dump(
-            &comment,
-            &renderer.initial_vram(),
-            renderer.gp1_setup(),
-            &frame.gp0,
-        );
-        psxrender::output::write_atomic(path, &dump).map_err(|e| {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            ExitCode::from(EXIT_WRITE_FAILED)
-        })?;
+        write_capture(renderer, path, &[&frame.gp0])?;
     }
     Ok(())
+}
+
+/// Writes `frames` (each frame's GP0 words, in order) as one GPUDUMP capture.
+fn write_capture(renderer: &Renderer, path: &Path, frames: &[&[u32]]) -> Result<(), ExitCode> {
+    let comment = format!(
+        "psxrender {} ({} model)",
+        env!("CARGO_PKG_VERSION"),
+        renderer.model().format()
+    );
+    let initial = renderer.initial_vram();
+    let dump = psxrender::capture::dump::capture(&comment, &initial, renderer.gp1_setup(), frames);
+    psxrender::capture::compressed::write_dump(path, &dump).map_err(|e| write_failed(path, e))
 }
 
 /// `NAME.png` → `NAME_0012.png`.
@@ -473,7 +469,9 @@ fn many(
             ExitCode::from(EXIT_BAD_INPUT)
         })?;
     let gif = args.gif;
-    let results: Vec<Result<Option<Frame>, ExitCode>> = pool.install(|| {
+    let keep_gp0 = args.dump_gp0.is_some();
+    type Kept = (Option<Frame>, Vec<u32>);
+    let results: Vec<Result<Kept, ExitCode>> = pool.install(|| {
         range
             .clone()
             .into_par_iter()
@@ -485,16 +483,20 @@ fn many(
                         frame: n,
                         camera: None,
                     };
-                    let frame = r.render(&req).map_err(|e| {
+                    let mut frame = r.render(&req).map_err(|e| {
                         eprintln!("error: frame {n}: {e}");
                         ExitCode::from(EXIT_BAD_INPUT)
                     })?;
                     bar.inc(1);
+                    let gp0 = match keep_gp0 {
+                        true => std::mem::take(&mut frame.gp0),
+                        false => Vec::new(),
+                    };
                     if gif {
-                        Ok(Some(frame))
+                        Ok((Some(frame), gp0))
                     } else {
                         save_frame(&numbered(out, n), &frame)?;
-                        Ok(None)
+                        Ok((None, gp0))
                     }
                 },
             )
@@ -502,12 +504,17 @@ fn many(
     });
     bar.finish_and_clear();
     let mut frames = Vec::new();
+    let mut words = Vec::new();
     for r in results {
-        if let Some(f) = r? {
-            frames.push(f);
-        }
+        let (f, gp0) = r?;
+        frames.extend(f);
+        words.push(gp0);
     }
     eprintln!("rendered {} frames", range.len());
+    if let Some(path) = &args.dump_gp0 {
+        let each: Vec<&[u32]> = words.iter().map(Vec::as_slice).collect();
+        write_capture(renderer, path, &each)?;
+    }
     if gif {
         write_gif(out, &frames)?;
     }

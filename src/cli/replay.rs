@@ -1,32 +1,49 @@
 //! `psxrender replay INPUT`: run a text stream or a GPU dump from power-on and save VRAM and/or
 //! the displayed picture.
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 
 use psxrender::capture::replay::{self, Input};
-use psxrender::capture::{display, history};
+use psxrender::capture::{compressed, display, history};
 use psxrender::output::{save_png_rgb, write_atomic};
 
-/// Replay a GPU text stream or GPUDUMP (.psxgpu) from power-on; save VRAM and the display.
+/// Replay a GPU text stream or GPUDUMP (.psxgpu, also zstd/xz-compressed as DuckStation writes
+/// them) from power-on; save VRAM and the display, at one frame or every frame of a range.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// Text stream (`gp0 HEX` / `gp1 HEX` / `frame` lines) or GPUDUMP file; detected by content.
+    /// Text stream (`gp0 HEX` / `gp1 HEX` / `frame` lines) or GPUDUMP file, plain or zstd/xz
+    /// compressed; detected by content.
     pub input: PathBuf,
-    /// Write the whole VRAM as a 1024x512 PNG (channels (c<<3)|(c>>2), mask bit dropped).
-    #[arg(long, value_name = "PNG")]
+    /// Write the whole VRAM as a 1024x512 PNG (channels (c<<3)|(c>>2), mask bit dropped); with
+    /// --frames a directory of numbered PNGs.
+    #[arg(long, value_name = "PNG|DIR")]
     pub vram: Option<PathBuf>,
     /// Write the whole VRAM raw: exactly 1 MiB, 1024x512 little-endian u16, mask bit included.
     #[arg(long = "vram-raw", value_name = "BIN")]
     pub vram_raw: Option<PathBuf>,
-    /// Write what the TV shows (GP1 display area and mode; black if the display is off).
-    #[arg(long, value_name = "PNG")]
+    /// Write what the TV shows (GP1 display area and mode; black if the display is off); with
+    /// --frames a directory of numbered PNGs (DIR/frame_0000.png, ...).
+    #[arg(long, value_name = "PNG|DIR")]
     pub display: Option<PathBuf>,
-    /// Also write the input as a GPUDUMP (16-byte spec magic) that emulator dump players open.
+    /// Also write the input as a GPUDUMP (16-byte spec magic) that emulator dump players open;
+    /// a name ending .zst or .xz writes it compressed.
     #[arg(long, value_name = "PSXGPU")]
     pub dump: Option<PathBuf>,
+    /// Every frame A to B-1 in one pass (memory of one frame, whatever the capture's length):
+    /// with --display DIR and/or --vram DIR one numbered PNG per frame, with --gif an animation.
+    /// Frame N is what the TV shows at the (N+1)-th frame mark (what --frame N+1 stops at).
+    /// Example: `psxrender replay cap.psxgpu.zst --frames 0..300 --display shots/`
+    #[arg(long, value_name = "A..B", value_parser = super::render::parse_range,
+          conflicts_with_all = ["frame", "repeat", "history", "vram_raw", "dump"])]
+    pub frames: Option<Range<u32>>,
+    /// With --frames: an animated GIF of what the TV shows, each picture for as many fields
+    /// (1/50 s PAL, 1/60 s NTSC) as it was shown.
+    #[arg(long, value_name = "GIF", requires = "frames")]
+    pub gif: Option<PathBuf>,
     /// Stop after N frame marks (`frame` lines / VSync packets); 0 = before the first.
     /// Default: run to the end.
     #[arg(long, value_name = "N")]
@@ -76,6 +93,14 @@ fn saved(path: &Path, result: std::io::Result<()>, status: &mut ExitCode) {
 }
 
 pub fn run(args: Args) -> ExitCode {
+    if let Some(range) = args.frames.clone() {
+        let out = super::replay_frames::Outputs {
+            display: args.display.as_deref(),
+            vram: args.vram.as_deref(),
+            gif: args.gif.as_deref(),
+        };
+        return super::replay_frames::run(&args.input, range, args.threads, &out);
+    }
     let input = match Input::load(&args.input) {
         Ok(i) => i,
         Err(e) => {
@@ -92,7 +117,7 @@ pub fn run(args: Args) -> ExitCode {
     let mut status = ExitCode::SUCCESS;
     if let Some(p) = &args.dump {
         match input.to_dump() {
-            Ok(bytes) => saved(p, write_atomic(p, &bytes), &mut status),
+            Ok(bytes) => saved(p, compressed::write_dump(p, &bytes), &mut status),
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(2);

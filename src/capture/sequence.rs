@@ -1,0 +1,177 @@
+//! Every frame of a capture in one pass: the input is read packet by packet (a compressed dump
+//! is decoded as it plays), and at each frame mark in the range asked for the caller gets the
+//! GPU to take its picture, so memory stays at one packet and one frame whatever the capture's
+//! length.
+//!
+//! Numbering: frame N is what the TV shows at the (N+1)-th frame mark (a dump's VSync, a
+//! stream's `frame` line), the mark that ends the N-th frame's drawing; `replay --frame N+1`
+//! stops at the same place. A renderer's `--frames A..B --dump-gp0` capture therefore replays
+//! frame N to its own frame N.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use gpu::Gpu;
+
+use crate::capture::compressed::Compression;
+use crate::capture::dump::{self, Packet, PacketReader, VSyncTime};
+use crate::capture::replay::{self, Input};
+use crate::formats::LoadError;
+use crate::hwtest::stream::Item;
+
+/// Most bytes a compressed dump may decode to when played as a stream: far beyond any real
+/// capture (hours of frames), small enough that a decompression bomb ends.
+pub const MAX_STREAMED_BYTES: u64 = 16 << 30;
+
+/// Packets of an input, one at a time.
+pub enum Packets {
+    /// A dump, read from its file (or decoder) as it plays.
+    Dump(PacketReader<Box<dyn Read>>),
+    /// A text stream (read whole: streams are hand-made and small), its items from `next`.
+    Stream {
+        /// The items.
+        items: Vec<Item>,
+        /// The next item to hand out.
+        next: usize,
+    },
+}
+
+impl Packets {
+    /// The next packet; consecutive GP0 lines of a stream come as one packet.
+    pub fn next_packet(&mut self) -> Result<Option<Packet>, LoadError> {
+        match self {
+            Packets::Dump(r) => Ok(r.next_entry()?.map(|e| e.packet)),
+            Packets::Stream { items, next } => loop {
+                let Some(item) = items.get(*next) else {
+                    return Ok(None);
+                };
+                *next += 1;
+                match *item {
+                    Item::Gp0(w) => {
+                        let mut words = vec![w];
+                        while let Some(Item::Gp0(w)) = items.get(*next) {
+                            words.push(*w);
+                            *next += 1;
+                        }
+                        return Ok(Some(Packet::Gp0(words)));
+                    }
+                    Item::Gp1(w) => return Ok(Some(Packet::Gp1(vec![w]))),
+                    Item::Frame => return Ok(Some(Packet::VSync(VSyncTime::None))),
+                    _ => {}
+                }
+            },
+        }
+    }
+
+    /// Warnings met so far (odd dump packets); each is handed out once.
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        match self {
+            Packets::Dump(r) => r.take_warnings(),
+            Packets::Stream { .. } => Vec::new(),
+        }
+    }
+}
+
+/// An input opened for playing.
+pub struct Opened {
+    /// Its packets.
+    pub packets: Packets,
+    /// The compression of the file, if any.
+    pub compression: Option<Compression>,
+}
+
+/// Opens `path`: a GPU dump (plain, zstd or xz, by content) is read as it plays; a text stream
+/// is read whole (size capped). Errors name the file.
+pub fn open(path: &Path) -> Result<Opened, LoadError> {
+    let in_file = |e: LoadError| e.in_file(path);
+    let io = |e: std::io::Error| LoadError::io("GPU stream", path, &e);
+    let mut file = BufReader::new(File::open(path).map_err(io)?);
+    let head = std::io::BufRead::fill_buf(&mut file).map_err(io)?.to_vec();
+    let compression = Compression::detect(&head);
+    let reader: Box<dyn Read> = match compression {
+        Some(c) => c.decoder(file, MAX_STREAMED_BYTES),
+        None if head.starts_with(&dump::MAGIC_PREFIX[..10]) => Box::new(file),
+        None => {
+            let Input::Stream { items, .. } = Input::load(path)? else {
+                // The head said "not a dump", and load sniffs the same bytes.
+                return Err(in_file(LoadError::invalid(
+                    "GPU stream",
+                    0,
+                    "changed while being read",
+                )));
+            };
+            return Ok(Opened {
+                packets: Packets::Stream { items, next: 0 },
+                compression: None,
+            });
+        }
+    };
+    let packets = Packets::Dump(PacketReader::new(reader).map_err(in_file)?);
+    Ok(Opened {
+        packets,
+        compression,
+    })
+}
+
+/// Why playing stopped early.
+#[derive(Debug)]
+pub enum PlayError<E> {
+    /// The input is bad (the error names where).
+    Input(LoadError),
+    /// The input ended before frame `range.end - 1`.
+    TooShort {
+        /// The frames asked for.
+        range: Range<u64>,
+        /// The frame marks the input has.
+        marks: u64,
+    },
+    /// The caller's picture-taking failed.
+    Output(E),
+}
+
+impl<E: std::fmt::Display> std::fmt::Display for PlayError<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlayError::Input(e) => write!(f, "{e}"),
+            PlayError::TooShort { range, marks } => write!(
+                f,
+                "frames {}..{} asked for, but the input has {marks} frame marks (frames 0..{marks})",
+                range.start, range.end
+            ),
+            PlayError::Output(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// Plays `packets` on `gpu` from the start and calls `shot(n, gpu)` at the frame mark that ends
+/// each frame `n` in `range`; stops after the last one (the rest of the input is not read).
+/// `progress(marks)` is told each frame mark passed.
+pub fn play<E>(
+    packets: &mut Packets,
+    gpu: &mut Gpu,
+    range: Range<u64>,
+    mut shot: impl FnMut(u64, &mut Gpu) -> Result<(), E>,
+    mut progress: impl FnMut(u64),
+) -> Result<(), PlayError<E>> {
+    let mut marks = 0u64;
+    while marks < range.end {
+        let Some(packet) = packets.next_packet().map_err(PlayError::Input)? else {
+            return Err(PlayError::TooShort { range, marks });
+        };
+        if replay::apply(gpu, &packet) {
+            if range.contains(&marks) {
+                shot(marks, gpu).map_err(PlayError::Output)?;
+            }
+            marks += 1;
+            progress(marks);
+        }
+    }
+    Ok(())
+}
+
+/// `DIR/frame_0012.png`: where frame `n` of a sequence goes (at least 4 digits, so names sort).
+pub fn numbered(dir: &Path, n: u64, ext: &str) -> PathBuf {
+    dir.join(format!("frame_{n:04}.{ext}"))
+}

@@ -1,0 +1,69 @@
+//! `psxrender compare DIR_A DIR_B`: two sequences of pictures compared frame by frame
+//! ([`psxrender::capture::pairs`]).
+
+use std::process::ExitCode;
+
+use psxrender::capture::compare::Options;
+use psxrender::capture::pairs::{self, Outcome, Summary};
+use psxrender::output::save_png_rgb;
+
+use super::compare::Args;
+use super::EXIT_BAD_INPUT;
+
+pub fn run(args: &Args) -> ExitCode {
+    let listed = pairs::list(&args.a).and_then(|a| Ok((a, pairs::list(&args.b)?)));
+    let ((a, b), ignore) = match (listed, super::compare::mask(args)) {
+        (Ok(ab), Ok(ig)) => (ab, ig),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_BAD_INPUT);
+        }
+    };
+    println!("A: {}: {} numbered pictures", args.a.display(), a.len());
+    println!("B: {}: {} numbered pictures", args.b.display(), b.len());
+    if let Some(dir) = &args.diff {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("error: cannot make directory {}: {e}", dir.display());
+            // compare's contract: 0 equal, 1 different, 2 any error.
+            return ExitCode::from(EXIT_BAD_INPUT);
+        }
+    }
+    let opts = Options {
+        tolerance: args.tolerance,
+        ignore,
+    };
+    let mut numbers: Vec<u64> = a.keys().chain(b.keys()).copied().collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    let mut summary = Summary::default();
+    for n in numbers {
+        let outcome = match (a.get(&n), b.get(&n)) {
+            (Some(pa), Some(pb)) => {
+                match pairs::compare_files(pa, pb, &opts, args.diff.is_some()) {
+                    Ok((report, diff)) => {
+                        if let (Some(dir), Some(pic)) = (&args.diff, diff) {
+                            let path = dir.join(format!("diff_{n:04}.png"));
+                            if let Err(e) = save_png_rgb(&path, pic.width, pic.height, &pic.rgb) {
+                                eprintln!("error: cannot write {}: {e}", path.display());
+                                return ExitCode::from(EXIT_BAD_INPUT);
+                            }
+                        }
+                        Outcome::Compared(report)
+                    }
+                    Err(e) => {
+                        eprintln!("error: frame {n}: {e}");
+                        return ExitCode::from(EXIT_BAD_INPUT);
+                    }
+                }
+            }
+            (Some(_), None) => Outcome::OnlyInA,
+            _ => Outcome::OnlyInB,
+        };
+        if let Some(line) = pairs::line(n, &outcome) {
+            println!("{line}");
+        }
+        summary.add(n, &outcome);
+    }
+    print!("{summary}");
+    super::compare::verdict(summary.passed())
+}
