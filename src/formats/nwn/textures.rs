@@ -5,8 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::formats::{dds, plt, read_file, LoadOptions};
+use crate::formats::{dds, plt, Folders, LoadOptions, MAX_FILE_SIZE};
 use crate::scene::RgbaImage;
+
+/// Largest `.txi` sidecar read, bytes (a few lines of settings).
+pub const MAX_TXI_SIZE: u64 = 1 << 20;
 
 /// Extensions tried, best first.
 pub const EXTENSIONS: [&str; 3] = ["dds", "tga", "plt"];
@@ -99,12 +102,13 @@ pub fn resolve(
     let stem = name.to_ascii_lowercase();
     let mut dirs = vec![model_dir.to_path_buf()];
     dirs.extend(opts.texture_dirs.iter().cloned());
+    let folders = Folders::new(model_dir, opts);
     for dir in &dirs {
         for path in candidates(dir, &stem) {
-            match decode_file(&path, model_dir, opts, warnings) {
+            match decode_file(&folders, &path, model_dir, opts, warnings) {
                 Ok(image) => {
                     let txi = find_file(std::slice::from_ref(dir), &stem, "txi")
-                        .and_then(|p| std::fs::read(p).ok())
+                        .and_then(|p| folders.read(&p, "NWN TXI", MAX_TXI_SIZE).ok())
                         .map(|b| {
                             String::from_utf8_lossy(&b[..b.len().min(64 << 10)])
                                 .to_ascii_lowercase()
@@ -137,12 +141,15 @@ pub fn resolve(
 }
 
 fn decode_file(
+    folders: &Folders,
     path: &Path,
     model_dir: &Path,
     opts: &LoadOptions,
     warnings: &mut Vec<String>,
 ) -> Result<RgbaImage, String> {
-    let data = read_file(path, "texture").map_err(|e| e.to_string())?;
+    let data = folders
+        .read(path, "texture", MAX_FILE_SIZE)
+        .map_err(|e| e.to_string())?;
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
@@ -171,10 +178,11 @@ pub fn palettes(
     dirs.push(model_dir.join("pal"));
     dirs.push(model_dir.to_path_buf());
     dirs.extend(opts.texture_dirs.iter().cloned());
+    let folders = Folders::new(model_dir, opts);
     let mut out: [Option<RgbaImage>; 10] = Default::default();
     for (slot, name) in out.iter_mut().zip(plt::PALETTE_FILES) {
         let img = find_file(&dirs, name, "tga").and_then(|p| {
-            let data = read_file(&p, "palette").ok()?;
+            let data = folders.read(&p, "palette", MAX_FILE_SIZE).ok()?;
             decode_tga(&data).ok()
         });
         if img.is_none() && !warnings.iter().any(|w| w.contains(name)) {
