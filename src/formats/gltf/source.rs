@@ -340,7 +340,7 @@ pub fn open(path: &Path, data: &[u8], budget: &Budget, folders: Folders) -> Resu
                 let file = external_path(&base, uri)
                     .map_err(|m| with_offset(json_error(format!("{jpath}.uri"), m), json_offset))?;
                 let bytes = read_external(&folders, &file, budget)
-                    .map_err(|e| named_in_uri(e, &format!("{jpath}.uri"), uri, json_offset))?;
+                    .map_err(|e| named_in_uri(e, &format!("{jpath}.uri"), uri))?;
                 (uri.to_string(), Some(file), 0, bytes)
             }
         };
@@ -417,21 +417,16 @@ pub fn external_path(base: &Path, uri: &str) -> std::result::Result<PathBuf, Str
     Ok(base.join(decoded))
 }
 
-/// A failure to read the file a URI names, as an error of the model at the URI's JSON path
-/// that names the URI, the file and the reason.
-pub fn named_in_uri(e: LoadError, jpath: &str, uri: &str, json_offset: u64) -> LoadError {
-    let detail = LoadError {
-        file: None,
-        ..e.clone()
-    };
-    let why = match &e.file {
-        Some(f) => format!("{}: {detail}", f.display()),
-        None => detail.to_string(),
-    };
-    with_offset(
-        json_error(jpath, format!("URI '{uri}': {why}")),
-        json_offset,
-    )
+/// A failure to read the file a URI names, told with the URI and the JSON path naming it (the
+/// error stays the file's, of its kind: an I/O refusal is still `Io`).
+pub fn named_in_uri(e: LoadError, jpath: &str, uri: &str) -> LoadError {
+    match e.kind {
+        ErrorKind::Io(m) => LoadError {
+            kind: ErrorKind::Io(format!("{m} ({jpath} '{uri}')")),
+            ..e
+        },
+        _ => e,
+    }
 }
 
 /// Reads an external file named by the model: inside `folders`, a regular file, within the size
