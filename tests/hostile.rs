@@ -244,15 +244,23 @@ fn model_files_that_are_devices_fifos_or_folders_are_refused_quickly() {
     }
 }
 
+/// A scratch folder `<name>/` holding a copy of the sample `outside` (where a link from the
+/// model's folder will lead), and in it `<name>/model/` holding a copy of the sample `model`;
+/// returns both folders.
+fn model_beside(name: &str, samples: &str, model: &str, outside: &str) -> (PathBuf, PathBuf) {
+    let top = scratch(name);
+    let dir = top.join("model");
+    std::fs::create_dir_all(&dir).unwrap();
+    let from = common::shared(samples);
+    std::fs::copy(from.join(model), dir.join(model)).unwrap();
+    std::fs::copy(from.join(outside), top.join(outside)).unwrap();
+    (top, dir)
+}
+
 #[test]
 #[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
 fn nwn_supermodels_and_textures_that_are_devices_fifos_or_links_out_are_refused() {
-    let top = scratch("nwn-links");
-    let dir = top.join("model");
-    std::fs::create_dir_all(&dir).unwrap();
-    let nwn = common::shared("samples/nwn");
-    std::fs::copy(nwn.join("c_aribeth.mdl"), dir.join("c_aribeth.mdl")).unwrap();
-    std::fs::copy(nwn.join("a_fa.mdl"), top.join("a_fa.mdl")).unwrap();
+    let (top, dir) = model_beside("nwn-links", "samples/nwn", "c_aribeth.mdl", "a_fa.mdl");
     // The supermodel by a link out of the folder, the textures a FIFO and a device.
     symlink(&top.join("a_fa.mdl"), &dir.join("a_fa.mdl"));
     mkfifo(&dir.join("c_aribeth.dds"));
@@ -282,14 +290,12 @@ fn nwn_supermodels_and_textures_that_are_devices_fifos_or_links_out_are_refused(
 #[test]
 #[cfg_attr(no_shared, ignore = "needs ../shared/samples/m2")]
 fn m2_textures_that_are_devices_fifos_or_links_out_are_refused() {
-    let top = scratch("m2-links");
-    let dir = top.join("model");
-    std::fs::create_dir_all(&dir).unwrap();
-    let m2 = common::shared("samples/m2");
-    std::fs::copy(m2.join("Rabbit2.m2"), dir.join("Rabbit2.m2")).unwrap();
-    std::fs::copy(m2.join("ArmorReflect5.blp"), top.join("secret.blp")).unwrap();
+    let (top, dir) = model_beside("m2-links", "samples/m2", "Rabbit2.m2", "ArmorReflect5.blp");
     // The env map by a link out of the folder; the skin a FIFO; a device is no file either.
-    symlink(&top.join("secret.blp"), &dir.join("ArmorReflect5.blp"));
+    symlink(
+        &top.join("ArmorReflect5.blp"),
+        &dir.join("ArmorReflect5.blp"),
+    );
     mkfifo(&dir.join("rabbitskin2_default.blp"));
     symlink(Path::new("/dev/zero"), &dir.join("rabbitskin2_zero.blp"));
     for args in [vec!["info", "Rabbit2.m2"], vec!["Rabbit2.m2", "x.png"]] {
@@ -825,4 +831,15 @@ fn docs_commands_has_no_repeated_paragraph() {
     for (i, l) in lines.iter().enumerate() {
         assert!(!lines[i + 1..].contains(l), "repeated: {l}");
     }
+}
+
+#[test]
+fn tga_claiming_a_huge_size_is_refused_from_its_header() {
+    let mut tga = vec![0u8; 18 + 12];
+    tga[2] = 2;
+    tga[12..14].copy_from_slice(&60_000u16.to_le_bytes());
+    tga[14..16].copy_from_slice(&60_000u16.to_le_bytes());
+    tga[16] = 32;
+    let e = psxrender::formats::nwn::textures::decode_tga(&tga).unwrap_err();
+    assert!(e.contains("60000x60000") && e.contains("8192"), "{e}");
 }

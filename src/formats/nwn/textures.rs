@@ -76,15 +76,25 @@ pub fn find_file(dirs: &[PathBuf], stem: &str, ext: &str) -> Option<PathBuf> {
     })
 }
 
-/// Decodes a TGA through `image`.
+/// Decodes a TGA through `image`, its size checked from the header first (sides up to
+/// [`dds::MAX_DIMENSION`]), so the decoder never allocates for a size the file only claims.
 pub fn decode_tga(data: &[u8]) -> Result<RgbaImage, String> {
+    let side = |at: usize| {
+        data.get(at..at + 2)
+            .map(|b| u32::from(u16::from_le_bytes([b[0], b[1]])))
+    };
+    if let (Some(w), Some(h)) = (side(12), side(14)) {
+        if w > dds::MAX_DIMENSION || h > dds::MAX_DIMENSION {
+            return Err(format!(
+                "TGA size {w}x{h} is larger than the limit {} per side",
+                dds::MAX_DIMENSION
+            ));
+        }
+    }
     let img = image::load_from_memory_with_format(data, image::ImageFormat::Tga)
         .map_err(|e| e.to_string())?
         .to_rgba8();
     let (width, height) = img.dimensions();
-    if width > dds::MAX_DIMENSION || height > dds::MAX_DIMENSION {
-        return Err(format!("{width}x{height} is too large"));
-    }
     Ok(RgbaImage {
         width,
         height,
