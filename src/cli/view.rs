@@ -74,11 +74,6 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    if cfg!(feature = "preview") {
-        if let Err(e) = super::precheck::check_display() {
-            return fail(&e);
-        }
-    }
     let (model, name): (Box<dyn Model>, String) = if args.demo {
         match ff9::load(
             Path::new("demo"),
@@ -100,6 +95,12 @@ pub fn run(args: Args) -> ExitCode {
     };
     for w in model.warnings() {
         eprintln!("warning: {w}");
+    }
+    // After loading, so a bad model is reported as such with or without a display.
+    if cfg!(feature = "preview") {
+        if let Err(e) = super::precheck::check_display() {
+            return fail(&e);
+        }
     }
     let clip = match &args.anim {
         None => None,
