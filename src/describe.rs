@@ -82,7 +82,8 @@ fn to_value<T: Serialize>(t: &T) -> Value {
 
 /// Reads, identifies and describes `path`.
 pub fn describe(path: &Path, opts: &LoadOptions) -> Result<Description> {
-    let data = read_file(path, "file")?;
+    // "input": the kind is not known yet, and the message reads "cannot read input file: …".
+    let data = read_file(path, "input")?;
     let kind = identify(&data)
         .map_err(|u| LoadError::new("file", 0, ErrorKind::Unrecognised(u)).in_file(path))?;
     let d = match kind {

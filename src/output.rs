@@ -77,6 +77,18 @@ impl Drop for AtomicFile {
     }
 }
 
+/// Whether `path` can be written, found before any work by creating (and removing) the same
+/// temporary file [`write_atomic`] would: its directory must exist and be writable, and `path`
+/// must not be a directory.
+pub fn check_writable(path: &Path) -> io::Result<()> {
+    if path.is_dir() {
+        return Err(io::Error::other("it is a directory"));
+    }
+    let tmp = temp_path(path);
+    fs::File::create(&tmp)?;
+    fs::remove_file(&tmp)
+}
+
 fn temp_path(path: &Path) -> PathBuf {
     let name = path
         .file_name()
@@ -132,6 +144,17 @@ mod tests {
         assert_eq!(expand5(31), 255);
         assert_eq!(expand5(16), 132);
         assert_eq!(bgr555_to_rgb(0x7c1f), [255, 0, 255]);
+    }
+
+    #[test]
+    fn writability_is_checked_without_leaving_a_file() {
+        let dir = std::env::temp_dir().join(format!("psxr-check-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        assert!(check_writable(&dir.join("a.png")).is_ok());
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 0);
+        assert!(check_writable(&dir.join("missing/a.png")).is_err());
+        assert!(check_writable(&dir).is_err());
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -242,18 +242,20 @@ impl Gpu {
         }
     }
 
-    /// One GP0 word while a pixel history is watched: polyline words are kept with their
-    /// command, and payload words are recorded as they land.
+    /// One GP0 word while a pixel history is watched: a polyline segment's words are kept with
+    /// its command, and payload words are recorded as they land.
     pub(crate) fn traced_word(&mut self, word: u32) {
-        if let (Some(t), true) = (&mut self.trace, self.asm.in_polyline()) {
-            t.words.push(word);
-        }
         let (mut at, words) = (0, [word]);
         match self.asm.next(&words, &mut at) {
             Step::Pending => {}
             Step::Packet(p) => self.run_packet(&words[p]),
             Step::Gathered => self.run_packet(&self.asm.gathered()),
-            Step::Segment { flags, from, to } => self.segment(flags, &from, &to),
+            Step::Segment { flags, from, to } => {
+                if let Some(t) = &mut self.trace {
+                    t.segment(flags.gouraud, &from, &to);
+                }
+                self.segment(flags, &from, &to)
+            }
             Step::Payload(_) => self.upload_traced(word),
         }
     }

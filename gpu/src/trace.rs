@@ -8,6 +8,7 @@
 //! write the GPU makes goes through the span loops, not the probe: the event keeps both, and
 //! [`PixelEvent::agrees`] says whether they match (tests hold it to be always).
 
+use crate::gp0::decode::RawVertex;
 use crate::raster::{Hit, Outcome, Prim, TexSource};
 
 /// Which part of a command an event comes from.
@@ -50,8 +51,8 @@ pub struct PixelEvent {
     pub command: u64,
     /// Index of the command's first word among the GP0 words received (from 0).
     pub word: u64,
-    /// The command's words: the whole packet (a polyline: its words so far; a transfer: its
-    /// three header words).
+    /// The command's words: the whole packet (a polyline: its first word and the segment's two
+    /// vertices, laid out as a two-point line; a transfer: its three header words).
     pub words: Vec<u32>,
     /// The part of the command.
     pub part: Part,
@@ -123,6 +124,21 @@ impl Tracer {
             })
             .filter_map(|(k, (x, y, i))| p.probe(x.into(), y.into(), src, vram[i]).map(|h| (k, h)))
             .collect()
+    }
+
+    /// A polyline's next segment: the command's words become its first word (opcode, and the
+    /// start's colour when gouraud) and the two vertices, a two-point line. Every event of a
+    /// polyline then holds the same few words, not all the words so far: memory stays
+    /// proportional to the events, as long as a polyline may be.
+    pub fn segment(&mut self, gouraud: bool, from: &RawVertex, to: &RawVertex) {
+        let first = self.words.first().copied().unwrap_or(0);
+        self.words.clear();
+        if gouraud {
+            let first = (first & 0xff00_0000) | (from.color.0 & 0x00ff_ffff);
+            self.words.extend([first, from.pos.0, to.color.0, to.pos.0]);
+        } else {
+            self.words.extend([first, from.pos.0, to.pos.0]);
+        }
     }
 
     /// Values of the watched points in `vram`.

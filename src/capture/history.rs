@@ -221,16 +221,16 @@ fn vertices(cmd: &Gp0Command, part: Part) -> Option<String> {
                 textured: false,
                 ..PolyFlags::from_opcode(0x40)
             };
-            let range = match part {
-                Part::Segment(k) => k as usize..k as usize + 2,
-                _ => 0..2,
+            // A segment's event holds its own two vertices (see `PixelEvent::words`).
+            let first = match part {
+                Part::Segment(k) => k as usize,
+                _ => 0,
             };
             verts
                 .iter()
+                .take(2)
                 .enumerate()
-                .skip(range.start)
-                .take(range.len())
-                .map(|(k, v)| one(k, v, flags))
+                .map(|(i, v)| one(first + i, v, flags))
                 .collect()
         }
         Gp0Command::Rect { flags, vert, .. } => vec![one(0, vert, flags)],

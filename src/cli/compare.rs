@@ -62,8 +62,8 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    println!("A: {}: {}", args.a.display(), describe(&a));
-    println!("B: {}: {}", args.b.display(), describe(&b));
+    outln!("A: {}: {}", args.a.display(), describe(&a));
+    outln!("B: {}: {}", args.b.display(), describe(&b));
     for (name, c) in [("A", &a), ("B", &b)] {
         if c.source == Source::Png(compare::Expansion::Lossy) {
             eprintln!(
@@ -79,9 +79,10 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     if aligned.scale != (1, 1) {
-        println!(
+        outln!(
             "undid a {}x{} upscale (nearest neighbour)",
-            aligned.scale.0, aligned.scale.1
+            aligned.scale.0,
+            aligned.scale.1
         );
         if aligned.mixed_blocks > 0 {
             eprintln!(
@@ -96,7 +97,7 @@ pub fn run(args: Args) -> ExitCode {
         ignore,
     };
     let report = compare::compare(&aligned.a, &aligned.b, &opts);
-    print!("{report}");
+    out!("{report}");
     if let Some(p) = &args.diff {
         let d = compare::diff_image(&aligned.a, &aligned.b, &opts);
         if let Err(e) = save_png_rgb(p, d.width, d.height, &d.rgb) {
@@ -104,7 +105,7 @@ pub fn run(args: Args) -> ExitCode {
             // compare's contract (issue 8): 0 equal, 1 different, 2 any error.
             return ExitCode::from(2);
         }
-        println!("wrote {}", p.display());
+        outln!("wrote {}", p.display());
     }
     verdict(report.passed())
 }
@@ -112,10 +113,10 @@ pub fn run(args: Args) -> ExitCode {
 /// Prints `EQUAL` (exit 0) or `DIFFERENT` (exit 1).
 pub(super) fn verdict(passed: bool) -> ExitCode {
     if passed {
-        println!("EQUAL");
+        outln!("EQUAL");
         ExitCode::SUCCESS
     } else {
-        println!("DIFFERENT");
+        outln!("DIFFERENT");
         ExitCode::from(1)
     }
 }

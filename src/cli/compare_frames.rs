@@ -19,8 +19,8 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(EXIT_BAD_INPUT);
         }
     };
-    println!("A: {}: {} numbered pictures", args.a.display(), a.len());
-    println!("B: {}: {} numbered pictures", args.b.display(), b.len());
+    outln!("A: {}: {} numbered pictures", args.a.display(), a.len());
+    outln!("B: {}: {} numbered pictures", args.b.display(), b.len());
     if let Some(dir) = &args.diff {
         if let Err(e) = std::fs::create_dir_all(dir) {
             eprintln!("error: cannot make directory {}: {e}", dir.display());
@@ -60,10 +60,10 @@ pub fn run(args: &Args) -> ExitCode {
             _ => Outcome::OnlyInB,
         };
         if let Some(line) = pairs::line(n, &outcome) {
-            println!("{line}");
+            outln!("{line}");
         }
         summary.add(n, &outcome);
     }
-    print!("{summary}");
+    out!("{summary}");
     super::compare::verdict(summary.passed())
 }

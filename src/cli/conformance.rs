@@ -16,7 +16,7 @@ pub struct Args {
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Rasteriser threads (0 = all cores for heavy batches, 1 = serial, N = N for every batch).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = super::precheck::parse_threads)]
     pub threads: usize,
 }
 
@@ -27,9 +27,9 @@ pub fn run(args: Args) -> ExitCode {
         match run_file(f, args.threads) {
             Ok(r) => {
                 for m in &r.mismatches {
-                    println!("mismatch {m}");
+                    outln!("mismatch {m}");
                 }
-                println!(
+                outln!(
                     "{}: {} passed, {} failed; todo {} passed, {} failed",
                     f.display(),
                     r.passed,
@@ -46,12 +46,13 @@ pub fn run(args: Args) -> ExitCode {
         }
     }
     if total.todo_passed + total.todo_failed > 0 {
-        println!(
+        outln!(
             "todo (unconfirmed on hardware): {} passed, {} failed",
-            total.todo_passed, total.todo_failed
+            total.todo_passed,
+            total.todo_failed
         );
     }
-    println!("{} passed, {} failed", total.passed, total.failed);
+    outln!("{} passed, {} failed", total.passed, total.failed);
     if unreadable {
         ExitCode::from(2)
     } else if total.failed > 0 {

@@ -16,9 +16,9 @@ use super::EXIT_BAD_INPUT;
 /// Render the built-in synthetic, textured, animated character.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// Output PNG.
-    #[arg(value_name = "OUT.png", default_value = "demo.png")]
-    pub out: PathBuf,
+    /// Output PNG (with --gif: the GIF) [default: demo.png, or demo.gif with --gif].
+    #[arg(value_name = "OUT.png")]
+    pub out: Option<PathBuf>,
     /// Render the renderer's own synthetic robot (lit, M2/NWN-style textures) instead.
     #[arg(long)]
     pub robot: bool,
@@ -27,17 +27,19 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> ExitCode {
+    let out = args.out.unwrap_or_else(|| {
+        PathBuf::from(if args.render.gif {
+            "demo.gif"
+        } else {
+            "demo.png"
+        })
+    });
     if args.robot {
-        return render_model(
-            &Robot::default(),
-            Path::new("<robot>"),
-            &args.out,
-            &args.render,
-        );
+        return render_model(&Robot::default(), Path::new("<robot>"), &out, &args.render);
     }
     let name = Path::new("<demo character>");
     match ff9::load(name, &ff9::demo_character(), &LoadOptions::default()) {
-        Ok(model) => render_model(&model, name, &args.out, &args.render),
+        Ok(model) => render_model(&model, name, &out, &args.render),
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(EXIT_BAD_INPUT)

@@ -20,8 +20,8 @@ pub fn run(args: Args) -> ExitCode {
     for file in &args.files {
         match psxrender::hwtest::gte_vectors::run_file(file) {
             Ok(report) => {
-                print!("{}", report.failures());
-                println!(
+                out!("{}", report.failures());
+                outln!(
                     "{}: {} passed, {} failed",
                     file.display(),
                     report.passed(),
@@ -36,7 +36,7 @@ pub fn run(args: Args) -> ExitCode {
             }
         }
     }
-    println!("{passed} passed, {failed} failed");
+    outln!("{passed} passed, {failed} failed");
     if unreadable {
         ExitCode::from(2)
     } else if failed > 0 {

@@ -38,14 +38,14 @@ pub fn run(args: Args) -> ExitCode {
     };
     if args.json {
         match serde_json::to_string_pretty(&d.json(&args.file)) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => outln!("{s}"),
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(EXIT_BAD_INPUT);
             }
         }
     } else {
-        print!("{}", d.text());
+        out!("{}", d.text());
     }
     for w in d.warnings() {
         eprintln!("warning: {w}");

@@ -4,6 +4,13 @@
 //!
 //! Exit codes: 0 success; 1 a check failed (conformance/compare mismatches); 2 bad input or
 //! usage; 3 an output file could not be written.
+//!
+//! Standard output goes through [`stdout`]'s `outln!`/`out!`, never `println!`, so a closed
+//! pipe ends the output quietly instead of panicking.
+#![deny(clippy::print_stdout)]
+
+#[macro_use]
+mod stdout;
 
 mod compare;
 mod compare_frames;
@@ -12,6 +19,7 @@ mod demo;
 mod gte_vectors;
 mod info;
 mod model_args;
+mod precheck;
 mod render;
 mod replay;
 mod replay_frames;
@@ -68,6 +76,13 @@ enum Command {
 }
 
 pub fn main() -> ExitCode {
+    if std::env::args_os().len() <= 1 {
+        eprintln!(
+            "{}",
+            precheck::no_arguments(&<Cli as clap::CommandFactory>::command())
+        );
+        return ExitCode::from(EXIT_BAD_INPUT);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

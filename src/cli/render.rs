@@ -31,9 +31,10 @@ pub struct Args {
     /// (Required unless a subcommand is given.)
     #[arg(value_name = "MODEL", required = true)]
     pub model: Option<PathBuf>,
-    /// Output PNG (with --frames: numbered as NAME_0000.png; with --gif: the GIF).
-    #[arg(value_name = "OUT.png", default_value = "out.png")]
-    pub out: PathBuf,
+    /// Output PNG (with --frames: numbered as NAME_0000.png; with --gif: the GIF) [default:
+    /// the model's name with .psx.png, or .psx.gif with --gif, in the current directory].
+    #[arg(value_name = "OUT.png")]
+    pub out: Option<PathBuf>,
     #[command(flatten)]
     pub render: RenderArgs,
     #[command(flatten)]
@@ -74,10 +75,10 @@ pub struct RenderArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = parse_finite)]
     pub pitch: Option<f32>,
     /// Camera distance from the model's centre, in model units (default: fit the model).
-    #[arg(long, value_parser = parse_positive)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_positive)]
     pub distance: Option<f32>,
     /// Horizontal field of view in degrees; sets the GTE's H = (width/2)/tan(fov/2).
-    #[arg(long, default_value_t = DEFAULT_FOV, value_parser = parse_fov)]
+    #[arg(long, default_value_t = DEFAULT_FOV, allow_negative_numbers = true, value_parser = parse_fov)]
     pub fov: f32,
     /// Display size, a PS1 mode: width 256/320/368/512/640, height 240/480.
     #[arg(long, default_value = "320x240", value_name = "WxH", value_parser = parse_size)]
@@ -108,7 +109,7 @@ pub struct RenderArgs {
     #[arg(long = "dump-gp0", value_name = "OUT.psxgpu", conflicts_with = "sheet")]
     pub dump_gp0: Option<PathBuf>,
     /// Threads: frames rendered at once with --frames, else GPU rasteriser threads (0 = all).
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = super::precheck::parse_threads)]
     pub threads: usize,
 }
 
@@ -230,7 +231,8 @@ pub(super) fn parse_depth(s: &str) -> Result<TextureDepth, String> {
     match s {
         "4" => Ok(TextureDepth::Bpp4),
         "8" => Ok(TextureDepth::Bpp8),
-        "15" | "16" => Ok(TextureDepth::Bpp15),
+        "15" => Ok(TextureDepth::Bpp15),
+        "16" => Err("16 is not a PS1 texture depth: direct colour is 15-bit (--depth 15)".into()),
         _ => Err(format!("'{s}' is not 4, 8 or 15")),
     }
 }
@@ -256,6 +258,19 @@ pub(super) fn parse_range(s: &str) -> Result<Range<u32>, String> {
 }
 
 impl RenderArgs {
+    /// The files a render into `out` writes (for --frames, the first numbered one: they share
+    /// its directory).
+    pub fn outputs<'a>(&'a self, out: &'a Path) -> Vec<std::borrow::Cow<'a, Path>> {
+        let main = match &self.frames {
+            Some(r) if !self.gif && self.sheet.is_none() => numbered(out, r.start).into(),
+            _ => out.into(),
+        };
+        let extra = self.vram.iter().chain(&self.dump_gp0);
+        std::iter::once(main)
+            .chain(extra.map(|p| p.as_path().into()))
+            .collect()
+    }
+
     /// The renderer options these arguments describe, for `animation` of `model`.
     pub fn options(&self, model: &dyn Model, animation: Option<usize>) -> RenderOptions {
         let (yaw, pitch) = camera_angles(self.yaw, self.pitch, model);
@@ -314,7 +329,10 @@ pub fn run(args: Args) -> ExitCode {
     for n in model.notes() {
         eprintln!("note: {n}");
     }
-    render_model(model.as_ref(), &path, &args.out, &args.render)
+    let out = args
+        .out
+        .unwrap_or_else(|| super::precheck::default_output(&path, args.render.gif));
+    render_model(model.as_ref(), &path, &out, &args.render)
 }
 
 /// Renders `model` (named `source` in messages) per `args` into `out`.
@@ -335,6 +353,10 @@ pub fn render_model(model: &dyn Model, source: &Path, out: &Path, args: &RenderA
             }
         },
     };
+    if let Err(e) = super::precheck::check_outputs(args.outputs(out)) {
+        eprintln!("error: {e}");
+        return ExitCode::from(EXIT_WRITE_FAILED);
+    }
     let opts = args.options(model, animation);
     let mut renderer = match Renderer::new(model, &opts) {
         Ok(r) => r,
@@ -369,6 +391,7 @@ pub fn render_model(model: &dyn Model, source: &Path, out: &Path, args: &RenderA
         if let Err(code) = save(path, gpu::VRAM_WIDTH as u32, gpu::VRAM_HEIGHT as u32, &rgb) {
             return code;
         }
+        eprintln!("wrote {}", path.display());
     }
     ExitCode::SUCCESS
 }
@@ -417,6 +440,7 @@ fn single(
     })?;
     report(&frame);
     save_frame(out, &frame)?;
+    eprintln!("wrote {}", out.display());
     if let Some(path) = &args.dump_gp0 {
         write_capture(renderer, path, &[&frame.gp0])?;
     }
@@ -432,7 +456,9 @@ fn write_capture(renderer: &Renderer, path: &Path, frames: &[&[u32]]) -> Result<
     );
     let initial = renderer.initial_vram();
     let dump = psxrender::capture::dump::capture(&comment, &initial, renderer.gp1_setup(), frames);
-    psxrender::capture::compressed::write_dump(path, &dump).map_err(|e| write_failed(path, e))
+    psxrender::capture::compressed::write_dump(path, &dump).map_err(|e| write_failed(path, e))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
 }
 
 /// `NAME.png` → `NAME_0012.png`.
@@ -517,6 +543,13 @@ fn many(
     }
     if gif {
         write_gif(out, &frames)?;
+        eprintln!("wrote {}", out.display());
+    } else {
+        eprintln!(
+            "wrote {} to {}",
+            numbered(out, range.start).display(),
+            numbered(out, range.end - 1).display()
+        );
     }
     Ok(())
 }
@@ -582,6 +615,7 @@ mod tests {
         assert!(parse_range("5..5").is_err());
         assert!(parse_range("0..4000000000").is_err());
         assert_eq!(parse_depth("15"), Ok(TextureDepth::Bpp15));
+        assert!(parse_depth("16").unwrap_err().contains("15-bit"));
         assert!(parse_finite("nan").is_err() && parse_finite("-inf").is_err());
         assert_eq!(parse_finite("-12.5"), Ok(-12.5));
         assert!(parse_positive("0").is_err() && parse_fov("171").is_err());

@@ -50,7 +50,7 @@ pub struct Args {
     pub frame: Option<u64>,
     /// Rasteriser threads: 0 = all cores, 1 = serial, N = N threads; batches too small to gain
     /// from threads are drawn on the calling thread either way.
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = super::precheck::parse_threads)]
     pub threads: usize,
     /// Print the pixel history of VRAM halfword X,Y: every command that touched it, in order,
     /// with its place in the input, its decoded words, the state it ran with, and at the pixel
@@ -84,7 +84,7 @@ fn parse_xy(s: &str) -> Result<(u16, u16), String> {
 /// Reports an output written (or not: exit status 3).
 fn saved(path: &Path, result: std::io::Result<()>, status: &mut ExitCode) {
     match result {
-        Ok(()) => println!("wrote {}", path.display()),
+        Ok(()) => outln!("wrote {}", path.display()),
         Err(e) => {
             eprintln!("error: cannot write {}: {e}", path.display());
             *status = ExitCode::from(3);
@@ -113,7 +113,7 @@ pub fn run(args: Args) -> ExitCode {
             eprintln!("warning: {}: {w}", args.input.display());
         }
     }
-    println!("{}", input.summary());
+    outln!("{}", input.summary());
     let mut status = ExitCode::SUCCESS;
     if let Some(p) = &args.dump {
         match input.to_dump() {
@@ -147,11 +147,11 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    println!("ran {} frames", done.frames_run);
+    outln!("ran {} frames", done.frames_run);
     let events = done.gpu.history().to_vec();
     for &(x, y) in &args.history {
         let mine: Vec<_> = events.iter().filter(|e| (e.x, e.y) == (x, y)).collect();
-        print!(
+        out!(
             "{}",
             history::report((x, y), &mine, |w| input.locate_gp0(w))
         );
@@ -174,7 +174,7 @@ pub fn run(args: Args) -> ExitCode {
             );
         }
         let pic = display::shown(vram, &shown);
-        println!(
+        outln!(
             "display: {}x{} {}-bit at ({}, {})",
             pic.width,
             pic.height,
@@ -185,7 +185,7 @@ pub fn run(args: Args) -> ExitCode {
         save(p, save_png_rgb(p, pic.width, pic.height, &pic.rgb));
     }
     for line in timing.into_iter().flatten() {
-        println!("{line}");
+        outln!("{line}");
     }
     status
 }

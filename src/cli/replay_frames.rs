@@ -111,7 +111,7 @@ pub fn run(input: &Path, range: Range<u32>, threads: usize, out: &Outputs) -> Ex
         Some(c) => format!(" ({}-compressed)", c.name()),
         None => String::new(),
     };
-    println!(
+    outln!(
         "{}{packed}: frames {}..{}: {written} pictures",
         input.display(),
         range.start,
@@ -119,7 +119,7 @@ pub fn run(input: &Path, range: Range<u32>, threads: usize, out: &Outputs) -> Ex
     );
     for (what, dir) in [("display", out.display), ("VRAM", out.vram)] {
         if let Some(dir) = dir {
-            println!("wrote {written} {what} PNGs to {}", dir.display());
+            outln!("wrote {written} {what} PNGs to {}", dir.display());
         }
     }
     if let (Some(g), Some(path)) = (gif, out.gif) {
@@ -127,7 +127,7 @@ pub fn run(input: &Path, range: Range<u32>, threads: usize, out: &Outputs) -> Ex
             eprintln!("error: {e}");
             return ExitCode::from(EXIT_WRITE_FAILED);
         }
-        println!("wrote {}", path.display());
+        outln!("wrote {}", path.display());
     }
     ExitCode::SUCCESS
 }

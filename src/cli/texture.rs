@@ -115,7 +115,7 @@ fn texture(args: &Args) -> Result<(), ExitCode> {
     let clut = t.clut.as_ref().map_or(String::new(), |c| {
         format!(", CLUT of {} at VRAM ({},{})", c.data.len(), c.x, c.y)
     });
-    println!(
+    outln!(
         "{}: {} {}x{} -> PS1 {}bpp {}x{}, {} encoding, {} colours{clut}; texels at VRAM ({},{}){}",
         args.file.display(),
         kind.name(),

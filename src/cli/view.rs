@@ -43,7 +43,7 @@ pub struct Args {
     #[arg(long, allow_negative_numbers = true, value_parser = parse_finite)]
     pub pitch: Option<f32>,
     /// Horizontal field of view in degrees.
-    #[arg(long, default_value_t = DEFAULT_FOV, value_parser = parse_fov)]
+    #[arg(long, default_value_t = DEFAULT_FOV, allow_negative_numbers = true, value_parser = parse_fov)]
     pub fov: f32,
     /// Display size, a PS1 mode: width 256/320/368/512/640, height 240/480.
     #[arg(long, default_value = "320x240", value_parser = parse_size, value_name = "WxH")]
@@ -67,7 +67,7 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub exit_after: Option<u64>,
     /// GPU rasteriser threads (0 = all cores).
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = super::precheck::parse_threads)]
     pub threads: usize,
     #[command(flatten)]
     pub loader: ModelArgs,
@@ -95,6 +95,12 @@ pub fn run(args: Args) -> ExitCode {
     };
     for w in model.warnings() {
         eprintln!("warning: {w}");
+    }
+    // After loading, so a bad model is reported as such with or without a display.
+    if cfg!(feature = "preview") {
+        if let Err(e) = super::precheck::check_display() {
+            return fail(&e);
+        }
     }
     let clip = match &args.anim {
         None => None,
@@ -141,6 +147,10 @@ fn show(session: &mut psxrender::preview::Session<'_>, name: &str, args: &Args) 
             eprintln!("{name}: showed {frames} frames");
             ExitCode::SUCCESS
         }
+        Err(e) if e.starts_with("cannot open a window") => fail(&format!(
+            "{e} (is the display server on DISPLAY/WAYLAND_DISPLAY running?); {}",
+            super::precheck::HEADLESS
+        )),
         Err(e) => fail(&e),
     }
 }

@@ -16,7 +16,7 @@ use super::reader::Reader;
 use crate::scene::RgbaImage;
 
 /// Format name errors carry.
-const FORMAT: &str = "BLP2";
+pub const FORMAT: &str = "BLP2";
 /// Size of the fixed header.
 pub const HEADER_SIZE: usize = 148;
 /// Size of the palette that follows the header.

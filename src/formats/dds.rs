@@ -88,11 +88,7 @@ fn check_size(format: &'static str, off: u64, w: u32, h: u32) -> Result<()> {
             return Err(LoadError::new(
                 format,
                 off,
-                ErrorKind::CountTooLarge {
-                    what,
-                    count: u64::from(v),
-                    max: u64::from(MAX_DIMENSION),
-                },
+                ErrorKind::image_side(what, v, MAX_DIMENSION),
             ));
         }
     }

@@ -215,6 +215,22 @@ pub fn show_bytes(b: &[u8]) -> String {
     format!("{} (\"{text}\")", hex.join(" "))
 }
 
+/// `s` quoted for a message, cut after 32 characters with its full length given, so a bad
+/// token of megabytes is not echoed whole: `'0x12'`, `'ffffffffff…' (10485760 bytes)`.
+pub fn quote(s: &str) -> String {
+    const MAX: usize = 32;
+    match s.char_indices().nth(MAX) {
+        None => format!("'{s}'"),
+        Some((cut, _)) => format!("'{}…' ({} bytes)", &s[..cut], s.len()),
+    }
+}
+
+/// `data` without a leading UTF-8 byte-order mark (which some editors write at the start of
+/// text files).
+pub fn strip_bom(data: &[u8]) -> &[u8] {
+    data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data)
+}
+
 /// The kind of `data`, or every detector's refusal.
 pub fn identify(data: &[u8]) -> Result<Kind, Unrecognised> {
     let mut refusals = Vec::with_capacity(DETECTORS.len());
@@ -306,6 +322,7 @@ fn nwn_ascii(d: &[u8]) -> Result<(), String> {
 /// Text whose first meaningful line is `gp0 HEX`, `gp1 HEX` or `frame` (after comments and
 /// blank lines, and the probe files' `case` lines).
 fn gpu_stream(d: &[u8]) -> Result<(), String> {
+    let d = strip_bom(d);
     let head = &d[..d.len().min(64 << 10)];
     let text = match std::str::from_utf8(head) {
         Ok(t) => t,
@@ -342,6 +359,7 @@ fn is_hex_word(s: &str) -> bool {
 pub const TXI_USED: [&str; 3] = ["blending", "envmaptexture", "bumpmaptexture"];
 
 fn txi(d: &[u8]) -> Result<(), String> {
+    let d = strip_bom(d);
     let head = &d[..d.len().min(64 << 10)];
     let text = std::str::from_utf8(head).map_err(|_| "not UTF-8 text".to_string())?;
     let mut used = false;
@@ -467,6 +485,7 @@ mod tests {
         // JSON that is not glTF is nothing psxrender reads.
         assert!(identify(b"{\"nodes\": []}").is_err());
         assert_eq!(identify(b"# c\n\ngp1 00000000\n"), Ok(Kind::GpuStream));
+        assert_eq!(identify(b"\xEF\xBB\xBFgp1 00000000\n"), Ok(Kind::GpuStream));
         assert_eq!(identify(b"envmaptexture x\nalphamean 0.3\n"), Ok(Kind::Txi));
         let mut tga = vec![0u8; 18 + 12];
         tga[2] = 2;
@@ -487,6 +506,14 @@ mod tests {
         assert_eq!(identify(&[0xDB, 1, 0, 0]), Ok(Kind::Ff9));
         assert!(identify(b"").is_err());
         assert!(identify(&[0xff; 64]).is_err());
+    }
+
+    #[test]
+    fn long_tokens_are_quoted_cut() {
+        assert_eq!(quote("12zz"), "'12zz'");
+        let long = "f".repeat(10 << 20);
+        let q = quote(&long);
+        assert!(q.len() < 80 && q.ends_with("(10485760 bytes)"), "{q}");
     }
 
     #[test]

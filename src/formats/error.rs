@@ -64,6 +64,31 @@ pub enum ErrorKind {
     NotAModel(super::detect::Role),
 }
 
+impl ErrorKind {
+    /// Why an image side of `v` pixels is refused: a side of 0 is no image (`Invalid`), one above
+    /// `max` is too large (`CountTooLarge`). Call only when `v == 0 || v > max`.
+    pub fn image_side(what: &'static str, v: u32, max: u32) -> ErrorKind {
+        if v == 0 {
+            ErrorKind::Invalid(format!("{what} is 0"))
+        } else {
+            ErrorKind::CountTooLarge {
+                what,
+                count: u64::from(v),
+                max: u64::from(max),
+            }
+        }
+    }
+}
+
+/// `what` as the subject of a message about a `format` file: `what` alone when it already names
+/// the format (`TIM CLUT block`), else the two together (`M2 bone array`).
+fn subject(format: &str, what: &str) -> String {
+    match what.strip_prefix(format) {
+        Some(rest) if rest.starts_with(' ') => what.to_string(),
+        _ => format!("{format} {what}"),
+    }
+}
+
 /// A failure to load a file, naming the file, the format, the byte offset and the cause.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoadError {
@@ -121,11 +146,12 @@ impl fmt::Display for LoadError {
             ErrorKind::Io(e) => return write!(f, "cannot read {} file: {e}", self.format),
             ErrorKind::Unrecognised(u) => return write!(f, "{u}"),
             ErrorKind::NotAModel(role) => {
+                // A GPU input format's name already says what it holds ("GPU text stream").
                 let what = match role {
-                    Role::Model => "model",
-                    Role::Texture => "texture",
-                    Role::TextureInfo => "texture-info file",
-                    Role::GpuInput => "GPU input",
+                    Role::Model => " model",
+                    Role::Texture => " texture",
+                    Role::TextureInfo => " texture-info file",
+                    Role::GpuInput => " (GPU input)",
                 };
                 let try_cmd = match role {
                     Role::Texture => "`psxrender info` or `psxrender texture`",
@@ -134,7 +160,7 @@ impl fmt::Display for LoadError {
                 };
                 return write!(
                     f,
-                    "this is a {} {what}, not a model: try {try_cmd}",
+                    "this is a {}{what}, not a model: try {try_cmd}",
                     self.format
                 );
             }
@@ -148,13 +174,13 @@ impl fmt::Display for LoadError {
             )?,
             ErrorKind::OutOfBounds { what, target, len } => write!(
                 f,
-                "{} {what} out of bounds (0x{target:x}, {len} bytes)",
-                self.format
+                "{} out of bounds (0x{target:x}, {len} bytes)",
+                subject(self.format, what)
             )?,
             ErrorKind::CountTooLarge { what, count, max } => write!(
                 f,
-                "{} {what} count {count} is larger than the limit {max}",
-                self.format
+                "{} count {count} is larger than the limit {max}",
+                subject(self.format, what)
             )?,
             ErrorKind::UnsupportedVersion { version, supported } => write!(
                 f,
@@ -172,3 +198,53 @@ impl std::error::Error for LoadError {}
 
 /// Shorthand for loader results.
 pub type Result<T, E = LoadError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_the_format_once() {
+        let e = LoadError::new(
+            "TIM",
+            8,
+            ErrorKind::OutOfBounds {
+                what: "TIM CLUT block",
+                target: 8,
+                len: 12,
+            },
+        );
+        assert_eq!(
+            e.to_string(),
+            "TIM CLUT block out of bounds (0x8, 12 bytes) at byte 0x8"
+        );
+        let e = LoadError::new("PLT", 16, ErrorKind::image_side("PLT width", 9000, 8192));
+        assert_eq!(
+            e.to_string(),
+            "PLT width count 9000 is larger than the limit 8192 at byte 0x10"
+        );
+        let e = LoadError::new(
+            "M2",
+            4,
+            ErrorKind::OutOfBounds {
+                what: "bone array",
+                target: 1,
+                len: 2,
+            },
+        );
+        assert!(
+            e.to_string().starts_with("M2 bone array out of bounds"),
+            "{e}"
+        );
+        let e = LoadError::new("DDS", 12, ErrorKind::image_side("image width", 0, 8192));
+        assert_eq!(e.to_string(), "DDS: image width is 0 at byte 0xc");
+        let e = LoadError::new("GPU text stream", 0, ErrorKind::NotAModel(Role::GpuInput));
+        assert!(
+            e.to_string()
+                .starts_with("this is a GPU text stream (GPU input), not a model"),
+            "{e}"
+        );
+        let e = LoadError::io("input", Path::new("x"), &std::io::Error::other("gone"));
+        assert_eq!(e.to_string(), "x: cannot read input file: gone");
+    }
+}

@@ -33,7 +33,7 @@ pub fn decode(
         }
         Kind::Png => decode_png(data)?,
         Kind::Plt => {
-            let dir = path.parent().unwrap_or(Path::new("."));
+            let dir = super::model_dir(path);
             plt::parse(data)?.composite(
                 &nwn::textures::palettes(dir, opts, warnings),
                 opts.plt_colors.unwrap_or([0; 10]),
@@ -80,34 +80,88 @@ pub fn decode_png(data: &[u8]) -> Result<RgbaImage> {
             return Err(LoadError::new(
                 "PNG",
                 16,
-                ErrorKind::CountTooLarge {
-                    what,
-                    count: u64::from(v),
-                    max: u64::from(MAX_IMAGE_SIDE),
-                },
+                ErrorKind::image_side(what, v, MAX_IMAGE_SIDE),
             ));
         }
     }
-    let img = decode_limited(data, image::ImageFormat::Png, None)
+    png_data_fits(data, w, h).map_err(|e| LoadError::invalid("PNG", 0, e))?;
+    let img = decode_limited(data, image::ImageFormat::Png)
         .map_err(|e| LoadError::invalid("PNG", 0, e))?;
     Ok(to_rgba(img))
 }
 
+/// Most bytes the `image` crate may allocate to decode one image: a 16-bit RGBA picture of
+/// [`MAX_IMAGE_SIDE`]² (its default cap, 512 MiB, is just below that and refuses such images
+/// with a bare "Memory limit exceeded").
+pub const MAX_DECODE_BYTES: u64 =
+    (MAX_IMAGE_SIDE as u64) * (MAX_IMAGE_SIDE as u64) * 8 + (16 << 20);
+
+/// Width and height of PNG or JPEG bytes, read from the header alone; sides of 0 or above
+/// [`MAX_IMAGE_SIDE`] are refused, naming the cap.
+pub fn header_size(
+    bytes: &[u8],
+    format: image::ImageFormat,
+) -> std::result::Result<(u32, u32), String> {
+    let reader = image::ImageReader::with_format(std::io::Cursor::new(bytes), format);
+    let (w, h) = reader.into_dimensions().map_err(|e| e.to_string())?;
+    if w == 0 || h == 0 || w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE {
+        return Err(format!(
+            "image size {w}x{h}: each side must be 1 to {MAX_IMAGE_SIDE} pixels"
+        ));
+    }
+    if format == image::ImageFormat::Png {
+        png_data_fits(bytes, w, h)?;
+    }
+    Ok((w, h))
+}
+
+/// Most bytes zlib's deflate can expand one compressed byte to (its documented limit is
+/// 1032:1).
+const DEFLATE_MAX_RATIO: u64 = 1032;
+
+/// Refuses a PNG whose compressed pixel data (its IDAT chunks) is too short to hold its
+/// header's size at deflate's best ratio, before the decoder allocates the whole image for it: a
+/// few hundred bytes claiming 8192² are refused at once.
+fn png_data_fits(bytes: &[u8], w: u32, h: u32) -> std::result::Result<(), String> {
+    let (depth, colour) = (bytes.get(24).copied(), bytes.get(25).copied());
+    let channels: u64 = match colour {
+        Some(0 | 3) => 1,
+        Some(4) => 2,
+        Some(2) => 3,
+        _ => 4,
+    };
+    let bits = u64::from(depth.unwrap_or(8)) * channels;
+    let raw = u64::from(h) * (1 + (u64::from(w) * bits).div_ceil(8));
+    let mut idat = 0u64;
+    let mut at = 8usize;
+    while let Some(head) = bytes.get(at..at + 8) {
+        let len = u64::from(u32::from_be_bytes([head[0], head[1], head[2], head[3]]));
+        if &head[4..8] == b"IDAT" {
+            idat += len;
+        }
+        at = at.saturating_add(12).saturating_add(len as usize);
+    }
+    if idat.saturating_mul(DEFLATE_MAX_RATIO) + 1024 < raw {
+        return Err(format!(
+            "{w}x{h} PNG holds {idat} bytes of pixel data, too few for its size (at least {} \
+             needed): truncated or damaged",
+            raw / DEFLATE_MAX_RATIO
+        ));
+    }
+    Ok(())
+}
+
 /// PNG or JPEG bytes decoded by the `image` crate, which refuses sides above [`MAX_IMAGE_SIDE`]
-/// and, with `max_alloc`, any decode that would allocate more bytes than that (else the crate's
-/// default cap) before allocating.
+/// and any decode that would allocate more than [`MAX_DECODE_BYTES`], before allocating.
 pub fn decode_limited(
     bytes: &[u8],
     format: image::ImageFormat,
-    max_alloc: Option<u64>,
 ) -> std::result::Result<image::DynamicImage, String> {
     let mut reader = image::ImageReader::with_format(std::io::Cursor::new(bytes), format);
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(MAX_IMAGE_SIDE);
     limits.max_image_height = Some(MAX_IMAGE_SIDE);
-    if max_alloc.is_some() {
-        limits.max_alloc = max_alloc;
-    }
+    limits.max_alloc = Some(MAX_DECODE_BYTES);
     reader.limits(limits);
     reader.decode().map_err(|e| e.to_string())
 }

@@ -7,6 +7,7 @@ pub mod dds;
 pub mod detect;
 pub mod error;
 pub mod ff9;
+pub mod files;
 pub mod gltf;
 pub mod images;
 pub mod m2;
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 pub use detect::{identify, Kind, Role};
 pub use error::{ErrorKind, LoadError, Result};
+pub use files::{model_dir, Folders};
 
 use crate::scene::Model;
 
@@ -60,22 +62,10 @@ pub struct LoadOptions {
     pub smooth_normals: bool,
 }
 
-/// Reads a whole file, refusing files larger than [`MAX_FILE_SIZE`].
+/// Reads a whole file, refusing anything but a regular file and files larger than
+/// [`MAX_FILE_SIZE`] (see [`files::read_capped`]).
 pub fn read_file(path: &Path, format: &'static str) -> Result<Vec<u8>, LoadError> {
-    let meta = std::fs::metadata(path).map_err(|e| LoadError::io(format, path, &e))?;
-    if meta.len() > MAX_FILE_SIZE {
-        return Err(LoadError::new(
-            format,
-            0,
-            ErrorKind::CountTooLarge {
-                what: "file size",
-                count: meta.len(),
-                max: MAX_FILE_SIZE,
-            },
-        )
-        .in_file(path));
-    }
-    std::fs::read(path).map_err(|e| LoadError::io(format, path, &e))
+    files::read_capped(path, format, MAX_FILE_SIZE)
 }
 
 /// Loads a model of any supported format from `path`.

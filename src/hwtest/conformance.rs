@@ -120,6 +120,14 @@ pub fn run_case(case: &Case, threads: usize) -> Report {
 /// Runs every case of probe-file text.
 pub fn run_text(text: &str, threads: usize) -> Result<Report> {
     let cs = cases(&parse(text)?)?;
+    if cs.is_empty() {
+        // A file that checks nothing must not read as passing.
+        return Err(LoadError::invalid(
+            "probe file",
+            0,
+            "no `case` blocks: nothing to check (is this a probe file?)",
+        ));
+    }
     let mut total = Report::default();
     for c in &cs {
         total.merge(run_case(c, threads));
@@ -129,7 +137,7 @@ pub fn run_text(text: &str, threads: usize) -> Result<Report> {
 
 /// Reads and runs a probe file.
 pub fn run_file(path: &Path, threads: usize) -> Result<Report> {
-    let bytes = std::fs::read(path).map_err(|e| LoadError::io("probe", path, &e))?;
+    let bytes = crate::formats::read_file(path, "probe")?;
     let text = String::from_utf8(bytes).map_err(|e| {
         LoadError::invalid(
             "probe file",

@@ -213,6 +213,14 @@ pub fn parse(text: &str) -> Result<Vec<Case>> {
             format!("case {} (line {}) has no end", case.id, case.line),
         ));
     }
+    if cases.is_empty() {
+        // A file that checks nothing must not read as passing.
+        return Err(LoadError::invalid(
+            FORMAT,
+            0,
+            "no `case` blocks: nothing to check (is this a GTE vector file?)",
+        ));
+    }
     Ok(cases)
 }
 
@@ -349,6 +357,7 @@ mod tests {
             ("case 1 X\ncmd zz\nend\n", "not hex"),
             ("case 1 X\n", "no end"),
             ("case 1 X\nfoo\nend\n", "unknown"),
+            ("# only a comment\n", "no `case` blocks"),
         ] {
             let e = parse(text).unwrap_err();
             assert!(e.to_string().contains(needle), "{text:?}: {e}");

@@ -74,7 +74,8 @@ pub fn likely_lines(text: &str) -> usize {
 #[inline]
 pub fn each_line(text: &str, mut f: impl FnMut(Line)) -> Result<()> {
     let bytes = text.as_bytes();
-    let mut start = 0;
+    // A UTF-8 byte-order mark is not part of the first line (offsets stay the file's).
+    let mut start = bytes.len() - crate::formats::detect::strip_bom(bytes).len();
     let mut line_no = 0;
     while start < bytes.len() {
         line_no += 1;
@@ -174,6 +175,7 @@ fn gp_word(bytes: &[u8], start: usize) -> Option<(Item, usize)> {
 /// One line (`raw`, its newline included) numbered `line_no` starting at byte `start`: its
 /// item, `None` for blank, comment-only and unknown-keyword lines.
 fn parse_line(raw: &str, line_no: usize, start: usize) -> Result<Option<Item>> {
+    use crate::formats::detect::quote;
     let content = raw.split('#').next().unwrap_or("").trim();
     let mut words = content.split_whitespace();
     let Some(keyword) = words.next() else {
@@ -188,7 +190,7 @@ fn parse_line(raw: &str, line_no: usize, start: usize) -> Result<Option<Item>> {
                 .next()
                 .ok_or_else(|| bad(format!("{keyword} needs a word")))?;
             let word = u32::from_str_radix(hex, 16)
-                .map_err(|_| bad(format!("'{hex}' is not a hex word")))?;
+                .map_err(|_| bad(format!("{} is not a hex word", quote(hex))))?;
             if keyword == "gp0" {
                 Item::Gp0(word)
             } else {
@@ -207,13 +209,13 @@ fn parse_line(raw: &str, line_no: usize, start: usize) -> Result<Option<Item>> {
                 s.parse::<u16>()
                     .ok()
                     .filter(|&v| v <= max)
-                    .ok_or_else(|| bad(format!("bad coordinate '{s}'")))
+                    .ok_or_else(|| bad(format!("bad coordinate {}", quote(s))))
             };
             Item::Probe(Probe {
                 x: num(fields[0], 1023)?,
                 y: num(fields[1], 511)?,
                 value: u16::from_str_radix(fields[2], 16)
-                    .map_err(|_| bad(format!("'{}' is not a hex halfword", fields[2])))?,
+                    .map_err(|_| bad(format!("{} is not a hex halfword", quote(fields[2]))))?,
                 not_equal: keyword == "probe-ne",
                 confirmed: fields.get(3).is_none_or(|t| *t != "todo"),
                 line: line_no,

@@ -11,7 +11,7 @@ use ::gltf::accessor::{DataType, Dimensions};
 
 use super::source::BufferData;
 use super::{json_error, Budget, MAX_ACCESSOR_COUNT};
-use crate::formats::error::{LoadError, Result};
+use crate::formats::error::Result;
 
 /// Bytes of one component.
 pub fn component_size(t: DataType) -> usize {
@@ -108,31 +108,18 @@ impl<'a> Reader<'a> {
             Some(end) if end <= data.bytes.len() as u64 => {
                 Ok(&data.bytes[off as usize..end as usize])
             }
-            _ => Err(self.in_buffer(
-                json_error(
-                    format!("bufferViews[{}]", view.index()),
-                    format!(
-                        "bytes {off}..{} lie outside buffers[{b}] ({}, {} bytes)",
-                        off.saturating_add(len),
-                        data.origin,
-                        data.bytes.len()
-                    ),
+            // The bad values are the view's, in the JSON: the error is the model's, at that path
+            // (the buffer's file is named in the message).
+            _ => Err(json_error(
+                format!("bufferViews[{}]", view.index()),
+                format!(
+                    "bytes {off}..{} lie outside buffers[{b}] ({}, {} bytes)",
+                    off.saturating_add(len),
+                    data.origin,
+                    data.bytes.len()
                 ),
-                b,
-                off,
             )),
         }
-    }
-
-    /// Points an error at the buffer's file and the byte where the bad range starts.
-    fn in_buffer(&self, mut e: LoadError, buffer: usize, at: u64) -> LoadError {
-        if let Some(d) = self.buffers.get(buffer) {
-            e.offset = d.offset.saturating_add(at);
-            if let Some(f) = &d.file {
-                e = e.in_file(f);
-            }
-        }
-        e
     }
 
     /// `count` elements of `elem` bytes from `offset` in `view`, stride `stride` (0 = packed).
@@ -170,17 +157,14 @@ impl<'a> Reader<'a> {
                 stride,
                 count,
             }),
-            _ => Err(self.in_buffer(
-                json_error(
-                    path,
-                    format!(
-                        "{count} elements of {elem} bytes (stride {stride}) from byte {offset} run past the end of bufferViews[{}] ({} bytes)",
-                        view.index(),
-                        bytes.len()
-                    ),
+            // The count, offset and stride are the JSON's: the error is the model's.
+            _ => Err(json_error(
+                path,
+                format!(
+                    "{count} elements of {elem} bytes (stride {stride}) from byte {offset} run past the end of bufferViews[{}] ({} bytes)",
+                    view.index(),
+                    bytes.len()
                 ),
-                view.buffer().index(),
-                view.offset() as u64,
             )),
         }
     }

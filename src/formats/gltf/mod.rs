@@ -40,8 +40,14 @@ use crate::scene::{AnimationInfo, Model, PoseRequest, PosedMesh, Texture};
 /// Format name errors carry.
 pub const FORMAT: &str = "glTF";
 
-/// Fixed part of the memory budget, bytes: room for a decoded texture of 4096×4096.
+/// Fixed part of the memory budget, bytes.
 pub const BUDGET_BASE: u64 = 64 << 20;
+/// Most bytes all decoded images of one model may hold (RGBA): four textures of the largest
+/// size, [`images::MAX_IMAGE_SIDE`]², or sixteen of 4096². Images have their own allowance as a
+/// compressed image is not a bound on its decoded size (a PNG of one colour shrinks ~1000×).
+///
+/// [`images::MAX_IMAGE_SIDE`]: super::images::MAX_IMAGE_SIDE
+pub const MAX_IMAGE_BYTES: u64 = 1 << 30;
 /// Budget per byte of input (model file plus the external files it names).
 pub const BUDGET_PER_INPUT_BYTE: u64 = 32;
 
@@ -77,6 +83,7 @@ pub fn looks_like(data: &[u8]) -> bool {
 pub struct Budget {
     limit: Cell<u64>,
     used: Cell<u64>,
+    images: Cell<u64>,
 }
 
 impl Budget {
@@ -85,6 +92,7 @@ impl Budget {
         Budget {
             limit: Cell::new(BUDGET_BASE.saturating_add(input_bytes * BUDGET_PER_INPUT_BYTE)),
             used: Cell::new(0),
+            images: Cell::new(0),
         }
     }
 
@@ -112,6 +120,24 @@ impl Budget {
             ));
         }
         self.used.set(total);
+        Ok(())
+    }
+
+    /// Charges `bytes` of decoded image to the image allowance, [`MAX_IMAGE_BYTES`].
+    pub fn charge_image(&self, bytes: u64) -> Result<()> {
+        let total = self.images.get().saturating_add(bytes);
+        if total > MAX_IMAGE_BYTES {
+            return Err(LoadError::new(
+                FORMAT,
+                0,
+                ErrorKind::CountTooLarge {
+                    what: "decoded image bytes (all images)",
+                    count: total,
+                    max: MAX_IMAGE_BYTES,
+                },
+            ));
+        }
+        self.images.set(total);
         Ok(())
     }
 
@@ -475,7 +501,12 @@ pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<GltfModel, L
 
 fn load_inner(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<GltfModel> {
     let budget = Budget::new(data.len() as u64);
-    let src = source::open(path, data, &budget)?;
+    let src = source::open(
+        path,
+        data,
+        &budget,
+        super::Folders::new(super::model_dir(path), opts),
+    )?;
     parse::build(path, src, opts, &budget)
 }
 

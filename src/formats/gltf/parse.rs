@@ -305,7 +305,8 @@ fn images(
             (None, Some(uri)) => {
                 let file = source::external_path(&src.base, uri)
                     .map_err(|m| json_error(format!("{jpath}.uri"), m))?;
-                let bytes = source::read_external(&file, budget)?;
+                let bytes = source::read_external(&src.folders, &file, budget)
+                    .map_err(|e| source::named_in_uri(e, &format!("{jpath}.uri"), uri))?;
                 (uri.clone(), Some(file), Some(bytes), None, mime)
             }
             (None, None) => return Err(json_error(&jpath, "has neither a uri nor a bufferView")),

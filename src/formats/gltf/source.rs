@@ -12,7 +12,7 @@ use super::{json_error, Budget, Container, FORMAT};
 use crate::formats::error::{ErrorKind, LoadError, Result};
 use crate::formats::images;
 use crate::formats::reader::Reader;
-use crate::formats::MAX_FILE_SIZE;
+use crate::formats::{model_dir, Folders, MAX_FILE_SIZE};
 use crate::scene::RgbaImage;
 
 /// GLB chunk type `JSON`.
@@ -43,6 +43,8 @@ pub struct Source {
     pub container: Container,
     /// The model's directory (external files are looked up there).
     pub base: PathBuf,
+    /// The folders external files must lie in.
+    pub folders: Folders,
     /// Byte offset of the JSON text in the model file.
     pub json_offset: u64,
 }
@@ -268,8 +270,9 @@ fn validate(root: json::Root) -> Result<::gltf::Document> {
 /// validates, as the crate does not know them).
 pub const HANDLED_EXTENSIONS: &[&str] = &["KHR_draco_mesh_compression"];
 
-/// Parses and validates the document, resolves its buffers.
-pub fn open(path: &Path, data: &[u8], budget: &Budget) -> Result<Source> {
+/// Parses and validates the document, resolves its buffers (external ones only inside
+/// `folders`).
+pub fn open(path: &Path, data: &[u8], budget: &Budget, folders: Folders) -> Result<Source> {
     let (container, json_range, glb_end) = if data.starts_with(b"glTF") {
         let l = glb_layout(data)?;
         (
@@ -304,11 +307,7 @@ pub fn open(path: &Path, data: &[u8], budget: &Budget) -> Result<Source> {
     root.extensions_required
         .retain(|e| !HANDLED_EXTENSIONS.contains(&e.as_str()));
     let doc = validate(root).map_err(|e| with_offset(e, json_offset))?;
-    let base = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_path_buf();
+    let base = model_dir(path).to_path_buf();
     let bin_offset = match container {
         Container::Binary { bin_offset, .. } => bin_offset.unwrap_or(0),
         Container::Json => 0,
@@ -340,7 +339,8 @@ pub fn open(path: &Path, data: &[u8], budget: &Budget) -> Result<Source> {
             ::gltf::buffer::Source::Uri(uri) => {
                 let file = external_path(&base, uri)
                     .map_err(|m| with_offset(json_error(format!("{jpath}.uri"), m), json_offset))?;
-                let bytes = read_external(&file, budget)?;
+                let bytes = read_external(&folders, &file, budget)
+                    .map_err(|e| named_in_uri(e, &format!("{jpath}.uri"), uri))?;
                 (uri.to_string(), Some(file), 0, bytes)
             }
         };
@@ -371,6 +371,7 @@ pub fn open(path: &Path, data: &[u8], budget: &Budget) -> Result<Source> {
         buffers,
         container,
         base,
+        folders,
         json_offset,
     })
 }
@@ -416,27 +417,28 @@ pub fn external_path(base: &Path, uri: &str) -> std::result::Result<PathBuf, Str
     Ok(base.join(decoded))
 }
 
-/// Reads an external file named by the model, within the size limit; the budget grows by its
-/// size.
-pub fn read_external(file: &Path, budget: &Budget) -> Result<Vec<u8>> {
-    let meta = std::fs::metadata(file).map_err(|e| LoadError::io(FORMAT, file, &e))?;
-    if meta.len() > MAX_FILE_SIZE {
-        return Err(LoadError::new(
-            FORMAT,
-            0,
-            ErrorKind::CountTooLarge {
-                what: "file size",
-                count: meta.len(),
-                max: MAX_FILE_SIZE,
-            },
-        )
-        .in_file(file));
+/// A failure to read the file a URI names, told with the URI and the JSON path naming it (the
+/// error stays the file's, of its kind: an I/O refusal is still `Io`).
+pub fn named_in_uri(e: LoadError, jpath: &str, uri: &str) -> LoadError {
+    match e.kind {
+        ErrorKind::Io(m) => LoadError {
+            kind: ErrorKind::Io(format!("{m} ({jpath} '{uri}')")),
+            ..e
+        },
+        _ => e,
     }
-    budget.add_input(meta.len());
+}
+
+/// Reads an external file named by the model: inside `folders`, a regular file, within the size
+/// limit; the budget grows by its size.
+pub fn read_external(folders: &Folders, file: &Path, budget: &Budget) -> Result<Vec<u8>> {
+    let bytes = folders.read(file, FORMAT, MAX_FILE_SIZE)?;
+    let len = bytes.len() as u64;
+    budget.add_input(len);
     budget
-        .charge(meta.len(), "external file (bytes)")
+        .charge(len, "external file (bytes)")
         .map_err(|e| e.in_file(file))?;
-    std::fs::read(file).map_err(|e| LoadError::io(FORMAT, file, &e))
+    Ok(bytes)
 }
 
 /// Which decoder an image's bytes call for: the MIME type when given, else the content.
@@ -451,22 +453,18 @@ pub fn image_format(bytes: &[u8], mime: Option<&str>) -> Option<image::ImageForm
     }
 }
 
-/// Decodes PNG or JPEG bytes to RGBA under the budget (the decoder refuses larger images, and
-/// sides above [`images::MAX_IMAGE_SIDE`], before allocating).
+/// Decodes PNG or JPEG bytes to RGBA: sides up to [`images::MAX_IMAGE_SIDE`] (refused from the
+/// header, naming the cap), the decoded pixels charged to the budget's image allowance first.
 pub fn decode_image(
     bytes: &[u8],
     format: image::ImageFormat,
     budget: &Budget,
 ) -> std::result::Result<RgbaImage, String> {
-    // The decoder's buffer and the RGBA copy both come out of what is left.
-    let img = images::decode_limited(bytes, format, Some(budget.remaining() / 2))?;
+    let (w, h) = images::header_size(bytes, format)?;
     budget
-        .charge(
-            u64::from(img.width()) * u64::from(img.height()) * 8,
-            "decoded image (bytes)",
-        )
+        .charge_image(u64::from(w) * u64::from(h) * 4)
         .map_err(|e| e.to_string())?;
-    Ok(images::to_rgba(img))
+    Ok(images::to_rgba(images::decode_limited(bytes, format)?))
 }
 
 #[cfg(test)]

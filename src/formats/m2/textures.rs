@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{TextureSlot, TextureSource};
-use crate::formats::{blp, LoadError, LoadOptions};
+use crate::formats::{blp, model_dir, read_file, Folders, LoadError, LoadOptions, MAX_FILE_SIZE};
 use crate::scene::{RgbaImage, Texture};
 
 /// Most directory entries scanned when matching a name without regard to case.
@@ -82,12 +82,7 @@ pub fn locate(model: &Path, name: &str, opts: &LoadOptions) -> Option<PathBuf> {
         .filter(|c| !c.is_empty() && *c != "." && *c != "..")
         .collect();
     let file = *components.last()?;
-    let model_dir = model.parent().unwrap_or(Path::new("."));
-    let model_dir = if model_dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        model_dir
-    };
+    let model_dir = model_dir(model);
     let dirs: Vec<&Path> = opts
         .texture_dirs
         .iter()
@@ -111,14 +106,6 @@ pub fn skin_prefix(model: &Path) -> String {
         .unwrap_or_default();
     let base = stem.trim_end_matches(|c: char| c.is_ascii_digit());
     format!("{base}skin{}", &stem[base.len()..])
-}
-
-/// The model's directory, `.` for a bare file name.
-fn model_dir(model: &Path) -> &Path {
-    match model.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    }
 }
 
 /// The skins that fit `model`: `.blp` files in its directory and each `--texture-dir` whose
@@ -242,6 +229,7 @@ pub fn resolve(
     warnings: &mut Vec<String>,
     notes: &mut Vec<String>,
 ) -> Vec<TextureSlot> {
+    let folders = Folders::new(model_dir(model), opts);
     textures
         .iter()
         .enumerate()
@@ -307,7 +295,7 @@ pub fn resolve(
                     ));
                     None
                 }
-                Some(p) => match blp::load(p) {
+                Some(p) => match load_blp(&folders, p, matches!(source, TextureSource::Given)) {
                     Ok(img) => Some(img),
                     Err(e) => {
                         warnings.push(format!(
@@ -331,6 +319,16 @@ pub fn resolve(
             }
         })
         .collect()
+}
+
+/// Reads and decodes a BLP2 texture: a file the model names (found beside it or in a
+/// `--texture-dir`) only inside `folders`, a file the user gave (`--texture`) from anywhere.
+fn load_blp(folders: &Folders, path: &Path, given: bool) -> Result<RgbaImage, LoadError> {
+    let data = match given {
+        true => read_file(path, blp::FORMAT)?,
+        false => folders.read(path, blp::FORMAT, MAX_FILE_SIZE)?,
+    };
+    blp::decode(&data).map_err(|e| e.in_file(path))
 }
 
 #[cfg(test)]

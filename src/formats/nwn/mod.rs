@@ -24,7 +24,7 @@ pub mod writer;
 
 use std::path::{Path, PathBuf};
 
-use super::{read_file, LoadError, LoadOptions};
+use super::{Folders, LoadError, LoadOptions, MAX_FILE_SIZE};
 use crate::scene::{AnimationInfo, Model, PoseRequest, PosedMesh};
 pub use parse::{looks_ascii, parse};
 
@@ -90,7 +90,7 @@ pub struct NWNModel {
 pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<NWNModel, LoadError> {
     let mut warnings = Vec::new();
     let mdl = parse(data, &mut warnings).map_err(|e| e.in_file(path))?;
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let dir = crate::formats::model_dir(path).to_path_buf();
     let (chain, super_anims) = load_supermodels(&mdl, &dir, opts, &mut warnings);
 
     let mut animations: Vec<PlayableAnimation> = Vec::new();
@@ -167,6 +167,7 @@ fn load_supermodels(
 ) -> (Vec<ChainLink>, Vec<(Animation, String)>) {
     let mut dirs = vec![dir.to_path_buf()];
     dirs.extend(opts.search_paths.iter().cloned());
+    let folders = Folders::new(dir, opts);
     let mut chain: Vec<ChainLink> = Vec::new();
     let mut anims = Vec::new();
     let mut next = mdl.supermodel.clone();
@@ -205,7 +206,8 @@ fn load_supermodels(
             });
             break;
         };
-        let parsed = read_file(&path, "NWN MDL")
+        let parsed = folders
+            .read(&path, "NWN MDL", MAX_FILE_SIZE)
             .and_then(|d| parse(&d, warnings).map_err(|e| e.in_file(&path)));
         match parsed {
             Ok(sm) => {

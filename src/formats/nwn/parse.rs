@@ -17,12 +17,15 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl, LoadError> 
 /// True when `data` looks like an ASCII MDL: no NUL bytes in the first 4 KiB and one of the
 /// keywords an ASCII model starts with (`#MAXMODEL`, `newmodel`, `beginmodelgeom`).
 pub fn looks_ascii(data: &[u8]) -> bool {
+    let data = crate::formats::detect::strip_bom(data);
     let head = &data[..data.len().min(4096)];
     if head.is_empty() || head.contains(&0) {
         return false;
     }
     let text = String::from_utf8_lossy(head).to_ascii_lowercase();
-    ["#maxmodel", "newmodel", "beginmodelgeom"]
-        .iter()
-        .any(|k| text.contains(k))
+    // The keyword must start a line: prose that mentions it (a README) is not a model.
+    text.lines().any(|l| {
+        let first = l.split_whitespace().next().unwrap_or("");
+        ["#maxmodel", "newmodel", "beginmodelgeom"].contains(&first)
+    })
 }

@@ -5,8 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::formats::{dds, plt, read_file, LoadOptions};
+use crate::formats::{dds, plt, Folders, LoadOptions, MAX_FILE_SIZE};
 use crate::scene::RgbaImage;
+
+/// Largest `.txi` sidecar read, bytes (a few lines of settings).
+pub const MAX_TXI_SIZE: u64 = 1 << 20;
 
 /// Extensions tried, best first.
 pub const EXTENSIONS: [&str; 3] = ["dds", "tga", "plt"];
@@ -73,15 +76,25 @@ pub fn find_file(dirs: &[PathBuf], stem: &str, ext: &str) -> Option<PathBuf> {
     })
 }
 
-/// Decodes a TGA through `image`.
+/// Decodes a TGA through `image`, its size checked from the header first (sides up to
+/// [`dds::MAX_DIMENSION`]), so the decoder never allocates for a size the file only claims.
 pub fn decode_tga(data: &[u8]) -> Result<RgbaImage, String> {
+    let side = |at: usize| {
+        data.get(at..at + 2)
+            .map(|b| u32::from(u16::from_le_bytes([b[0], b[1]])))
+    };
+    if let (Some(w), Some(h)) = (side(12), side(14)) {
+        if w > dds::MAX_DIMENSION || h > dds::MAX_DIMENSION {
+            return Err(format!(
+                "TGA size {w}x{h} is larger than the limit {} per side",
+                dds::MAX_DIMENSION
+            ));
+        }
+    }
     let img = image::load_from_memory_with_format(data, image::ImageFormat::Tga)
         .map_err(|e| e.to_string())?
         .to_rgba8();
     let (width, height) = img.dimensions();
-    if width > dds::MAX_DIMENSION || height > dds::MAX_DIMENSION {
-        return Err(format!("{width}x{height} is too large"));
-    }
     Ok(RgbaImage {
         width,
         height,
@@ -99,12 +112,13 @@ pub fn resolve(
     let stem = name.to_ascii_lowercase();
     let mut dirs = vec![model_dir.to_path_buf()];
     dirs.extend(opts.texture_dirs.iter().cloned());
+    let folders = Folders::new(model_dir, opts);
     for dir in &dirs {
         for path in candidates(dir, &stem) {
-            match decode_file(&path, model_dir, opts, warnings) {
+            match decode_file(&folders, &path, model_dir, opts, warnings) {
                 Ok(image) => {
                     let txi = find_file(std::slice::from_ref(dir), &stem, "txi")
-                        .and_then(|p| std::fs::read(p).ok())
+                        .and_then(|p| folders.read(&p, "NWN TXI", MAX_TXI_SIZE).ok())
                         .map(|b| {
                             String::from_utf8_lossy(&b[..b.len().min(64 << 10)])
                                 .to_ascii_lowercase()
@@ -137,12 +151,15 @@ pub fn resolve(
 }
 
 fn decode_file(
+    folders: &Folders,
     path: &Path,
     model_dir: &Path,
     opts: &LoadOptions,
     warnings: &mut Vec<String>,
 ) -> Result<RgbaImage, String> {
-    let data = read_file(path, "texture").map_err(|e| e.to_string())?;
+    let data = folders
+        .read(path, "texture", MAX_FILE_SIZE)
+        .map_err(|e| e.to_string())?;
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
@@ -171,10 +188,11 @@ pub fn palettes(
     dirs.push(model_dir.join("pal"));
     dirs.push(model_dir.to_path_buf());
     dirs.extend(opts.texture_dirs.iter().cloned());
+    let folders = Folders::new(model_dir, opts);
     let mut out: [Option<RgbaImage>; 10] = Default::default();
     for (slot, name) in out.iter_mut().zip(plt::PALETTE_FILES) {
         let img = find_file(&dirs, name, "tga").and_then(|p| {
-            let data = read_file(&p, "palette").ok()?;
+            let data = folders.read(&p, "palette", MAX_FILE_SIZE).ok()?;
             decode_tga(&data).ok()
         });
         if img.is_none() && !warnings.iter().any(|w| w.contains(name)) {
