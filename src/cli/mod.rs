@@ -8,6 +8,7 @@
 mod compare;
 mod conformance;
 mod demo;
+mod effect_args;
 mod gte_vectors;
 mod info;
 mod model_args;

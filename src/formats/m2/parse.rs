@@ -502,6 +502,7 @@ fn read_unit(r: &Reader, p: u64, nsub: usize, t: &Tables) -> Result<TextureUnit>
         }
     };
     Ok(TextureUnit {
+        texture_anim_combo: r.u16_at(p + 22, "unit texture animation")?,
         flags: r.u16_at(p, "unit flags")?,
         submesh,
         color,

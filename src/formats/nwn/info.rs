@@ -110,6 +110,8 @@ pub struct Facts {
     pub textures: Vec<Texture>,
     /// Animations: the model's own, then each supermodel's.
     pub animations: Vec<Animation>,
+    /// Emitters drawn, with their rest values.
+    pub emitters: Vec<crate::effects::Summary>,
 }
 
 impl Facts {
@@ -194,6 +196,17 @@ impl Facts {
                     }
                 })
                 .collect(),
+            emitters: {
+                let names: Vec<String> = model.textures.iter().map(|t| t.name.clone()).collect();
+                model
+                    .emitters
+                    .iter()
+                    .map(|(node, def)| {
+                        let src = super::effects::AnimatedNode::new(model, *node, None);
+                        crate::effects::Summary::of(def, &src, &names)
+                    })
+                    .collect()
+            },
         }
     }
 }
@@ -266,6 +279,10 @@ impl fmt::Display for Facts {
                 "  {}: {:.3} s ({} frames), {} nodes, from {}",
                 a.name, a.seconds, a.frames, a.nodes, a.from
             )?;
+        }
+        writeln!(f, "emitters drawn: {}", self.emitters.len())?;
+        for e in &self.emitters {
+            writeln!(f, "  {e}")?;
         }
         Ok(())
     }
