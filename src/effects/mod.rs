@@ -257,6 +257,9 @@ pub struct EmitterState {
     pub alpha: OverLife<f32>,
     /// Width and height over life, model units.
     pub size: OverLife<[f32; 2]>,
+    /// Each particle's sizes are multiplied by a factor drawn uniformly from this range
+    /// (M2 twinkle scale); `[1, 1]` for none.
+    pub size_scale: [f32; 2],
 }
 
 impl Default for EmitterState {
@@ -292,6 +295,7 @@ impl Default for EmitterState {
                 end: [1.0; 2],
                 mid: 0.5,
             },
+            size_scale: [1.0; 2],
         }
     }
 }
@@ -334,7 +338,7 @@ pub struct Particle {
     pub color: OverLife<[f32; 3]>,
     /// Opacity curve.
     pub alpha: OverLife<f32>,
-    /// Size curve.
+    /// Size curve (its random scale already applied).
     pub size: OverLife<[f32; 2]>,
     /// Birth order (for linked strips).
     pub serial: u64,
@@ -477,6 +481,9 @@ fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u64) -> Part
         } => (rng.unit() * (last.saturating_sub(first) + 1) as f32) as u32,
         _ => 0,
     };
+    let [lo, hi] = s.size_scale.map(|v| sane(v, 0.0, 1e3));
+    let k = lo + (hi - lo) * rng.unit();
+    let scaled = |v: [f32; 2]| [v[0] * k, v[1] * k];
     let life = if s.life < 0.0 {
         MAX_LIFE
     } else {
@@ -499,7 +506,12 @@ fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u64) -> Part
         cell_offset,
         color: s.color,
         alpha: s.alpha,
-        size: s.size,
+        size: OverLife {
+            start: scaled(s.size.start),
+            middle: scaled(s.size.middle),
+            end: scaled(s.size.end),
+            mid: s.size.mid,
+        },
         serial,
     }
 }

@@ -4,8 +4,8 @@
 //! and bottom `below` along the emitter's up axis), falls by `gravity`, and dies after
 //! `edge_life` seconds. The strip runs from the emitter's current edge back through the live
 //! edges, oldest last; each segment is one quad, its texture stretched along the strip from
-//! u = 0 at the emitter to u = 1 one edge life behind, its colour the colour × opacity the
-//! older edge was born with.
+//! u = 0 at the emitter to u = 1 one edge life behind, its colour and opacity those the older
+//! edge was born with (blended as particles are: [`super::drawn_blend`]).
 
 use super::{steps_to, POOL_PER_EMITTER, STEP_HZ};
 use crate::math::{add3, scale3, sub3};
@@ -64,19 +64,21 @@ pub struct Edge {
     pub age: f32,
     /// Downward speed.
     pub fall: f32,
-    /// Colour × opacity it was laid with, 0..1.
+    /// Colour it was laid with, 0..1.
     pub color: [f32; 3],
+    /// Opacity it was laid with, 0..1.
+    pub alpha: f32,
 }
 
 fn edge_of(s: &RibbonState) -> Edge {
     let finite = |v: f32| if v.is_finite() { v.clamp(-1e4, 1e4) } else { 0.0 };
-    let a = finite(s.alpha).clamp(0.0, 1.0);
     Edge {
         top: add3(s.origin, scale3(s.up, finite(s.above))),
         bottom: sub3(s.origin, scale3(s.up, finite(s.below))),
         age: 0.0,
         fall: 0.0,
-        color: s.color.map(|c| finite(c).clamp(0.0, 2.0) * a),
+        color: s.color.map(|c| finite(c).clamp(0.0, 2.0)),
+        alpha: finite(s.alpha).clamp(0.0, 1.0),
     }
 }
 
@@ -137,16 +139,16 @@ pub fn ribbon_sprites(def: &RibbonDef, src: &dyn RibbonSource, time: f32) -> Vec
     let life = def.edge_life.max(1e-3);
     let e = edges(def, src, time);
     e.windows(2)
-        .map(|w| {
+        .filter_map(|w| {
             let (new, old) = (&w[0], &w[1]);
             let (u0, u1) = (new.age / life, old.age / life);
-            Sprite {
+            Some(Sprite {
                 corners: [new.top, old.top, new.bottom, old.bottom],
                 uv: [[u0, 0.0], [u1, 0.0], [u0, 1.0], [u1, 1.0]],
-                color: old.color.map(|c| (c * 128.0).round().clamp(0.0, 255.0) as u8),
+                color: super::sprites::blended_color(def.blend, old.color, old.alpha)?,
                 texture: def.texture,
-                blend: def.blend,
-            }
+                blend: super::drawn_blend(def.blend),
+            })
         })
         .collect()
 }

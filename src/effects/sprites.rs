@@ -77,18 +77,22 @@ pub fn drawn_blend(b: Blend) -> Blend {
 /// vanish when fully transparent.
 fn shade(def: &EmitterDef, p: &Particle) -> Option<[u8; 3]> {
     let f = p.progress();
-    let a = p.alpha.at(f, lerp1);
+    blended_color(def.blend, p.color.at(f, lerp3), p.alpha.at(f, lerp1))
+}
+
+/// The PS1 colour of a quad of colour `c` (0..1) and opacity `a` under blend `blend`, `None`
+/// when it would not change the picture.
+pub(super) fn blended_color(blend: Blend, c: [f32; 3], a: f32) -> Option<[u8; 3]> {
     if !(a > INVISIBLE) {
         return None;
     }
-    let c = p.color.at(f, lerp3);
-    let k = match def.blend {
+    let k = match blend {
         Blend::Opaque | Blend::Cutout => return Some(modulation(c, 1.0)),
         Blend::Alpha => 4.0 * a.min(1.0),
         _ => a.min(1.0),
     };
     let rgb = modulation(c, k);
-    (rgb != [0; 3] || def.blend == Blend::Subtractive).then_some(rgb)
+    (rgb != [0; 3] || blend == Blend::Subtractive).then_some(rgb)
 }
 
 /// The two half-axes (right, up) a particle's quad spans, before its size.

@@ -70,6 +70,9 @@ pub struct ParticleEmitter {
     pub colors: [[u8; 4]; 3],
     /// Half-widths at birth, middle and death.
     pub scales: [f32; 3],
+    /// Each particle's half-widths are multiplied by a factor drawn from this range
+    /// (wowdev's "twinkle scale" @0x188).
+    pub twinkle_scale: [f32; 2],
     /// Sprite-sheet cells at birth, middle and death.
     pub cells: [u16; 3],
     /// Velocity damping.
@@ -310,6 +313,7 @@ fn read_particle(
             f(0x160, "particle scale")?,
             f(0x164, "particle scale")?,
         ],
+        twinkle_scale: [f(0x188, "particle twinkle scale")?, f(0x18C, "particle twinkle scale")?],
         cells: [
             r.u16_at(o + 0x168, "particle cell")?,
             r.u16_at(o + 0x16A, "particle cell")?,
@@ -482,6 +486,12 @@ impl EmitterSource for M2Emitter<'_> {
                 middle: s(e.scales[1]),
                 end: s(e.scales[2]),
                 mid,
+            },
+            // A zero range (records that do not use it) leaves the sizes as they are.
+            size_scale: if e.twinkle_scale.iter().all(|v| *v == 0.0) {
+                [1.0; 2]
+            } else {
+                e.twinkle_scale
             },
         }
     }

@@ -155,12 +155,14 @@ pub struct UvTransform {
 }
 
 impl UvTransform {
-    /// The transformed coordinate.
+    /// The transformed coordinate, snapped to 1/65536 so rotation round-off (−1e−8 for a
+    /// corner that is exactly 0) does not push a face into the neighbouring texture repeat.
     pub fn apply(&self, [u, v]: [f32; 2]) -> [f32; 2] {
         let (x, y) = (u - 0.5, v - 0.5);
+        let snap = |c: f32| (c * 65536.0).round() / 65536.0;
         [
-            0.5 + self.m[0][0] * x + self.m[0][1] * y + self.translation[0],
-            0.5 + self.m[1][0] * x + self.m[1][1] * y + self.translation[1],
+            snap(0.5 + self.m[0][0] * x + self.m[0][1] * y + self.translation[0]),
+            snap(0.5 + self.m[1][0] * x + self.m[1][1] * y + self.translation[1]),
         ]
     }
 }

@@ -217,6 +217,7 @@ impl EmitterSource for AnimatedNode<'_> {
                 end: [ex, ey],
                 mid,
             },
+            size_scale: [1.0; 2],
         }
     }
 
