@@ -236,6 +236,9 @@ fn golden_nwn_samples() {
         let tag = format!("nwn_{}", name.replace('.', "_"));
         golden(&tag, m.as_ref(), default_animation(m.as_ref()), [0, 10]);
     }
+    // The torch burning: flame and smoke sprites through the GTE and the ordering table.
+    let m = sample("samples/nwn/it_torch_000.mdl", LoadOptions::default());
+    golden("nwn_it_torch_000", m.as_ref(), default_animation(m.as_ref()), [45, 60]);
     // An area tile is built to be seen from the south (scene −Z) and above, as the game's
     // camera does; from the default front 3/4 view its black void shroud hides the cliff.
     let m = sample("samples/nwn/ttd01_a04_03.mdl", LoadOptions::default());

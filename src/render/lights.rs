@@ -4,7 +4,9 @@
 //! in model space; LCM columns: their colours) plus a background colour (BK). A model's point
 //! lights become directions from the model's centre toward each light, strongest three first
 //! (a PS1 game does the same per object: lights are directions per model, not per vertex); its
-//! ambient colour becomes BK.
+//! ambient colour becomes BK. A black light is a placeholder the game would colour from its
+//! scene (NWN tiles' main and source lights take the area's colours), so it shines at the rig's
+//! diffuse level in white; a model without ambient light keeps the rig's ambient.
 
 use super::camera::Basis;
 use super::gte_stage::Q12;
@@ -32,6 +34,9 @@ pub(super) fn rig(basis: &Basis) -> Registers {
     )
 }
 
+/// Below this (each channel) a light's colour counts as black: a placeholder.
+const PLACEHOLDER: f32 = 1.0 / 64.0;
+
 /// A model's lights seen from `centre` (the model space origin the GTE works around).
 pub(super) fn from_model(lights: &ModelLights, centre: [f32; 3]) -> Registers {
     let mut llm = [[ZERO; 3]; 3];
@@ -41,12 +46,17 @@ pub(super) fn from_model(lights: &ModelLights, centre: [f32; 3]) -> Registers {
         (dot3(d, d) > 0.5 && l.color.iter().all(|c| c.is_finite())).then_some((d, l.color))
     });
     for (j, (dir, color)) in usable.take(3).enumerate() {
+        let color = if color.iter().all(|c| c.abs() < PLACEHOLDER) {
+            [DIFFUSE; 3]
+        } else {
+            color
+        };
         llm[j] = dir.map(Q12::from_f32);
         for (row, c) in lcm.iter_mut().zip(color) {
             row[j] = Q12::from_f32(c.clamp(0.0, 7.9));
         }
     }
-    let bk = lights.ambient.map(|c| {
+    let bk = lights.ambient.unwrap_or([AMBIENT; 3]).map(|c| {
         let c = if c.is_finite() { c.clamp(0.0, 15.0) } else { 0.0 };
         (c * 4096.0).round() as i32
     });
@@ -71,7 +81,7 @@ mod tests {
                     color: [0.0, 0.0, 2.0],
                 },
             ],
-            ambient: [0.25, 0.25, 0.5],
+            ambient: Some([0.25, 0.25, 0.5]),
         };
         let (llm, lcm, bk) = from_model(&lights, [0.0, 0.0, 0.0]);
         assert_eq!(llm[0], [ZERO, Q12::ONE, ZERO]);
@@ -82,5 +92,17 @@ mod tests {
         assert_eq!(lcm[1][0], Q12::from_f32(0.5));
         assert_eq!(lcm[2][1], Q12::from_f32(2.0));
         assert_eq!(bk, [1024, 1024, 2048]);
+        // A black light is a placeholder: it shines at the rig's level; no ambient → the rig's.
+        let placeholder = ModelLights {
+            lights: vec![ModelLight {
+                position: [0.0, 0.0, -3.0],
+                color: [0.0, 0.0, 0.004],
+            }],
+            ambient: None,
+        };
+        let (llm, lcm, bk) = from_model(&placeholder, [0.0; 3]);
+        assert_eq!(llm[0], [ZERO, ZERO, Q12::from_f32(-1.0)]);
+        assert_eq!([lcm[0][0], lcm[1][0], lcm[2][0]], [Q12::from_f32(DIFFUSE); 3]);
+        assert_eq!(bk, [(AMBIENT * 4096.0).round() as i32; 3]);
     }
 }

@@ -53,7 +53,9 @@ pub struct ModelCamera {
 pub struct ModelLight {
     /// Where it is.
     pub position: [f32; 3],
-    /// Colour × intensity, 1.0 = full.
+    /// Colour × intensity, 1.0 = full. Black means a placeholder the game colours from its
+    /// scene (NWN tile lights take the area's light colours): the renderer gives it its
+    /// default light level.
     pub color: [f32; 3],
 }
 
@@ -64,6 +66,7 @@ pub struct ModelLights {
     /// Point lights, strongest first (the GTE takes three, as directions from the model's
     /// centre).
     pub lights: Vec<ModelLight>,
-    /// Ambient colour (the GTE's background colour), 1.0 = full.
-    pub ambient: [f32; 3],
+    /// Ambient colour (the GTE's background colour), 1.0 = full; `None` when the model has
+    /// no ambient light of its own (the renderer keeps its default ambient).
+    pub ambient: Option<[f32; 3]>,
 }

@@ -290,6 +290,7 @@ pub fn snapshots(
 /// Light controller numbers (Torlack's table).
 const LIGHT_COLOR: ControllerType = ControllerType(76);
 const LIGHT_MULTIPLIER: ControllerType = ControllerType(140);
+const LIGHT_RADIUS: ControllerType = ControllerType(88);
 
 /// The model's light nodes at `time` seconds into `animation`: each light's colour ×
 /// multiplier, ambient-only lights summed into the ambient colour, the others in priority
@@ -320,7 +321,8 @@ pub fn lights(
         let k = src.scalar(LIGHT_MULTIPLIER, t, 1.0);
         let color = src.color(LIGHT_COLOR, t, [1.0; 3]).map(|c| c * k);
         if *ambient_only {
-            for (a, c) in out.ambient.iter_mut().zip(color) {
+            let sum = out.ambient.get_or_insert([0.0; 3]);
+            for (a, c) in sum.iter_mut().zip(color) {
                 *a += c;
             }
         } else {
@@ -334,4 +336,36 @@ pub fn lights(
     ranked.sort_by_key(|(p, i, _)| (*p, *i));
     out.lights = ranked.into_iter().map(|(_, _, l)| l).collect();
     Some(out)
+}
+
+/// One line per light node for `info`: rest colour, multiplier, radius, priority, position.
+pub fn light_lines(model: &NWNModel) -> Vec<String> {
+    let world = model.node_world_at(None, 0.0);
+    model
+        .mdl
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| {
+            let NodeDetail::Light {
+                priority,
+                ambient_only,
+                ..
+            } = &n.detail
+            else {
+                return None;
+            };
+            let src = AnimatedNode::new(model, i, None);
+            let c = src.color(LIGHT_COLOR, 0.0, [1.0; 3]);
+            Some(format!(
+                "{}: colour {:?} × {}, radius {}, priority {priority}{}, at {:?}",
+                n.name,
+                c,
+                src.scalar(LIGHT_MULTIPLIER, 0.0, 1.0),
+                src.scalar(LIGHT_RADIUS, 0.0, 0.0),
+                if *ambient_only { ", ambient only" } else { "" },
+                to_scene(world[i].t),
+            ))
+        })
+        .collect()
 }

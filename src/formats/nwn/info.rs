@@ -112,6 +112,8 @@ pub struct Facts {
     pub animations: Vec<Animation>,
     /// Emitters drawn, with their rest values.
     pub emitters: Vec<crate::effects::Summary>,
+    /// Light nodes with their rest colour, multiplier and radius.
+    pub lights: Vec<String>,
 }
 
 impl Facts {
@@ -207,6 +209,7 @@ impl Facts {
                     })
                     .collect()
             },
+            lights: super::effects::light_lines(model),
         }
     }
 }
@@ -279,6 +282,10 @@ impl fmt::Display for Facts {
                 "  {}: {:.3} s ({} frames), {} nodes, from {}",
                 a.name, a.seconds, a.frames, a.nodes, a.from
             )?;
+        }
+        writeln!(f, "lights: {}", self.lights.len())?;
+        for l in &self.lights {
+            writeln!(f, "  {l}")?;
         }
         writeln!(f, "emitters drawn: {}", self.emitters.len())?;
         for e in &self.emitters {
