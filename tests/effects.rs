@@ -49,13 +49,24 @@ fn start_end_only_fountain_counts_lifetimes_and_curves() {
     assert_eq!(def.facing, Facing::Camera);
     assert_eq!(def.blend, Blend::Alpha);
     // Births in steps 14, 29, 44, 59 …: at 0.99 s (step 59) the fourth is not born yet.
-    for (t, n) in [(0.2, 0), (0.3, 1), (0.55, 2), (0.99, 3), (1.0, 4), (3.0, 4), (10.0, 4)] {
+    for (t, n) in [
+        (0.2, 0),
+        (0.3, 1),
+        (0.55, 2),
+        (0.99, 3),
+        (1.0, 4),
+        (3.0, 4),
+        (10.0, 4),
+    ] {
         assert_eq!(only(&m, None, t).particles.len(), n, "alive at {t} s");
     }
     let s = only(&m, None, 3.0);
     for p in &s.particles {
         assert!(p.age < 1.0 && p.life == 1.0, "{p:?}");
-        assert!(p.position.iter().all(|c| c.abs() < 1e-6), "stays put: {p:?}");
+        assert!(
+            p.position.iter().all(|c| c.abs() < 1e-6),
+            "stays put: {p:?}"
+        );
         let f = p.progress();
         assert!(close(p.size.at(f, lerp2)[0], 1.0 + 2.0 * f, 1e-5));
         assert!(close(p.alpha.at(f, lerp1), f, 1e-5));
@@ -120,7 +131,11 @@ fn spawn_motion_samples_keys_at_birth_and_moves_particles() {
     for p in &s.particles {
         let born = 1.2 - p.age;
         // Keys sampled at birth.
-        assert!(close(p.life, 1.0 + born, 0.02), "life {} born {born}", p.life);
+        assert!(
+            close(p.life, 1.0 + born, 0.02),
+            "life {} born {born}",
+            p.life
+        );
         let turns = p.spin / std::f32::consts::TAU;
         assert!(close(turns, 0.5 + born, 0.02), "spin {turns} born {born}");
         assert!(close(p.gravity, -9.8 * (0.25 + 0.5 * born), 0.05), "{p:?}");
@@ -168,7 +183,14 @@ fn event_pulse_fountain_is_continuous_and_explosion_bursts_on_detonate() {
     let b = load_nwn(&burst);
     let anim = b.find_animation("travel01");
     assert_eq!(snapshots(&b, anim, 0.0)[0].0.emission, Emission::Burst);
-    for (t, n) in [(0.05, 10), (0.15, 20), (0.35, 30), (0.45, 40), (0.95, 80), (1.05, 80)] {
+    for (t, n) in [
+        (0.05, 10),
+        (0.15, 20),
+        (0.35, 30),
+        (0.45, 40),
+        (0.95, 80),
+        (1.05, 80),
+    ] {
         assert_eq!(only(&b, anim, t).particles.len(), n, "alive at {t} s");
     }
     // Without the animation there is no detonate, so nothing.
@@ -276,4 +298,97 @@ fn torch_frames_are_drawn_through_the_gte() {
         .unwrap();
     assert!(f.stats.sprites > 20, "{:?}", f.stats);
     assert_eq!(f.stats.sprites_over_budget, 0);
+}
+
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
+fn aribeth_dangly_meshes_sway_within_their_displacement() {
+    let m = load_nwn(&sample("c_aribeth.mdl"));
+    let anim = default_animation(&m);
+    assert!(anim.is_some());
+    // Two dangly nodes (torso_g, head_g), displacement 0.02.
+    let sway = nwn::dangly::sways(&m, anim, 20.0 / 30.0);
+    assert_eq!(sway.len(), 2);
+    let len = |o: [f32; 3]| (o[0] * o[0] + o[1] * o[1] + o[2] * o[2]).sqrt();
+    assert!(sway.iter().all(|(_, o)| len(*o) <= 0.02 + 1e-6), "{sway:?}");
+    assert!(
+        sway.iter().any(|(_, o)| len(*o) > 1e-4),
+        "the idle moves them: {sway:?}"
+    );
+    // A pure function of the frame; nothing sways without an animation.
+    assert_eq!(sway, nwn::dangly::sways(&m, anim, 20.0 / 30.0));
+    assert!(nwn::dangly::sways(&m, None, 1.0).is_empty());
+    // The pose moves dangly vertices only: the rest of the mesh is where it was.
+    let req = PoseRequest {
+        animation: anim,
+        frame: 20,
+        camera: None,
+    };
+    let moved = m.pose(&req);
+    assert_eq!(moved, m.pose(&req));
+}
+
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
+fn tile_lights_become_the_gte_lights() {
+    use psxrender::render::LightChoice;
+    let m = load_nwn(&sample("ttd01_a04_03.mdl"));
+    let lights = m.lights(&PoseRequest::default()).expect("two light nodes");
+    assert_eq!(lights.lights.len(), 2);
+    assert_eq!(lights.ambient, None);
+    let render = |lights: LightChoice| {
+        let opts = RenderOptions {
+            threads: 1,
+            lights,
+            ..RenderOptions::default()
+        };
+        let mut r = Renderer::new(&m, &opts).unwrap();
+        r.render(&PoseRequest::default()).unwrap()
+    };
+    let (own, rig) = (render(LightChoice::Model), render(LightChoice::Rig));
+    assert_eq!(own.stats, rig.stats, "the same polygons");
+    assert_ne!(own.rgb, rig.rgb, "lit differently");
+    // A model without light nodes has no lights of its own: both choices draw the same.
+    let torch = torch();
+    assert!(torch.lights(&PoseRequest::default()).is_none());
+}
+
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/m2")]
+fn imp2_cameras_render_through_the_models_eye() {
+    use psxrender::render::RenderError;
+    let m = psxrender::formats::load(
+        &common::shared("samples/m2/Imp2.m2"),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(m.camera_count(), 2);
+    let eye = m.camera(0, &PoseRequest::default()).unwrap();
+    // The portrait camera: in front of the face (base position, no keyed offset).
+    assert!((eye.position[1] - 1.2815).abs() < 1e-3, "{eye:?}");
+    assert!(eye.fov > 40.0 && eye.fov < 60.0);
+    let render = |camera: Option<usize>| {
+        let opts = RenderOptions {
+            threads: 1,
+            camera,
+            ..RenderOptions::default()
+        };
+        Renderer::new(m.as_ref(), &opts).map(|mut r| r.render(&PoseRequest::default()).unwrap())
+    };
+    let (orbit, portrait) = (render(None).unwrap(), render(Some(0)).unwrap());
+    assert_ne!(orbit.rgb, portrait.rgb);
+    // Close up, the model fills more of the frame: fewer background pixels.
+    // The background as the display shows it: the orbit view's top-left pixel.
+    let clear = orbit.rgb[..3].to_vec();
+    let bg = |f: &psxrender::render::Frame| f.rgb.chunks(3).filter(|p| *p == clear).count();
+    assert!(
+        bg(&portrait) * 4 < bg(&orbit) * 3,
+        "{} vs {}",
+        bg(&portrait),
+        bg(&orbit)
+    );
+    assert!(matches!(
+        render(Some(5)),
+        Err(RenderError::NoCamera { index: 5, count: 2 })
+    ));
 }

@@ -73,7 +73,10 @@ fn imp2_skin_is_found_and_its_flames_are_drawn() {
     // The skin search finds imp2red.blp beside Imp2.m2 (named after the model, no "skin").
     let path = sample("Imp2.m2");
     let m = load(&path, &LoadOptions::default());
-    assert!(m.textures[0].resolved.as_ref().is_some_and(|p| p.ends_with("imp2red.blp")));
+    assert!(m.textures[0]
+        .resolved
+        .as_ref()
+        .is_some_and(|p| p.ends_with("imp2red.blp")));
     // As the issue runs it: --texture 11=imp2red.blp.
     let opts = LoadOptions {
         replaceable_textures: vec![(11, sample("imp2red.blp"))],
@@ -163,7 +166,10 @@ fn fountain_water_uvs_move_by_the_translation_track() {
             uv_changed += (*old != uv) as usize;
         }
     }
-    assert!(same_place > b.len() / 2, "a static doodad's polygons stay put");
+    assert!(
+        same_place > b.len() / 2,
+        "a static doodad's polygons stay put"
+    );
     assert!(uv_changed > 100, "{uv_changed} packets with new UVs");
 }
 
@@ -198,7 +204,9 @@ fn quad_model(dir: &Path) -> SynthModel {
     let texture = psxrender::formats::blp::write_palettized(
         8,
         8,
-        &(0..256u32).map(|i| [i as u8, 255 - i as u8, 64]).collect::<Vec<_>>(),
+        &(0..256u32)
+            .map(|i| [i as u8, 255 - i as u8, 64])
+            .collect::<Vec<_>>(),
         &(0..64u8).collect::<Vec<_>>(),
         &[255; 64],
         0,
@@ -276,7 +284,11 @@ fn writer_texture_rotation_turns_uvs_about_the_centre() {
     // Face 0 is corners (0,0), (0,1), (1,0). uv' = c + R(uv − c), c = (½, ½), R = 90°:
     // (x, y) → (−y, x): (0,0) → (1,0), (0,1) → (0,0), (1,0) → (1,1).
     assert!(close(&uv_of(0), &[[0.0, 0.0], [0.0, 1.0], [1.0, 0.0]]));
-    assert!(close(&uv_of(30), &[[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]]), "{:?}", uv_of(30));
+    assert!(
+        close(&uv_of(30), &[[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]]),
+        "{:?}",
+        uv_of(30)
+    );
     // Halfway (45°): (0,0) → (½, ½ − √½).
     let h = 0.5 - std::f32::consts::FRAC_1_SQRT_2;
     assert!(close(&uv_of(15)[..1], &[[0.5, h]]), "{:?}", uv_of(15));
@@ -284,7 +296,10 @@ fn writer_texture_rotation_turns_uvs_about_the_centre() {
     // repeat boundary pulled in to 7.
     let f = render(&m, 30, true);
     let polys = textured_polygons(&f.gp0);
-    assert!(polys.iter().any(|p| p.1 == [[7, 0], [0, 0], [7, 7]]), "{polys:?}");
+    assert!(
+        polys.iter().any(|p| p.1 == [[7, 0], [0, 0], [7, 7]]),
+        "{polys:?}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -347,7 +362,11 @@ fn writer_ribbon_trails_its_moving_bone() {
         ];
         for (c, w) in s.corners.iter().zip(want) {
             for k in 0..3 {
-                assert!((c[k] - w[k]).abs() < 1e-3, "sprite {i}: {:?} vs {want:?}", s.corners);
+                assert!(
+                    (c[k] - w[k]).abs() < 1e-3,
+                    "sprite {i}: {:?} vs {want:?}",
+                    s.corners
+                );
             }
         }
         let u = |x: f32| (1.0 - x) / 0.5;

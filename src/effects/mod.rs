@@ -467,7 +467,11 @@ pub fn simulate(index: usize, def: &EmitterDef, src: &dyn EmitterSource, time: f
 fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u64) -> Particle {
     let (a, b) = (rng.signed(), rng.signed());
     let offset = add3(scale3(s.area[0], a), scale3(s.area[1], b));
-    let dir = cone(normalize3(s.axis), sane(s.spread, 0.0, std::f32::consts::PI), rng);
+    let dir = cone(
+        normalize3(s.axis),
+        sane(s.spread, 0.0, std::f32::consts::PI),
+        rng,
+    );
     let speed = sane(s.speed, -1e4, 1e4) + sane(s.speed_random, -1e4, 1e4) * rng.unit();
     // A random start angle only for spinning particles: a still flame stays upright.
     let angle = rng.unit() * std::f32::consts::TAU;
@@ -546,7 +550,9 @@ pub fn reach(state: &EmitterState) -> Vec<[f32; 3]> {
     let life = sane(state.life, 0.0, 5.0) * 0.25;
     let speed = sane(state.speed.abs() + state.speed_random.abs(), 0.0, 1e3);
     let g = sane(state.gravity, -1e3, 1e3);
-    let size = state.size.at(0.25, |a, b, t| [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]);
+    let size = state.size.at(0.25, |a, b, t| {
+        [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]
+    });
     let size = size[0].abs().max(size[1].abs()).min(1e3);
     let travel = add3(
         scale3(normalize3(state.axis), speed * life),

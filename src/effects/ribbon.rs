@@ -71,7 +71,13 @@ pub struct Edge {
 }
 
 fn edge_of(s: &RibbonState) -> Edge {
-    let finite = |v: f32| if v.is_finite() { v.clamp(-1e4, 1e4) } else { 0.0 };
+    let finite = |v: f32| {
+        if v.is_finite() {
+            v.clamp(-1e4, 1e4)
+        } else {
+            0.0
+        }
+    };
     Edge {
         top: add3(s.origin, scale3(s.up, finite(s.above))),
         bottom: sub3(s.origin, scale3(s.up, finite(s.below))),

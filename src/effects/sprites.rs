@@ -35,10 +35,7 @@ fn modulation(c: [f32; 3], k: f32) -> [u8; 3] {
 fn cell(def: &EmitterDef, p: &Particle) -> u32 {
     match def.cells {
         CellAnimation::Rate {
-            fps,
-            first,
-            last,
-            ..
+            fps, first, last, ..
         } => {
             let span = last.saturating_sub(first) + 1;
             let steps = if fps.is_finite() && fps > 0.0 {
@@ -155,13 +152,13 @@ fn quad(
     let top = add3(centre, hu);
     let bottom = sub3(centre, hu);
     Sprite {
-        corners: [sub3(top, hr), add3(top, hr), sub3(bottom, hr), add3(bottom, hr)],
-        uv: [
-            uv[0],
-            [uv[1][0], uv[0][1]],
-            [uv[0][0], uv[1][1]],
-            uv[1],
+        corners: [
+            sub3(top, hr),
+            add3(top, hr),
+            sub3(bottom, hr),
+            add3(bottom, hr),
         ],
+        uv: [uv[0], [uv[1][0], uv[0][1]], [uv[0][0], uv[1][1]], uv[1]],
         color,
         texture: def.texture,
         blend: drawn_blend(def.blend),
@@ -215,12 +212,7 @@ fn linked(def: &EmitterDef, snap: &Snapshot, cam: &[[f32; 3]; 3]) -> Vec<Sprite>
                 sub3(pb, scale3(side, wb)),
                 add3(pb, scale3(side, wb)),
             ],
-            uv: [
-                uv[0],
-                [uv[1][0], uv[0][1]],
-                [uv[0][0], uv[1][1]],
-                uv[1],
-            ],
+            uv: [uv[0], [uv[1][0], uv[0][1]], [uv[0][0], uv[1][1]], uv[1]],
             color,
             texture: def.texture,
             blend: drawn_blend(def.blend),

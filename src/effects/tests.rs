@@ -106,7 +106,11 @@ fn motion_follows_speed_and_gravity() {
     let oldest = &s.particles[0];
     assert!((oldest.age - 0.5).abs() < 1e-4);
     let want = 2.0 * 0.5 - 0.5 * 4.0 * 0.25;
-    assert!((oldest.position[1] - want).abs() < 0.04, "{:?}", oldest.position);
+    assert!(
+        (oldest.position[1] - want).abs() < 0.04,
+        "{:?}",
+        oldest.position
+    );
     assert!(oldest.position[0].abs() < 1e-6 && oldest.position[2].abs() < 1e-6);
 }
 

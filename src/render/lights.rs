@@ -57,7 +57,11 @@ pub(super) fn from_model(lights: &ModelLights, centre: [f32; 3]) -> Registers {
         }
     }
     let bk = lights.ambient.unwrap_or([AMBIENT; 3]).map(|c| {
-        let c = if c.is_finite() { c.clamp(0.0, 15.0) } else { 0.0 };
+        let c = if c.is_finite() {
+            c.clamp(0.0, 15.0)
+        } else {
+            0.0
+        };
         (c * 4096.0).round() as i32
     });
     (llm, lcm, bk)
@@ -102,7 +106,10 @@ mod tests {
         };
         let (llm, lcm, bk) = from_model(&placeholder, [0.0; 3]);
         assert_eq!(llm[0], [ZERO, ZERO, Q12::from_f32(-1.0)]);
-        assert_eq!([lcm[0][0], lcm[1][0], lcm[2][0]], [Q12::from_f32(DIFFUSE); 3]);
+        assert_eq!(
+            [lcm[0][0], lcm[1][0], lcm[2][0]],
+            [Q12::from_f32(DIFFUSE); 3]
+        );
         assert_eq!(bk, [(AMBIENT * 4096.0).round() as i32; 3]);
     }
 }

@@ -483,7 +483,11 @@ impl<'m> Renderer<'m> {
             .filter(|e| e.position != e.target)
     }
 
-    fn environment(&self, req: &PoseRequest, eye: Option<crate::scene::ModelCamera>) -> Environment {
+    fn environment(
+        &self,
+        req: &PoseRequest,
+        eye: Option<crate::scene::ModelCamera>,
+    ) -> Environment {
         let s = self.prep.space.scale;
         let origin = self.prep.space.origin;
         let (basis, tr, h) = match eye {

@@ -185,7 +185,11 @@ pub struct Extras {
 }
 
 fn vec3(r: &Reader, at: u64, what: &'static str) -> Result<[f32; 3]> {
-    Ok([r.f32_at(at, what)?, r.f32_at(at + 4, what)?, r.f32_at(at + 8, what)?])
+    Ok([
+        r.f32_at(at, what)?,
+        r.f32_at(at + 4, what)?,
+        r.f32_at(at + 8, what)?,
+    ])
 }
 
 fn f32_track(r: &Reader, at: u64, ngs: usize) -> Result<Track<f32>> {
@@ -215,11 +219,23 @@ fn index(r: &Reader, at: u64, v: usize, n: usize, what: &str) -> Result<usize> {
 
 /// Reads the effect arrays; `ngs` global sequences, `nbones` bones, `ntextures` textures.
 pub fn parse(r: &Reader, ngs: usize, nbones: usize, ntextures: usize) -> Result<Extras> {
-    let rf = M2Array::read(r, super::parse::OFS_RENDER_FLAGS, 1 << 16, 4, "render flags")?;
+    let rf = M2Array::read(
+        r,
+        super::parse::OFS_RENDER_FLAGS,
+        1 << 16,
+        4,
+        "render flags",
+    )?;
     let blends = (0..rf.count)
         .map(|i| r.u16_at(rf.at(i, 4) + 2, "blend mode"))
         .collect::<Result<Vec<_>>>()?;
-    let a = M2Array::read(r, OFS_PARTICLES, MAX_EFFECTS, PARTICLE_SIZE, "particle emitters")?;
+    let a = M2Array::read(
+        r,
+        OFS_PARTICLES,
+        MAX_EFFECTS,
+        PARTICLE_SIZE,
+        "particle emitters",
+    )?;
     let particles = (0..a.count)
         .map(|i| read_particle(r, a.at(i, PARTICLE_SIZE), ngs, nbones, ntextures))
         .collect::<Result<Vec<_>>>()?;
@@ -305,7 +321,9 @@ fn read_particle(
             r.u16_at(o + 0x30, "particle rows")?,
             r.u16_at(o + 0x32, "particle columns")?,
         ],
-        tracks: tracks.try_into().unwrap_or_else(|_| unreachable!("nine tracks")),
+        tracks: tracks
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("nine tracks")),
         midpoint: f(0x14C, "particle midpoint")?,
         colors: rgba,
         scales: [
@@ -313,7 +331,10 @@ fn read_particle(
             f(0x160, "particle scale")?,
             f(0x164, "particle scale")?,
         ],
-        twinkle_scale: [f(0x188, "particle twinkle scale")?, f(0x18C, "particle twinkle scale")?],
+        twinkle_scale: [
+            f(0x188, "particle twinkle scale")?,
+            f(0x18C, "particle twinkle scale")?,
+        ],
         cells: [
             r.u16_at(o + 0x168, "particle cell")?,
             r.u16_at(o + 0x16A, "particle cell")?,
@@ -370,7 +391,11 @@ fn read_ribbon(
 
 fn read_camera(r: &Reader, o: u64, ngs: usize) -> Result<Camera> {
     // Spline keys: value, in-tangent, out-tangent; only the value is used.
-    let spline3 = |at| Track::read(r, at, ngs, 36, |r, v| Ok(to_scene(vec3(r, v, "camera key")?)));
+    let spline3 = |at| {
+        Track::read(r, at, ngs, 36, |r, v| {
+            Ok(to_scene(vec3(r, v, "camera key")?))
+        })
+    };
     Ok(Camera {
         kind: r.i32_at(o, "camera type")?,
         fov: r.f32_at(o + 4, "camera field of view")?,

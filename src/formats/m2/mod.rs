@@ -260,7 +260,12 @@ fn load_inner(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<M2Model> {
     let mut notes = Vec::new();
     let skins = textures::find_skins(path, opts)?;
     let textures = textures::resolve(path, &p.textures, opts, &skins, &mut warnings, &mut notes);
-    let extras = effects::parse(&r, p.global_sequences.len(), p.bones.len(), p.textures.len())?;
+    let extras = effects::parse(
+        &r,
+        p.global_sequences.len(),
+        p.bones.len(),
+        p.textures.len(),
+    )?;
     let emitter_defs = extras
         .particles
         .iter()
@@ -450,7 +455,11 @@ impl Model for M2Model {
         };
         // The stored field of view is diagonal (wowdev); the renderer wants the horizontal
         // one of a 4:3 screen: tan(h/2) = tan(d/2)·4/5.
-        let d = if c.fov.is_finite() && c.fov > 0.0 { c.fov } else { 0.95 };
+        let d = if c.fov.is_finite() && c.fov > 0.0 {
+            c.fov
+        } else {
+            0.95
+        };
         let h = 2.0 * ((d * 0.5).tan() * 0.8).atan();
         Some(crate::scene::ModelCamera {
             position: at(c.position_base, &c.position),

@@ -82,12 +82,9 @@ pub fn bone_world(m: &M2Model, bone: usize, time: &Time) -> Affine {
         chain.push(b);
         at = m.bones[b].parent;
     }
-    chain
-        .iter()
-        .rev()
-        .fold(Affine::IDENTITY, |acc, &b| {
-            acc.mul(&local_matrix(&m.bones[b], time, &m.global_sequences))
-        })
+    chain.iter().rev().fold(Affine::IDENTITY, |acc, &b| {
+        acc.mul(&local_matrix(&m.bones[b], time, &m.global_sequences))
+    })
 }
 
 /// The sampling time `seconds` into sequence `sequence` (wrapping at its end; global
@@ -168,13 +165,22 @@ impl UvTransform {
 }
 
 /// The texture animation a unit plays, at `time`; `None` when it has none.
-pub fn texture_transform(m: &M2Model, unit: &super::TextureUnit, time: &Time) -> Option<UvTransform> {
+pub fn texture_transform(
+    m: &M2Model,
+    unit: &super::TextureUnit,
+    time: &Time,
+) -> Option<UvTransform> {
     let x = &m.extras;
-    let i = *x.texture_anim_lookup.get(usize::from(unit.texture_anim_combo))?;
+    let i = *x
+        .texture_anim_lookup
+        .get(usize::from(unit.texture_anim_combo))?;
     let anim = x.texture_anims.get(usize::try_from(i).ok()?)?;
     let gs = &m.global_sequences;
     let t = anim.translation.sample(time, gs).unwrap_or([0.0; 3]);
-    let r = anim.rotation.sample(time, gs).unwrap_or(Rot([0.0, 0.0, 0.0, 1.0]));
+    let r = anim
+        .rotation
+        .sample(time, gs)
+        .unwrap_or(Rot([0.0, 0.0, 0.0, 1.0]));
     let s = anim.scaling.sample(time, gs).unwrap_or([1.0; 3]);
     let rot = Affine::rotation(r.0);
     let finite = |v: f32, d: f32| if v.is_finite() { v } else { d };

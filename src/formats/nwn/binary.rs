@@ -388,7 +388,11 @@ fn parse_detail(b: &Bin, o: u64, kind: NodeKind) -> Result<NodeDetail> {
         },
         NodeKind::Dangly => NodeDetail::Dangly {
             constraints: r.u32_at(o + 0x274, "dangly constraint count")?,
-            weights: f32s(b.array(o + 0x270, 4, MAX_CONSTRAINTS, "dangly constraints")?.0).collect(),
+            weights: f32s(
+                b.array(o + 0x270, 4, MAX_CONSTRAINTS, "dangly constraints")?
+                    .0,
+            )
+            .collect(),
             displacement: r.f32_at(o + 0x27C, "dangly displacement")?,
             tightness: r.f32_at(o + 0x280, "dangly tightness")?,
             period: r.f32_at(o + 0x284, "dangly period")?,

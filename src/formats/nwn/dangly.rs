@@ -52,7 +52,10 @@ pub fn sways(model: &NWNModel, animation: Option<usize>, time: f32) -> Vec<(usiz
         let now = origin(k);
         for (j, &(_, displacement, tightness, period)) in nodes.iter().enumerate() {
             let accel = if k >= 2 {
-                scale3(add3(sub3(now[j], scale3(prev[j], 2.0)), prev2[j]), 1.0 / (dt * dt))
+                scale3(
+                    add3(sub3(now[j], scale3(prev[j], 2.0)), prev2[j]),
+                    1.0 / (dt * dt),
+                )
             } else {
                 [0.0; 3]
             };
@@ -68,7 +71,11 @@ pub fn sways(model: &NWNModel, animation: Option<usize>, time: f32) -> Vec<(usiz
             let len = dot3(*o, *o).sqrt();
             if len > limit {
                 // Held at the limit: the offset is clamped and the outward speed dropped.
-                let n = if len > 0.0 { scale3(*o, 1.0 / len) } else { [0.0; 3] };
+                let n = if len > 0.0 {
+                    scale3(*o, 1.0 / len)
+                } else {
+                    [0.0; 3]
+                };
                 *o = scale3(n, limit);
                 let out = dot3(*v, n);
                 if out > 0.0 {

@@ -48,7 +48,9 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
         "fountain" | "" => Emission::Continuous,
         "single" => Emission::Single { looping: *looping },
         "explosion" => Emission::Burst,
-        "lightning" => return Err("Lightning emitters (beams to a reference node) are not drawn".into()),
+        "lightning" => {
+            return Err("Lightning emitters (beams to a reference node) are not drawn".into())
+        }
         other => return Err(format!("update type '{other}' is not drawn")),
     };
     if !mdl::is_null_name(chunk) && mdl::is_null_name(tex_name) {
@@ -96,7 +98,8 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
 }
 
 fn static_value(node: &Node, ty: ControllerType) -> Option<f32> {
-    node.controller(ty).and_then(|c| sample(c, 0.0).first().copied())
+    node.controller(ty)
+        .and_then(|c| sample(c, 0.0).first().copied())
 }
 
 /// One NWN node's controllers playing `animation` (an emitter's parameters, a light's colour).
@@ -241,7 +244,11 @@ impl EmitterSource for AnimatedNode<'_> {
         }
         let count_in = |a: f32, b: f32| times.iter().filter(|&&t| a <= t && t < b).count() as u32;
         if !(len > 0.0) {
-            return if from <= 0.0 { count_in(0.0, f32::EPSILON) } else { 0 };
+            return if from <= 0.0 {
+                count_in(0.0, f32::EPSILON)
+            } else {
+                0
+            };
         }
         let (la, lb) = ((from / len).floor(), (to / len).floor());
         if la == lb {

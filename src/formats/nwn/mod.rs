@@ -142,14 +142,14 @@ pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<NWNModel, Lo
             _ => None,
         };
         let t = mesh_tex.or(emitter_tex).map(|name| {
-                match texs.iter().position(|t| t.name.eq_ignore_ascii_case(name)) {
-                    Some(i) => i,
-                    None => {
-                        texs.push(textures::resolve(name, &dir, opts, &mut warnings));
-                        texs.len() - 1
-                    }
+            match texs.iter().position(|t| t.name.eq_ignore_ascii_case(name)) {
+                Some(i) => i,
+                None => {
+                    texs.push(textures::resolve(name, &dir, opts, &mut warnings));
+                    texs.len() - 1
                 }
-            });
+            }
+        });
         node_texture.push(t);
     }
 
@@ -296,9 +296,8 @@ impl Model for NWNModel {
 
     fn effects(&self, request: &PoseRequest) -> crate::scene::Effects {
         let sources = self.emitters.iter().map(|(node, def)| {
-            let src: Box<dyn crate::effects::EmitterSource> = Box::new(
-                effects::AnimatedNode::new(self, *node, request.animation),
-            );
+            let src: Box<dyn crate::effects::EmitterSource> =
+                Box::new(effects::AnimatedNode::new(self, *node, request.animation));
             (def, src)
         });
         crate::effects::collect(sources, request.frame as f32 / 30.0, request.camera)

@@ -146,7 +146,11 @@ pub(super) fn pose(model: &NWNModel, request: &PoseRequest) -> PosedMesh {
             let mut world_p = m.apply(*p);
             if let Some(o) = sway {
                 let w = constraints.get(v).copied().unwrap_or(0.0);
-                let w = if w.is_finite() { w.clamp(0.0, 255.0) / 255.0 } else { 0.0 };
+                let w = if w.is_finite() {
+                    w.clamp(0.0, 255.0) / 255.0
+                } else {
+                    0.0
+                };
                 for (c, d) in world_p.iter_mut().zip(o) {
                     *c += d * w;
                 }
