@@ -173,15 +173,24 @@ fn c_aribeth_animations_come_from_a_fa() {
         .count();
     assert_eq!(dangly, 2);
     let torso = m.mdl.nodes.iter().find(|n| n.name == "torso_g").unwrap();
+    let psxrender::formats::nwn::mdl::NodeDetail::Dangly {
+        constraints,
+        weights,
+        displacement,
+        tightness,
+        period,
+    } = &torso.detail
+    else {
+        panic!("torso_g is a dangly mesh: {:?}", torso.detail)
+    };
     assert_eq!(
-        torso.detail,
-        psxrender::formats::nwn::mdl::NodeDetail::Dangly {
-            constraints: 327,
-            displacement: 0.02,
-            tightness: 4.0,
-            period: 6.0
-        }
+        (*constraints, *displacement, *tightness, *period),
+        (327, 0.02, 4.0, 6.0)
     );
+    // One constraint per vertex, 0 (held) … 255 (free).
+    assert_eq!(weights.len(), 327);
+    assert!(weights.iter().all(|w| (0.0..=255.0).contains(w)));
+    assert!(weights.iter().any(|w| *w > 0.0) && weights.contains(&0.0));
     assert!(
         m.mdl.animations.is_empty(),
         "c_aribeth itself holds no animations"

@@ -80,7 +80,7 @@ fn shade(def: &EmitterDef, p: &Particle) -> Option<[u8; 3]> {
 /// The PS1 colour of a quad of colour `c` (0..1) and opacity `a` under blend `blend`, `None`
 /// when it would not change the picture.
 pub(super) fn blended_color(blend: Blend, c: [f32; 3], a: f32) -> Option<[u8; 3]> {
-    if !(a > INVISIBLE) {
+    if a.is_nan() || a <= INVISIBLE {
         return None;
     }
     let k = match blend {

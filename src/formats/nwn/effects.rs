@@ -243,7 +243,7 @@ impl EmitterSource for AnimatedNode<'_> {
             }
         }
         let count_in = |a: f32, b: f32| times.iter().filter(|&&t| a <= t && t < b).count() as u32;
-        if !(len > 0.0) {
+        if len.is_nan() || len <= 0.0 {
             return if from <= 0.0 {
                 count_in(0.0, f32::EPSILON)
             } else {
