@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use psxrender::effects::{Emission, Facing, Particle, Snapshot, STEP_HZ};
 use psxrender::formats::nwn::{self, effects::snapshots, NWNModel};
 use psxrender::formats::LoadOptions;
-use psxrender::render::{default_animation, RenderOptions, Renderer};
+use psxrender::render::{default_animation, Frame, RenderOptions, Renderer};
 use psxrender::scene::{Blend, Model, PoseRequest};
 
 fn sample(name: &str) -> PathBuf {
@@ -202,30 +202,41 @@ fn torch() -> Box<dyn Model> {
     psxrender::formats::load(&sample("it_torch_000.mdl"), &LoadOptions::default()).unwrap()
 }
 
-fn render_frames(model: &dyn Model, frames: &[u32], threads: usize) -> Vec<(Vec<u32>, Vec<u8>)> {
-    let anim = default_animation(model);
-    let opts = RenderOptions {
+/// Options framing frame 0 of the model's default animation, with `threads` GPU threads.
+fn torch_opts(model: &dyn Model, threads: usize) -> RenderOptions {
+    RenderOptions {
         threads,
         framing: PoseRequest {
-            animation: anim,
+            animation: default_animation(model),
             frame: 0,
             camera: None,
         },
         ..RenderOptions::default()
-    };
-    let mut r = Renderer::new(model, &opts).unwrap();
+    }
+}
+
+/// `frames` of the default animation rendered in order by one renderer.
+fn render_with(model: &dyn Model, frames: &[u32], opts: &RenderOptions) -> Vec<Frame> {
+    let anim = default_animation(model);
+    let mut r = Renderer::new(model, opts).unwrap();
     frames
         .iter()
         .map(|&frame| {
-            let f = r
-                .render(&PoseRequest {
-                    animation: anim,
-                    frame,
-                    camera: None,
-                })
-                .unwrap();
-            (f.gp0, f.rgb)
+            r.render(&PoseRequest {
+                animation: anim,
+                frame,
+                camera: None,
+            })
+            .unwrap()
         })
+        .collect()
+}
+
+/// GP0 words and pictures of `frames`.
+fn render_frames(model: &dyn Model, frames: &[u32], threads: usize) -> Vec<(Vec<u32>, Vec<u8>)> {
+    render_with(model, frames, &torch_opts(model, threads))
+        .into_iter()
+        .map(|f| (f.gp0, f.rgb))
         .collect()
 }
 
@@ -253,51 +264,15 @@ fn torch_flames_and_smoke_are_drawn_and_deterministic() {
     assert_eq!(run, render_frames(m.as_ref(), &frames, 1));
     // The sprites are in the frame's GP0 words: frame 45 has more packets than frame 0.
     assert!(run[9].0.len() > run[0].0.len() + 20 * 13);
-    // Mesh-only (--no-effects) draws exactly the frame-0 mesh.
+    let drawn = &render_with(m.as_ref(), &[45], &torch_opts(m.as_ref(), 1))[0];
+    assert!(drawn.stats.sprites > 20, "{:?}", drawn.stats);
+    assert_eq!(drawn.stats.sprites_over_budget, 0);
+    // Mesh-only (--no-effects): no sprite.
     let opts = RenderOptions {
         effects: false,
-        framing: PoseRequest {
-            animation: anim,
-            frame: 0,
-            camera: None,
-        },
-        ..RenderOptions::default()
+        ..torch_opts(m.as_ref(), 1)
     };
-    let mut r = Renderer::new(m.as_ref(), &opts).unwrap();
-    let plain = r
-        .render(&PoseRequest {
-            animation: anim,
-            frame: 45,
-            camera: None,
-        })
-        .unwrap();
-    assert_eq!(plain.stats.sprites, 0);
-}
-
-#[test]
-#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
-fn torch_frames_are_drawn_through_the_gte() {
-    let m = torch();
-    let anim = default_animation(m.as_ref());
-    let opts = RenderOptions {
-        threads: 1,
-        framing: PoseRequest {
-            animation: anim,
-            frame: 0,
-            camera: None,
-        },
-        ..RenderOptions::default()
-    };
-    let mut r = Renderer::new(m.as_ref(), &opts).unwrap();
-    let f = r
-        .render(&PoseRequest {
-            animation: anim,
-            frame: 45,
-            camera: None,
-        })
-        .unwrap();
-    assert!(f.stats.sprites > 20, "{:?}", f.stats);
-    assert_eq!(f.stats.sprites_over_budget, 0);
+    assert_eq!(render_with(m.as_ref(), &[45], &opts)[0].stats.sprites, 0);
 }
 
 #[test]

@@ -59,8 +59,9 @@ fn it_torch_000_facts() {
         names,
         [("equip".to_string(), 100), ("unequip".to_string(), 100)]
     );
-    assert_eq!(m.textures.len(), 1);
-    assert_eq!(m.textures[0].name, "W_metal_tex");
+    // The mesh's texture, then the two emitters' particle textures.
+    let names: Vec<&str> = m.textures.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["W_metal_tex", "fxpa_smoke01", "fxpa_Flame00"]);
     let path = m.textures[0]
         .path
         .as_ref()

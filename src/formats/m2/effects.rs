@@ -15,7 +15,7 @@
 //! second @0x94, edge lifetime @0x98, gravity @0x9C, rows/columns @0xA0/0xA2, cell track @0xA4,
 //! visibility @0xC0.
 
-use super::parse::to_scene;
+use super::parse::{read_all, to_scene};
 use super::track::{Rot, Time, Track, TRACK_SIZE};
 use super::{blend_of, M2Array, M2Model};
 use crate::effects::{
@@ -229,56 +229,44 @@ pub fn parse(r: &Reader, ngs: usize, nbones: usize, ntextures: usize) -> Result<
     let blends = (0..rf.count)
         .map(|i| r.u16_at(rf.at(i, 4) + 2, "blend mode"))
         .collect::<Result<Vec<_>>>()?;
-    let a = M2Array::read(
-        r,
-        OFS_PARTICLES,
-        MAX_EFFECTS,
+    let records =
+        |at: u64, size: u64, what: &'static str| M2Array::read(r, at, MAX_EFFECTS, size, what);
+    let particles = read_all(
+        records(OFS_PARTICLES, PARTICLE_SIZE, "particle emitters")?,
         PARTICLE_SIZE,
-        "particle emitters",
+        |o| read_particle(r, o, ngs, nbones, ntextures),
     )?;
-    let particles = (0..a.count)
-        .map(|i| read_particle(r, a.at(i, PARTICLE_SIZE), ngs, nbones, ntextures))
-        .collect::<Result<Vec<_>>>()?;
-    let a = M2Array::read(r, OFS_RIBBONS, MAX_EFFECTS, RIBBON_SIZE, "ribbon emitters")?;
-    let ribbons = (0..a.count)
-        .map(|i| read_ribbon(r, a.at(i, RIBBON_SIZE), ngs, nbones, ntextures, &blends))
-        .collect::<Result<Vec<_>>>()?;
-    let a = M2Array::read(
-        r,
-        OFS_TEXTURE_ANIMS,
-        MAX_EFFECTS,
-        TEXTURE_ANIM_SIZE,
-        "texture animations",
+    let ribbons = read_all(
+        records(OFS_RIBBONS, RIBBON_SIZE, "ribbon emitters")?,
+        RIBBON_SIZE,
+        |o| read_ribbon(r, o, ngs, nbones, ntextures, &blends),
     )?;
-    let texture_anims = (0..a.count)
-        .map(|i| {
-            let o = a.at(i, TEXTURE_ANIM_SIZE);
-            Ok(TextureAnim {
-                translation: Track::read(r, o, ngs, 12, |r, v| vec3(r, v, "uv translation"))?,
-                rotation: Track::read(r, o + TRACK_SIZE, ngs, 16, |r, v| {
-                    let c = |k: u64| r.f32_at(v + 4 * k, "uv rotation");
-                    Ok(Rot([c(0)?, c(1)?, c(2)?, c(3)?]))
-                })?,
-                scaling: Track::read(r, o + 2 * TRACK_SIZE, ngs, 12, |r, v| {
-                    vec3(r, v, "uv scaling")
-                })?,
-            })
+    let anims = records(OFS_TEXTURE_ANIMS, TEXTURE_ANIM_SIZE, "texture animations")?;
+    let texture_anims = read_all(anims, TEXTURE_ANIM_SIZE, |o| {
+        Ok(TextureAnim {
+            translation: Track::read(r, o, ngs, 12, |r, v| vec3(r, v, "uv translation"))?,
+            rotation: Track::read(r, o + TRACK_SIZE, ngs, 16, |r, v| {
+                let c = |k: u64| r.f32_at(v + 4 * k, "uv rotation");
+                Ok(Rot([c(0)?, c(1)?, c(2)?, c(3)?]))
+            })?,
+            scaling: Track::read(r, o + 2 * TRACK_SIZE, ngs, 12, |r, v| {
+                vec3(r, v, "uv scaling")
+            })?,
         })
-        .collect::<Result<Vec<_>>>()?;
-    let a = M2Array::read(
+    })?;
+    let lookup = M2Array::read(
         r,
         OFS_TEXTURE_ANIM_LOOKUP,
         1 << 16,
         2,
         "texture animation lookup",
     )?;
-    let texture_anim_lookup = (0..a.count)
-        .map(|i| r.i16_at(a.at(i, 2), "texture animation lookup"))
-        .collect::<Result<Vec<_>>>()?;
-    let a = M2Array::read(r, OFS_CAMERAS, MAX_EFFECTS, CAMERA_SIZE, "cameras")?;
-    let cameras = (0..a.count)
-        .map(|i| read_camera(r, a.at(i, CAMERA_SIZE), ngs))
-        .collect::<Result<Vec<_>>>()?;
+    let texture_anim_lookup = read_all(lookup, 2, |o| r.i16_at(o, "texture animation lookup"))?;
+    let cameras = read_all(
+        records(OFS_CAMERAS, CAMERA_SIZE, "cameras")?,
+        CAMERA_SIZE,
+        |o| read_camera(r, o, ngs),
+    )?;
     Ok(Extras {
         particles,
         ribbons,

@@ -129,7 +129,8 @@ fn vec3(r: &Reader, off: u64, what: &'static str) -> Result<[f32; 3]> {
     ])
 }
 
-fn read_all<T>(a: M2Array, size: u64, f: impl Fn(u64) -> Result<T>) -> Result<Vec<T>> {
+/// Reads each of `a`'s `size`-byte records with `f` (given its offset).
+pub(super) fn read_all<T>(a: M2Array, size: u64, f: impl Fn(u64) -> Result<T>) -> Result<Vec<T>> {
     (0..a.count).map(|i| f(a.at(i, size))).collect()
 }
 
