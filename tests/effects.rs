@@ -367,3 +367,38 @@ fn imp2_cameras_render_through_the_models_eye() {
         Err(RenderError::NoCamera { index: 5, count: 2 })
     ));
 }
+
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples")]
+fn cli_effect_options_parse_and_a_missing_camera_is_a_clean_error() {
+    let exe = env!("CARGO_BIN_EXE_psxrender");
+    let out = std::env::temp_dir().join(format!("psxr-fx-cli-{}.png", std::process::id()));
+    let run = |args: &[&str]| {
+        std::process::Command::new(exe)
+            .args(args)
+            .output()
+            .expect("psxrender runs")
+    };
+    let torch = sample("it_torch_000.mdl");
+    let (torch, png) = (torch.to_str().unwrap(), out.to_str().unwrap());
+    let with = run(&[torch, png, "--frame", "45"]);
+    assert!(with.status.success());
+    assert!(String::from_utf8_lossy(&with.stderr).contains("effect sprites"));
+    let without = run(&[
+        torch,
+        png,
+        "--frame",
+        "45",
+        "--no-effects",
+        "--lights",
+        "rig",
+    ]);
+    assert!(without.status.success());
+    assert!(!String::from_utf8_lossy(&without.stderr).contains("effect sprites"));
+    let imp = common::shared("samples/m2/Imp2.m2");
+    let bad = run(&[imp.to_str().unwrap(), png, "--camera", "9"]);
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("--camera 9: the model has 2 cameras"), "{err}");
+    let _ = std::fs::remove_file(&out);
+}
