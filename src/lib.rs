@@ -12,6 +12,7 @@
 pub mod capture;
 pub mod cpu_time;
 pub mod describe;
+pub mod effects;
 pub mod formats;
 pub mod hwtest;
 pub mod math;

@@ -478,9 +478,11 @@ fn synth_tbc(version: u32) -> SynthModel {
                     ..Default::default()
                 },
                 color: None,
+                texture_anim: None,
             },
         ],
         textures: vec![(0, r"Textures\Synth\PAL.BLP".into()), (11, String::new())],
+        ..Default::default()
     }
 }
 

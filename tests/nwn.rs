@@ -59,8 +59,9 @@ fn it_torch_000_facts() {
         names,
         [("equip".to_string(), 100), ("unequip".to_string(), 100)]
     );
-    assert_eq!(m.textures.len(), 1);
-    assert_eq!(m.textures[0].name, "W_metal_tex");
+    // The mesh's texture, then the two emitters' particle textures.
+    let names: Vec<&str> = m.textures.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["W_metal_tex", "fxpa_smoke01", "fxpa_Flame00"]);
     let path = m.textures[0]
         .path
         .as_ref()
@@ -173,15 +174,24 @@ fn c_aribeth_animations_come_from_a_fa() {
         .count();
     assert_eq!(dangly, 2);
     let torso = m.mdl.nodes.iter().find(|n| n.name == "torso_g").unwrap();
+    let psxrender::formats::nwn::mdl::NodeDetail::Dangly {
+        constraints,
+        weights,
+        displacement,
+        tightness,
+        period,
+    } = &torso.detail
+    else {
+        panic!("torso_g is a dangly mesh: {:?}", torso.detail)
+    };
     assert_eq!(
-        torso.detail,
-        psxrender::formats::nwn::mdl::NodeDetail::Dangly {
-            constraints: 327,
-            displacement: 0.02,
-            tightness: 4.0,
-            period: 6.0
-        }
+        (*constraints, *displacement, *tightness, *period),
+        (327, 0.02, 4.0, 6.0)
     );
+    // One constraint per vertex, 0 (held) … 255 (free).
+    assert_eq!(weights.len(), 327);
+    assert!(weights.iter().all(|w| (0.0..=255.0).contains(w)));
+    assert!(weights.iter().any(|w| *w > 0.0) && weights.contains(&0.0));
     assert!(
         m.mdl.animations.is_empty(),
         "c_aribeth itself holds no animations"

@@ -16,6 +16,7 @@ mod compare;
 mod compare_frames;
 mod conformance;
 mod demo;
+mod effect_args;
 mod gte_vectors;
 mod info;
 mod model_args;

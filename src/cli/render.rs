@@ -111,6 +111,8 @@ pub struct RenderArgs {
     /// Threads: frames rendered at once with --frames, else GPU rasteriser threads (0 = all).
     #[arg(long, default_value_t = 0, value_name = "N", value_parser = super::precheck::parse_threads)]
     pub threads: usize,
+    #[command(flatten)]
+    pub effects: super::effect_args::EffectArgs,
 }
 
 /// What the frame is cleared to.
@@ -274,7 +276,7 @@ impl RenderArgs {
     /// The renderer options these arguments describe, for `animation` of `model`.
     pub fn options(&self, model: &dyn Model, animation: Option<usize>) -> RenderOptions {
         let (yaw, pitch) = camera_angles(self.yaw, self.pitch, model);
-        RenderOptions {
+        let mut opts = RenderOptions {
             width: self.size.0,
             height: self.size.1,
             background: self.bg.colour,
@@ -294,7 +296,10 @@ impl RenderArgs {
                 frame: self.frames.as_ref().map_or(self.frame, |r| r.start),
                 camera: None,
             },
-        }
+            ..RenderOptions::default()
+        };
+        self.effects.apply(&mut opts);
+        opts
     }
 }
 
@@ -421,6 +426,7 @@ pub(super) fn report(frame: &Frame) {
         "drew {} polygons ({} back faces, {} clipped, {} invalid, {} clamped vertices)",
         s.drawn, s.back_faces, s.clipped, s.invalid, s.clamped_vertices
     );
+    super::effect_args::report(&s);
 }
 
 fn single(

@@ -56,8 +56,7 @@ impl View {
     /// The same basis in [`crate::scene::PoseRequest::camera`]'s convention (right, up,
     /// forward).
     pub fn pose_camera(&self) -> Basis {
-        let [r, d, f] = self.basis();
-        [r, [-d[0], -d[1], -d[2]], f]
+        pose_basis(self.basis())
     }
 
     /// tan of half the horizontal and vertical fields of view for a `width`×`height` screen.
@@ -100,6 +99,25 @@ impl View {
             1.0
         }
     }
+}
+
+/// The basis of a camera at `eye` looking at `target` with world +Y up (rows right, down,
+/// forward, as [`View::basis`]).
+pub fn look_at(eye: [f32; 3], target: [f32; 3]) -> Basis {
+    let f = normalize([target[0] - eye[0], target[1] - eye[1], target[2] - eye[2]]);
+    // Straight up or down: any right will do.
+    let r = if f[0].abs() < 1e-6 && f[2].abs() < 1e-6 {
+        [1.0, 0.0, 0.0]
+    } else {
+        normalize([-f[2], 0.0, f[0]])
+    };
+    let u = cross(r, f);
+    [r, [-u[0], -u[1], -u[2]], f]
+}
+
+/// A basis in [`crate::scene::PoseRequest::camera`]'s convention (right, up, forward).
+pub fn pose_basis([r, d, f]: Basis) -> Basis {
+    [r, [-d[0], -d[1], -d[2]], f]
 }
 
 fn normalize(v: [f32; 3]) -> [f32; 3] {

@@ -22,8 +22,10 @@
 pub mod camera;
 pub mod convert;
 pub mod gte_stage;
+mod lights;
 pub mod ot;
 pub mod packets;
+mod sprites;
 pub mod synthetic;
 pub mod texture;
 
@@ -40,6 +42,8 @@ use gte_stage::{Environment, FLAG_PROJECTION_BAD, Q12};
 use ot::{OrderingTable, OT_LEN};
 use packets::{BlendMode, PolyTexture, Polygon, ScreenXY, TexPage};
 use texture::{BlendClass, Rect, TextureDepth, TextureSet};
+
+pub use sprites::SPRITE_BUDGET;
 
 /// The display widths the PS1 offers (GP1(08h)).
 pub const WIDTHS: [u32; 5] = [256, 320, 368, 512, 640];
@@ -82,6 +86,23 @@ pub struct RenderOptions {
     /// The pose the scale and the auto-framing are computed from (also which textures get
     /// placed): normally the animation and first frame being rendered.
     pub framing: PoseRequest,
+    /// Draw the model's particles and ribbons (false = `--no-effects`, mesh only).
+    pub effects: bool,
+    /// Whose lights: the model's own when it has any, or always the default rig.
+    pub lights: LightChoice,
+    /// Look through the model's own camera N instead of [`RenderOptions::view`]'s orbit.
+    pub camera: Option<usize>,
+}
+
+/// Which lights the GTE is loaded with (`--lights model|rig`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LightChoice {
+    /// The model's light nodes when it has any (up to three directional lights from its
+    /// centre, its ambient as the background colour), else the rig.
+    #[default]
+    Model,
+    /// The default rig: one white light from the camera's upper left plus ambient.
+    Rig,
 }
 
 impl Default for RenderOptions {
@@ -97,6 +118,9 @@ impl Default for RenderOptions {
             view: View::default(),
             threads: 0,
             framing: PoseRequest::default(),
+            effects: true,
+            lights: LightChoice::Model,
+            camera: None,
         }
     }
 }
@@ -125,6 +149,13 @@ pub enum RenderError {
     },
     /// The model's own VRAM images leave no room for the framebuffer.
     NoFramebufferRoom,
+    /// `--camera N` names a camera the model does not have.
+    NoCamera {
+        /// Asked for.
+        index: usize,
+        /// Cameras the model has.
+        count: usize,
+    },
 }
 
 impl fmt::Display for RenderError {
@@ -142,6 +173,11 @@ impl fmt::Display for RenderError {
             RenderError::NoFramebufferRoom => write!(
                 f,
                 "the model's VRAM images cover every place the framebuffer could go"
+            ),
+            RenderError::NoCamera { index, count } => write!(
+                f,
+                "--camera {index}: the model has {count} camera{} (see `psxrender info`)",
+                if *count == 1 { "" } else { "s" }
             ),
         }
     }
@@ -162,6 +198,10 @@ pub struct FrameStats {
     pub invalid: u32,
     /// Vertices that saturated converting to int16.
     pub clamped_vertices: u32,
+    /// Effect sprites written to the GPU.
+    pub sprites: u32,
+    /// Effect sprites past the frame's [`SPRITE_BUDGET`], not drawn.
+    pub sprites_over_budget: u32,
 }
 
 /// One rendered frame.
@@ -214,10 +254,26 @@ impl<'m> Renderer<'m> {
                 height: opts.height,
             });
         }
+        if let Some(index) = opts.camera {
+            let count = model.camera_count();
+            if index >= count {
+                return Err(RenderError::NoCamera { index, count });
+            }
+        }
         let mut framing = opts.framing.clone();
         framing.camera = Some(opts.view.pose_camera());
         let mesh = model.pose(&framing);
-        let framing_points: Vec<[f32; 3]> = mesh.vertices.iter().map(|v| v.position).collect();
+        let effects = if opts.effects {
+            model.effects(&framing)
+        } else {
+            crate::scene::Effects::default()
+        };
+        let framing_points: Vec<[f32; 3]> = mesh
+            .vertices
+            .iter()
+            .map(|v| v.position)
+            .chain(effects.reach.iter().copied())
+            .collect();
         let space = ModelSpace::fit(&framing_points);
         let framebuffer =
             place_framebuffer(opts.width as u16, opts.height as u16, &mesh.vram_images)?;
@@ -235,6 +291,7 @@ impl<'m> Renderer<'m> {
                 FaceTexture::Image { texture, .. } => Some((texture, f.blend.into())),
                 _ => None,
             })
+            .chain(effects.uses.iter().map(|&(t, b)| (t, b.into())))
             .collect();
         let textures = texture::prepare(&mesh.textures, &uses, opts.depth, &occupied)?;
         let mut upload = Vec::new();
@@ -364,12 +421,20 @@ impl<'m> Renderer<'m> {
     /// Renders one pose.
     pub fn render(&mut self, request: &PoseRequest) -> Result<Frame, RenderError> {
         let mut req = request.clone();
-        req.camera = Some(self.opts.view.pose_camera());
+        let eye = self.eye(request);
+        req.camera = Some(match &eye {
+            Some(e) => camera::pose_basis(camera::look_at(e.position, e.target)),
+            None => self.opts.view.pose_camera(),
+        });
         let mesh = self.model.pose(&req);
-        let env = self.environment();
+        let env = self.environment(&req, eye);
         env.load(&mut self.gte);
         self.ot.clear();
-        let stats = self.build_ot(&mesh);
+        let mut stats = self.build_ot(&mesh);
+        if self.opts.effects {
+            let effects = self.model.effects(&req);
+            self.draw_sprites(&effects.sprites, &mut stats);
+        }
         let fb = self.prep.framebuffer;
         let mut gp0 = Vec::with_capacity(16 + self.ot.len() * 13);
         gp0.push(packets::draw_mode(TexPage::default(), self.opts.dither));
@@ -410,38 +475,72 @@ impl<'m> Renderer<'m> {
         })
     }
 
-    fn environment(&self) -> Environment {
+    /// The model's own camera for this frame, when `--camera` asked for one.
+    fn eye(&self, request: &PoseRequest) -> Option<crate::scene::ModelCamera> {
+        self.opts
+            .camera
+            .and_then(|i| self.model.camera(i, request))
+            .filter(|e| e.position != e.target)
+    }
+
+    fn environment(
+        &self,
+        req: &PoseRequest,
+        eye: Option<crate::scene::ModelCamera>,
+    ) -> Environment {
         let s = self.prep.space.scale;
-        let basis = self.opts.view.basis();
+        let origin = self.prep.space.origin;
+        let (basis, tr, h) = match eye {
+            // TR = RT·(origin − eye)·scale puts the eye at the camera-space origin.
+            Some(e) => {
+                let b = camera::look_at(e.position, e.target);
+                let d = crate::math::sub3(origin, e.position);
+                let tr = b.map(|row| {
+                    (crate::math::dot3(row, d) * s)
+                        .round()
+                        .clamp(i32::MIN as f32, i32::MAX as f32) as i32
+                });
+                let view = camera::View {
+                    fov: e.fov,
+                    ..self.opts.view
+                };
+                (b, tr, view.h(self.opts.width, self.opts.height))
+            }
+            None => {
+                let dist = (self.distance * s).round().clamp(0.0, i32::MAX as f32) as i32;
+                (
+                    self.opts.view.basis(),
+                    [0, 0, dist],
+                    self.opts.view.h(self.opts.width, self.opts.height),
+                )
+            }
+        };
         let rt = basis.map(|row| row.map(Q12::from_f32));
-        let dist = (self.distance * s).round().clamp(0.0, i32::MAX as f32) as i32;
-        let zfar = (dist as f32 + self.prep.space.radius * s).max(1.0);
+        let zfar = (tr[2].max(0) as f32 + self.prep.space.radius * s).max(1.0);
         let zsf = |n: f32| {
             (OT_LEN as f32 * 4096.0 / (n * zfar))
                 .round()
                 .clamp(1.0, 32767.0) as i16
         };
-        // Light direction in model space = basisᵀ · camera-space direction.
-        let l = LIGHT_DIR;
-        let len = crate::math::dot3(l, l).sqrt();
-        let light = [0, 1, 2].map(|a| (0..3).map(|r| basis[r][a] * l[r]).sum::<f32>() / len);
-        let d = Q12::from_f32(DIFFUSE);
-        let amb = (AMBIENT * 4096.0) as i32;
+        let model_lights = match self.opts.lights {
+            LightChoice::Model => self.model.lights(req),
+            LightChoice::Rig => None,
+        };
+        let (llm, lcm, bk) = match model_lights {
+            Some(l) => lights::from_model(&l, origin),
+            None => lights::rig(&basis),
+        };
         Environment {
             rt,
-            tr: [0, 0, dist],
-            llm: [
-                light.map(Q12::from_f32),
-                [Q12::from_bits(0); 3],
-                [Q12::from_bits(0); 3],
-            ],
-            lcm: [[d, Q12::from_bits(0), Q12::from_bits(0)]; 3],
-            bk: [amb; 3],
+            tr,
+            llm,
+            lcm,
+            bk,
             of: [
                 (self.opts.width as i32 / 2) << 16,
                 (self.opts.height as i32 / 2) << 16,
             ],
-            h: self.opts.view.h(self.opts.width, self.opts.height),
+            h,
             zsf3: zsf(3.0),
             zsf4: zsf(4.0),
         }

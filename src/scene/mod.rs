@@ -8,6 +8,10 @@
 //! - frame N of an animation is the pose at N/30 s from its start (FF9: its N-th stored frame),
 //!   wrapping past the end.
 
+mod extras;
+
+pub use extras::{Effects, ModelCamera, ModelLight, ModelLights, Sprite};
+
 /// An 8-bit RGBA image, row-major, top row first.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RgbaImage {
@@ -177,6 +181,23 @@ pub trait Model: Send + Sync {
     }
     /// The mesh posed as asked.
     fn pose(&self, request: &PoseRequest) -> PosedMesh;
+    /// The particles and ribbons of the same frame (textures index [`PosedMesh::textures`] of
+    /// the same request's pose). A pure function of the request: see [`crate::effects`].
+    fn effects(&self, _request: &PoseRequest) -> Effects {
+        Effects::default()
+    }
+    /// How many cameras the model carries (`--camera N`).
+    fn camera_count(&self) -> usize {
+        0
+    }
+    /// Camera `index` at the request's frame.
+    fn camera(&self, _index: usize, _request: &PoseRequest) -> Option<ModelCamera> {
+        None
+    }
+    /// The lights the model carries at the request's frame, `None` when it has none.
+    fn lights(&self, _request: &PoseRequest) -> Option<ModelLights> {
+        None
+    }
     /// The human-readable description `psxrender info` prints.
     fn info(&self) -> String;
     /// The same facts as [`Model::info`] as a JSON object (`psxrender info --json`), with at

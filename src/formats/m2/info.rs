@@ -133,6 +133,14 @@ pub struct Facts {
     pub skin_prefix: String,
     /// Creature skins found beside the model (and in `--texture-dir`), in name order.
     pub skins: Vec<Skin>,
+    /// Particle emitters, with their values at time 0 of the first sequence.
+    pub particle_emitters: Vec<crate::effects::Summary>,
+    /// Ribbon emitters.
+    pub ribbons: Vec<String>,
+    /// Texture animations: which tracks each keys.
+    pub texture_animations: Vec<String>,
+    /// Cameras (`--camera N`).
+    pub cameras: Vec<String>,
 }
 
 impl Facts {
@@ -223,7 +231,7 @@ impl Facts {
                     height: t.texture.image.height,
                 })
                 .collect(),
-            skin_prefix: super::textures::skin_prefix(&m.path),
+            skin_prefix: super::textures::skin_prefixes(&m.path).join("*.blp, "),
             skins: m
                 .skins
                 .candidates
@@ -236,6 +244,62 @@ impl Facts {
                         .textures
                         .iter()
                         .any(|t| t.source == TextureSource::Skin(index)),
+                })
+                .collect(),
+            particle_emitters: {
+                let names: Vec<String> = m.textures.iter().map(|t| t.texture.name.clone()).collect();
+                m.emitter_defs
+                    .iter()
+                    .zip(&m.extras.particles)
+                    .map(|(def, e)| {
+                        let src = super::effects::M2Emitter::new(m, e, None);
+                        crate::effects::Summary::of(def, &src, &names)
+                    })
+                    .collect()
+            },
+            ribbons: m
+                .extras
+                .ribbons
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    format!(
+                        "ribbon {i}: bone {}, texture {:?}, {} edges/s living {} s, gravity {}, {}x{} cells",
+                        r.bone, r.texture, r.edges_per_second, r.edge_lifetime, r.gravity, r.tiles[1], r.tiles[0]
+                    )
+                })
+                .collect(),
+            texture_animations: m
+                .extras
+                .texture_anims
+                .iter()
+                .enumerate()
+                .map(|(i, a)| {
+                    let keys = |n: usize, what: &str| (n > 0).then(|| format!("{what} ({n} keys)"));
+                    let parts: Vec<String> = [
+                        keys(a.translation.values.len(), "translation"),
+                        keys(a.rotation.values.len(), "rotation"),
+                        keys(a.scaling.values.len(), "scaling"),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                    format!("texture animation {i}: {}", if parts.is_empty() { "no keys".into() } else { parts.join(", ") })
+                })
+                .collect(),
+            cameras: m
+                .extras
+                .cameras
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    format!(
+                        "camera {i}: type {}, fov {:.1}°, position {:?}, target {:?}",
+                        c.kind,
+                        c.fov.to_degrees(),
+                        c.position_base,
+                        c.target_base
+                    )
                 })
                 .collect(),
         }
@@ -326,6 +390,20 @@ impl fmt::Display for Facts {
                 s.index,
                 if s.in_use { " (in use)" } else { "" }
             )?;
+        }
+        writeln!(f, "particle emitters: {}", self.particle_emitters.len())?;
+        for e in &self.particle_emitters {
+            writeln!(f, "  {e}")?;
+        }
+        for (what, list) in [
+            ("ribbon emitters", &self.ribbons),
+            ("texture animations", &self.texture_animations),
+            ("cameras", &self.cameras),
+        ] {
+            writeln!(f, "{what}: {}", list.len())?;
+            for line in list {
+                writeln!(f, "  {line}")?;
+            }
         }
         Ok(())
     }

@@ -11,6 +11,7 @@
 //! (+Y up, front +Z): `(x, y, z) → (y, z, x)`, a rotation, so triangle winding and quaternion
 //! handedness are kept (quaternions map the same way on their vector part).
 
+pub mod effects;
 mod info;
 pub mod parse;
 mod pose;
@@ -154,6 +155,8 @@ pub struct TextureUnit {
     pub texture: Option<usize>,
     /// Transparency track (after the transparency lookup).
     pub transparency: Option<usize>,
+    /// Index into the texture animation lookup (see [`effects::Extras`]).
+    pub texture_anim_combo: u16,
 }
 
 /// One view (level of detail).
@@ -237,6 +240,10 @@ pub struct M2Model {
     pub textures: Vec<TextureSlot>,
     /// Creature skins found beside the model, and the one in use.
     pub skins: textures::Skins,
+    /// Particle and ribbon emitters, texture animations, cameras.
+    pub extras: effects::Extras,
+    /// How each particle emitter is drawn.
+    pub emitter_defs: Vec<crate::effects::EmitterDef>,
     warnings: Vec<String>,
     notes: Vec<String>,
 }
@@ -253,7 +260,21 @@ fn load_inner(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<M2Model> {
     let mut notes = Vec::new();
     let skins = textures::find_skins(path, opts)?;
     let textures = textures::resolve(path, &p.textures, opts, &skins, &mut warnings, &mut notes);
+    let extras = effects::parse(
+        &r,
+        p.global_sequences.len(),
+        p.bones.len(),
+        p.textures.len(),
+    )?;
+    let emitter_defs = extras
+        .particles
+        .iter()
+        .enumerate()
+        .map(|(i, e)| effects::emitter_def(i, e))
+        .collect();
     Ok(M2Model {
+        extras,
+        emitter_defs,
         path: path.to_path_buf(),
         version: p.version,
         name: p.name,
@@ -397,6 +418,54 @@ impl Model for M2Model {
     }
     fn pose(&self, request: &PoseRequest) -> PosedMesh {
         pose::pose(self, request)
+    }
+    fn effects(&self, request: &PoseRequest) -> crate::scene::Effects {
+        let sources = self
+            .emitter_defs
+            .iter()
+            .zip(&self.extras.particles)
+            .map(|(def, e)| {
+                let src: Box<dyn crate::effects::EmitterSource> =
+                    Box::new(effects::M2Emitter::new(self, e, request.animation));
+                (def, src)
+            });
+        let time = request.frame as f32 / 30.0;
+        let mut fx = crate::effects::collect(sources, time, request.camera);
+        for (i, r) in self.extras.ribbons.iter().enumerate() {
+            let def = effects::ribbon_def(i, r);
+            let src = effects::M2Ribbon::new(self, r, request.animation);
+            fx.sprites
+                .extend(crate::effects::ribbon_sprites(&def, &src, time));
+            if let Some(t) = def.texture {
+                fx.uses.push((t, def.blend));
+            }
+        }
+        fx
+    }
+    fn camera_count(&self) -> usize {
+        self.extras.cameras.len()
+    }
+    fn camera(&self, index: usize, request: &PoseRequest) -> Option<crate::scene::ModelCamera> {
+        let c = self.extras.cameras.get(index)?;
+        let time = pose::time_of(self, request);
+        let gs = &self.global_sequences;
+        let at = |base: [f32; 3], t: &Track<[f32; 3]>| {
+            let d = t.sample(&time, gs).unwrap_or([0.0; 3]);
+            [base[0] + d[0], base[1] + d[1], base[2] + d[2]]
+        };
+        // The stored field of view is diagonal (wowdev); the renderer wants the horizontal
+        // one of a 4:3 screen: tan(h/2) = tan(d/2)·4/5.
+        let d = if c.fov.is_finite() && c.fov > 0.0 {
+            c.fov
+        } else {
+            0.95
+        };
+        let h = 2.0 * ((d * 0.5).tan() * 0.8).atan();
+        Some(crate::scene::ModelCamera {
+            position: at(c.position_base, &c.position),
+            target: at(c.target_base, &c.target),
+            fov: h.to_degrees().clamp(1.0, 170.0),
+        })
     }
     fn info(&self) -> String {
         info::Facts::of(self).to_string()

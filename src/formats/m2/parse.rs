@@ -129,7 +129,8 @@ fn vec3(r: &Reader, off: u64, what: &'static str) -> Result<[f32; 3]> {
     ])
 }
 
-fn read_all<T>(a: M2Array, size: u64, f: impl Fn(u64) -> Result<T>) -> Result<Vec<T>> {
+/// Reads each of `a`'s `size`-byte records with `f` (given its offset).
+pub(super) fn read_all<T>(a: M2Array, size: u64, f: impl Fn(u64) -> Result<T>) -> Result<Vec<T>> {
     (0..a.count).map(|i| f(a.at(i, size))).collect()
 }
 
@@ -502,6 +503,7 @@ fn read_unit(r: &Reader, p: u64, nsub: usize, t: &Tables) -> Result<TextureUnit>
         }
     };
     Ok(TextureUnit {
+        texture_anim_combo: r.u16_at(p + 22, "unit texture animation")?,
         flags: r.u16_at(p, "unit flags")?,
         submesh,
         color,

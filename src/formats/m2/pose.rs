@@ -47,28 +47,70 @@ pub fn bone_matrices(m: &M2Model, time: &Time, camera: Option<[[f32; 3]; 3]>) ->
     for &i in &m.bone_order {
         let b = &m.bones[i];
         let parent = b.parent.map_or(Affine::IDENTITY, |p| out[p]);
-        let billboard = b.flags & BONE_BILLBOARD != 0;
-        let animated = time.sequence.is_some();
-        let t = animated.then(|| b.translation.sample(time, gs)).flatten();
-        let r = animated.then(|| b.rotation.sample(time, gs)).flatten();
-        let s = animated.then(|| b.scale.sample(time, gs)).flatten();
-        let mut local = if t.is_none() && r.is_none() && s.is_none() && !billboard {
-            Affine::IDENTITY
-        } else {
-            Affine::translation(b.pivot)
-                .mul(&Affine::translation(t.unwrap_or([0.0; 3])))
-                .mul(&Affine::rotation(r.unwrap_or(Rot([0.0, 0.0, 0.0, 1.0])).0))
-                .mul(&Affine::scale(s.unwrap_or([1.0; 3])))
-                .mul(&Affine::translation(b.pivot.map(|c| -c)))
-        };
-        let mut world = parent.mul(&local);
-        if billboard {
-            local = face_camera(&world, b.pivot, camera);
-            world = local;
+        let mut world = parent.mul(&local_matrix(b, time, gs));
+        if b.flags & BONE_BILLBOARD != 0 {
+            world = face_camera(&world, b.pivot, camera);
         }
         out[i] = world;
     }
     out
+}
+
+/// A bone's matrix relative to its parent at `time`.
+fn local_matrix(b: &super::Bone, time: &Time, gs: &[u32]) -> Affine {
+    let billboard = b.flags & BONE_BILLBOARD != 0;
+    let animated = time.sequence.is_some();
+    let t = animated.then(|| b.translation.sample(time, gs)).flatten();
+    let r = animated.then(|| b.rotation.sample(time, gs)).flatten();
+    let s = animated.then(|| b.scale.sample(time, gs)).flatten();
+    if t.is_none() && r.is_none() && s.is_none() && !billboard {
+        return Affine::IDENTITY;
+    }
+    Affine::translation(b.pivot)
+        .mul(&Affine::translation(t.unwrap_or([0.0; 3])))
+        .mul(&Affine::rotation(r.unwrap_or(Rot([0.0, 0.0, 0.0, 1.0])).0))
+        .mul(&Affine::scale(s.unwrap_or([1.0; 3])))
+        .mul(&Affine::translation(b.pivot.map(|c| -c)))
+}
+
+/// One bone's world matrix at `time`, walking only its own chain of parents (billboarding
+/// ignored: effects attached to a bone follow its position, not its facing).
+pub fn bone_world(m: &M2Model, bone: usize, time: &Time) -> Affine {
+    let mut chain = Vec::new();
+    let mut at = Some(bone);
+    while let Some(b) = at.filter(|&b| b < m.bones.len() && chain.len() < m.bones.len()) {
+        chain.push(b);
+        at = m.bones[b].parent;
+    }
+    chain.iter().rev().fold(Affine::IDENTITY, |acc, &b| {
+        acc.mul(&local_matrix(&m.bones[b], time, &m.global_sequences))
+    })
+}
+
+/// The sampling time `seconds` into sequence `sequence` (wrapping at its end; global
+/// sequences run on).
+pub fn time_at(m: &M2Model, sequence: Option<usize>, seconds: f32) -> Time {
+    let total_ms = if seconds.is_finite() {
+        (f64::from(seconds.max(0.0)) * 1000.0).min(f64::from(u32::MAX)) as u32
+    } else {
+        0
+    };
+    match sequence.and_then(|i| m.sequences.get(i).map(|s| (i, s))) {
+        Some((i, s)) => {
+            let d = s.duration_ms();
+            let local = if d > 0 { total_ms % d } else { 0 };
+            Time {
+                sequence: Some(i),
+                ms: s.start_ms.saturating_add(local),
+                global_ms: total_ms,
+            }
+        }
+        None => Time {
+            sequence: None,
+            ms: 0,
+            global_ms: total_ms,
+        },
+    }
 }
 
 /// Replaces the rotation of `world` so the bone's local axes are the camera's (right, up,
@@ -97,6 +139,62 @@ fn face_camera(world: &Affine, pivot: [f32; 3], camera: Option<[[f32; 3]; 3]>) -
         out.0[row][3] = p[row] - moved[row];
     }
     out
+}
+
+/// A texture animation's transform at one moment: UVs are scaled and turned about the
+/// texture's centre, then moved (WMV's texture matrix order, read for facts).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UvTransform {
+    /// Translation in UV units.
+    pub translation: [f32; 2],
+    /// 2×2 rotation·scale.
+    pub m: [[f32; 2]; 2],
+}
+
+impl UvTransform {
+    /// The transformed coordinate, snapped to 1/65536 so rotation round-off (−1e−8 for a
+    /// corner that is exactly 0) does not push a face into the neighbouring texture repeat.
+    pub fn apply(&self, [u, v]: [f32; 2]) -> [f32; 2] {
+        let (x, y) = (u - 0.5, v - 0.5);
+        let snap = |c: f32| (c * 65536.0).round() / 65536.0;
+        [
+            snap(0.5 + self.m[0][0] * x + self.m[0][1] * y + self.translation[0]),
+            snap(0.5 + self.m[1][0] * x + self.m[1][1] * y + self.translation[1]),
+        ]
+    }
+}
+
+/// The texture animation a unit plays, at `time`; `None` when it has none.
+pub fn texture_transform(
+    m: &M2Model,
+    unit: &super::TextureUnit,
+    time: &Time,
+) -> Option<UvTransform> {
+    let x = &m.extras;
+    let i = *x
+        .texture_anim_lookup
+        .get(usize::from(unit.texture_anim_combo))?;
+    let anim = x.texture_anims.get(usize::try_from(i).ok()?)?;
+    let gs = &m.global_sequences;
+    let t = anim.translation.sample(time, gs).unwrap_or([0.0; 3]);
+    let r = anim
+        .rotation
+        .sample(time, gs)
+        .unwrap_or(Rot([0.0, 0.0, 0.0, 1.0]));
+    let s = anim.scaling.sample(time, gs).unwrap_or([1.0; 3]);
+    let rot = Affine::rotation(r.0);
+    let finite = |v: f32, d: f32| if v.is_finite() { v } else { d };
+    let sc = [finite(s[0], 1.0), finite(s[1], 1.0)];
+    let mut mat = [[0.0; 2]; 2];
+    for (row, out) in mat.iter_mut().enumerate() {
+        for (col, o) in out.iter_mut().enumerate() {
+            *o = finite(rot.0[row][col], 0.0) * sc[col];
+        }
+    }
+    Some(UvTransform {
+        translation: [finite(t[0], 0.0), finite(t[1], 0.0)],
+        m: mat,
+    })
 }
 
 /// Poses the model.
@@ -141,7 +239,7 @@ pub fn pose(m: &M2Model, request: &PoseRequest) -> PosedMesh {
         None if !m.sequences.is_empty() => Time {
             sequence: Some(0),
             ms: m.sequences[0].start_ms,
-            global_ms: 0,
+            global_ms: time.global_ms,
         },
         None => time,
     };
@@ -169,13 +267,17 @@ pub fn pose(m: &M2Model, request: &PoseRequest) -> PosedMesh {
             blend = Blend::Alpha;
         }
         let color = rgb.map(|c| (c.clamp(0.0, 2.0) * 128.0).round().min(255.0) as u8);
+        let uv_anim = texture_transform(m, unit, &vis_time);
         let sm = &view.submeshes[unit.submesh];
         let first = sm.index_start as usize / 3;
         let count = sm.index_count as usize / 3;
         for tri in view.triangles.iter().skip(first).take(count) {
             let texture = match unit.texture {
                 Some(t) => {
-                    let uv = |k: usize| m.vertices[tri[k] as usize].uv;
+                    let uv = |k: usize| {
+                        let uv = m.vertices[tri[k] as usize].uv;
+                        uv_anim.as_ref().map_or(uv, |a| a.apply(uv))
+                    };
                     FaceTexture::Image {
                         texture: t,
                         uv: [uv(0), uv(1), uv(2), uv(2)],

@@ -108,13 +108,39 @@ pub fn skin_prefix(model: &Path) -> String {
     format!("{base}skin{}", &stem[base.len()..])
 }
 
+/// The file-name prefixes a model's skins start with, lower-case: [`skin_prefix`], and, when
+/// the model's stem ends in a digit (a model revision such as `Imp2`, `Rabbit2`), the stem
+/// itself: `Imp2.m2`'s skins are `imp2red.blp`, `imp2green.blp`. A stem without a trailing
+/// digit is too loose a prefix (`Wolf` would take `Wolfhound.blp`).
+pub fn skin_prefixes(model: &Path) -> Vec<String> {
+    let mut out = vec![skin_prefix(model)];
+    let stem = model
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if stem.ends_with(|c: char| c.is_ascii_digit()) {
+        out.push(stem);
+    }
+    out
+}
+
+/// The part of a lower-case file name after the skin prefix it starts with, when it does: a
+/// prefix ending in a digit must not be followed by another (`Rabbit2` does not take
+/// `rabbitskin21_x.blp`).
+fn after_prefix<'a>(prefixes: &[String], lower: &'a str) -> Option<&'a str> {
+    prefixes.iter().find_map(|p| {
+        let rest = lower.strip_prefix(p.as_str())?;
+        let digit_run = p.ends_with(|c: char| c.is_ascii_digit())
+            && rest.starts_with(|c: char| c.is_ascii_digit());
+        (!digit_run).then_some(rest)
+    })
+}
+
 /// The skins that fit `model`: `.blp` files in its directory and each `--texture-dir` whose
-/// name starts with [`skin_prefix`] (ignoring case; when the prefix ends in a digit, the next
-/// character must not be one, so `Rabbit2` does not take `rabbitskin21_x.blp`), in name order
-/// (ignoring case), each file once.
+/// name starts with one of [`skin_prefixes`] (ignoring case), in name order (ignoring case),
+/// each file once.
 pub fn skin_candidates(model: &Path, opts: &LoadOptions) -> Vec<PathBuf> {
-    let prefix = skin_prefix(model);
-    let ends_in_digit = prefix.ends_with(|c: char| c.is_ascii_digit());
+    let prefixes = skin_prefixes(model);
     let mut found: Vec<(String, PathBuf)> = Vec::new();
     let dirs =
         std::iter::once(model_dir(model)).chain(opts.texture_dirs.iter().map(PathBuf::as_path));
@@ -125,12 +151,7 @@ pub fn skin_candidates(model: &Path, opts: &LoadOptions) -> Vec<PathBuf> {
         for e in entries.take(MAX_DIR_SCAN).filter_map(|e| e.ok()) {
             let name = e.file_name().to_string_lossy().into_owned();
             let lower = name.to_ascii_lowercase();
-            let Some(rest) = lower.strip_prefix(&prefix) else {
-                continue;
-            };
-            if !lower.ends_with(".blp")
-                || (ends_in_digit && rest.starts_with(|c: char| c.is_ascii_digit()))
-            {
+            if !lower.ends_with(".blp") || after_prefix(&prefixes, &lower).is_none() {
                 continue;
             }
             let path = e.path();
@@ -158,7 +179,7 @@ pub fn pick_skin(model: &Path, candidates: &[PathBuf], selector: &str) -> Result
         if candidates.is_empty() {
             format!(
                 "no {}*.blp beside the model or in --texture-dir",
-                skin_prefix(model)
+                skin_prefixes(model).join("*.blp or ")
             )
         } else {
             let names: Vec<String> = candidates
@@ -177,13 +198,13 @@ pub fn pick_skin(model: &Path, candidates: &[PathBuf], selector: &str) -> Result
         };
     }
     let want = selector.trim().to_ascii_lowercase();
-    let prefix = skin_prefix(model);
+    let prefixes = skin_prefixes(model);
     candidates
         .iter()
         .position(|p| {
             let name = file_name(p).to_ascii_lowercase();
             let stem = name.strip_suffix(".blp").unwrap_or(&name);
-            let tail = stem.strip_prefix(&prefix).unwrap_or(stem);
+            let tail = after_prefix(&prefixes, stem).unwrap_or(stem);
             name == want || stem == want || tail.trim_start_matches(['_', '-', ' ']) == want
         })
         .ok_or_else(|| format!("--skin {selector}: no such skin; {}", list()))
@@ -284,7 +305,7 @@ pub fn resolve(
                     let search = if CREATURE_SKINS.contains(kind) {
                         format!(
                             " and no {}*.blp is beside the model or in --texture-dir",
-                            skin_prefix(model)
+                            skin_prefixes(model).join("*.blp or ")
                         )
                     } else {
                         String::new()
@@ -380,6 +401,15 @@ mod tests {
         let c = skin_candidates(&dir.join("Rabbit2.m2"), &LoadOptions::default());
         assert_eq!(c.len(), 1);
         assert_eq!(pick_skin(&dir.join("Rabbit2.m2"), &c, "default"), Ok(0));
+        // Imp2 takes imp2red / imp2green (named after the model, no "skin"), not imp21 or fire.
+        for f in ["imp2red.blp", "IMP2Green.blp", "imp21x.blp", "Fire_2x2.blp"] {
+            std::fs::write(dir.join(f), b"").unwrap();
+        }
+        let imp = dir.join("Imp2.m2");
+        let c = skin_candidates(&imp, &LoadOptions::default());
+        let names: Vec<String> = c.iter().map(|p| file_name(p)).collect();
+        assert_eq!(names, ["IMP2Green.blp", "imp2red.blp"]);
+        assert_eq!(pick_skin(&imp, &c, "red"), Ok(1));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

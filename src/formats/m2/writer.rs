@@ -3,6 +3,7 @@
 //! round-trip tests. Values are given in WoW's own space (Z up, facing +X), as the file stores
 //! them. One view is written; each batch becomes one submesh and one texture unit.
 
+use super::effects::{OFS_RIBBONS, OFS_TEXTURE_ANIMS, OFS_TEXTURE_ANIM_LOOKUP, RIBBON_SIZE};
 use super::parse::{
     bone_size, pack_quat_component, submesh_size, COLOR_SIZE, HEADER_SIZE, OFS_BONES, OFS_COLORS,
     OFS_GLOBAL_FLAGS, OFS_GLOBAL_SEQUENCES, OFS_NAME, OFS_RENDER_FLAGS, OFS_SEQUENCES,
@@ -83,6 +84,46 @@ pub struct SynthBatch {
     pub transparency: SynthTrack<i16>,
     /// A colour record for the batch: RGB keys (0–1) and opacity keys (32767 = opaque).
     pub color: Option<(SynthTrack<[f32; 3]>, SynthTrack<i16>)>,
+    /// Index into [`SynthModel::texture_anims`] the batch's UVs play.
+    pub texture_anim: Option<u16>,
+}
+
+/// A texture animation: UV translation, rotation (quaternion about Z) and scaling keys.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SynthTextureAnim {
+    /// Translation keys.
+    pub translation: SynthTrack<[f32; 3]>,
+    /// Rotation keys `[x, y, z, w]`.
+    pub rotation: SynthTrack<[f32; 4]>,
+    /// Scaling keys.
+    pub scaling: SynthTrack<[f32; 3]>,
+}
+
+/// A ribbon emitter (the ≤263 record, 0xDC bytes).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SynthRibbon {
+    /// Bone it rides on.
+    pub bone: u32,
+    /// Position relative to the bone (WoW space).
+    pub position: [f32; 3],
+    /// Texture index, if any.
+    pub texture: Option<u16>,
+    /// Render-flags index (a batch's), if any.
+    pub material: Option<u16>,
+    /// Colour keys.
+    pub color: SynthTrack<[f32; 3]>,
+    /// Opacity keys (32767 = opaque).
+    pub alpha: SynthTrack<i16>,
+    /// Height above keys.
+    pub above: SynthTrack<f32>,
+    /// Height below keys.
+    pub below: SynthTrack<f32>,
+    /// Edges a second.
+    pub edges_per_second: f32,
+    /// Edge lifetime, seconds.
+    pub edge_lifetime: f32,
+    /// Gravity.
+    pub gravity: f32,
 }
 
 /// A sequence: animation id, variation, start and end on the shared timeline (ms).
@@ -117,6 +158,10 @@ pub struct SynthModel {
     pub batches: Vec<SynthBatch>,
     /// Textures: `(type, file name)`.
     pub textures: Vec<(u32, String)>,
+    /// Texture animations.
+    pub texture_anims: Vec<SynthTextureAnim>,
+    /// Ribbon emitters.
+    pub ribbons: Vec<SynthRibbon>,
 }
 
 struct Out {
@@ -323,6 +368,7 @@ impl SynthModel {
             sub.resize(submesh_size(self.version) as usize, 0);
             subs.extend(sub);
             let texture = b.texture.unwrap_or(self.textures.len() as u16);
+            let anim = b.texture_anim.unwrap_or(self.texture_anims.len() as u16);
             units.extend(u16s(&[
                 0x10,
                 0,
@@ -335,7 +381,7 @@ impl SynthModel {
                 texture,
                 0,
                 i as u16,
-                0,
+                anim,
             ]));
         }
         let mut view = Vec::new();
@@ -352,6 +398,47 @@ impl SynthModel {
         }
         view.extend_from_slice(&0u32.to_le_bytes());
         o.array(OFS_VIEWS, 1, &view);
+        self.write_effects(&mut o);
         o.buf
+    }
+
+    fn write_effects(&self, o: &mut Out) {
+        let mut anims = Vec::new();
+        for a in &self.texture_anims {
+            anims.extend(o.track(&a.translation, |v, out| f32s(v, out)));
+            anims.extend(o.track(&a.rotation, |v, out| f32s(v, out)));
+            anims.extend(o.track(&a.scaling, |v, out| f32s(v, out)));
+        }
+        o.array(OFS_TEXTURE_ANIMS, self.texture_anims.len(), &anims);
+        // Lookup: identity, plus a final -1 for batches without one.
+        let mut lookup: Vec<u16> = (0..self.texture_anims.len() as u16).collect();
+        lookup.push(0xffff);
+        o.array(OFS_TEXTURE_ANIM_LOOKUP, lookup.len(), &u16s(&lookup));
+        let mut ribbons = Vec::new();
+        for r in &self.ribbons {
+            let mut rec = Vec::with_capacity(RIBBON_SIZE as usize);
+            rec.extend_from_slice(&(-1i32).to_le_bytes());
+            rec.extend_from_slice(&r.bone.to_le_bytes());
+            f32s(&r.position, &mut rec);
+            for list in [r.texture, r.material] {
+                let data: Vec<u16> = list.into_iter().collect();
+                let off = o.put(&u16s(&data));
+                rec.extend_from_slice(&(data.len() as u32).to_le_bytes());
+                rec.extend_from_slice(&off.to_le_bytes());
+            }
+            rec.extend(o.track(&r.color, |v, out| f32s(v, out)));
+            rec.extend(o.track(&r.alpha, |v, out| out.extend_from_slice(&v.to_le_bytes())));
+            rec.extend(o.track(&r.above, |v, out| out.extend_from_slice(&v.to_le_bytes())));
+            rec.extend(o.track(&r.below, |v, out| out.extend_from_slice(&v.to_le_bytes())));
+            f32s(&[r.edges_per_second, r.edge_lifetime, r.gravity], &mut rec);
+            rec.extend(u16s(&[1, 1]));
+            rec.extend(o.track(&SynthTrack::<u16>::default(), |v, out| {
+                out.extend_from_slice(&v.to_le_bytes())
+            }));
+            rec.extend(o.track(&SynthTrack::<u8>::default(), |v, out| out.push(*v)));
+            debug_assert_eq!(rec.len() as u64, RIBBON_SIZE);
+            ribbons.extend(rec);
+        }
+        o.array(OFS_RIBBONS, self.ribbons.len(), &ribbons);
     }
 }

@@ -10,6 +10,7 @@
 //! unknown list keywords are skipped. Errors name the byte offset of the offending line.
 
 use super::anim::quat_from_axis_angle;
+use super::mdl;
 use super::mdl::{
     is_null_name, Animation, Controller, ControllerType, Mdl, Mesh, MeshFace, Node, NodeDetail,
     NodeKind,
@@ -317,6 +318,12 @@ fn parse_node(
                 blend: String::new(),
                 texture: String::new(),
                 flags: 0,
+                xgrid: 1,
+                ygrid: 1,
+                spawntype: 0,
+                looping: false,
+                renderorder: 0,
+                chunk: String::new(),
             },
             NodeKind::Reference => NodeDetail::Reference {
                 model: String::new(),
@@ -324,6 +331,7 @@ fn parse_node(
             },
             NodeKind::Dangly => NodeDetail::Dangly {
                 constraints: 0,
+                weights: Vec::new(),
                 displacement: 0.0,
                 tightness: 0.0,
                 period: 0.0,
@@ -381,7 +389,11 @@ fn parse_node(
                     "position" => (Some(ControllerType::POSITION), 3),
                     "orientation" => (Some(ControllerType::ORIENTATION), 4),
                     "scale" => (Some(ControllerType::SCALE), 1),
-                    "alpha" => (Some(ControllerType::ALPHA), 1),
+                    "alpha" if node.kind != NodeKind::Emitter => (Some(ControllerType::ALPHA), 1),
+                    _ if node.kind == NodeKind::Emitter => match mdl::emitter_controller(base) {
+                        Some((ty, cols)) => (Some(ty), cols),
+                        None => (None, 0),
+                    },
                     _ => (None, 0),
                 };
                 let n = count(l)?;
@@ -409,7 +421,26 @@ fn parse_node(
                 }
                 node.controllers.push(c);
             }
+            "constraints" if node.kind == NodeKind::Dangly => {
+                let rows = lines.rows(count(l)?, lo)?;
+                if let NodeDetail::Dangly {
+                    constraints,
+                    weights,
+                    ..
+                } = &mut node.detail
+                {
+                    for r in rows {
+                        weights.push(num(r, 0)?);
+                    }
+                    *constraints = weights.len() as u32;
+                }
+            }
             _ if set_detail(&mut node.detail, &key, l)? => {}
+            _ if node.kind == NodeKind::Emitter => {
+                if let Some((ty, cols)) = mdl::emitter_controller(&key) {
+                    node.controllers.push(static_ctl(ty, nums(l, 1, cols)?));
+                }
+            }
             _ => {
                 let Some(m) = node.mesh.as_mut() else {
                     continue;
@@ -503,13 +534,27 @@ fn set_detail(detail: &mut NodeDetail, key: &str, l: &Line) -> Result<bool> {
         (NodeDetail::Emitter { render, .. }, "render") => *render = word(),
         (NodeDetail::Emitter { blend, .. }, "blend") => *blend = word(),
         (NodeDetail::Emitter { texture, .. }, "texture") => *texture = word(),
+        (NodeDetail::Emitter { chunk, .. }, "chunkname") => *chunk = word(),
+        (NodeDetail::Emitter { xgrid, .. }, "xgrid") => *xgrid = num(l, 1)?.clamp(1.0, 64.0) as u32,
+        (NodeDetail::Emitter { ygrid, .. }, "ygrid") => *ygrid = num(l, 1)?.clamp(1.0, 64.0) as u32,
+        (NodeDetail::Emitter { spawntype, .. }, "spawntype") => {
+            *spawntype = num(l, 1)?.max(0.0) as u32
+        }
+        (NodeDetail::Emitter { looping, .. }, "loop") => *looping = num(l, 1)? != 0.0,
+        (NodeDetail::Emitter { renderorder, .. }, "renderorder") => {
+            *renderorder = num(l, 1)?.clamp(0.0, 65535.0) as u16
+        }
+        (NodeDetail::Emitter { flags, .. }, k) if mdl::EmitterFlags::from_keyword(k).is_some() => {
+            let bit = mdl::EmitterFlags::from_keyword(k).unwrap_or(0);
+            if num(l, 1)? != 0.0 {
+                *flags |= bit;
+            } else {
+                *flags &= !bit;
+            }
+        }
         (NodeDetail::Reference { model, .. }, "refmodel") => *model = word(),
         (NodeDetail::Reference { reattachable, .. }, "reattachable") => {
             *reattachable = num(l, 1)? != 0.0
-        }
-        (NodeDetail::Dangly { constraints, .. }, "constraints") => {
-            *constraints = num(l, 1)?.max(0.0) as u32;
-            return Ok(false); // its rows are skipped as data rows
         }
         (NodeDetail::Dangly { displacement, .. }, "displacement") => *displacement = num(l, 1)?,
         (NodeDetail::Dangly { tightness, .. }, "tightness") => *tightness = num(l, 1)?,

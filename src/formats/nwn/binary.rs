@@ -29,6 +29,8 @@ pub const MAX_CONTROLLERS: u64 = 1024;
 pub const MAX_CONTROLLER_FLOATS: u64 = 1 << 20;
 /// Most faces in one mesh.
 pub const MAX_FACES: u64 = 1 << 20;
+/// Most dangly-mesh constraints on one node (one per vertex; vertex counts are 16-bit).
+pub const MAX_CONSTRAINTS: u64 = 1 << 16;
 /// Most events per animation.
 pub const MAX_EVENTS: u64 = 4096;
 /// Deepest node tree.
@@ -373,6 +375,12 @@ fn parse_detail(b: &Bin, o: u64, kind: NodeKind) -> Result<NodeDetail> {
             blend: b.name(o + 0xC8, 32, "emitter blend")?,
             texture: b.name(o + 0xE8, 64, "emitter texture")?,
             flags: r.u32_at(o + 0x144, "emitter flags")?,
+            xgrid: r.u32_at(o + 0x7C, "emitter x grid")?.clamp(1, 64),
+            ygrid: r.u32_at(o + 0x80, "emitter y grid")?.clamp(1, 64),
+            spawntype: r.u32_at(o + 0x84, "emitter spawn type")?,
+            chunk: b.name(o + 0x128, 16, "emitter chunk name")?,
+            looping: r.u32_at(o + 0x13C, "emitter loop flag")? != 0,
+            renderorder: r.u16_at(o + 0x140, "emitter render order")?,
         },
         NodeKind::Reference => NodeDetail::Reference {
             model: b.name(o + 0x70, 64, "reference model")?,
@@ -380,6 +388,11 @@ fn parse_detail(b: &Bin, o: u64, kind: NodeKind) -> Result<NodeDetail> {
         },
         NodeKind::Dangly => NodeDetail::Dangly {
             constraints: r.u32_at(o + 0x274, "dangly constraint count")?,
+            weights: f32s(
+                b.array(o + 0x270, 4, MAX_CONSTRAINTS, "dangly constraints")?
+                    .0,
+            )
+            .collect(),
             displacement: r.f32_at(o + 0x27C, "dangly displacement")?,
             tightness: r.f32_at(o + 0x280, "dangly tightness")?,
             period: r.f32_at(o + 0x284, "dangly period")?,

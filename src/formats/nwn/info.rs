@@ -110,6 +110,10 @@ pub struct Facts {
     pub textures: Vec<Texture>,
     /// Animations: the model's own, then each supermodel's.
     pub animations: Vec<Animation>,
+    /// Emitters drawn, with their rest values.
+    pub emitters: Vec<crate::effects::Summary>,
+    /// Light nodes with their rest colour, multiplier and radius.
+    pub lights: Vec<String>,
 }
 
 impl Facts {
@@ -194,6 +198,18 @@ impl Facts {
                     }
                 })
                 .collect(),
+            emitters: {
+                let names: Vec<String> = model.textures.iter().map(|t| t.name.clone()).collect();
+                model
+                    .emitters
+                    .iter()
+                    .map(|(node, def)| {
+                        let src = super::effects::AnimatedNode::new(model, *node, None);
+                        crate::effects::Summary::of(def, &src, &names)
+                    })
+                    .collect()
+            },
+            lights: super::effects::light_lines(model),
         }
     }
 }
@@ -266,6 +282,14 @@ impl fmt::Display for Facts {
                 "  {}: {:.3} s ({} frames), {} nodes, from {}",
                 a.name, a.seconds, a.frames, a.nodes, a.from
             )?;
+        }
+        writeln!(f, "lights: {}", self.lights.len())?;
+        for l in &self.lights {
+            writeln!(f, "  {l}")?;
+        }
+        writeln!(f, "emitters drawn: {}", self.emitters.len())?;
+        for e in &self.emitters {
+            writeln!(f, "  {e}")?;
         }
         Ok(())
     }

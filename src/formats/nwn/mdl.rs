@@ -61,7 +61,7 @@ pub enum NodeKind {
     Skin,
     /// GUI vertex-animated mesh (drawn in rest shape).
     AnimMesh,
-    /// Swaying mesh (drawn in rest shape).
+    /// Swaying mesh (moves with its node's motion, see `formats::nwn::dangly`).
     Dangly,
     /// Walkmesh (never drawn).
     Aabb,
@@ -165,7 +165,7 @@ impl ControllerType {
 }
 
 /// Emitter controller numbers (Torlack's table).
-const EMITTER_CONTROLLERS: [(u32, &str); 44] = [
+const EMITTER_CONTROLLERS: [(u32, &str); 45] = [
     (80, "alphaend"),
     (84, "alphastart"),
     (88, "birthrate"),
@@ -197,6 +197,7 @@ const EMITTER_CONTROLLERS: [(u32, &str); 44] = [
     (208, "lightningdelay"),
     (212, "lightningradius"),
     (216, "lightningscale"),
+    (220, "subdivision"),
     (228, "detonate"),
     (464, "alphamid"),
     (468, "colormid"),
@@ -211,6 +212,132 @@ const EMITTER_CONTROLLERS: [(u32, &str); 44] = [
     (100, "selfillumcolor"),
     (128, "alpha"),
 ];
+
+/// Emitter flag bits (Torlack "Emitter Node" @0x144; ASCII files spell each as a keyword).
+pub struct EmitterFlags;
+
+impl EmitterFlags {
+    /// Point-to-point.
+    pub const P2P: u32 = 0x0001;
+    /// Point-to-point type: bezier (set) or gravity.
+    pub const P2P_SEL: u32 = 0x0002;
+    /// Wind moves its particles.
+    pub const AFFECTED_BY_WIND: u32 = 0x0004;
+    /// Tinted by the scene's light.
+    pub const TINTED: u32 = 0x0008;
+    /// Bounces off the walkmesh.
+    pub const BOUNCE: u32 = 0x0010;
+    /// Random start cell of the sprite sheet.
+    pub const RANDOM: u32 = 0x0020;
+    /// Particles follow the emitter.
+    pub const INHERIT: u32 = 0x0040;
+    /// Particles inherit the emitter's velocity.
+    pub const INHERIT_VEL: u32 = 0x0080;
+    /// Particles stay at their spawn point's world position.
+    pub const INHERIT_LOCAL: u32 = 0x0100;
+    /// Splats on impact.
+    pub const SPLAT: u32 = 0x0200;
+    /// Inherit part (behaviour unknown).
+    pub const INHERIT_PART: u32 = 0x0400;
+
+    /// The bit an ASCII keyword sets (`inherit 1`), lower-case keyword.
+    pub fn from_keyword(key: &str) -> Option<u32> {
+        Some(match key {
+            "p2p" => Self::P2P,
+            "p2p_sel" => Self::P2P_SEL,
+            "affectedbywind" => Self::AFFECTED_BY_WIND,
+            "m_istinted" => Self::TINTED,
+            "bounce" => Self::BOUNCE,
+            "random" => Self::RANDOM,
+            "inherit" => Self::INHERIT,
+            "inheritvel" => Self::INHERIT_VEL,
+            "inherit_local" => Self::INHERIT_LOCAL,
+            "splat" => Self::SPLAT,
+            "inherit_part" => Self::INHERIT_PART,
+            _ => return None,
+        })
+    }
+}
+
+/// The emitter controller an ASCII keyword names (`birthrate`, `colorstart`, case-insensitive),
+/// with its column count; position, orientation and scale are not included.
+pub fn emitter_controller(key: &str) -> Option<(ControllerType, usize)> {
+    let key = key.to_ascii_lowercase();
+    let key = if key == "lightningsubdiv" {
+        "subdivision".to_string()
+    } else {
+        key
+    };
+    EMITTER_CONTROLLERS
+        .iter()
+        .take_while(|e| e.0 != 8)
+        .find(|e| e.1 == key && e.0 != 228)
+        .map(|e| {
+            let columns = if e.1.starts_with("color") { 3 } else { 1 };
+            (ControllerType(e.0), columns)
+        })
+}
+
+/// Emitter controller numbers by name (for readers of emitter parameters).
+pub mod emitter {
+    use super::ControllerType;
+    /// alphaEnd.
+    pub const ALPHA_END: ControllerType = ControllerType(80);
+    /// alphaStart.
+    pub const ALPHA_START: ControllerType = ControllerType(84);
+    /// birthrate (particles a second).
+    pub const BIRTHRATE: ControllerType = ControllerType(88);
+    /// colorEnd.
+    pub const COLOR_END: ControllerType = ControllerType(96);
+    /// colorStart.
+    pub const COLOR_START: ControllerType = ControllerType(108);
+    /// drag.
+    pub const DRAG: ControllerType = ControllerType(124);
+    /// fps (sprite-sheet cells a second).
+    pub const FPS: ControllerType = ControllerType(128);
+    /// frameEnd.
+    pub const FRAME_END: ControllerType = ControllerType(132);
+    /// frameStart.
+    pub const FRAME_START: ControllerType = ControllerType(136);
+    /// grav (point-to-point pull).
+    pub const GRAV: ControllerType = ControllerType(140);
+    /// lifeExp (seconds).
+    pub const LIFE_EXP: ControllerType = ControllerType(144);
+    /// mass (gravity scale; negative rises).
+    pub const MASS: ControllerType = ControllerType(148);
+    /// particleRot (turns a second).
+    pub const PARTICLE_ROT: ControllerType = ControllerType(160);
+    /// randvel.
+    pub const RAND_VEL: ControllerType = ControllerType(164);
+    /// sizeStart.
+    pub const SIZE_START: ControllerType = ControllerType(168);
+    /// sizeEnd.
+    pub const SIZE_END: ControllerType = ControllerType(172);
+    /// sizeStart_y.
+    pub const SIZE_START_Y: ControllerType = ControllerType(176);
+    /// sizeEnd_y.
+    pub const SIZE_END_Y: ControllerType = ControllerType(180);
+    /// spread (radians, full cone angle).
+    pub const SPREAD: ControllerType = ControllerType(184);
+    /// velocity.
+    pub const VELOCITY: ControllerType = ControllerType(192);
+    /// xsize (spawn area, cm).
+    pub const XSIZE: ControllerType = ControllerType(196);
+    /// ysize (spawn area, cm).
+    pub const YSIZE: ControllerType = ControllerType(200);
+    /// blurlength.
+    pub const BLUR_LENGTH: ControllerType = ControllerType(204);
+    /// alphaMid.
+    pub const ALPHA_MID: ControllerType = ControllerType(464);
+    /// colorMid.
+    pub const COLOR_MID: ControllerType = ControllerType(468);
+    /// percentMid (where the middle values sit in the life).
+    pub const PERCENT_MID: ControllerType = ControllerType(481);
+    /// sizeMid.
+    pub const SIZE_MID: ControllerType = ControllerType(484);
+    /// sizeMid_y.
+    pub const SIZE_MID_Y: ControllerType = ControllerType(488);
+}
 
 /// One controller: `rows` keys of `columns` values (static controllers are one key at 0).
 #[derive(Clone, Debug, PartialEq)]
@@ -308,7 +435,8 @@ pub enum NodeDetail {
         /// Casts shadows.
         shadow: bool,
     },
-    /// Emitter (node+0x70).
+    /// Emitter (node+0x70). Its numeric parameters (birthrate, life, sizes, colours…) are
+    /// controllers, static or keyed (see [`emitter_controller`]).
     Emitter {
         /// Update style ("Fountain", …).
         update: String,
@@ -318,8 +446,20 @@ pub enum NodeDetail {
         blend: String,
         /// Particle texture.
         texture: String,
-        /// Emitter flag bits.
+        /// Emitter flag bits ([`EmitterFlags`]).
         flags: u32,
+        /// Sprite-sheet cells across.
+        xgrid: u32,
+        /// Sprite-sheet cells down.
+        ygrid: u32,
+        /// Spawn type: 0 per second, 1 per distance travelled.
+        spawntype: u32,
+        /// Single-mode emitters emit again after each particle dies.
+        looping: bool,
+        /// Drawing order among the model's emitters (higher on top).
+        renderorder: u16,
+        /// Mesh particles: the chunk model's name (empty = sprites).
+        chunk: String,
     },
     /// Reference to another model (node+0x70).
     Reference {
@@ -332,6 +472,8 @@ pub enum NodeDetail {
     Dangly {
         /// Vertex constraints stored.
         constraints: u32,
+        /// Per vertex, how free it is to sway: 0 fixed … 255 free.
+        weights: Vec<f32>,
         /// Displacement.
         displacement: f32,
         /// Tightness.
@@ -369,8 +511,11 @@ impl NodeDetail {
                 blend,
                 texture,
                 flags,
+                xgrid,
+                ygrid,
+                ..
             } => format!(
-                "update {update}, render {render}, blend {blend}, texture {texture}, flags 0x{flags:x}"
+                "update {update}, render {render}, blend {blend}, texture {texture} ({xgrid}x{ygrid} cells), flags 0x{flags:x}"
             ),
             NodeDetail::Reference {
                 model,
@@ -381,8 +526,9 @@ impl NodeDetail {
                 displacement,
                 tightness,
                 period,
+                ..
             } => format!(
-                "{constraints} constraints, displacement {displacement}, tightness {tightness}, period {period} (drawn at rest)"
+                "{constraints} constraints, displacement {displacement}, tightness {tightness}, period {period}"
             ),
             NodeDetail::AnimMesh {
                 sample_period,

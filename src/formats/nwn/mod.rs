@@ -13,6 +13,8 @@
 pub mod anim;
 pub mod ascii;
 pub mod binary;
+pub mod dangly;
+pub mod effects;
 mod info;
 pub mod mdl;
 pub mod parse;
@@ -79,8 +81,11 @@ pub struct NWNModel {
     pub animations: Vec<PlayableAnimation>,
     /// Textures used, in first-use order.
     pub textures: Vec<textures::Resolved>,
-    /// Per node: index into `textures` of its texture 0.
+    /// Per node: index into `textures` of its texture 0 (a mesh's) or particle texture (an
+    /// emitter's).
     pub node_texture: Vec<Option<usize>>,
+    /// The emitters drawn: (node index, definition).
+    pub emitters: Vec<(usize, crate::effects::EmitterDef)>,
     warnings: Vec<String>,
     rest: Vec<Trs>,
     bind_world: Vec<Affine>,
@@ -125,37 +130,48 @@ pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<NWNModel, Lo
     let mut texs: Vec<textures::Resolved> = Vec::new();
     let mut node_texture = Vec::with_capacity(mdl.nodes.len());
     for n in &mdl.nodes {
-        let t = n
+        let mesh_tex = n
             .mesh
             .as_ref()
             .filter(|m| m.render && !m.textures[0].is_empty())
-            .map(|m| {
-                let name = &m.textures[0];
-                match texs.iter().position(|t| t.name.eq_ignore_ascii_case(name)) {
-                    Some(i) => i,
-                    None => {
-                        texs.push(textures::resolve(name, &dir, opts, &mut warnings));
-                        texs.len() - 1
-                    }
+            .map(|m| &m.textures[0]);
+        let emitter_tex = match &n.detail {
+            mdl::NodeDetail::Emitter { texture, .. } if !mdl::is_null_name(texture) => {
+                Some(texture)
+            }
+            _ => None,
+        };
+        let t = mesh_tex.or(emitter_tex).map(|name| {
+            match texs.iter().position(|t| t.name.eq_ignore_ascii_case(name)) {
+                Some(i) => i,
+                None => {
+                    texs.push(textures::resolve(name, &dir, opts, &mut warnings));
+                    texs.len() - 1
                 }
-            });
+            }
+        });
         node_texture.push(t);
     }
 
     let rest: Vec<Trs> = mdl.nodes.iter().map(Trs::rest).collect();
     let local: Vec<Affine> = rest.iter().map(Trs::affine).collect();
     let bind_world = anim::world(&mdl.nodes, &local);
-    Ok(NWNModel {
+    let mut model = NWNModel {
         path: path.to_path_buf(),
         mdl,
         chain,
         animations,
         textures: texs,
         node_texture,
+        emitters: Vec::new(),
         warnings,
         rest,
         bind_world,
-    })
+    };
+    let (emitters, skipped) = effects::emitters(&model);
+    model.emitters = emitters;
+    model.warnings.extend(skipped);
+    Ok(model)
 }
 
 /// Follows the supermodel chain from `mdl`, returning the links and their animations.
@@ -278,6 +294,19 @@ impl Model for NWNModel {
 
     fn pose(&self, request: &PoseRequest) -> PosedMesh {
         pose::pose(self, request)
+    }
+
+    fn effects(&self, request: &PoseRequest) -> crate::scene::Effects {
+        let sources = self.emitters.iter().map(|(node, def)| {
+            let src: Box<dyn crate::effects::EmitterSource> =
+                Box::new(effects::AnimatedNode::new(self, *node, request.animation));
+            (def, src)
+        });
+        crate::effects::collect(sources, request.frame as f32 / 30.0, request.camera)
+    }
+
+    fn lights(&self, request: &PoseRequest) -> Option<crate::scene::ModelLights> {
+        effects::lights(self, request.animation, request.frame as f32 / 30.0)
     }
 
     fn info(&self) -> String {

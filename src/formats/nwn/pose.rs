@@ -7,11 +7,10 @@ use super::mdl::{self, ControllerType, NodeKind};
 use super::{textures, to_scene, NWNModel};
 use crate::scene::{Blend, Face, FaceTexture, PoseRequest, PosedMesh, Shading, Texture, Vertex};
 
-/// Seconds of animation time for `frame` at 30 fps, wrapped into `[0, length)`.
-fn frame_time(frame: u32, length: f32) -> f32 {
-    let t = frame as f32 / 30.0;
-    if length > 0.0 {
-        t % length
+/// Seconds of animation time, wrapped into `[0, length)`.
+pub(super) fn wrap_time(t: f32, length: f32) -> f32 {
+    if length > 0.0 && t.is_finite() {
+        t.max(0.0) % length
     } else {
         0.0
     }
@@ -20,9 +19,16 @@ fn frame_time(frame: u32, length: f32) -> f32 {
 impl NWNModel {
     /// World transforms of the model nodes for `request`.
     pub fn node_world(&self, request: &PoseRequest) -> Vec<Affine> {
+        let t = request.frame as f32 / 30.0;
+        self.node_world_at(request.animation, t)
+    }
+
+    /// World transforms of the model nodes `time` seconds into `animation` (wrapped into its
+    /// length; the rest pose for `None`).
+    pub fn node_world_at(&self, animation: Option<usize>, time: f32) -> Vec<Affine> {
         let mut local: Vec<Trs> = self.rest.clone();
-        if let Some(pa) = request.animation.and_then(|i| self.animations.get(i)) {
-            let t = frame_time(request.frame, pa.animation.length);
+        if let Some(pa) = animation.and_then(|i| self.animations.get(i)) {
+            let t = wrap_time(time, pa.animation.length);
             for (trs, m) in local.iter_mut().zip(&pa.node_map) {
                 if let Some(an) = m.and_then(|i| pa.animation.nodes.get(i)) {
                     trs.apply(an, t, self.mdl.animation_scale);
@@ -77,6 +83,7 @@ fn normalized(v: [f32; 3]) -> [f32; 3] {
 
 pub(super) fn pose(model: &NWNModel, request: &PoseRequest) -> PosedMesh {
     let world = model.node_world(request);
+    let sways = super::dangly::sways(model, request.animation, request.frame as f32 / 30.0);
     let mut out = PosedMesh {
         shading: Shading::Lit,
         textures: model
@@ -95,6 +102,11 @@ pub(super) fn pose(model: &NWNModel, request: &PoseRequest) -> PosedMesh {
         };
         let base = out.vertices.len() as u32;
         let skinned = node.kind == NodeKind::Skin && mesh.skin.len() == mesh.vertices.len();
+        let sway = sways.iter().find(|s| s.0 == i).map(|s| s.1);
+        let constraints: &[f32] = match &node.detail {
+            mdl::NodeDetail::Dangly { weights, .. } => weights,
+            _ => &[],
+        };
         let mesh_bind = model.bind_world[i];
         let bone_mats: Vec<(usize, Affine)> = if skinned {
             let mut bones: Vec<usize> = mesh.skin.iter().flatten().map(|l| l.0).collect();
@@ -131,8 +143,20 @@ pub(super) fn pose(model: &NWNModel, request: &PoseRequest) -> PosedMesh {
                 world[i]
             };
             let n = mesh.normals.get(v).copied().unwrap_or([0.0; 3]);
+            let mut world_p = m.apply(*p);
+            if let Some(o) = sway {
+                let w = constraints.get(v).copied().unwrap_or(0.0);
+                let w = if w.is_finite() {
+                    w.clamp(0.0, 255.0) / 255.0
+                } else {
+                    0.0
+                };
+                for (c, d) in world_p.iter_mut().zip(o) {
+                    *c += d * w;
+                }
+            }
             out.vertices.push(Vertex {
-                position: to_scene(m.apply(*p)),
+                position: to_scene(world_p),
                 normal: to_scene(normalized(m.apply_vector(n))),
             });
         }

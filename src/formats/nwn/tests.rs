@@ -340,7 +340,7 @@ fn ascii_model_parses_geometry_keys_and_animation() {
     );
     assert_eq!(
         m.nodes[3].detail.describe(),
-        "1 constraints, displacement 0.5, tightness 0, period 2 (drawn at rest)"
+        "1 constraints, displacement 0.5, tightness 0, period 2"
     );
     let mesh = m.nodes[1].mesh.as_ref().unwrap();
     assert_eq!(

@@ -1,0 +1,685 @@
+//! Particle effects, format-neutral: the emitters of a model stepped at a fixed rate from the
+//! animation's start, and their live particles turned into [`Sprite`]s for one frame.
+//!
+//! Design rule: a frame is a pure function of (model, animation, frame). Each emitter has its
+//! own random sequence ([`Rng`], seeded from the emitter's index and name), and the simulation
+//! always starts at the animation's start and advances in whole [`STEP_HZ`] steps up to the
+//! frame's time, so frame 10 is the same whether it is rendered alone, in a `--frames` range, on
+//! any thread count or on another run. Frame N at 30 fps is exactly `2N` steps.
+//!
+//! A format supplies, per emitter, an [`EmitterDef`] (what never changes) and an
+//! [`EmitterSource`] (what its controller keys or tracks animate, sampled at each step's time);
+//! the NWN and M2 readers live beside their formats (`formats::nwn::effects`,
+//! `formats::m2::effects`). Everything here is in scene space (+Y up).
+//!
+//! Budget, as a PS1 game has one: every emitter draws from a fixed pool of
+//! [`POOL_PER_EMITTER`] particles (a spawn finding the pool full is dropped, as a game's
+//! `GetFreeParticle` returning none), and the renderer draws at most
+//! [`crate::render::SPRITE_BUDGET`] sprites a frame.
+
+mod ribbon;
+mod sprites;
+
+pub use ribbon::{edges, ribbon_sprites, Edge, RibbonDef, RibbonSource, RibbonState};
+pub use sprites::{drawn_blend, sprites};
+
+use crate::math::{add3, cross, dot3, normalize3, scale3};
+use crate::scene::{Blend, Effects};
+
+/// Simulation steps per second (one NTSC field).
+pub const STEP_HZ: u32 = 60;
+/// Particles one emitter may have alive at once.
+pub const POOL_PER_EMITTER: usize = 128;
+/// Longest simulated time, seconds (10 minutes of animation): frames past it show the state
+/// at this time.
+pub const MAX_SIM_SECONDS: f32 = 600.0;
+/// Longest particle life accepted, seconds (NWN's negative "no expiry" lives become this).
+pub const MAX_LIFE: f32 = 60.0;
+
+/// The deterministic random sequence of one emitter: SplitMix64, chosen for being tiny, fast
+/// and well distributed; any seeded generator would do as long as it never reads a clock.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A sequence seeded from an emitter's index and name.
+    pub fn for_emitter(index: usize, name: &str) -> Rng {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ index as u64;
+        for b in name.bytes() {
+            h = (h ^ u64::from(b.to_ascii_lowercase())).wrapping_mul(0x0100_0000_01b3);
+        }
+        Rng(h)
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    /// Uniform in [-1, 1).
+    pub fn signed(&mut self) -> f32 {
+        self.unit() * 2.0 - 1.0
+    }
+}
+
+/// When an emitter spawns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Emission {
+    /// `birthrate` particles a second (NWN Fountain, M2 emitters).
+    Continuous,
+    /// One particle at the start; with `looping`, a new one whenever the last has died (NWN
+    /// Single).
+    Single {
+        /// Emit again after each death.
+        looping: bool,
+    },
+    /// `birthrate` particles at once at each burst the source reports (NWN Explosion on
+    /// `detonate`).
+    Burst,
+}
+
+/// How a particle's quad is oriented.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Facing {
+    /// Faces the camera, turned by the particle's rotation (NWN normal, M2 billboards).
+    Camera,
+    /// Lies in the world's horizontal plane (NWN billboard_to_world_z).
+    WorldPlane,
+    /// Lies in the emitter's own spawn plane (NWN billboard_to_local_z).
+    LocalPlane,
+    /// Upright: its vertical edge is the world's up, turned about it toward the camera (NWN
+    /// aligned_to_world_z).
+    Upright,
+    /// Its vertical edge along the particle's velocity, facing the camera as well as it can
+    /// (NWN aligned_to_particle_dir).
+    Velocity,
+    /// Along its velocity like [`Facing::Velocity`], `stretch` times as long (NWN
+    /// motion_blur with its `blurlength`).
+    Streak {
+        /// Length factor (≥ 1).
+        stretch: f32,
+    },
+    /// Consecutive particles joined into one strip (NWN linked).
+    Linked,
+}
+
+/// A sprite-sheet: `columns × rows` cells, row-major from the top left.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Atlas {
+    /// Cells across.
+    pub columns: u32,
+    /// Cells down.
+    pub rows: u32,
+}
+
+impl Atlas {
+    /// A single-cell texture.
+    pub const WHOLE: Atlas = Atlas {
+        columns: 1,
+        rows: 1,
+    };
+
+    /// Cells in the sheet (at least 1).
+    pub fn cells(&self) -> u32 {
+        self.columns.max(1).saturating_mul(self.rows.max(1))
+    }
+
+    /// UV rectangle of `cell` (wrapped into the sheet): top-left and bottom-right.
+    pub fn cell_uv(&self, cell: u32) -> [[f32; 2]; 2] {
+        let (c, r) = (self.columns.max(1), self.rows.max(1));
+        let cell = cell % self.cells();
+        let (x, y) = ((cell % c) as f32, (cell / c) as f32);
+        let (w, h) = (1.0 / c as f32, 1.0 / r as f32);
+        [[x * w, y * h], [(x + 1.0) * w, (y + 1.0) * h]]
+    }
+}
+
+/// Which atlas cell a particle shows over its life.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CellAnimation {
+    /// `fps` cells a second through `first..=last`, looping (NWN); `random` starts each particle
+    /// at a random cell of the range.
+    Rate {
+        /// Cells a second (0 = hold the first).
+        fps: f32,
+        /// First cell.
+        first: u32,
+        /// Last cell.
+        last: u32,
+        /// Random start cell per particle.
+        random: bool,
+    },
+    /// Cells interpolated over life through three keys at 0, `mid` and 1 (M2 lifespan UV
+    /// animation).
+    OverLife {
+        /// Cells at birth, midpoint and death.
+        keys: [u32; 3],
+    },
+}
+
+/// What never changes about an emitter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmitterDef {
+    /// Name (for `info` and the seed).
+    pub name: String,
+    /// When it spawns.
+    pub emission: Emission,
+    /// How its quads face.
+    pub facing: Facing,
+    /// How its quads blend.
+    pub blend: Blend,
+    /// Texture index in the pose's textures, `None` = untextured.
+    pub texture: Option<usize>,
+    /// The texture's sprite-sheet layout.
+    pub atlas: Atlas,
+    /// Which cell a particle shows.
+    pub cells: CellAnimation,
+    /// Particles follow the emitter's motion after birth (NWN inherit / M2 "move with
+    /// emitter" flag): positions are kept relative to the emitter.
+    pub attached: bool,
+}
+
+/// One colour/alpha/size curve over a particle's life: start, middle (at `mid`), end.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OverLife<T> {
+    /// Value at birth.
+    pub start: T,
+    /// Value at `mid`.
+    pub middle: T,
+    /// Value at death.
+    pub end: T,
+    /// Where in the life (0..1) the middle value sits.
+    pub mid: f32,
+}
+
+impl<T: Copy> OverLife<T> {
+    /// Start → end with the middle halfway between (the NWN two-key case).
+    pub fn two(start: T, end: T, lerp: impl Fn(T, T, f32) -> T) -> OverLife<T> {
+        OverLife {
+            start,
+            middle: lerp(start, end, 0.5),
+            end,
+            mid: 0.5,
+        }
+    }
+
+    /// The value at `f` (0 = birth, 1 = death), piecewise linear through the three keys.
+    pub fn at(&self, f: f32, lerp: impl Fn(T, T, f32) -> T) -> T {
+        let f = f.clamp(0.0, 1.0);
+        let mid = self.mid.clamp(0.001, 0.999);
+        if f <= mid {
+            lerp(self.start, self.middle, f / mid)
+        } else {
+            lerp(self.middle, self.end, (f - mid) / (1.0 - mid))
+        }
+    }
+}
+
+/// An emitter's animated values at one moment, in scene space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EmitterState {
+    /// Where particles are born: the emitter's origin.
+    pub origin: [f32; 3],
+    /// The spawn area's half-extent vectors (its local X and Y axes times half the width and
+    /// length); zero for a point emitter.
+    pub area: [[f32; 3]; 2],
+    /// The emission axis (unit): particles leave along it, within `spread`.
+    pub axis: [f32; 3],
+    /// Whether it emits at all now (M2 "enabled in" track, NWN detonated/visible).
+    pub enabled: bool,
+    /// Particles a second (or per burst).
+    pub birthrate: f32,
+    /// Life of a new particle, seconds.
+    pub life: f32,
+    /// Speed of a new particle, model units a second.
+    pub speed: f32,
+    /// Extra random speed, uniform in [0, `speed_random`].
+    pub speed_random: f32,
+    /// Half-angle of the emission cone, radians (π = every direction).
+    pub spread: f32,
+    /// Acceleration along scene −Y, model units/s² (negative rises).
+    pub gravity: f32,
+    /// Velocity damping, fraction lost per second.
+    pub drag: f32,
+    /// Spin, radians a second (a random start angle is added per particle).
+    pub spin: f32,
+    /// Colour (0..1 RGB) over life.
+    pub color: OverLife<[f32; 3]>,
+    /// Opacity over life.
+    pub alpha: OverLife<f32>,
+    /// Width and height over life, model units.
+    pub size: OverLife<[f32; 2]>,
+    /// Each particle's sizes are multiplied by a factor drawn uniformly from this range
+    /// (M2 twinkle scale); `[1, 1]` for none.
+    pub size_scale: [f32; 2],
+}
+
+impl Default for EmitterState {
+    fn default() -> Self {
+        EmitterState {
+            origin: [0.0; 3],
+            area: [[0.0; 3]; 2],
+            axis: [0.0, 1.0, 0.0],
+            enabled: true,
+            birthrate: 0.0,
+            life: 1.0,
+            speed: 0.0,
+            speed_random: 0.0,
+            spread: 0.0,
+            gravity: 0.0,
+            drag: 0.0,
+            spin: 0.0,
+            color: OverLife {
+                start: [1.0; 3],
+                middle: [1.0; 3],
+                end: [1.0; 3],
+                mid: 0.5,
+            },
+            alpha: OverLife {
+                start: 1.0,
+                middle: 1.0,
+                end: 1.0,
+                mid: 0.5,
+            },
+            size: OverLife {
+                start: [1.0; 2],
+                middle: [1.0; 2],
+                end: [1.0; 2],
+                mid: 0.5,
+            },
+            size_scale: [1.0; 2],
+        }
+    }
+}
+
+/// What a format's emitter reports over time.
+pub trait EmitterSource {
+    /// The emitter at `time` seconds since the animation's start (the source wraps it into
+    /// the animation's length itself where it loops).
+    fn state(&self, time: f32) -> EmitterState;
+    /// How many bursts fire in `[from, to)` (NWN `detonate` keys and events); 0 by default.
+    fn bursts(&self, _from: f32, _to: f32) -> u32 {
+        0
+    }
+}
+
+/// One live particle.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Particle {
+    /// Position (relative to the emitter's origin when the emitter is attached).
+    pub position: [f32; 3],
+    /// Velocity, units a second.
+    pub velocity: [f32; 3],
+    /// Seconds since birth (whole steps, counted in `steps`).
+    pub age: f32,
+    /// Steps since birth.
+    pub steps: u32,
+    /// Seconds it lives.
+    pub life: f32,
+    /// Rotation at birth, radians.
+    pub angle: f32,
+    /// Spin, radians a second.
+    pub spin: f32,
+    /// Downward acceleration, as the emitter had it at the particle's birth.
+    pub gravity: f32,
+    /// Velocity damping, fraction lost per second.
+    pub drag: f32,
+    /// First atlas cell offset (random start).
+    pub cell_offset: u32,
+    /// Its curves, as the emitter had them at its birth.
+    pub color: OverLife<[f32; 3]>,
+    /// Opacity curve.
+    pub alpha: OverLife<f32>,
+    /// Size curve (its random scale already applied).
+    pub size: OverLife<[f32; 2]>,
+    /// Birth order (for linked strips).
+    pub serial: u64,
+}
+
+impl Particle {
+    /// Fraction of its life gone, 0..1.
+    pub fn progress(&self) -> f32 {
+        if self.life > 0.0 {
+            (self.age / self.life).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The particles of one emitter at one moment, and where its origin was then.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    /// Live particles, oldest first.
+    pub particles: Vec<Particle>,
+    /// The emitter at that moment.
+    pub state: EmitterState,
+    /// Spawns dropped because the pool was full, over the whole run.
+    pub dropped: u64,
+}
+
+impl Snapshot {
+    /// A particle's position in scene space.
+    pub fn world_position(&self, def: &EmitterDef, p: &Particle) -> [f32; 3] {
+        if def.attached {
+            add3(self.state.origin, p.position)
+        } else {
+            p.position
+        }
+    }
+}
+
+/// Number of whole steps from the animation start to `time` seconds (capped at
+/// [`MAX_SIM_SECONDS`]).
+pub fn steps_to(time: f32) -> u32 {
+    let t = if time.is_finite() { time.max(0.0) } else { 0.0 };
+    (t.min(MAX_SIM_SECONDS) * STEP_HZ as f32).round() as u32
+}
+
+/// The time of step `k`, seconds.
+pub fn step_time(k: u32) -> f32 {
+    k as f32 / STEP_HZ as f32
+}
+
+fn sane(v: f32, lo: f32, hi: f32) -> f32 {
+    if v.is_finite() {
+        v.clamp(lo, hi)
+    } else {
+        0.0
+    }
+}
+
+/// Runs emitter `index` of a model from the animation start to `time` seconds.
+pub fn simulate(index: usize, def: &EmitterDef, src: &dyn EmitterSource, time: f32) -> Snapshot {
+    let mut rng = Rng::for_emitter(index, &def.name);
+    let dt = 1.0 / STEP_HZ as f32;
+    let steps = steps_to(time);
+    let mut particles: Vec<Particle> = Vec::new();
+    let mut owed = 0.0f32;
+    let mut serial = 0u64;
+    let mut dropped = 0u64;
+    let mut single_done = false;
+    let mut state = src.state(0.0);
+    for k in 0..=steps {
+        // Step boundaries as k / STEP_HZ (not k · dt), so one step's end is the next one's start.
+        let now = step_time(k);
+        if k > 0 {
+            // Advance everyone alive by one step (semi-implicit Euler), then retire the dead.
+            state = src.state(now);
+            for p in &mut particles {
+                p.steps += 1;
+                p.age = p.steps as f32 / STEP_HZ as f32;
+                p.velocity[1] -= p.gravity * dt;
+                let keep = 1.0 - (p.drag * dt).min(1.0);
+                p.velocity = scale3(p.velocity, keep);
+                p.position = add3(p.position, scale3(p.velocity, dt));
+            }
+            particles.retain(|p| p.age < p.life);
+        }
+        if k == steps {
+            break;
+        }
+        // Spawns of the step [now, now + dt).
+        let count = match def.emission {
+            _ if !state.enabled => 0,
+            Emission::Continuous => {
+                owed += sane(state.birthrate, 0.0, 1e5) * dt;
+                // A hair of tolerance so a whole particle owed after rounding (6 × 1/6) is born.
+                let n = (owed + 1e-4).floor();
+                owed -= n;
+                n as u32
+            }
+            Emission::Single { looping } => {
+                let spawn = particles.is_empty() && (looping || !single_done);
+                single_done |= spawn;
+                spawn as u32
+            }
+            Emission::Burst => {
+                let b = src.bursts(now, step_time(k + 1)).min(64);
+                (sane(state.birthrate, 0.0, POOL_PER_EMITTER as f32) as u32).saturating_mul(b)
+            }
+        };
+        for _ in 0..count.min(POOL_PER_EMITTER as u32 * 4) {
+            if particles.len() >= POOL_PER_EMITTER {
+                dropped += 1;
+                continue;
+            }
+            particles.push(spawn(def, &state, &mut rng, serial));
+            serial += 1;
+        }
+    }
+    Snapshot {
+        particles,
+        state,
+        dropped,
+    }
+}
+
+/// A new particle from `state`.
+fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u64) -> Particle {
+    let (a, b) = (rng.signed(), rng.signed());
+    let offset = add3(scale3(s.area[0], a), scale3(s.area[1], b));
+    let dir = cone(
+        normalize3(s.axis),
+        sane(s.spread, 0.0, std::f32::consts::PI),
+        rng,
+    );
+    let speed = sane(s.speed, -1e4, 1e4) + sane(s.speed_random, -1e4, 1e4) * rng.unit();
+    // A random start angle only for spinning particles: a still flame stays upright.
+    let angle = rng.unit() * std::f32::consts::TAU;
+    let angle = if s.spin != 0.0 { angle } else { 0.0 };
+    let cell_offset = match def.cells {
+        CellAnimation::Rate {
+            random: true,
+            first,
+            last,
+            ..
+        } => (rng.unit() * (last.saturating_sub(first) + 1) as f32) as u32,
+        _ => 0,
+    };
+    let [lo, hi] = s.size_scale.map(|v| sane(v, 0.0, 1e3));
+    let k = lo + (hi - lo) * rng.unit();
+    let scaled = |v: [f32; 2]| [v[0] * k, v[1] * k];
+    let life = if s.life < 0.0 {
+        MAX_LIFE
+    } else {
+        sane(s.life, 0.0, MAX_LIFE)
+    };
+    Particle {
+        position: if def.attached {
+            offset
+        } else {
+            add3(s.origin, offset)
+        },
+        velocity: scale3(dir, speed),
+        age: 0.0,
+        steps: 0,
+        life,
+        angle,
+        spin: sane(s.spin, -1e3, 1e3),
+        gravity: sane(s.gravity, -1e4, 1e4),
+        drag: sane(s.drag, 0.0, 1e3),
+        cell_offset,
+        color: s.color,
+        alpha: s.alpha,
+        size: OverLife {
+            start: scaled(s.size.start),
+            middle: scaled(s.size.middle),
+            end: scaled(s.size.end),
+            mid: s.size.mid,
+        },
+        serial,
+    }
+}
+
+/// A random unit direction within `half_angle` of `axis` (uniform over the cap's area).
+fn cone(axis: [f32; 3], half_angle: f32, rng: &mut Rng) -> [f32; 3] {
+    let axis = if dot3(axis, axis) > 0.0 {
+        axis
+    } else {
+        [0.0, 1.0, 0.0]
+    };
+    let cos_max = half_angle.cos();
+    let cos_t = 1.0 - rng.unit() * (1.0 - cos_max);
+    let sin_t = (1.0 - cos_t * cos_t).max(0.0).sqrt();
+    let phi = rng.unit() * std::f32::consts::TAU;
+    let helper = if axis[1].abs() < 0.9 {
+        [0.0, 1.0, 0.0]
+    } else {
+        [1.0, 0.0, 0.0]
+    };
+    let u = normalize3(cross(axis, helper));
+    let v = cross(axis, u);
+    let side = add3(scale3(u, phi.cos() * sin_t), scale3(v, phi.sin() * sin_t));
+    add3(scale3(axis, cos_t), side)
+}
+
+/// Points a particle of `state` reaches in a quarter of its life, for framing: the origin, and the
+/// origin pushed along the axis and by gravity, widened by the spawn area and the middle size.
+pub fn reach(state: &EmitterState) -> Vec<[f32; 3]> {
+    // A quarter of a life: particles fade and grow, and framing their last wisps would shrink
+    // the model to a speck.
+    let life = sane(state.life, 0.0, 5.0) * 0.25;
+    let speed = sane(state.speed.abs() + state.speed_random.abs(), 0.0, 1e3);
+    let g = sane(state.gravity, -1e3, 1e3);
+    let size = state.size.at(0.25, |a, b, t| {
+        [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]
+    });
+    let size = size[0].abs().max(size[1].abs()).min(1e3);
+    let travel = add3(
+        scale3(normalize3(state.axis), speed * life),
+        [0.0, -0.5 * g * life * life, 0.0],
+    );
+    let far = add3(state.origin, travel);
+    let mut out = Vec::new();
+    for c in [state.origin, far] {
+        for dx in [-1.0, 1.0] {
+            for dy in [-1.0, 1.0] {
+                let p = add3(
+                    add3(c, scale3(state.area[0], dx)),
+                    scale3(state.area[1], dy),
+                );
+                out.push(add3(p, [size * dx * 0.5, size * dy * 0.5, 0.0]));
+            }
+        }
+    }
+    out
+}
+
+/// A model's effects for one frame: each emitter (its index among the model's emitters, its
+/// definition and source) simulated to `time` seconds and drawn for `camera` (right, up,
+/// forward rows in scene space).
+pub fn collect<'a>(
+    emitters: impl IntoIterator<Item = (&'a EmitterDef, Box<dyn EmitterSource + 'a>)>,
+    time: f32,
+    camera: Option<[[f32; 3]; 3]>,
+) -> Effects {
+    let mut out = Effects::default();
+    for (i, (def, src)) in emitters.into_iter().enumerate() {
+        let snap = simulate(i, def, src.as_ref(), time);
+        out.sprites.extend(sprites(def, &snap, camera));
+        out.reach.extend(reach(&snap.state));
+        if let Some(t) = def.texture {
+            let used = (t, drawn_blend(def.blend));
+            if !out.uses.contains(&used) {
+                out.uses.push(used);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
+
+/// An emitter's key fields as `info` lists them (its values in the rest pose at time 0).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Summary {
+    /// Name.
+    pub name: String,
+    /// Emission: "continuous", "single", "single, looping" or "burst".
+    pub emission: String,
+    /// Quad orientation.
+    pub facing: String,
+    /// Blend.
+    pub blend: String,
+    /// Texture name, if any.
+    pub texture: Option<String>,
+    /// Sprite-sheet columns × rows.
+    pub cells: [u32; 2],
+    /// Particles a second (per burst for bursts).
+    pub birthrate: f32,
+    /// Life, seconds.
+    pub life: f32,
+    /// Speed and its random extra.
+    pub speed: [f32; 2],
+    /// Cone half-angle, degrees.
+    pub spread_degrees: f32,
+    /// Downward acceleration.
+    pub gravity: f32,
+    /// Size (width) at birth and death.
+    pub size: [f32; 2],
+    /// Opacity at birth and death.
+    pub alpha: [f32; 2],
+}
+
+impl Summary {
+    /// The summary of `def` with `src`'s values at time 0; `textures` names texture indices.
+    pub fn of(def: &EmitterDef, src: &dyn EmitterSource, textures: &[String]) -> Summary {
+        let s = src.state(0.0);
+        Summary {
+            name: def.name.clone(),
+            emission: match def.emission {
+                Emission::Continuous => "continuous".into(),
+                Emission::Single { looping: false } => "single".into(),
+                Emission::Single { looping: true } => "single, looping".into(),
+                Emission::Burst => "burst".into(),
+            },
+            facing: format!("{:?}", def.facing).to_ascii_lowercase(),
+            blend: format!("{:?}", def.blend).to_ascii_lowercase(),
+            texture: def.texture.and_then(|t| textures.get(t).cloned()),
+            cells: [def.atlas.columns, def.atlas.rows],
+            birthrate: s.birthrate,
+            life: s.life,
+            speed: [s.speed, s.speed_random],
+            spread_degrees: s.spread.to_degrees(),
+            gravity: s.gravity,
+            size: [s.size.start[0], s.size.end[0]],
+            alpha: [s.alpha.start, s.alpha.end],
+        }
+    }
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: {}, {} quads, blend {}, texture {} ({}x{} cells); birthrate {}/s, life {} s, speed {}+{}, spread {}°, gravity {}, size {}->{}, alpha {}->{}",
+            self.name,
+            self.emission,
+            self.facing,
+            self.blend,
+            self.texture.as_deref().unwrap_or("none"),
+            self.cells[0],
+            self.cells[1],
+            self.birthrate,
+            self.life,
+            self.speed[0],
+            self.speed[1],
+            self.spread_degrees.round(),
+            self.gravity,
+            self.size[0],
+            self.size[1],
+            self.alpha[0],
+            self.alpha[1],
+        )
+    }
+}

@@ -1,0 +1,207 @@
+//! Ribbons (M2 ribbon emitters): a strip trailing behind a moving emitter. Like particles, a
+//! pure function of the time: edges are laid at `edges_per_second` from the animation's start
+//! in whole [`STEP_HZ`] steps; each keeps where the emitter was at its birth (its top `above`
+//! and bottom `below` along the emitter's up axis), falls by `gravity`, and dies after
+//! `edge_life` seconds. The strip runs from the emitter's current edge back through the live
+//! edges, oldest last; each segment is one quad, its texture stretched along the strip from
+//! u = 0 at the emitter to u = 1 one edge life behind, its colour and opacity those the older
+//! edge was born with (blended as particles are: [`super::drawn_blend`]).
+
+use super::{steps_to, POOL_PER_EMITTER, STEP_HZ};
+use crate::math::{add3, scale3, sub3};
+use crate::scene::{Blend, Sprite};
+
+/// What never changes about a ribbon emitter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RibbonDef {
+    /// Name (for `info`).
+    pub name: String,
+    /// Edges laid a second.
+    pub edges_per_second: f32,
+    /// Seconds an edge lives.
+    pub edge_life: f32,
+    /// Downward acceleration of edges (scene −Y).
+    pub gravity: f32,
+    /// Texture index, `None` = untextured.
+    pub texture: Option<usize>,
+    /// How it blends.
+    pub blend: Blend,
+}
+
+/// A ribbon emitter at one moment, in scene space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RibbonState {
+    /// Where it is.
+    pub origin: [f32; 3],
+    /// Its up axis (unit).
+    pub up: [f32; 3],
+    /// Extent above the origin.
+    pub above: f32,
+    /// Extent below the origin.
+    pub below: f32,
+    /// Colour, 0..1.
+    pub color: [f32; 3],
+    /// Opacity, 0..1.
+    pub alpha: f32,
+    /// Drawn at all.
+    pub visible: bool,
+}
+
+/// What a format's ribbon emitter reports over time.
+pub trait RibbonSource {
+    /// The emitter `time` seconds after the animation's start.
+    fn state(&self, time: f32) -> RibbonState;
+}
+
+/// One edge of the strip.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Edge {
+    /// Top end.
+    pub top: [f32; 3],
+    /// Bottom end.
+    pub bottom: [f32; 3],
+    /// Seconds since it was laid.
+    pub age: f32,
+    /// Downward speed.
+    pub fall: f32,
+    /// Colour it was laid with, 0..1.
+    pub color: [f32; 3],
+    /// Opacity it was laid with, 0..1.
+    pub alpha: f32,
+}
+
+fn edge_of(s: &RibbonState) -> Edge {
+    let finite = |v: f32| {
+        if v.is_finite() {
+            v.clamp(-1e4, 1e4)
+        } else {
+            0.0
+        }
+    };
+    Edge {
+        top: add3(s.origin, scale3(s.up, finite(s.above))),
+        bottom: sub3(s.origin, scale3(s.up, finite(s.below))),
+        age: 0.0,
+        fall: 0.0,
+        color: s.color.map(|c| finite(c).clamp(0.0, 2.0)),
+        alpha: finite(s.alpha).clamp(0.0, 1.0),
+    }
+}
+
+/// The live edges `time` seconds in, newest first, starting with the emitter's own edge.
+pub fn edges(def: &RibbonDef, src: &dyn RibbonSource, time: f32) -> Vec<Edge> {
+    let dt = 1.0 / STEP_HZ as f32;
+    let steps = steps_to(time);
+    let rate = if def.edges_per_second.is_finite() {
+        def.edges_per_second.clamp(0.0, STEP_HZ as f32)
+    } else {
+        0.0
+    };
+    let life = if def.edge_life.is_finite() {
+        def.edge_life.clamp(0.0, super::MAX_LIFE)
+    } else {
+        0.0
+    };
+    let g = if def.gravity.is_finite() {
+        def.gravity.clamp(-1e4, 1e4)
+    } else {
+        0.0
+    };
+    let mut laid: Vec<(u32, Edge)> = Vec::new();
+    let mut owed = 0.0f32;
+    for k in 0..steps {
+        for (_, e) in &mut laid {
+            e.fall += g * dt;
+            e.top[1] -= e.fall * dt;
+            e.bottom[1] -= e.fall * dt;
+        }
+        owed += rate * dt;
+        if owed + 1e-4 >= 1.0 {
+            owed -= 1.0;
+            let s = src.state(super::step_time(k));
+            if s.visible {
+                laid.push((k, edge_of(&s)));
+            }
+        }
+        laid.retain(|(born, _)| ((k + 1 - born) as f32 * dt) < life);
+        if laid.len() > POOL_PER_EMITTER {
+            laid.remove(0);
+        }
+    }
+    let head = src.state(super::step_time(steps));
+    let mut out = Vec::with_capacity(laid.len() + 1);
+    if head.visible {
+        out.push(edge_of(&head));
+    }
+    for (born, mut e) in laid.into_iter().rev() {
+        e.age = (steps - born) as f32 * dt;
+        out.push(e);
+    }
+    out
+}
+
+/// The strip's quads.
+pub fn ribbon_sprites(def: &RibbonDef, src: &dyn RibbonSource, time: f32) -> Vec<Sprite> {
+    let life = def.edge_life.max(1e-3);
+    let e = edges(def, src, time);
+    e.windows(2)
+        .filter_map(|w| {
+            let (new, old) = (&w[0], &w[1]);
+            let (u0, u1) = (new.age / life, old.age / life);
+            Some(Sprite {
+                corners: [new.top, old.top, new.bottom, old.bottom],
+                uv: [[u0, 0.0], [u1, 0.0], [u0, 1.0], [u1, 1.0]],
+                color: super::sprites::blended_color(def.blend, old.color, old.alpha)?,
+                texture: def.texture,
+                blend: super::drawn_blend(def.blend),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An emitter moving along +X at 1 unit/s, 1 up and 0.5 down, white, opaque.
+    struct Moving;
+    impl RibbonSource for Moving {
+        fn state(&self, time: f32) -> RibbonState {
+            RibbonState {
+                origin: [time, 0.0, 0.0],
+                up: [0.0, 1.0, 0.0],
+                above: 1.0,
+                below: 0.5,
+                color: [1.0; 3],
+                alpha: 0.5,
+                visible: true,
+            }
+        }
+    }
+
+    #[test]
+    fn a_moving_emitter_leaves_a_strip_of_edges() {
+        let def = RibbonDef {
+            name: "r".into(),
+            edges_per_second: 10.0,
+            edge_life: 0.5,
+            gravity: 0.0,
+            texture: Some(0),
+            blend: Blend::Additive,
+        };
+        // Edges laid every 6 steps (0.1 s), the first in step 5; at 1 s the ones younger than
+        // 0.5 s remain: laid at 0.55, 0.65, 0.75, 0.85, 0.95 s (steps 59, 53, 47, 41, 35).
+        let e = edges(&def, &Moving, 1.0);
+        assert_eq!(e.len(), 1 + 5);
+        assert_eq!(e[0].top, [1.0, 1.0, 0.0]);
+        assert_eq!(e[0].bottom, [1.0, -0.5, 0.0]);
+        let xs: Vec<f32> = e.iter().map(|x| (x.top[0] * 60.0).round()).collect();
+        assert_eq!(xs, [60.0, 59.0, 53.0, 47.0, 41.0, 35.0]);
+        let s = ribbon_sprites(&def, &Moving, 1.0);
+        assert_eq!(s.len(), 5);
+        assert_eq!(s[0].corners[0], [1.0, 1.0, 0.0]);
+        assert_eq!(s[0].uv[0], [0.0, 0.0]);
+        assert!((s[0].uv[1][0] - 1.0 / 30.0).abs() < 1e-5);
+        assert_eq!(s[0].color, [64; 3]);
+    }
+}

@@ -1,0 +1,378 @@
+//! NWN emitter nodes → [`crate::effects`] emitters.
+//!
+//! Fields (rollnw's emitter map, `../shared/spec/nwn/rollnw-nwn_emitter_map.md`, read for
+//! facts): `update` Fountain → continuous, Single → one particle (again after it dies with
+//! `loop`), Explosion → `birthrate` particles at each `detonate` (a keyed detonate controller
+//! or an animation event of that name); Lightning emitters need a reference node and a beam
+//! renderer and are not drawn. `render` picks the quad orientation, `blend` Lighten → additive,
+//! punch-through → cutout, Normal → alpha. The numbers are controllers: the node's own
+//! (static) values, overridden by the playing animation's keys for the same node, sampled at
+//! each step. Emitters sit in NWN space (Z up), their emission axis the node's local +Z, their
+//! spawn area its local X/Y (`xsize`/`ysize` in centimetres); everything is turned into scene
+//! space here ([`super::to_scene`]). `mass` scales standard gravity (9.8 m/s², negative rises);
+//! `spread` is the full cone angle in radians (2π = every direction); `particleRot` is turns a
+//! second.
+
+use super::anim::sample;
+use super::mdl::{self, emitter as ec, ControllerType, EmitterFlags, Node, NodeDetail, NodeKind};
+use super::{to_scene, NWNModel};
+use crate::effects::{
+    Atlas, CellAnimation, Emission, EmitterDef, EmitterSource, EmitterState, Facing, OverLife,
+};
+use crate::math::{lerp3, normalize3, scale3};
+use crate::scene::Blend;
+
+/// Standard gravity, m/s², scaled by an emitter's `mass`.
+const GRAVITY: f32 = 9.8;
+/// The detonate controller.
+const DETONATE: ControllerType = ControllerType::DETONATE;
+
+/// How a NWN emitter is drawn, or why it is not.
+pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, String> {
+    let NodeDetail::Emitter {
+        update,
+        render,
+        blend,
+        texture: tex_name,
+        flags,
+        xgrid,
+        ygrid,
+        looping,
+        chunk,
+        ..
+    } = &node.detail
+    else {
+        return Err("not an emitter".into());
+    };
+    let emission = match update.to_ascii_lowercase().as_str() {
+        "fountain" | "" => Emission::Continuous,
+        "single" => Emission::Single { looping: *looping },
+        "explosion" => Emission::Burst,
+        "lightning" => {
+            return Err("Lightning emitters (beams to a reference node) are not drawn".into())
+        }
+        other => return Err(format!("update type '{other}' is not drawn")),
+    };
+    if !mdl::is_null_name(chunk) && mdl::is_null_name(tex_name) {
+        return Err(format!("mesh particles (chunk '{chunk}') are not drawn"));
+    }
+    let blur = static_value(node, ec::BLUR_LENGTH).unwrap_or(0.0);
+    let facing = match render.to_ascii_lowercase().as_str() {
+        "linked" => Facing::Linked,
+        "billboard_to_local_z" => Facing::LocalPlane,
+        "billboard_to_world_z" => Facing::WorldPlane,
+        "aligned_to_world_z" => Facing::Upright,
+        "aligned_to_particle_dir" => Facing::Velocity,
+        "motion_blur" => Facing::Streak {
+            stretch: blur.clamp(1.0, 100.0),
+        },
+        _ => Facing::Camera,
+    };
+    let blend = match blend.to_ascii_lowercase().as_str() {
+        "lighten" => Blend::Additive,
+        "punch-through" | "punchthrough" | "punch_through" => Blend::Cutout,
+        "normal" => Blend::Alpha,
+        // rollnw: a textured emitter without a blend is a black-backed additive atlas.
+        _ if texture.is_some() => Blend::Additive,
+        _ => Blend::Alpha,
+    };
+    let frame = |ty| static_value(node, ty).unwrap_or(0.0).clamp(0.0, 4095.0) as u32;
+    Ok(EmitterDef {
+        name: node.name.clone(),
+        emission,
+        facing,
+        blend,
+        texture,
+        atlas: Atlas {
+            columns: (*xgrid).clamp(1, 64),
+            rows: (*ygrid).clamp(1, 64),
+        },
+        cells: CellAnimation::Rate {
+            fps: static_value(node, ec::FPS).unwrap_or(0.0),
+            first: frame(ec::FRAME_START),
+            last: frame(ec::FRAME_END).max(frame(ec::FRAME_START)),
+            random: flags & EmitterFlags::RANDOM != 0,
+        },
+        attached: flags & EmitterFlags::INHERIT != 0,
+    })
+}
+
+fn static_value(node: &Node, ty: ControllerType) -> Option<f32> {
+    node.controller(ty)
+        .and_then(|c| sample(c, 0.0).first().copied())
+}
+
+/// One NWN node's controllers playing `animation` (an emitter's parameters, a light's colour).
+pub struct AnimatedNode<'m> {
+    model: &'m NWNModel,
+    node: usize,
+    animation: Option<usize>,
+}
+
+impl<'m> AnimatedNode<'m> {
+    /// Node `node` of `model` during `animation`.
+    pub fn new(model: &'m NWNModel, node: usize, animation: Option<usize>) -> Self {
+        AnimatedNode {
+            model,
+            node,
+            animation,
+        }
+    }
+
+    /// The animation node keyed for this emitter and the animation's length.
+    fn keyed(&self) -> Option<(&'m Node, f32)> {
+        let pa = self.model.animations.get(self.animation?)?;
+        let an = pa.node_map.get(self.node).copied().flatten()?;
+        Some((pa.animation.nodes.get(an)?, pa.animation.length))
+    }
+
+    /// A controller's value at animation time `t` (already wrapped): the animation's key if
+    /// it has one, else the node's own.
+    fn value(&self, ty: ControllerType, t: f32, columns: usize) -> Option<Vec<f32>> {
+        let own = &self.model.mdl.nodes[self.node];
+        let c = self
+            .keyed()
+            .and_then(|(n, _)| n.controller(ty))
+            .or_else(|| own.controller(ty))?;
+        let v = sample(c, t);
+        (v.len() >= columns && v.iter().all(|x| x.is_finite())).then_some(v)
+    }
+
+    fn scalar(&self, ty: ControllerType, t: f32, default: f32) -> f32 {
+        self.value(ty, t, 1).map_or(default, |v| v[0])
+    }
+
+    fn color(&self, ty: ControllerType, t: f32, default: [f32; 3]) -> [f32; 3] {
+        self.value(ty, t, 3).map_or(default, |v| [v[0], v[1], v[2]])
+    }
+
+    fn wrapped(&self, time: f32) -> f32 {
+        let length = self.keyed().map_or(0.0, |(_, l)| l);
+        super::pose::wrap_time(time, length)
+    }
+}
+
+impl EmitterSource for AnimatedNode<'_> {
+    fn state(&self, time: f32) -> EmitterState {
+        let t = self.wrapped(time);
+        let world = self.model.node_world_at(self.animation, time)[self.node];
+        let axis = |v: [f32; 3]| to_scene(world.apply_vector(v));
+        let (xs, ys) = (
+            self.scalar(ec::XSIZE, t, 0.0) * 0.01,
+            self.scalar(ec::YSIZE, t, 0.0) * 0.01,
+        );
+        let sx = self.scalar(ec::SIZE_START, t, 1.0);
+        let ex = self.scalar(ec::SIZE_END, t, sx);
+        // `sizeStart_y` / `sizeEnd_y` of zero fall back to the X size (square particles).
+        let or_x = |y: f32, x: f32| if y > 0.0 { y } else { x };
+        let sy = or_x(self.scalar(ec::SIZE_START_Y, t, 0.0), sx);
+        let ey = or_x(self.scalar(ec::SIZE_END_Y, t, 0.0), ex);
+        let mid = self
+            .value(ec::PERCENT_MID, t, 1)
+            .map_or(0.5, |v| v[0])
+            .clamp(0.01, 0.99);
+        let mx = self.value(ec::SIZE_MID, t, 1).map(|v| v[0]);
+        let my = self.value(ec::SIZE_MID_Y, t, 1).map(|v| v[0]);
+        let (cs, ce) = (
+            self.color(ec::COLOR_START, t, [1.0; 3]),
+            self.color(ec::COLOR_END, t, [1.0; 3]),
+        );
+        let (a_s, a_e) = (
+            self.scalar(ec::ALPHA_START, t, 1.0),
+            self.scalar(ec::ALPHA_END, t, 1.0),
+        );
+        let lerp = |a: f32, b: f32| a + (b - a) * mid;
+        let size_mid = [
+            mx.unwrap_or(lerp(sx, ex)),
+            my.filter(|y| *y > 0.0).or(mx).unwrap_or(lerp(sy, ey)),
+        ];
+        EmitterState {
+            origin: to_scene(world.t),
+            area: [
+                scale3(normalize3(axis([1.0, 0.0, 0.0])), xs * 0.5),
+                scale3(normalize3(axis([0.0, 1.0, 0.0])), ys * 0.5),
+            ],
+            axis: normalize3(axis([0.0, 0.0, 1.0])),
+            enabled: true,
+            birthrate: self.scalar(ec::BIRTHRATE, t, 0.0),
+            life: self.scalar(ec::LIFE_EXP, t, 1.0),
+            speed: self.scalar(ec::VELOCITY, t, 0.0),
+            speed_random: self.scalar(ec::RAND_VEL, t, 0.0),
+            spread: self.scalar(ec::SPREAD, t, 0.0) * 0.5,
+            gravity: self.scalar(ec::MASS, t, 0.0) * GRAVITY,
+            drag: 0.0,
+            spin: self.scalar(ec::PARTICLE_ROT, t, 0.0) * std::f32::consts::TAU,
+            color: OverLife {
+                start: cs,
+                middle: self.color(ec::COLOR_MID, t, lerp3(cs, ce, mid)),
+                end: ce,
+                mid,
+            },
+            alpha: OverLife {
+                start: a_s,
+                middle: self.scalar(ec::ALPHA_MID, t, lerp(a_s, a_e)),
+                end: a_e,
+                mid,
+            },
+            size: OverLife {
+                start: [sx, sy],
+                middle: size_mid,
+                end: [ex, ey],
+                mid,
+            },
+            size_scale: [1.0; 2],
+        }
+    }
+
+    fn bursts(&self, from: f32, to: f32) -> u32 {
+        let Some(pa) = self.animation.and_then(|i| self.model.animations.get(i)) else {
+            return 0;
+        };
+        let len = pa.animation.length;
+        // Event and key times in the animation's loop, counted in every loop [from, to) meets.
+        let mut times: Vec<f32> = pa
+            .animation
+            .events
+            .iter()
+            .filter(|(_, name)| name.eq_ignore_ascii_case("detonate"))
+            .map(|(t, _)| *t)
+            .collect();
+        if let Some((n, _)) = self.keyed() {
+            for c in n.controllers.iter().filter(|c| c.ty == DETONATE) {
+                times.extend(&c.times);
+            }
+        }
+        let count_in = |a: f32, b: f32| times.iter().filter(|&&t| a <= t && t < b).count() as u32;
+        if len.is_nan() || len <= 0.0 {
+            return if from <= 0.0 {
+                count_in(0.0, f32::EPSILON)
+            } else {
+                0
+            };
+        }
+        let (la, lb) = ((from / len).floor(), (to / len).floor());
+        if la == lb {
+            count_in(from - la * len, to - la * len)
+        } else {
+            count_in(from - la * len, len) + count_in(0.0, to - lb * len)
+        }
+    }
+}
+
+/// The emitter nodes of `model` that are drawn, with their definitions; the others with the
+/// reason they are not.
+pub fn emitters(model: &NWNModel) -> (Vec<(usize, EmitterDef)>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    for (i, n) in model.mdl.nodes.iter().enumerate() {
+        if n.kind != NodeKind::Emitter {
+            continue;
+        }
+        match emitter_def(n, model.node_texture[i]) {
+            Ok(d) => out.push((i, d)),
+            Err(why) => skipped.push(format!("emitter '{}': {why}", n.name)),
+        }
+    }
+    (out, skipped)
+}
+
+/// Every drawn emitter of `model` simulated `time` seconds into `animation`: (name,
+/// definition, particles). What [`crate::scene::Model::effects`] draws, for inspection.
+pub fn snapshots(
+    model: &NWNModel,
+    animation: Option<usize>,
+    time: f32,
+) -> Vec<(EmitterDef, crate::effects::Snapshot)> {
+    model
+        .emitters
+        .iter()
+        .enumerate()
+        .map(|(i, (node, def))| {
+            let src = AnimatedNode::new(model, *node, animation);
+            (def.clone(), crate::effects::simulate(i, def, &src, time))
+        })
+        .collect()
+}
+
+/// Light controller numbers (Torlack's table).
+const LIGHT_COLOR: ControllerType = ControllerType(76);
+const LIGHT_MULTIPLIER: ControllerType = ControllerType(140);
+const LIGHT_RADIUS: ControllerType = ControllerType(88);
+
+/// The model's light nodes at `time` seconds into `animation`: each light's colour ×
+/// multiplier, ambient-only lights summed into the ambient colour, the others in priority
+/// order (NWN's 1 is the most important). `None` when the model has no light node.
+pub fn lights(
+    model: &NWNModel,
+    animation: Option<usize>,
+    time: f32,
+) -> Option<crate::scene::ModelLights> {
+    let nodes = &model.mdl.nodes;
+    if !nodes.iter().any(|n| n.kind == NodeKind::Light) {
+        return None;
+    }
+    let world = model.node_world_at(animation, time);
+    let mut out = crate::scene::ModelLights::default();
+    let mut ranked = Vec::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let NodeDetail::Light {
+            priority,
+            ambient_only,
+            ..
+        } = &n.detail
+        else {
+            continue;
+        };
+        let src = AnimatedNode::new(model, i, animation);
+        let t = src.wrapped(time);
+        let k = src.scalar(LIGHT_MULTIPLIER, t, 1.0);
+        let color = src.color(LIGHT_COLOR, t, [1.0; 3]).map(|c| c * k);
+        if *ambient_only {
+            let sum = out.ambient.get_or_insert([0.0; 3]);
+            for (a, c) in sum.iter_mut().zip(color) {
+                *a += c;
+            }
+        } else {
+            let light = crate::scene::ModelLight {
+                position: to_scene(world[i].t),
+                color,
+            };
+            ranked.push((*priority, i, light));
+        }
+    }
+    ranked.sort_by_key(|(p, i, _)| (*p, *i));
+    out.lights = ranked.into_iter().map(|(_, _, l)| l).collect();
+    Some(out)
+}
+
+/// One line per light node for `info`: rest colour, multiplier, radius, priority, position.
+pub fn light_lines(model: &NWNModel) -> Vec<String> {
+    let world = model.node_world_at(None, 0.0);
+    model
+        .mdl
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| {
+            let NodeDetail::Light {
+                priority,
+                ambient_only,
+                ..
+            } = &n.detail
+            else {
+                return None;
+            };
+            let src = AnimatedNode::new(model, i, None);
+            let c = src.color(LIGHT_COLOR, 0.0, [1.0; 3]);
+            Some(format!(
+                "{}: colour {:?} × {}, radius {}, priority {priority}{}, at {:?}",
+                n.name,
+                c,
+                src.scalar(LIGHT_MULTIPLIER, 0.0, 1.0),
+                src.scalar(LIGHT_RADIUS, 0.0, 0.0),
+                if *ambient_only { ", ambient only" } else { "" },
+                to_scene(world[i].t),
+            ))
+        })
+        .collect()
+}
