@@ -184,11 +184,15 @@ pub fn blank(layout: &Layout, background: [u8; 3], transparent: bool) -> Vec<u8>
     px.repeat(layout.width() as usize * layout.height() as usize)
 }
 
-/// RGBA without its alpha channel.
-pub fn rgb_of(rgba: &[u8]) -> Vec<u8> {
-    rgba.chunks_exact(4)
-        .flat_map(|p| [p[0], p[1], p[2]])
-        .collect()
+/// RGBA without its alpha channel, packed in place (a sheet can be 256 MiB: no second copy).
+pub fn into_rgb(mut rgba: Vec<u8>) -> Vec<u8> {
+    let n = rgba.len() / 4;
+    for i in 0..n {
+        rgba.copy_within(4 * i..4 * i + 3, 3 * i);
+    }
+    rgba.truncate(3 * n);
+    rgba.shrink_to_fit();
+    rgba
 }
 
 #[cfg(test)]
@@ -226,5 +230,6 @@ mod tests {
         };
         paint(&mut s, &l, 1, 0, &f);
         assert_eq!(s, [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 255, 4, 5, 6, 0]);
+        assert_eq!(into_rgb(s), [0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6]);
     }
 }

@@ -5,6 +5,7 @@
 //! Exit codes: 0 success; 1 a check failed (conformance/compare mismatches); 2 bad input or
 //! usage; 3 an output file could not be written.
 
+mod batch;
 mod compare;
 mod conformance;
 mod demo;
@@ -14,6 +15,7 @@ mod model_args;
 mod render;
 mod replay;
 mod sheet;
+mod stream;
 mod texture;
 mod view;
 
@@ -63,6 +65,11 @@ enum Command {
     Compare(compare::Args),
     /// Show a model in a window, animating at 30 fps through the emulated GTE and GPU.
     View(view::Args),
+    /// Render every job of a manifest (JSON Lines), resumable and shardable.
+    Batch(batch::Args),
+    /// One job of a batch, run by `psxrender batch` as a child process.
+    #[command(hide = true)]
+    BatchJob(render::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -86,6 +93,8 @@ pub fn main() -> ExitCode {
         (Some(Command::Compare(a)), _) => compare::run(a),
         (Some(Command::View(a)), _) => view::run(a),
         (Some(Command::Conformance(a)), _) => conformance::run(a),
+        (Some(Command::Batch(a)), _) => batch::run(a),
+        (Some(Command::BatchJob(a)), _) => batch::child::run(a),
         (None, a) => render::run(a),
     }
 }

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args as ClapArgs, ValueEnum};
-use rayon::prelude::*;
 
 use psxrender::render::camera::{View, DEFAULT_FOV, DEFAULT_PITCH, DEFAULT_YAW};
 use psxrender::render::texture::TextureDepth;
@@ -473,76 +472,43 @@ fn many(
             ExitCode::from(EXIT_BAD_INPUT)
         })?;
     let gif = args.gif;
-    let results: Vec<Result<Option<Frame>, ExitCode>> = pool.install(|| {
-        range
-            .clone()
-            .into_par_iter()
-            .map_init(
-                || template.renderer(1),
-                |r, n| {
-                    let req = PoseRequest {
-                        animation,
-                        frame: n,
-                        camera: None,
-                    };
-                    let frame = r.render(&req).map_err(|e| {
-                        eprintln!("error: frame {n}: {e}");
-                        ExitCode::from(EXIT_BAD_INPUT)
-                    })?;
-                    bar.inc(1);
-                    if gif {
-                        Ok(Some(frame))
-                    } else {
-                        save_frame(&numbered(out, n), &frame)?;
-                        Ok(None)
-                    }
-                },
-            )
-            .collect()
-    });
-    bar.finish_and_clear();
-    let mut frames = Vec::new();
-    for r in results {
-        if let Some(f) = r? {
-            frames.push(f);
-        }
-    }
-    eprintln!("rendered {} frames", range.len());
-    if gif {
-        write_gif(out, &frames)?;
-    }
-    Ok(())
-}
-
-fn write_gif(out: &Path, frames: &[Frame]) -> Result<(), ExitCode> {
-    use image::codecs::gif::{GifEncoder, Repeat};
-    let mut bytes = Vec::new();
-    {
-        let mut enc = GifEncoder::new_with_speed(&mut bytes, 10);
-        let encode = |enc: &mut GifEncoder<&mut Vec<u8>>| -> image::ImageResult<()> {
-            enc.set_repeat(Repeat::Infinite)?;
-            for f in frames {
-                // With --bg none, alpha 0 pixels become the GIF's transparent colour.
-                let rgba = f.rgba();
-                let buf = image::RgbaImage::from_raw(f.width, f.height, rgba).ok_or_else(|| {
-                    image::ImageError::Parameter(image::error::ParameterError::from_kind(
-                        image::error::ParameterErrorKind::DimensionMismatch,
-                    ))
+    // Frames stream: numbered PNGs are written by the thread that rendered them, GIF frames
+    // are encoded in order as they arrive; neither keeps the range in memory.
+    let render_all = |sink: &mut dyn FnMut(&Frame) -> Result<(), ExitCode>| {
+        super::stream::in_order(
+            &pool,
+            range.len() as u32,
+            || template.renderer(1),
+            |r, i| {
+                let n = range.start + i;
+                let req = PoseRequest {
+                    animation,
+                    frame: n,
+                    camera: None,
+                };
+                let frame = r.render(&req).map_err(|e| {
+                    eprintln!("error: frame {n}: {e}");
+                    ExitCode::from(EXIT_BAD_INPUT)
                 })?;
-                let delay = image::Delay::from_numer_denom_ms(100, 3);
-                enc.encode_frame(image::Frame::from_parts(buf, 0, 0, delay))?;
-            }
-            Ok(())
-        };
-        encode(&mut enc).map_err(|e| {
-            eprintln!("error: cannot encode {}: {e}", out.display());
-            ExitCode::from(EXIT_WRITE_FAILED)
-        })?;
+                bar.inc(1);
+                if gif {
+                    Ok(Some(frame))
+                } else {
+                    save_frame(&numbered(out, n), &frame)?;
+                    Ok(None)
+                }
+            },
+            |_, f| f.map_or(Ok(()), |f| sink(&f)),
+        )
+    };
+    if gif {
+        super::stream::write_gif(out, render_all)?;
+    } else {
+        render_all(&mut |_| Ok(()))?;
     }
-    psxrender::output::write_atomic(out, &bytes).map_err(|e| {
-        eprintln!("error: cannot write {}: {e}", out.display());
-        ExitCode::from(EXIT_WRITE_FAILED)
-    })
+    bar.finish_and_clear();
+    eprintln!("rendered {} frames", range.len());
+    Ok(())
 }
 
 #[cfg(test)]

@@ -436,6 +436,7 @@ pub fn read_external(file: &Path, budget: &Budget) -> Result<Vec<u8>> {
     budget
         .charge(meta.len(), "external file (bytes)")
         .map_err(|e| e.in_file(file))?;
+    crate::formats::note_read(file);
     std::fs::read(file).map_err(|e| LoadError::io(FORMAT, file, &e))
 }
 

@@ -104,7 +104,10 @@ pub fn resolve(
             match decode_file(&path, model_dir, opts, warnings) {
                 Ok(image) => {
                     let txi = find_file(std::slice::from_ref(dir), &stem, "txi")
-                        .and_then(|p| std::fs::read(p).ok())
+                        .and_then(|p| {
+                            crate::formats::note_read(&p);
+                            std::fs::read(p).ok()
+                        })
                         .map(|b| {
                             String::from_utf8_lossy(&b[..b.len().min(64 << 10)])
                                 .to_ascii_lowercase()

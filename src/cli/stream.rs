@@ -1,0 +1,111 @@
+//! Long frame ranges in bounded memory: frames are rendered in parallel a chunk at a time and
+//! handed on in order, so a GIF or sheet of 10,000 frames holds a few frames, not all of them.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use rayon::prelude::*;
+
+use psxrender::output::AtomicFile;
+use psxrender::render::Frame;
+use psxrender::sheet::FPS;
+
+use super::render::write_failed;
+
+/// Frames in flight per worker thread: enough to keep every thread busy between the ordered
+/// hand-offs, few enough that the peak stays a handful of frames.
+const PER_THREAD: usize = 4;
+
+/// Renders item `i` of `0..count` with `make(state, i)` on `pool` (one `init()` state per
+/// worker split), and passes each result to `take(i, value)` in order, never holding more than
+/// a chunk of results. Stops at the first error.
+pub(super) fn in_order<S, T, E>(
+    pool: &rayon::ThreadPool,
+    count: u32,
+    init: impl Fn() -> S + Sync + Send,
+    make: impl Fn(&mut S, u32) -> Result<T, E> + Sync + Send,
+    mut take: impl FnMut(u32, T) -> Result<(), E>,
+) -> Result<(), E>
+where
+    T: Send,
+    E: Send,
+{
+    let chunk = (pool.current_num_threads() * PER_THREAD).max(1) as u32;
+    let mut start = 0;
+    while start < count {
+        let end = start.saturating_add(chunk).min(count);
+        let done: Vec<Result<T, E>> = pool.install(|| {
+            (start..end)
+                .into_par_iter()
+                .map_init(&init, |s, i| make(s, i))
+                .collect()
+        });
+        for (i, r) in (start..end).zip(done) {
+            take(i, r?)?;
+        }
+        start = end;
+    }
+    Ok(())
+}
+
+/// Writes a looping 30 fps GIF to `out`, whole or not at all. `feed` is given the sink that
+/// encodes one frame (with `--bg none`, alpha 0 becomes the GIF's transparent colour) and
+/// calls it for every frame in order.
+pub(super) fn write_gif(
+    out: &Path,
+    feed: impl FnOnce(&mut dyn FnMut(&Frame) -> Result<(), ExitCode>) -> Result<(), ExitCode>,
+) -> Result<(), ExitCode> {
+    use image::codecs::gif::{GifEncoder, Repeat};
+    let mut file = AtomicFile::create(out).map_err(|e| write_failed(out, e))?;
+    {
+        let mut enc = GifEncoder::new_with_speed(&mut file, 10);
+        enc.set_repeat(Repeat::Infinite)
+            .map_err(|e| write_failed(out, e))?;
+        feed(&mut |f: &Frame| {
+            let buf = image::RgbaImage::from_raw(f.width, f.height, f.rgba())
+                .ok_or_else(|| write_failed(out, "frame size does not match its pixels"))?;
+            let delay = image::Delay::from_numer_denom_ms(1000, FPS); // 30 fps
+            enc.encode_frame(image::Frame::from_parts(buf, 0, 0, delay))
+                .map_err(|e| write_failed(out, e))
+        })?;
+    }
+    file.commit().map_err(|e| write_failed(out, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hands_on_every_item_in_order_and_stops_at_an_error() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let mut seen = Vec::new();
+        let r: Result<(), ()> = in_order(
+            &pool,
+            50,
+            || (),
+            |_, i| Ok(i * 2),
+            |i, v| {
+                seen.push((i, v));
+                Ok(())
+            },
+        );
+        assert!(r.is_ok());
+        assert_eq!(seen, (0..50).map(|i| (i, i * 2)).collect::<Vec<_>>());
+        let mut taken = 0;
+        let r = in_order(
+            &pool,
+            50,
+            || (),
+            |_, i| if i == 30 { Err(i) } else { Ok(i) },
+            |_, _| {
+                taken += 1;
+                Ok(())
+            },
+        );
+        assert_eq!((r, taken), (Err(30), 30));
+    }
+}
