@@ -1,7 +1,7 @@
 //! Batch manifests: JSON Lines, one job a line, `{"model": PATH, "out": PATH, KEY: VALUE, ...}`
 //! where every other key is a long option of the render command without its dashes. Blank
 //! lines are skipped. A model path with `*`/`?` is a glob: one job per file, `{stem}` in `out`
-//! standing for that file's name without its extension.
+//! (and in any option value) standing for that file's name without its extension.
 //!
 //! This module reads the lines into [`Entry`]s and expands globs; which keys exist and what
 //! their values mean is the render command's to say (the CLI checks them with its parser).
@@ -89,6 +89,9 @@ pub struct Expanded {
     pub model: String,
     /// The output, `{stem}` filled in.
     pub out: String,
+    /// The model's file name without extension: what `{stem}` stands for in this job's `out`
+    /// and option values.
+    pub stem: String,
 }
 
 /// Reads and parses the manifest at `path`.
@@ -232,6 +235,7 @@ impl Entry {
                 Expanded {
                     model: m.to_string_lossy().into_owned(),
                     out: self.out.replace("{stem}", &stem),
+                    stem,
                 }
             })
             .collect())

@@ -71,6 +71,10 @@ pub(super) fn plan(file: &Path, base: &Path, entries: &[Entry]) -> Result<Vec<Jo
     for e in entries {
         let options = arguments(file, e, &cmd)?;
         for x in e.expand(file, base)? {
+            let options: Vec<String> = options
+                .iter()
+                .map(|o| o.replace("{stem}", &x.stem))
+                .collect();
             let argv = ["psxrender".to_string()]
                 .into_iter()
                 .chain(options.iter().cloned())
@@ -91,7 +95,7 @@ pub(super) fn plan(file: &Path, base: &Path, entries: &[Entry]) -> Result<Vec<Jo
                 key: normalize(Path::new(&x.out)).to_string_lossy().into_owned(),
                 model: x.model,
                 out: x.out,
-                options: options.clone(),
+                options,
                 outputs,
                 frames,
                 sets_threads: e.options.iter().any(|(k, _)| k == "threads"),
