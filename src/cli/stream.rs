@@ -1,8 +1,10 @@
 //! Long frame ranges in bounded memory: frames are rendered in parallel a chunk at a time and
 //! handed on in order, so a GIF or sheet of 10,000 frames holds a few frames, not all of them.
 
+use std::ops::Range;
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -12,38 +14,67 @@ use psxrender::sheet::FPS;
 
 use super::render::write_failed;
 
-/// Frames in flight per worker thread: enough to keep every thread busy between the ordered
-/// hand-offs, few enough that the peak stays a handful of frames.
+/// Frames rendered per worker thread in one chunk: enough to keep every thread busy between
+/// the ordered hand-offs, few enough that the peak stays a handful of frames.
 const PER_THREAD: usize = 4;
 
-/// Renders item `i` of `0..count` with `make(state, i)` on `pool` (one `init()` state per
-/// worker split), and passes each result to `take(i, value)` in order, never holding more than
-/// a chunk of results. Stops at the first error.
+/// Renders item `i` of `0..count` with `make(state, i)` on `pool` and passes each result to
+/// `take(i, value)` in order, on the calling thread. Chunks overlap: while `take` consumes one
+/// chunk, the pool renders the next, so at most two chunks of results are held. States come
+/// from `init()` and are reused from chunk to chunk (at most one per item in flight). Stops at
+/// the first error.
 pub(super) fn in_order<S, T, E>(
     pool: &rayon::ThreadPool,
     count: u32,
-    init: impl Fn() -> S + Sync + Send,
-    make: impl Fn(&mut S, u32) -> Result<T, E> + Sync + Send,
+    init: impl Fn() -> S + Sync,
+    make: impl Fn(&mut S, u32) -> Result<T, E> + Sync,
     mut take: impl FnMut(u32, T) -> Result<(), E>,
 ) -> Result<(), E>
 where
+    S: Send,
     T: Send,
     E: Send,
 {
     let chunk = (pool.current_num_threads() * PER_THREAD).max(1) as u32;
-    let mut start = 0;
-    while start < count {
-        let end = start.saturating_add(chunk).min(count);
-        let done: Vec<Result<T, E>> = pool.install(|| {
-            (start..end)
+    let states: Mutex<Vec<S>> = Mutex::new(Vec::new());
+    let render = |range: Range<u32>| -> Vec<Result<T, E>> {
+        pool.install(|| {
+            range
                 .into_par_iter()
-                .map_init(&init, |s, i| make(s, i))
+                .map(|i| {
+                    let popped = states.lock().ok().and_then(|mut v| v.pop());
+                    let mut state = popped.unwrap_or_else(&init);
+                    let r = make(&mut state, i);
+                    if let Ok(mut v) = states.lock() {
+                        v.push(state);
+                    }
+                    r
+                })
                 .collect()
+        })
+    };
+    let chunk_at = |start: u32| start..start.saturating_add(chunk).min(count);
+    let mut current = chunk_at(0);
+    let mut done = render(current.clone());
+    while !current.is_empty() {
+        let next = chunk_at(current.end);
+        let (rendered, taken) = std::thread::scope(|s| {
+            let ahead = (!next.is_empty()).then(|| s.spawn(|| render(next.clone())));
+            let mut taken = Ok(());
+            for (i, r) in current.clone().zip(done) {
+                taken = r.and_then(|v| take(i, v));
+                if taken.is_err() {
+                    break;
+                }
+            }
+            let rendered = ahead.map_or_else(Vec::new, |h| {
+                h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+            });
+            (rendered, taken)
         });
-        for (i, r) in (start..end).zip(done) {
-            take(i, r?)?;
-        }
-        start = end;
+        taken?;
+        done = rendered;
+        current = next;
     }
     Ok(())
 }
