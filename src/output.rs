@@ -145,6 +145,16 @@ mod tests {
             1,
             "no temp file left behind"
         );
+        // A stream abandoned part way leaves the old file and no temp file.
+        let mut f = AtomicFile::create(&p).unwrap();
+        f.write_all(b"partial").unwrap();
+        drop(f);
+        assert_eq!(fs::read(&p).unwrap(), b"hi");
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
+        let mut f = AtomicFile::create(&p).unwrap();
+        f.write_all(b"streamed").unwrap();
+        f.commit().unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"streamed");
         fs::remove_dir_all(&dir).unwrap();
     }
 }
