@@ -51,7 +51,7 @@ pub struct Entry {
     pub key: String,
     /// How it ended.
     pub status: Status,
-    /// Every file written (relative to the manifest's folder).
+    /// Every file written (relative to the manifest's folder); none when the job failed.
     pub outputs: Vec<String>,
     /// Hashes of inputs and outputs.
     pub hashes: Hashes,

@@ -99,7 +99,11 @@ impl Runner {
         };
         match self.render(job, &mut entry) {
             Ok(()) => entry.status = Status::Ok,
-            Err(e) => entry.error = Some(e),
+            Err(e) => {
+                // Whatever a failed job left is not its output.
+                entry.outputs.clear();
+                entry.error = Some(e);
+            }
         }
         entry.seconds = start.elapsed().as_secs_f64();
         entry

@@ -168,13 +168,15 @@ fn clap_error(file: &Path, line: usize, err: &clap::Error) -> ManifestError {
         Some(ContextValue::Strings(v)) => v.first().and_then(|s| key_of(s)),
         _ => None,
     };
+    // clap's message up to its usage and help hints, on one line.
     let text = err.to_string();
-    let first = text
+    let message: Vec<&str> = text
         .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("invalid arguments")
-        .trim_start_matches("error: ")
-        .to_string();
+        .map(str::trim)
+        .take_while(|l| !(l.starts_with("Usage:") || l.starts_with("For more information")))
+        .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
+        .collect();
+    let first = message.join(" ").trim_start_matches("error: ").to_string();
     ManifestError::new(file, line, key.as_deref(), first)
 }
 
