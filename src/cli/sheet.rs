@@ -86,10 +86,11 @@ pub fn render(
     super::stream::in_order(
         &pool,
         angles * frames,
-        || (),
-        |_, k| {
+        // One renderer per angle per worker, reused from frame to frame.
+        || -> Vec<Option<Renderer>> { (0..angles).map(|_| None).collect() },
+        |rs, k| {
             let (a, i) = (k / frames, k % frames);
-            let mut r = templates[a as usize].renderer(1);
+            let r = rs[a as usize].get_or_insert_with(|| templates[a as usize].renderer(1));
             let n = range.start + i;
             let req = PoseRequest {
                 animation,
