@@ -139,4 +139,37 @@ mod tests {
         );
         assert_eq!((r, taken), (Err(30), 30));
     }
+
+    #[test]
+    fn holds_at_most_two_chunks_and_reuses_states() {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let chunk = 2 * PER_THREAD;
+        let (live, peak, states) = (
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+        );
+        let r: Result<(), ()> = in_order(
+            &pool,
+            1000,
+            || states.fetch_add(1, SeqCst),
+            |_, i| {
+                peak.fetch_max(live.fetch_add(1, SeqCst) + 1, SeqCst);
+                Ok(vec![i; 16])
+            },
+            |_, _| {
+                live.fetch_sub(1, SeqCst);
+                Ok(())
+            },
+        );
+        assert!(r.is_ok());
+        let peak = peak.load(SeqCst);
+        assert!(peak <= 2 * chunk, "{peak} results held, chunks of {chunk}");
+        // One state per worker thread, reused by every chunk.
+        assert!(states.load(SeqCst) <= 2, "{} states", states.load(SeqCst));
+    }
 }
