@@ -65,7 +65,6 @@ enum Command {
     Compare(compare::Args),
     /// Show a model in a window, animating at 30 fps through the emulated GTE and GPU.
     View(view::Args),
-    /// Render every job of a manifest (JSON Lines), resumable and shardable.
     Batch(batch::Args),
     /// One job of a batch, run by `psxrender batch` as a child process.
     #[command(hide = true)]

@@ -20,7 +20,7 @@ use psxrender::batch::shard::Shard;
 
 use super::{EXIT_BAD_INPUT, EXIT_WRITE_FAILED};
 
-/// Render every job of a manifest; resumable, shardable (see docs/batch.md).
+/// Render every job of a manifest (JSON Lines), resumable and shardable (docs/batch.md).
 ///
 /// JOBS.jsonl holds one job a line: `{"model": PATH, "out": PATH, ...}`, every other key a long
 /// option of the render command without its dashes (`"frames": "0..30"`, `"gif": true`,
