@@ -547,6 +547,39 @@ fn broken_manifests_are_refused_before_anything_renders() {
         );
         assert!(!dir.join("jobs.report.json").exists());
     }
+    // TOML manifests: the same keys in [[job]] tables, errors naming the line.
+    let toml = dir.join("jobs.toml");
+    let cases = [
+        ("[[job]]\nmodel = \"demo.ff9\"\nout = \n", "jobs.toml line 3: not valid TOML"),
+        ("[[job]]\nmodel = \"demo.ff9\"\nout = \"t.png\"\n\n[[job]]\nmodel = \"demo.ff9\"\nout = \"u.png\"\nyaw-stepz = 8\n", "jobs.toml line 5, key \"yaw-stepz\": unknown key"),
+        ("model = \"demo.ff9\"\n", "key \"model\": a TOML manifest holds only [[job]] tables"),
+    ];
+    for (text, want) in cases {
+        std::fs::write(&toml, text).unwrap();
+        let (code, out) = psxrender(["batch".as_ref(), toml.as_os_str()]);
+        assert_eq!(code, Some(2), "{text}: {out}");
+        assert!(out.contains(want), "{text}\n got: {out}\nwant: {want}");
+    }
+    std::fs::write(
+        &toml,
+        "[[job]]\nmodel = \"demo.ff9\"\nout = \"t.png\"\nframe = 3\n",
+    )
+    .unwrap();
+    let (code, out) = psxrender(["batch".as_ref(), toml.as_os_str()]);
+    assert_eq!(code, Some(0), "{out}");
+    let (_, single) = psxrender([
+        dir.join("demo.ff9").as_os_str(),
+        dir.join("single.png").as_os_str(),
+        "--frame".as_ref(),
+        "3".as_ref(),
+    ]);
+    assert_eq!(
+        std::fs::read(dir.join("t.png")).unwrap(),
+        std::fs::read(dir.join("single.png")).unwrap(),
+        "{single}"
+    );
+    assert!(!dir.join("ok.png").exists());
+
     // A failing job is reported and the rest go on: exit 1.
     std::fs::write(
         dir.join("jobs.jsonl"),

@@ -1,6 +1,6 @@
 //! Batch manifests: JSON Lines, one job a line, `{"model": PATH, "out": PATH, KEY: VALUE, ...}`
-//! where every other key is a long option of the render command without its dashes. Blank
-//! lines are skipped. A model path with `*`/`?` is a glob: one job per file, `{stem}` in `out`
+//! where every other key is a long option of the render command without its dashes (blank
+//! lines skipped); or TOML (`.toml`), `[[job]]` tables with the same keys. A model path with `*`/`?` is a glob: one job per file, `{stem}` in `out`
 //! (and in any option value) standing for that file's name without its extension.
 //!
 //! This module reads the lines into [`Entry`]s and expands globs; which keys exist and what
@@ -94,7 +94,7 @@ pub struct Expanded {
     pub stem: String,
 }
 
-/// Reads and parses the manifest at `path`.
+/// Reads and parses the manifest at `path`: TOML when it ends in `.toml`, else JSON Lines.
 pub fn read(path: &Path) -> Result<Vec<Entry>, ManifestError> {
     let whole = |m: String| ManifestError::new(path, 0, None, m);
     let meta = std::fs::metadata(path).map_err(|e| whole(format!("cannot read: {e}")))?;
@@ -109,7 +109,14 @@ pub fn read(path: &Path) -> Result<Vec<Entry>, ManifestError> {
         let at = e.utf8_error().valid_up_to();
         whole(format!("not UTF-8 text (byte offset {at})"))
     })?;
-    parse_jsonl(path, &text)
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
+    {
+        parse_toml(path, &text)
+    } else {
+        parse_jsonl(path, &text)
+    }
 }
 
 /// Parses JSON Lines manifest text (`file` names it in errors).
@@ -120,53 +127,119 @@ pub fn parse_jsonl(file: &Path, text: &str) -> Result<Vec<Entry>, ManifestError>
         if raw.trim().is_empty() {
             continue;
         }
-        let err = |key: Option<&str>, m: String| ManifestError::new(file, line, key, m);
-        let value: Value = serde_json::from_str(raw)
-            .map_err(|e| err(None, format!("not valid JSON (column {}): {e}", e.column())))?;
-        let Value::Object(map) = value else {
-            return Err(err(
+        let value: Value = serde_json::from_str(raw).map_err(|e| {
+            ManifestError::new(
+                file,
+                line,
                 None,
-                "a job is a JSON object: {\"model\": ..., \"out\": ...}".into(),
-            ));
-        };
-        let mut model = None;
-        let mut out = None;
-        let mut options = Vec::new();
-        for (key, v) in map {
-            match key.as_str() {
-                "model" | "out" => {
-                    let Value::String(s) = v else {
-                        return Err(err(Some(&key), "expects a path (a string)".into()));
-                    };
-                    if s.is_empty() {
-                        return Err(err(Some(&key), "is empty".into()));
-                    }
-                    if key == "model" {
-                        model = Some(s);
-                    } else {
-                        out = Some(s);
-                    }
-                }
-                _ => {
-                    let v = option_value(v).map_err(|m| err(Some(&key), m))?;
-                    options.push((key, v));
-                }
+                format!("not valid JSON (column {}): {e}", e.column()),
+            )
+        })?;
+        push_entry(file, line, value, &mut entries)?;
+    }
+    finish(file, entries)
+}
+
+/// Parses a TOML manifest: `[[job]]` tables with the same keys as a JSON Lines line. A job's
+/// line is the line of its `[[job]]` header.
+pub fn parse_toml(file: &Path, text: &str) -> Result<Vec<Entry>, ManifestError> {
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        let line = e.span().map_or(0, |s| {
+            text[..s.start.min(text.len())].matches('\n').count() + 1
+        });
+        ManifestError::new(
+            file,
+            line,
+            None,
+            format!("not valid TOML: {}", e.message().trim()),
+        )
+    })?;
+    let mut jobs = None;
+    for (key, value) in table {
+        match (key.as_str(), value) {
+            ("job", toml::Value::Array(a)) => jobs = Some(a),
+            (k, _) => {
+                return Err(ManifestError::new(
+                    file,
+                    0,
+                    Some(k),
+                    "a TOML manifest holds only [[job]] tables",
+                ))
             }
         }
-        let model =
-            model.ok_or_else(|| err(Some("model"), "missing: every job names its model".into()))?;
-        let out =
-            out.ok_or_else(|| err(Some("out"), "missing: every job names its output".into()))?;
-        if entries.len() >= MAX_JOBS {
-            return Err(err(None, format!("more than {MAX_JOBS} jobs")));
-        }
-        entries.push(Entry {
-            line,
-            model,
-            out,
-            options,
-        });
     }
+    let headers: Vec<usize> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with("[[job]]"))
+        .map(|(i, _)| i + 1)
+        .collect();
+    let mut entries = Vec::new();
+    for (n, job) in jobs.unwrap_or_default().into_iter().enumerate() {
+        let line = headers.get(n).copied().unwrap_or(0);
+        // TOML values as JSON ones: one conversion of keys to options for both formats.
+        let value = serde_json::to_value(&job).map_err(|e| {
+            ManifestError::new(file, line, None, format!("cannot read the job: {e}"))
+        })?;
+        push_entry(file, line, value, &mut entries)?;
+    }
+    finish(file, entries)
+}
+
+/// Reads one job object (`line` of `file`) into `entries`.
+fn push_entry(
+    file: &Path,
+    line: usize,
+    value: Value,
+    entries: &mut Vec<Entry>,
+) -> Result<(), ManifestError> {
+    let err = |key: Option<&str>, m: String| ManifestError::new(file, line, key, m);
+    let Value::Object(map) = value else {
+        return Err(err(
+            None,
+            "a job is an object: {\"model\": ..., \"out\": ...}".into(),
+        ));
+    };
+    let mut model = None;
+    let mut out = None;
+    let mut options = Vec::new();
+    for (key, v) in map {
+        match key.as_str() {
+            "model" | "out" => {
+                let Value::String(s) = v else {
+                    return Err(err(Some(&key), "expects a path (a string)".into()));
+                };
+                if s.is_empty() {
+                    return Err(err(Some(&key), "is empty".into()));
+                }
+                if key == "model" {
+                    model = Some(s);
+                } else {
+                    out = Some(s);
+                }
+            }
+            _ => {
+                let v = option_value(v).map_err(|m| err(Some(&key), m))?;
+                options.push((key, v));
+            }
+        }
+    }
+    let model =
+        model.ok_or_else(|| err(Some("model"), "missing: every job names its model".into()))?;
+    let out = out.ok_or_else(|| err(Some("out"), "missing: every job names its output".into()))?;
+    if entries.len() >= MAX_JOBS {
+        return Err(err(None, format!("more than {MAX_JOBS} jobs")));
+    }
+    entries.push(Entry {
+        line,
+        model,
+        out,
+        options,
+    });
+    Ok(())
+}
+
+fn finish(file: &Path, entries: Vec<Entry>) -> Result<Vec<Entry>, ManifestError> {
     if entries.is_empty() {
         return Err(ManifestError::new(file, 0, None, "holds no jobs"));
     }
@@ -301,7 +374,7 @@ mod tests {
                 .starts_with("jobs.jsonl line 2, key \"model\": expects a path")
         );
         assert!(msg("{\"model\": \"a\"").starts_with("jobs.jsonl line 1: not valid JSON"));
-        assert!(msg("[1]").contains("line 1: a job is a JSON object"));
+        assert!(msg("[1]").contains("line 1: a job is an object"));
         assert!(msg("{\"model\": \"a\"}").contains("key \"out\": missing"));
         assert!(msg("{\"model\": \"a\", \"out\": \"b\", \"frame\": null}")
             .contains("key \"frame\": null is not a value"));
@@ -310,6 +383,32 @@ mod tests {
                 .contains("key \"texture\": list item [1]")
         );
         assert_eq!(msg("\n \n"), "jobs.jsonl: holds no jobs");
+    }
+
+    #[test]
+    fn reads_toml_job_tables() {
+        let file = Path::new("jobs.toml");
+        let text = "# thumbnails\n[[job]]\nmodel = \"a.m2\"\nout = \"a.png\"\nframe = 10\n\n\
+                    [[job]]\nmodel = \"b.glb\"\nout = \"b.gif\"\ngif = true\ntexture = [\"11=s.blp\"]\n";
+        let e = parse_toml(file, text).unwrap();
+        assert_eq!((e.len(), e[0].line, e[1].line), (2, 2, 7));
+        assert_eq!(
+            e[0].options,
+            [("frame".into(), OptionValue::Text("10".into()))]
+        );
+        assert_eq!(e[1].options[0], ("gif".into(), OptionValue::Switch(true)));
+        let msg = |t: &str| parse_toml(file, t).unwrap_err().to_string();
+        assert!(
+            msg("[[job]]\nmodel = \"a\"\nout = \n").starts_with("jobs.toml line 3: not valid TOML")
+        );
+        assert!(msg("[[job]]\nmodel = \"a\"\nout = \"b\"\nsize = 3.5e\n").contains("line 4"));
+        assert!(msg("model = \"a\"\n")
+            .contains("key \"model\": a TOML manifest holds only [[job]] tables"));
+        assert!(
+            msg("[[job]]\nmodel = \"a\"\nout = \"x\"\n\n[[job]]\nout = \"b\"\n")
+                .starts_with("jobs.toml line 5, key \"model\": missing")
+        );
+        assert_eq!(msg("# nothing\n"), "jobs.toml: holds no jobs");
     }
 
     #[test]
