@@ -9,6 +9,7 @@
 //! [`hwtest`] runs the hardware-test vectors. `docs/architecture.md` maps every module.
 #![forbid(unsafe_code)]
 
+pub mod batch;
 pub mod capture;
 pub mod cpu_time;
 pub mod describe;

@@ -7,17 +7,71 @@ use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `path` atomically (temp file in the same directory + rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = temp_path(path);
-    let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+    let mut f = AtomicFile::create(path)?;
+    f.write_all(bytes)?;
+    f.commit()
+}
+
+/// A file written as a stream and published whole: the bytes go to a temporary file beside
+/// the target, which [`AtomicFile::commit`] renames over it. Dropped uncommitted (an error part
+/// way), the temporary file is removed and the target left as it was.
+pub struct AtomicFile {
+    target: PathBuf,
+    tmp: PathBuf,
+    file: Option<io::BufWriter<fs::File>>,
+}
+
+impl AtomicFile {
+    /// Starts writing `path`.
+    pub fn create(path: &Path) -> io::Result<AtomicFile> {
+        let tmp = temp_path(path);
+        let file = fs::File::create(&tmp)?;
+        Ok(AtomicFile {
+            target: path.to_path_buf(),
+            tmp,
+            file: Some(io::BufWriter::new(file)),
+        })
     }
-    result
+
+    /// Flushes, syncs and renames the file into place.
+    pub fn commit(mut self) -> io::Result<()> {
+        let Some(w) = self.file.take() else {
+            return Err(io::Error::other("already committed"));
+        };
+        let result = (|| {
+            let f = w.into_inner().map_err(|e| e.into_error())?;
+            f.sync_all()?;
+            fs::rename(&self.tmp, &self.target)
+        })();
+        if result.is_err() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+        result
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.file {
+            Some(f) => f.write(buf),
+            None => Err(io::Error::other("already committed")),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.file {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// A file written piece by piece to a temporary file beside `path` and renamed over it by
@@ -115,11 +169,12 @@ fn save_png(
     colour: image::ExtendedColorType,
 ) -> io::Result<()> {
     use image::ImageEncoder;
-    let mut png = Vec::new();
-    image::codecs::png::PngEncoder::new(&mut png)
+    // Encoded straight into the file: no second copy of the picture in memory.
+    let mut file = AtomicFile::create(path)?;
+    image::codecs::png::PngEncoder::new(&mut file)
         .write_image(pixels, width, height, colour)
         .map_err(io::Error::other)?;
-    write_atomic(path, &png)
+    file.commit()
 }
 
 /// Expands a 5-bit channel to 8 bits the way a TV-facing DAC would: `(c << 3) | (c >> 2)`, so

@@ -184,11 +184,26 @@ pub fn blank(layout: &Layout, background: [u8; 3], transparent: bool) -> Vec<u8>
     px.repeat(layout.width() as usize * layout.height() as usize)
 }
 
-/// RGBA without its alpha channel.
-pub fn rgb_of(rgba: &[u8]) -> Vec<u8> {
-    rgba.chunks_exact(4)
-        .flat_map(|p| [p[0], p[1], p[2]])
-        .collect()
+/// RGBA without its alpha channel, packed in place (a sheet can be 256 MiB: no second copy).
+/// Pixels move a block at a time through a small buffer: a block's RGB lands at or before
+/// where its RGBA was, so nothing unread is overwritten.
+pub fn into_rgb(mut rgba: Vec<u8>) -> Vec<u8> {
+    const BLOCK: usize = 4096;
+    let n = rgba.len() / 4;
+    let mut tmp = [0u8; BLOCK * 3];
+    let mut first = 0;
+    while first < n {
+        let count = BLOCK.min(n - first);
+        let src = &rgba[first * 4..(first + count) * 4];
+        for (d, s) in tmp.chunks_exact_mut(3).zip(src.chunks_exact(4)) {
+            d.copy_from_slice(&s[..3]);
+        }
+        rgba[first * 3..(first + count) * 3].copy_from_slice(&tmp[..count * 3]);
+        first += count;
+    }
+    rgba.truncate(3 * n);
+    rgba.shrink_to_fit();
+    rgba
 }
 
 #[cfg(test)]
@@ -226,5 +241,10 @@ mod tests {
         };
         paint(&mut s, &l, 1, 0, &f);
         assert_eq!(s, [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 255, 4, 5, 6, 0]);
+        assert_eq!(into_rgb(s), [0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6]);
+        // Across blocks.
+        let big: Vec<u8> = (0..10_000u32 * 4).map(|i| (i % 251) as u8).collect();
+        let want: Vec<u8> = big.chunks(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
+        assert_eq!(into_rgb(big), want);
     }
 }

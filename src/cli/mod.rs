@@ -12,6 +12,7 @@
 #[macro_use]
 mod stdout;
 
+mod batch;
 mod compare;
 mod compare_frames;
 mod conformance;
@@ -25,6 +26,7 @@ mod render;
 mod replay;
 mod replay_frames;
 mod sheet;
+mod stream;
 mod texture;
 mod view;
 
@@ -74,6 +76,10 @@ enum Command {
     Compare(compare::Args),
     /// Show a model in a window, animating at 30 fps through the emulated GTE and GPU.
     View(view::Args),
+    Batch(batch::Args),
+    /// One job of a batch, run by `psxrender batch` as a child process.
+    #[command(hide = true)]
+    BatchJob(render::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -104,6 +110,8 @@ pub fn main() -> ExitCode {
         (Some(Command::Compare(a)), _) => compare::run(a),
         (Some(Command::View(a)), _) => view::run(a),
         (Some(Command::Conformance(a)), _) => conformance::run(a),
+        (Some(Command::Batch(a)), _) => batch::run(a),
+        (Some(Command::BatchJob(a)), _) => batch::child::run(a),
         (None, a) => render::run(a),
     }
 }

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args as ClapArgs, ValueEnum};
-use rayon::prelude::*;
 
 use psxrender::render::camera::{View, DEFAULT_FOV, DEFAULT_PITCH, DEFAULT_YAW};
 use psxrender::render::texture::TextureDepth;
@@ -502,53 +501,58 @@ fn many(
         })?;
     let gif = args.gif;
     let keep_gp0 = args.dump_gp0.is_some();
-    type Kept = (Option<Frame>, Vec<u32>);
-    let results: Vec<Result<Kept, ExitCode>> = pool.install(|| {
-        range
-            .clone()
-            .into_par_iter()
-            .map_init(
-                || template.renderer(1),
-                |r, n| {
-                    let req = PoseRequest {
-                        animation,
-                        frame: n,
-                        camera: None,
-                    };
-                    let mut frame = r.render(&req).map_err(|e| {
-                        eprintln!("error: frame {n}: {e}");
-                        ExitCode::from(EXIT_BAD_INPUT)
-                    })?;
-                    bar.inc(1);
-                    let gp0 = match keep_gp0 {
-                        true => std::mem::take(&mut frame.gp0),
-                        false => Vec::new(),
-                    };
-                    if gif {
-                        Ok((Some(frame), gp0))
-                    } else {
-                        save_frame(&numbered(out, n), &frame)?;
-                        Ok((None, gp0))
-                    }
-                },
-            )
-            .collect()
-    });
-    bar.finish_and_clear();
-    let mut frames = Vec::new();
-    let mut words = Vec::new();
-    for r in results {
-        let (f, gp0) = r?;
-        frames.extend(f);
-        words.push(gp0);
+    // Each frame's GP0 words, in order, when a capture of the range is asked for.
+    let mut words: Vec<Vec<u32>> = Vec::new();
+    // Frames stream: numbered PNGs are written by the thread that rendered them, GIF frames
+    // are encoded in order as they arrive; neither keeps the range in memory.
+    let mut render_all = |sink: &mut dyn FnMut(&Frame) -> Result<(), ExitCode>| {
+        super::stream::in_order(
+            &pool,
+            range.len() as u32,
+            || template.renderer(1),
+            |r, i| {
+                let n = range.start + i;
+                let req = PoseRequest {
+                    animation,
+                    frame: n,
+                    camera: None,
+                };
+                let mut frame = r.render(&req).map_err(|e| {
+                    eprintln!("error: frame {n}: {e}");
+                    ExitCode::from(EXIT_BAD_INPUT)
+                })?;
+                bar.inc(1);
+                let gp0 = match keep_gp0 {
+                    true => std::mem::take(&mut frame.gp0),
+                    false => Vec::new(),
+                };
+                if gif {
+                    Ok((Some(frame), gp0))
+                } else {
+                    save_frame(&numbered(out, n), &frame)?;
+                    Ok((None, gp0))
+                }
+            },
+            |_, (f, gp0): (Option<Frame>, Vec<u32>)| {
+                if keep_gp0 {
+                    words.push(gp0);
+                }
+                f.map_or(Ok(()), |f| sink(&f))
+            },
+        )
+    };
+    if gif {
+        super::stream::write_gif(out, &mut render_all)?;
+    } else {
+        render_all(&mut |_| Ok(()))?;
     }
+    bar.finish_and_clear();
     eprintln!("rendered {} frames", range.len());
     if let Some(path) = &args.dump_gp0 {
         let each: Vec<&[u32]> = words.iter().map(Vec::as_slice).collect();
         write_capture(renderer, path, &each)?;
     }
     if gif {
-        write_gif(out, &frames)?;
         eprintln!("wrote {}", out.display());
     } else {
         eprintln!(
@@ -558,37 +562,6 @@ fn many(
         );
     }
     Ok(())
-}
-
-fn write_gif(out: &Path, frames: &[Frame]) -> Result<(), ExitCode> {
-    use image::codecs::gif::{GifEncoder, Repeat};
-    let mut bytes = Vec::new();
-    {
-        let mut enc = GifEncoder::new_with_speed(&mut bytes, 10);
-        let encode = |enc: &mut GifEncoder<&mut Vec<u8>>| -> image::ImageResult<()> {
-            enc.set_repeat(Repeat::Infinite)?;
-            for f in frames {
-                // With --bg none, alpha 0 pixels become the GIF's transparent colour.
-                let rgba = f.rgba();
-                let buf = image::RgbaImage::from_raw(f.width, f.height, rgba).ok_or_else(|| {
-                    image::ImageError::Parameter(image::error::ParameterError::from_kind(
-                        image::error::ParameterErrorKind::DimensionMismatch,
-                    ))
-                })?;
-                let delay = image::Delay::from_numer_denom_ms(100, 3);
-                enc.encode_frame(image::Frame::from_parts(buf, 0, 0, delay))?;
-            }
-            Ok(())
-        };
-        encode(&mut enc).map_err(|e| {
-            eprintln!("error: cannot encode {}: {e}", out.display());
-            ExitCode::from(EXIT_WRITE_FAILED)
-        })?;
-    }
-    psxrender::output::write_atomic(out, &bytes).map_err(|e| {
-        eprintln!("error: cannot write {}: {e}", out.display());
-        ExitCode::from(EXIT_WRITE_FAILED)
-    })
 }
 
 #[cfg(test)]

@@ -11,12 +11,10 @@ use std::ops::Range;
 use std::path::Path;
 use std::process::ExitCode;
 
-use rayon::prelude::*;
-
 use psxrender::render::camera::View;
-use psxrender::render::{Frame, Renderer};
+use psxrender::render::Renderer;
 use psxrender::scene::{Model, PoseRequest};
-use psxrender::sheet::{blank, paint, rgb_of, Cell, Index, Layout, SheetSize, FPS};
+use psxrender::sheet::{blank, into_rgb, paint, Cell, Index, Layout, SheetSize, FPS};
 
 use super::render::{camera_angles, write_failed, RenderArgs};
 use super::EXIT_BAD_INPUT;
@@ -77,56 +75,56 @@ pub fn render(
         })
         .collect();
 
-    let jobs: Vec<(u32, u32)> = (0..angles)
-        .flat_map(|a| (0..frames).map(move |i| (a, i)))
-        .collect();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads)
         .build()
         .map_err(|e| bad(format!("cannot start threads: {e}")))?;
-    let rendered: Vec<Result<(u32, u32, Frame), ExitCode>> = pool.install(|| {
-        jobs.par_iter()
-            .map(|&(a, i)| {
-                let mut r = templates[a as usize].renderer(1);
-                let n = range.start + i;
-                let req = PoseRequest {
-                    animation,
-                    frame: n,
-                    camera: None,
-                };
-                let f = r.render(&req).map_err(|e| bad(format!("frame {n}: {e}")))?;
-                Ok((a, i, f))
-            })
-            .collect()
-    });
-
+    // Cells are painted as they are rendered: the sheet is the only picture held whole.
     let transparent = args.bg.transparent;
     let mut sheet = blank(&layout, args.bg.colour, transparent);
-    let mut cells = Vec::with_capacity(jobs.len());
-    for r in rendered {
-        let (a, i, frame) = r?;
-        let (column, row) = layout.cell(i, a, angles);
-        paint(&mut sheet, &layout, column, row, &frame);
-        let n = range.start + i;
-        cells.push(Cell {
-            x: column * layout.cell_width,
-            y: row * layout.cell_height,
-            w: layout.cell_width,
-            h: layout.cell_height,
-            column,
-            row,
-            frame: n,
-            time_s: f64::from(n) / f64::from(FPS),
-            yaw: yaw_of(a),
-        });
-    }
+    let mut cells = Vec::with_capacity((angles * frames) as usize);
+    super::stream::in_order(
+        &pool,
+        angles * frames,
+        // One renderer per angle per worker, reused from frame to frame.
+        || -> Vec<Option<Renderer>> { (0..angles).map(|_| None).collect() },
+        |rs, k| {
+            let (a, i) = (k / frames, k % frames);
+            let r = rs[a as usize].get_or_insert_with(|| templates[a as usize].renderer(1));
+            let n = range.start + i;
+            let req = PoseRequest {
+                animation,
+                frame: n,
+                camera: None,
+            };
+            r.render(&req).map_err(|e| bad(format!("frame {n}: {e}")))
+        },
+        |k, frame| {
+            let (a, i) = (k / frames, k % frames);
+            let (column, row) = layout.cell(i, a, angles);
+            paint(&mut sheet, &layout, column, row, &frame);
+            let n = range.start + i;
+            cells.push(Cell {
+                x: column * layout.cell_width,
+                y: row * layout.cell_height,
+                w: layout.cell_width,
+                h: layout.cell_height,
+                column,
+                row,
+                frame: n,
+                time_s: f64::from(n) / f64::from(FPS),
+                yaw: yaw_of(a),
+            });
+            Ok(())
+        },
+    )?;
     cells.sort_by_key(|c| (c.row, c.column));
 
     let (w, h) = (layout.width(), layout.height());
     let written = if transparent {
         psxrender::output::save_png_rgba(out, w, h, &sheet)
     } else {
-        psxrender::output::save_png_rgb(out, w, h, &rgb_of(&sheet))
+        psxrender::output::save_png_rgb(out, w, h, &into_rgb(sheet))
     };
     written.map_err(|e| write_failed(out, e))?;
     let index = Index {
@@ -145,7 +143,7 @@ pub fn render(
         transparent,
         cells,
     };
-    let json_path = out.with_extension("json");
+    let json_path = index_path(out);
     let json = serde_json::to_vec_pretty(&index).map_err(|e| write_failed(&json_path, e))?;
     psxrender::output::write_atomic(&json_path, &json).map_err(|e| write_failed(&json_path, e))?;
     eprintln!(
@@ -157,4 +155,9 @@ pub fn render(
         json_path.display()
     );
     Ok(())
+}
+
+/// The JSON index written beside sheet `out`: `OUT.json`.
+pub(super) fn index_path(out: &Path) -> std::path::PathBuf {
+    out.with_extension("json")
 }

@@ -47,6 +47,7 @@ fn file_type_words(t: std::fs::FileType) -> &'static str {
 /// Reads the whole of `path` (of `format`, for messages), refusing anything but a regular file
 /// and any file larger than `max` bytes before reading it.
 pub fn read_capped(path: &Path, format: &'static str, max: u64) -> Result<Vec<u8>> {
+    super::note_read(path);
     let io = |e: std::io::Error| LoadError::io(format, path, &e);
     let not_regular = |t: std::fs::FileType| {
         LoadError::new(

@@ -62,6 +62,33 @@ pub struct LoadOptions {
     pub smooth_normals: bool,
 }
 
+thread_local! {
+    /// The files read on this thread while [`record_reads`] runs.
+    static READS: std::cell::RefCell<Option<Vec<PathBuf>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` and lists every file the loaders read on this thread meanwhile (in first-read
+/// order, each once): the inputs a batch job's output depends on. Loading is single-threaded,
+/// and every loader read goes through [`read_file`] or [`note_read`].
+pub fn record_reads<T>(f: impl FnOnce() -> T) -> (T, Vec<PathBuf>) {
+    let outer = READS.with(|r| r.replace(Some(Vec::new())));
+    let value = f();
+    let reads = READS.with(|r| r.replace(outer)).unwrap_or_default();
+    (value, reads)
+}
+
+/// Notes that `path` was read (for [`record_reads`]); loaders reading a file other than
+/// through [`read_file`] call it.
+pub fn note_read(path: &Path) {
+    READS.with(|r| {
+        if let Some(list) = r.borrow_mut().as_mut() {
+            if !list.iter().any(|p| p == path) {
+                list.push(path.to_path_buf());
+            }
+        }
+    });
+}
+
 /// Reads a whole file, refusing anything but a regular file and files larger than
 /// [`MAX_FILE_SIZE`] (see [`files::read_capped`]).
 pub fn read_file(path: &Path, format: &'static str) -> Result<Vec<u8>, LoadError> {

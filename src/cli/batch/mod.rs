@@ -1,0 +1,234 @@
+//! `psxrender batch JOBS.jsonl`: renders every job of a manifest (one JSON object a line, the
+//! render command's long options as keys), several at a time, each as a child process, a
+//! failure reported and passed over; writes a report that `--resume` reads to skip finished
+//! work, takes one shard of the jobs with `--shard I/N`, and merges shard reports with
+//! `--merge-reports`. See docs/batch.md.
+
+pub mod child;
+mod exec;
+mod plan;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Args as ClapArgs;
+
+use psxrender::batch::manifest;
+use psxrender::batch::report::{self, Journal, Report, Status};
+use psxrender::batch::shard::Shard;
+
+use super::{EXIT_BAD_INPUT, EXIT_WRITE_FAILED};
+
+/// Render every job of a manifest (JSON Lines), resumable and shardable (docs/batch.md).
+///
+/// JOBS.jsonl holds one job a line: `{"model": PATH, "out": PATH, ...}`, every other key a long
+/// option of the render command without its dashes (`"frames": "0..30"`, `"gif": true`,
+/// `"texture": ["11=skin.blp"]`); paths are relative to the manifest's folder; a `model` glob
+/// (`*`, `?`) makes one job per file, `{stem}` in `out` naming each.
+///
+/// Exit codes: 0 every job ok or skipped; 1 a job failed; 2 a bad manifest (nothing rendered);
+/// 3 the report could not be written.
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// The manifest; with --merge-reports, the shard reports to merge.
+    #[arg(value_name = "JOBS.jsonl", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// The report [default: beside the manifest, JOBS.report.json; with --shard I/N,
+    /// JOBS.shard-I-of-N.report.json]. With --merge-reports: the merged report.
+    #[arg(long, value_name = "PATH")]
+    pub report: Option<PathBuf>,
+    /// Skip every job whose outputs are as the report recorded them and whose inputs (model
+    /// and texture bytes, options, psxrender version) hash as they did.
+    #[arg(long)]
+    pub resume: bool,
+    /// Take shard I of N (0 to N-1): the jobs whose output path hashes to I, the same part on
+    /// every machine and in any job order. Example: `--shard $SLURM_ARRAY_TASK_ID/4`.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+    /// Jobs rendered at once [default: the number of CPUs]; a job whose line does not set
+    /// `threads` gets CPUs / N threads.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub jobs: Option<u32>,
+    /// Check the manifest and list the jobs (of this shard) without rendering.
+    #[arg(long = "dry-run")]
+    pub dry_run: bool,
+    /// Merge the reports given (one per shard) into the one --report names.
+    #[arg(long = "merge-reports", requires = "report", conflicts_with_all = ["resume", "shard", "jobs", "dry_run"])]
+    pub merge_reports: bool,
+}
+
+fn parse_shard(s: &str) -> Result<Shard, String> {
+    s.parse()
+}
+
+pub fn run(args: Args) -> ExitCode {
+    if args.merge_reports {
+        return merge(
+            &args.inputs,
+            args.report.as_deref().unwrap_or(Path::new("report.json")),
+        );
+    }
+    let [manifest_path] = args.inputs.as_slice() else {
+        eprintln!("error: batch takes one manifest (several files only with --merge-reports)");
+        return ExitCode::from(EXIT_BAD_INPUT);
+    };
+    let base = match manifest_path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let planned = manifest::read(manifest_path)
+        .and_then(|entries| plan::plan(manifest_path, &base, &entries));
+    let jobs = match planned {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_BAD_INPUT);
+        }
+    };
+    let shard = args.shard.unwrap_or(Shard::ALL);
+    let mine: Vec<&plan::Job> = jobs.iter().filter(|j| shard.takes(&j.key)).collect();
+    if args.dry_run {
+        for j in &mine {
+            println!(
+                "line {}: {} -> {} ({} frames)",
+                j.line, j.model, j.out, j.frames
+            );
+        }
+        println!("{} jobs, {} in shard {shard}", jobs.len(), mine.len());
+        return ExitCode::SUCCESS;
+    }
+    let report_path = args
+        .report
+        .clone()
+        .unwrap_or_else(|| default_report(manifest_path, args.shard));
+    let journal_path = report::journal_path(&report_path);
+    let previous = if args.resume {
+        match report::previous(&report_path) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("error: --resume: {e}");
+                return ExitCode::from(EXIT_BAD_INPUT);
+            }
+        }
+    } else {
+        let _ = std::fs::remove_file(&journal_path);
+        Default::default()
+    };
+    let mut journal = match Journal::open(&journal_path) {
+        Ok(j) => j,
+        Err(e) => return super::render::write_failed(&journal_path, e),
+    };
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = args
+        .jobs
+        .map_or(cpus, |n| n as usize)
+        .clamp(1, mine.len().max(1));
+    let runner = match std::env::current_exe() {
+        Ok(exe) => exec::Runner {
+            exe,
+            base: base.clone(),
+            workers,
+            threads_per_job: (cpus / workers).max(1),
+            previous,
+        },
+        Err(e) => {
+            eprintln!("error: cannot find the psxrender binary to run jobs: {e}");
+            return ExitCode::from(EXIT_BAD_INPUT);
+        }
+    };
+    let start = Instant::now();
+    let entries = runner.run(&mine, &mut journal);
+    let report = Report {
+        psxrender: exec::VERSION.to_string(),
+        manifest: manifest_path.display().to_string(),
+        shard: args.shard.map(|s| s.to_string()),
+        jobs: entries,
+    };
+    if let Err(e) = report::write(&report_path, &report) {
+        return super::render::write_failed(&report_path, e);
+    }
+    drop(journal);
+    let _ = std::fs::remove_file(&journal_path);
+    summarize(&report, start.elapsed().as_secs_f64(), &report_path)
+}
+
+/// `DIR/NAME.report.json` for `DIR/NAME.jsonl`; `NAME.shard-I-of-N.report.json` for a shard.
+fn default_report(manifest: &Path, shard: Option<Shard>) -> PathBuf {
+    let stem = manifest
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "batch".into());
+    let name = match shard {
+        Some(s) => format!("{stem}.shard-{}-of-{}.report.json", s.index, s.count),
+        None => format!("{stem}.report.json"),
+    };
+    manifest.with_file_name(name)
+}
+
+/// Prints the totals and every failure; exit 1 if a job failed.
+fn summarize(report: &Report, seconds: f64, path: &Path) -> ExitCode {
+    let count = |s: Status| report.jobs.iter().filter(|j| j.status == s).count();
+    let (ok, skipped, failed) = (
+        count(Status::Ok),
+        count(Status::Skipped),
+        count(Status::Failed),
+    );
+    let frames: u64 = report
+        .jobs
+        .iter()
+        .filter(|j| j.status == Status::Ok)
+        .map(|j| j.frames)
+        .sum();
+    let rate = if seconds > 0.0 {
+        format!(", {:.1} frames/s", frames as f64 / seconds)
+    } else {
+        String::new()
+    };
+    println!(
+        "{} jobs: {ok} ok, {skipped} skipped, {failed} failed; {frames} frames in {seconds:.1} s{rate}; report {}",
+        report.jobs.len(),
+        path.display()
+    );
+    for j in report.jobs.iter().filter(|j| j.status == Status::Failed) {
+        println!(
+            "failed: line {} {} -> {}: {}",
+            j.line,
+            j.model,
+            j.key,
+            j.error.as_deref().unwrap_or("?")
+        );
+    }
+    if failed > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `--merge-reports`: the shard reports in `inputs` as one report at `out`.
+fn merge(inputs: &[PathBuf], out: &Path) -> ExitCode {
+    let mut reports = Vec::with_capacity(inputs.len());
+    for p in inputs {
+        match report::read(p) {
+            Ok(r) => reports.push((p.clone(), r)),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(EXIT_BAD_INPUT);
+            }
+        }
+    }
+    let merged = match report::merge(&reports) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_BAD_INPUT);
+        }
+    };
+    if let Err(e) = report::write(out, &merged) {
+        eprintln!("error: cannot write {}: {e}", out.display());
+        return ExitCode::from(EXIT_WRITE_FAILED);
+    }
+    let seconds = merged.jobs.iter().map(|j| j.seconds).sum();
+    summarize(&merged, seconds, out)
+}
