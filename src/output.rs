@@ -74,63 +74,6 @@ impl Drop for AtomicFile {
     }
 }
 
-/// A file written piece by piece to a temporary file beside `path` and renamed over it by
-/// [`AtomicFile::commit`]; dropped uncommitted (an error on the way), it leaves nothing behind.
-pub struct AtomicFile {
-    tmp: PathBuf,
-    path: PathBuf,
-    file: Option<io::BufWriter<fs::File>>,
-}
-
-impl AtomicFile {
-    /// Starts writing `path`.
-    pub fn create(path: &Path) -> io::Result<AtomicFile> {
-        let tmp = temp_path(path);
-        let file = fs::File::create(&tmp)?;
-        Ok(AtomicFile {
-            tmp,
-            path: path.to_path_buf(),
-            file: Some(io::BufWriter::new(file)),
-        })
-    }
-
-    /// Flushes, syncs and renames the file into place.
-    pub fn commit(mut self) -> io::Result<()> {
-        let file = self
-            .file
-            .take()
-            .ok_or_else(|| io::Error::other("already committed"))?;
-        let file = file.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&self.tmp, &self.path)
-    }
-}
-
-impl Write for AtomicFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match &mut self.file {
-            Some(f) => f.write(buf),
-            None => Err(io::Error::other("already committed")),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match &mut self.file {
-            Some(f) => f.flush(),
-            None => Ok(()),
-        }
-    }
-}
-
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if self.file.take().is_some() || self.tmp.exists() {
-            let _ = fs::remove_file(&self.tmp);
-        }
-    }
-}
-
 /// Whether `path` can be written, found before any work by creating (and removing) the same
 /// temporary file [`write_atomic`] would: its directory must exist and be writable, and `path`
 /// must not be a directory.
