@@ -1,8 +1,8 @@
 //! `hwtests/emulator-reference`: every random stream (those that never draw over textures,
 //! and the `wide` ones that do) and model frame, replayed from power-on, must leave exactly the
-//! VRAM the reference software GPU left (all 16 bits), serially, on all cores and on
-//! pools of 2 to 64 threads. A failure lists, per file, how many halfwords differ and the first few with their
-//! coordinates.
+//! VRAM the reference software GPU left (all 16 bits), serially, on all cores and on pools of
+//! 2 to 64 threads. A failure lists, per file, how many halfwords differ and the first few
+//! with their coordinates.
 mod common;
 
 use std::io::Read;
@@ -10,6 +10,9 @@ use std::path::Path;
 
 use gpu::raster::feedback::FeedbackStats;
 use psxrender::capture::replay::{run, Input, Options};
+
+/// The thread settings every input is replayed at (0: all cores).
+const THREADS: [usize; 9] = [1, 0, 2, 3, 5, 8, 16, 33, 64];
 
 fn gunzip(path: &Path) -> Vec<u8> {
     let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -45,7 +48,7 @@ fn check(sub: &str, suffix: &str) -> (usize, Vec<String>, FeedbackStats) {
             .collect();
         assert_eq!(expected.len(), 1024 * 512, "{base}.vram.gz");
         let input = Input::parse(&data).unwrap_or_else(|e| panic!("{name}: {e}"));
-        for threads in [1, 0, 2, 3, 5, 8, 16, 33, 64] {
+        for threads in THREADS {
             let opts = Options {
                 threads,
                 parallel_min_load: Some(0),
@@ -122,7 +125,7 @@ fn wide_streams_leave_the_reference_vram() {
     assert!(other.is_empty(), "\n{}", failures.join("\n"));
     assert_eq!(
         failures.len(),
-        3,
+        THREADS.len(),
         "{CLUT_RULE_STREAM} differs at every thread count"
     );
     assert!(stats.in_order > 0, "{stats:?}");
@@ -138,7 +141,7 @@ fn the_last_wide_stream_differs_only_by_the_consoles_clut_cache_rule() {
     let data = gunzip(&dir.join(format!("{CLUT_RULE_STREAM}.stream.txt.gz")));
     let expected = gunzip(&dir.join(format!("{CLUT_RULE_STREAM}.vram.gz")));
     let input = psxrender::capture::replay::Prepared::new(&Input::parse(&data).unwrap());
-    for threads in [1, 0, 3] {
+    for threads in THREADS {
         let mut g = gpu::Gpu::new();
         g.set_threads(gpu::Threads::from_count(threads));
         g.set_parallel_min_load(0);
