@@ -28,13 +28,15 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use rayon::prelude::*;
 use rayon::ThreadPool;
 
-use crate::prepare::{prepare_all, Queue};
+use crate::prepare::{prepare_all, Look, Queue};
 use crate::raster::bands;
 use crate::raster::batch::{Batch, Kind};
+use crate::raster::feedback::TexelSource;
 use crate::raster::span::Simd;
 use crate::raster::texcache::{Images, TexCache};
 use crate::raster::texture::{ClutRef, ClutTable};
-use crate::raster::{Band, Prim, TexSource};
+use crate::raster::tiles::TileSet;
+use crate::raster::{Band, Hit, Prim, TexSource};
 use crate::{VRAM_HEIGHT, VRAM_WIDTH};
 
 /// The most threads a pool is given: a larger [`crate::Threads::Pool`] is taken as this many
@@ -70,6 +72,16 @@ pub(crate) struct Stage {
     pending: Vec<Batch>,
     /// Drawn chunks, kept for their allocations.
     spare: Vec<Batch>,
+    /// The drawing-mode epoch the texture cache is at ([`crate::prepare::Snap::cache_epoch`]).
+    epoch: u32,
+}
+
+/// Where the scan of a chunk stops before its end.
+enum Cut {
+    /// At this entry: its look-up conflicts with the pending batch.
+    Conflict(usize),
+    /// At this look-up: its primitives are drawn in order through the texture cache.
+    InOrder(Look),
 }
 
 impl Stage {
@@ -84,42 +96,159 @@ impl Stage {
     }
 
     /// Scans a prepared chunk in command order: each look-up gets its texture (its CLUT's
-    /// place written into its primitives) and each primitive's tiles join the pending batch's.
-    /// A look-up in conflict with the pending batch cuts the chunk there: what came before is
-    /// drawn, and the scan goes on from the look-up.
+    /// place written into its primitives) and each primitive's tiles join the pending batch's
+    /// and the texture cache's record of what was written. A look-up in conflict with the
+    /// pending batch cuts the chunk there: what came before is drawn, and the scan goes on
+    /// from the look-up. A look-up whose primitives must be drawn in order through the texture
+    /// cache ([`in_order`](crate::raster::feedback::Feedback::in_order)) cuts it likewise, and they are drawn alone before the
+    /// scan goes on after them.
     fn scan(&mut self, mut b: Batch, exec: &Exec) {
         loop {
-            let mut next = 0;
-            let mut cut = None;
-            for li in 0..b.looks.len() {
-                let l = b.looks[li];
-                while next < l.at as usize {
-                    self.tex.will_draw(b.drawn[next]);
-                    next += 1;
+            match self.scan_to_cut(&mut b) {
+                None => {
+                    self.pending.push(b);
+                    return;
                 }
-                let got = self
-                    .tex
-                    .texture(&mut self.images, &l.sample, &mut self.cluts);
-                match got {
-                    Ok(clut) => set_clut(&mut b, l.at..l.at + l.count, clut),
-                    Err(_) => {
-                        cut = Some(l.at as usize);
-                        break;
+                Some(Cut::Conflict(at)) => {
+                    let rest = b.split_off(at);
+                    self.pending.push(b);
+                    self.draw_pending(exec);
+                    b = rest;
+                }
+                Some(Cut::InOrder(l)) => {
+                    let mut look = b.split_off(l.at as usize);
+                    self.pending.push(b);
+                    self.draw_pending(exec);
+                    b = look.split_off(l.count as usize);
+                    let clut = self.in_order_texture(&l);
+                    for (k, e) in look.order.iter().enumerate() {
+                        self.draw_in_order(
+                            &look.prim(e),
+                            look.drawn[k],
+                            &clut,
+                            None,
+                            |_, _, _, _| {},
+                        );
                     }
+                    look.clear();
+                    self.spare.push(look);
                 }
             }
-            let Some(at) = cut else {
-                for &tiles in &b.drawn[next..] {
-                    self.tex.will_draw(tiles);
-                }
-                self.pending.push(b);
-                return;
-            };
-            let rest = b.split_off(at);
-            self.pending.push(b);
-            self.draw_pending(exec);
-            b = rest;
         }
+    }
+
+    /// Scans `b` up to the first look-up that cuts it, if any (see [`Stage::scan`]).
+    fn scan_to_cut(&mut self, b: &mut Batch) -> Option<Cut> {
+        let mut next = 0;
+        let mut epochs = 0;
+        for li in 0..b.looks.len() {
+            let l = b.looks[li];
+            while next < l.at as usize {
+                self.epoch_at(b, &mut epochs, next);
+                self.will_write(b.drawn[next]);
+                next += 1;
+            }
+            self.epoch_at(b, &mut epochs, next);
+            let (at, end) = (l.at as usize, (l.at + l.count) as usize);
+            let area = (b.drawn[at..end].iter()).fold(TileSet::EMPTY, |a, &t| a.union(t));
+            self.feedback_write(area);
+            if l.count > 0 && self.tex.feedback.in_order(l.sample.tiles) {
+                return Some(Cut::InOrder(l));
+            }
+            let got = self
+                .tex
+                .texture(&mut self.images, &l.sample, &mut self.cluts);
+            let Ok(clut) = got else {
+                return Some(Cut::Conflict(at));
+            };
+            set_clut(b, l.at..l.at + l.count, clut);
+            for k in at..end {
+                self.tex.feedback.log(b.prim(&b.order[k]), l.sample.tiles);
+                self.tex.will_draw(b.drawn[k]);
+            }
+            next = end;
+        }
+        while next < b.len() {
+            self.epoch_at(b, &mut epochs, next);
+            self.will_write(b.drawn[next]);
+            next += 1;
+        }
+        self.epoch_at(b, &mut epochs, usize::MAX);
+        None
+    }
+
+    /// Applies the texture cache epochs of `b` marked at or before entry `at` (`epochs`: how
+    /// many of them are applied).
+    #[inline]
+    fn epoch_at(&mut self, b: &Batch, epochs: &mut usize, at: usize) {
+        while let Some(&(e, epoch)) = b.epochs.get(*epochs) {
+            if e as usize > at {
+                return;
+            }
+            self.sync_epoch(epoch);
+            *epochs += 1;
+        }
+    }
+
+    /// The texture cache as of drawing-mode epoch `epoch`: emptied if it is a new one.
+    pub fn sync_epoch(&mut self, epoch: u32) {
+        if self.epoch != epoch {
+            self.epoch = epoch;
+            self.tex.feedback.empty();
+        }
+    }
+
+    /// An untextured primitive of the pending batch may draw `tiles`.
+    #[inline]
+    fn will_write(&mut self, tiles: TileSet) {
+        self.feedback_write(tiles);
+        self.tex.will_draw(tiles);
+    }
+
+    /// `tiles` are about to be written (by a primitive, or a fill): the texture cache first
+    /// takes in the fetches of the batches' textured primitives that read there, from VRAM
+    /// as it is. That VRAM is final over what they read: the batch pending before each of
+    /// them drew nothing there (else its look-up would have been a conflict), and everything
+    /// after it that writes there comes here first.
+    #[inline]
+    pub fn feedback_write(&mut self, tiles: TileSet) {
+        let f = &mut self.tex.feedback;
+        if f.must_catch_up(tiles) {
+            f.catch_up(&self.images.vram);
+        }
+        f.will_write(tiles);
+    }
+
+    /// The CLUT entries of look-up `l`, whose primitives are drawn in order (nothing is
+    /// pending): the texture cache caught up first, as they read through it.
+    fn in_order_texture(&mut self, l: &Look) -> Box<ClutTable> {
+        debug_assert!(self.pending.is_empty());
+        self.tex.feedback.catch_up(&self.images.vram);
+        let got = self
+            .tex
+            .texture(&mut self.images, &l.sample, &mut self.cluts);
+        let clut = got.expect("nothing is pending, so nothing conflicts");
+        let src = TexSource {
+            vram: &self.images.snapshot,
+            cluts: &self.cluts,
+        };
+        Box::new(*clut.entries(src))
+    }
+
+    /// Draws `p`, which may draw `tiles`, alone, in the hardware's pixel order on VRAM
+    /// ([`Feedback::draw`](crate::raster::feedback::Feedback::draw)), its texels read through the texture cache and its CLUT entries
+    /// from `clut`; `seen` gets each pixel's VRAM index, its value before, what happened and
+    /// where its texel came from.
+    pub fn draw_in_order(
+        &mut self,
+        p: &Prim,
+        tiles: TileSet,
+        clut: &ClutTable,
+        command: Option<u64>,
+        seen: impl FnMut(usize, u16, Hit, Option<TexelSource>),
+    ) {
+        self.tex.before_write(&self.images.vram, tiles);
+        (self.tex.feedback).draw(p, clut, &mut self.images.vram, command, seen);
     }
 
     /// Draws the pending batch, in bands on the pool when it is heavy enough, and begins an
@@ -174,18 +303,17 @@ impl Stage {
         self.tex.batch_drawn();
     }
 
-    /// Scans a prepared packet (the pending batch being empty) and leaves its primitives in
-    /// `b` to be drawn one at a time ([`Stage::draw_one`]), for the pixel history.
-    pub fn scan_alone(&mut self, b: &mut Batch) {
+    /// Scans a prepared packet (the pending batch being empty, the texture cache at epoch
+    /// `epoch`) and leaves its primitives in `b` to be drawn one at a time, for the pixel
+    /// history: a textured packet's through the texture cache ([`Stage::draw_in_order`], with
+    /// the CLUT entries returned), an untextured one's by [`Stage::draw_one`].
+    pub fn scan_alone(&mut self, b: &mut Batch, epoch: u32) -> Option<Box<ClutTable>> {
         debug_assert!(self.pending.is_empty());
-        for li in 0..b.looks.len() {
-            let l = b.looks[li];
-            let got = self
-                .tex
-                .texture(&mut self.images, &l.sample, &mut self.cluts);
-            let clut = got.expect("nothing is pending, so nothing conflicts");
-            set_clut(b, l.at..l.at + l.count, clut);
-        }
+        self.sync_epoch(epoch);
+        let area = (b.drawn.iter()).fold(TileSet::EMPTY, |a, &t| a.union(t));
+        self.feedback_write(area);
+        let l = b.looks.first().copied()?;
+        Some(self.in_order_texture(&l))
     }
 
     /// Draws one primitive of a packet scanned by [`Stage::scan_alone`], serially, keeping the

@@ -3,11 +3,14 @@
 //! drawing what is queued. With a pixel history watched, each primitive is drawn on its own and
 //! what it does to the watched halfwords is recorded.
 
+use crate::canvas::Stage;
 use crate::gp0::assembler::Step;
 use crate::gp0::decode::{decode, draws, polygon_page, Gp0Command, PolyFlags, RawVertex};
 use crate::gp0::fields::{TexPage, TexWindow};
 use crate::prepare::{self, Snap};
 use crate::raster::batch::{Batch, MAX_BATCH};
+use crate::raster::feedback::{empties_cache, FeedbackStats};
+use crate::raster::texcache::ClutReload;
 use crate::raster::tiles::TileSet;
 use crate::raster::{Outcome, TexSource};
 use crate::trace::{CommandState, Part};
@@ -31,38 +34,35 @@ impl Gpu {
         }
         match decode(words) {
             Gp0Command::Nop => {}
-            Gp0Command::ClearCache => {
-                self.flush();
-                self.canvas.stage().tex.clear_clut();
-            }
+            Gp0Command::ClearCache => self.cache_stage().tex.empty_caches(),
             Gp0Command::Fill { color, xy, wh } => {
                 let rect = vram::fill_rect(xy, wh);
-                self.transfer(rect, false, |v| vram::fill(v, color.to_bgr555(), xy, wh));
+                let f = |v: &mut [u16]| vram::fill(v, color.to_bgr555(), xy, wh);
+                self.transfer(rect, Transfer::Fill, f);
             }
             Gp0Command::Copy { src, dst, wh } => {
                 let ((x, y), (w, h)) = (vram::transfer_xy(dst), vram::transfer_size(wh));
                 let mask = self.state.mask;
-                self.transfer((x, y, w, h), mask & 2 != 0, |v| {
-                    vram::copy(v, src, dst, wh, mask)
-                });
+                let copy = Transfer::Copy {
+                    check_mask: mask & 2 != 0,
+                };
+                self.transfer((x, y, w, h), copy, |v| vram::copy(v, src, dst, wh, mask));
             }
             Gp0Command::CpuToVram { xy, wh } => {
-                self.flush();
                 let t = vram::Transfer::new(xy, wh);
                 let (x, y, w, h) = t.rect();
-                let stage = self.canvas.stage();
+                let stage = self.cache_stage();
+                stage.tex.feedback.empty();
                 stage
                     .tex
                     .before_write(&stage.images.vram, TileSet::rect(x, y, w, h));
                 self.upload = Some(t);
             }
             Gp0Command::VramToCpu { xy, wh } => {
-                self.flush();
+                self.cache_stage().tex.feedback.empty();
                 self.readback = Some(vram::Transfer::new(xy, wh));
             }
-            Gp0Command::DrawMode(w) => {
-                self.set_state(|s| s.draw_mode = TexPage((w & 0x3fff) as u16))
-            }
+            Gp0Command::DrawMode(w) => self.set_draw_mode(TexPage((w & 0x3fff) as u16)),
             Gp0Command::TexWindow(w) => self.set_state(|s| s.tex_window = TexWindow(w & 0xf_ffff)),
             Gp0Command::AreaTopLeft(w) => self.set_state(|s| s.area_tl = w & 0xf_ffff),
             Gp0Command::AreaBottomRight(w) => self.set_state(|s| s.area_br = w & 0xf_ffff),
@@ -80,18 +80,36 @@ impl Gpu {
         self.queue.state_changed();
     }
 
-    /// A textured polygon's page replaces E1 bits 0–8 and 11.
+    /// GP0(E1h): the draw mode; a page or depth change empties the texture cache.
+    fn set_draw_mode(&mut self, mode: TexPage) {
+        if empties_cache(self.state.draw_mode, mode) {
+            self.cache_epoch = self.cache_epoch.wrapping_add(1);
+        }
+        self.set_state(|s| s.draw_mode = mode);
+    }
+
+    /// A textured polygon's page replaces E1 bits 0–8 and 11 (emptying the texture cache as
+    /// GP0(E1h) does).
     #[inline]
     fn polygon_page(&mut self, words: &[u32]) {
         let Some(page) = polygon_page(words) else {
             return;
         };
-        let mode = &mut self.state.draw_mode;
+        let mode = self.state.draw_mode;
         let new = TexPage((mode.0 & !0x09ff) | (page & 0x09ff));
-        if new != *mode {
-            *mode = new;
-            self.queue.state_changed();
+        if new != mode {
+            self.set_draw_mode(new);
         }
+    }
+
+    /// The stage, everything queued drawn, its texture cache at the current drawing-mode
+    /// epoch: for what changes the texture cache outside the scan (transfers, resets).
+    pub(crate) fn cache_stage(&mut self) -> &mut Stage {
+        self.flush();
+        let epoch = self.cache_epoch;
+        let stage = self.canvas.stage();
+        stage.sync_epoch(epoch);
+        stage
     }
 
     /// The drawing state a packet queued now runs under.
@@ -99,6 +117,7 @@ impl Gpu {
         Snap {
             state: self.state,
             allow_texture_disable: self.display.allow_texture_disable,
+            cache_epoch: self.cache_epoch,
         }
     }
 
@@ -189,17 +208,43 @@ impl Gpu {
     }
 
     /// Draws the primitives of one prepared packet one at a time, recording what each does to
-    /// the watched halfwords; `parts[k]` names the `k`th primitive.
+    /// the watched halfwords; `parts[k]` names the `k`th primitive. A textured packet is drawn
+    /// in order through the texture cache, so each event says where its texel came from.
     fn draw_traced(&mut self, mut b: Batch, parts: &[Part]) {
         let state = self.trace_state();
         let simd = self.simd;
+        let epoch = self.cache_epoch;
         let stage = self.canvas.stage();
-        stage.scan_alone(&mut b);
+        let clut = stage.scan_alone(&mut b, epoch);
         for (k, e) in b.order.iter().enumerate() {
             let p = b.prim(e);
             let Some(tr) = &mut self.trace else { return };
             tr.state = state;
             tr.part = parts.get(k).copied().unwrap_or(Part::Whole);
+            if let Some(clut) = &clut {
+                let mut seen = Vec::new();
+                let watched: Vec<(usize, usize)> = (tr.indices().enumerate())
+                    .map(|(k, (_, _, i))| (k, i))
+                    .collect();
+                stage.draw_in_order(
+                    &p,
+                    b.drawn[k],
+                    clut,
+                    Some(tr.command),
+                    |at, was, hit, from| {
+                        for &(k, i) in &watched {
+                            if i == at {
+                                seen.push((k, was, hit, from));
+                            }
+                        }
+                    },
+                );
+                for (k, was, hit, from) in seen {
+                    tr.record(k, was, hit.value, hit.outcome, Some(hit));
+                    tr.texel_source(from);
+                }
+                continue;
+            }
             let src = TexSource {
                 vram: &stage.images.snapshot,
                 cluts: &stage.cluts,
@@ -216,21 +261,31 @@ impl Gpu {
     }
 
     /// Runs a transfer `f` over the VRAM rectangle `rect` (x, y, w, h, wrapping) after drawing
-    /// the batch, recording the watched halfwords it covers (`check_mask`: whether it keeps
-    /// destinations with the mask bit).
+    /// the batch, recording the watched halfwords it covers.
     fn transfer(
         &mut self,
         rect: (usize, usize, usize, usize),
-        check_mask: bool,
+        kind: Transfer,
         f: impl FnOnce(&mut [u16]),
     ) {
-        self.flush();
         let (x, y, w, h) = rect;
+        let tiles = TileSet::rect(x, y, w, h);
         let state = self.trace_state();
+        self.cache_stage();
         let stage = self.canvas.stage();
-        stage
-            .tex
-            .before_write(&stage.images.vram, TileSet::rect(x, y, w, h));
+        let check_mask = match kind {
+            // A fill leaves the texture cache as it is: what it holds of the rectangle goes
+            // stale.
+            Transfer::Fill => {
+                stage.feedback_write(tiles);
+                false
+            }
+            Transfer::Copy { check_mask } => {
+                stage.tex.feedback.empty();
+                check_mask
+            }
+        };
+        stage.tex.before_write(&stage.images.vram, tiles);
         let vram = &mut stage.images.vram;
         let before = self.trace.as_mut().map(|t| {
             t.state = state;
@@ -298,5 +353,32 @@ impl Gpu {
             };
             tr.record(k, before[k], vram[i], outcome, None);
         }
+    }
+}
+
+/// A GP0 transfer that writes VRAM in one go.
+#[derive(Clone, Copy)]
+enum Transfer {
+    /// GP0(02h): leaves the texture cache as it is.
+    Fill,
+    /// GP0(80h): empties the texture cache; `check_mask` whether it keeps destinations with
+    /// the mask bit set.
+    Copy {
+        /// GP0(E6h) bit 1 applies.
+        check_mask: bool,
+    },
+}
+
+impl Gpu {
+    /// When the CLUT cache loads a CLUT it holds again: as the console (the default) or as
+    /// the reference software GPU of `hwtests/emulator-reference`, for comparisons with it.
+    pub fn set_clut_reload(&mut self, rule: ClutReload) {
+        self.cache_stage().tex.clut_reload = rule;
+    }
+
+    /// How often primitives were drawn in order through the texture cache, and how often its
+    /// logged fetches were replayed, since power-on.
+    pub fn feedback_stats(&mut self) -> FeedbackStats {
+        self.cache_stage().tex.feedback.stats
     }
 }

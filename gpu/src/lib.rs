@@ -123,6 +123,8 @@ pub struct Gpu {
     simd: Simd,
     /// The pixel history being recorded, if any.
     trace: Option<Box<Tracer>>,
+    /// Drawing-mode changes that emptied the texture cache (`prepare::Snap::cache_epoch`).
+    cache_epoch: u32,
 }
 
 impl Default for Gpu {
@@ -147,6 +149,7 @@ impl Gpu {
             parallel_min_load: PARALLEL_MIN_LOAD,
             simd: Simd::best(),
             trace: None,
+            cache_epoch: 0,
         }
     }
 
@@ -209,13 +212,12 @@ impl Gpu {
         }
     }
 
-    /// GP1(01h): the command buffer and the CLUT cache forget what they hold (after what is
-    /// queued is drawn).
+    /// GP1(01h): the command buffer and the CLUT cache forget what they hold, and the texture
+    /// cache is emptied (after what is queued is drawn).
     fn reset_commands(&mut self) {
         self.asm.reset();
         self.upload = None;
-        self.flush();
-        self.canvas.stage().tex.clear_clut();
+        self.cache_stage().tex.empty_caches();
     }
 
     /// Reads GPUREAD (0x1F801810): the next two pixels of a GP0(C0h) transfer, or the latched

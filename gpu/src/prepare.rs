@@ -20,7 +20,7 @@ use crate::raster::texcache::{Sample, UvBounds};
 use crate::raster::texture::{ClutRef, Texture};
 use crate::raster::triangle::{Shading, TriangleCmd, Vtx};
 use crate::raster::Prim;
-use crate::state::DrawState;
+use crate::state::{wrap_shift, DrawState};
 
 /// Queued packets per chunk prepared on one thread: large enough that a chunk's bookkeeping
 /// is small next to its packets, small enough that a batch of [`crate::raster::batch::MAX_BATCH`]
@@ -34,6 +34,9 @@ pub struct Snap {
     pub state: DrawState,
     /// GP1(09h): whether E1h bit 11 may disable textures.
     pub allow_texture_disable: bool,
+    /// How many times a drawing-mode change (GP0(E1h), a polygon's page word) has emptied
+    /// the texture cache: the scan empties it, in command order, where this changes.
+    pub cache_epoch: u32,
 }
 
 impl Snap {
@@ -155,6 +158,7 @@ pub fn prepare(batch: &mut Batch, queue: &Queue, items: &[Item]) {
     for it in items {
         let words = &queue.words[it.at as usize..(it.at + it.len) as usize];
         let snap = &queue.snaps[it.snap as usize];
+        batch.mark_epoch(snap.cache_epoch);
         match decode(words) {
             Gp0Command::Polygon { flags, verts } => {
                 polygon(batch, snap, flags, &verts);
@@ -202,7 +206,8 @@ pub fn polygon(
     let clip = s.clip();
     let mut queued = [false; 2];
     for k in 0..1 + flags.quad as usize {
-        if let Some(t) = TriangleCmd::new([v[k], v[k + 1], v[k + 2]], clip, shading) {
+        let tri = wrapped([v[k], v[k + 1], v[k + 2]]);
+        if let Some(t) = TriangleCmd::new(tri, clip, shading) {
             push(batch, Prim::Triangle(t), texture.is_some());
             queued[k] = true;
         }
@@ -215,7 +220,7 @@ pub fn line(batch: &mut Batch, snap: &Snap, flags: PolyFlags, a: &RawVertex, b: 
     let s = &snap.state;
     // Verified: gpu-images/lines (flat lines dither too).
     let dither = s.draw_mode.dither();
-    let (va, vb) = (s.vtx(a), s.vtx(b));
+    let [va, vb] = wrapped([s.vtx(a), s.vtx(b)]);
     let mode = s.pixel_mode(flags.semi);
     if let Some(l) = Line::new(va, vb, flags.gouraud, dither, s.clip(), mode) {
         push(batch, Prim::Line(l), false);
@@ -237,6 +242,7 @@ pub fn rect(
     }
     let s = &snap.state;
     let (x, y) = s.place(vert.pos);
+    let (x, y) = (x + wrap_shift(x), y + wrap_shift(y));
     let mode = s.draw_mode;
     let texture = match flags.textured && !snap.textures_disabled() {
         true => {
@@ -262,6 +268,16 @@ pub fn rect(
     };
     let textured = r.texture.is_some();
     push(batch, Prim::Rect(r), textured);
+}
+
+/// `v` moved where its pixels land ([`wrap_shift`]).
+fn wrapped<const N: usize>(mut v: [Vtx; N]) -> [Vtx; N] {
+    let dx = wrap_shift(v.iter().map(|p| p.x).min().unwrap_or(0));
+    let dy = wrap_shift(v.iter().map(|p| p.y).min().unwrap_or(0));
+    for p in &mut v {
+        (p.x, p.y) = (p.x + dx, p.y + dy);
+    }
+    v
 }
 
 /// Notes the look-up of a textured packet whose entries come next, and returns its texture

@@ -4,6 +4,23 @@
 
 use crate::gp0::decode::RawVertex;
 use crate::gp0::fields::{sext11, TexPage, TexWindow, VertexWord};
+
+/// How far a primitive is moved along an axis so that its pixels land where the hardware
+/// draws them, given its lowest coordinate `lo` there: pixel coordinates are 11-bit signed, so
+/// a primitive lying below -1024 (it spans less than 1024, so wholly below 0) wraps 2048 up;
+/// one above 1023 wraps into negative coordinates, which no drawing area reaches, as it is.
+/// Whether a primitive is too large to draw is decided before wrapping.
+// Source: the emulator reference (hwtests/emulator-reference/wide: a triangle whose offset
+// vertices lie below -1024 is drawn 2048 to the right; one spanning 1024 columns only before
+// wrapping its vertices one by one is not drawn; a rectangle past 1023 is not drawn at the
+// left). No capture decides it: the hardware probes never wrap.
+pub fn wrap_shift(lo: i32) -> i32 {
+    if lo < -1024 {
+        2048
+    } else {
+        0
+    }
+}
 use crate::raster::pixel::PixelMode;
 use crate::raster::triangle::Vtx;
 use crate::raster::Clip;
@@ -53,12 +70,12 @@ impl DrawState {
         }
     }
 
-    /// A vertex word plus the drawing offset, wrapped to 11 bits signed.
+    /// A vertex word plus the drawing offset (-2048..=2046, not wrapped).
     // Source: psx-spx "GP0(E5h)"; verified: hwtests phase 1 (drawing offset).
     #[inline]
     pub fn place(&self, p: VertexWord) -> (i32, i32) {
         let (ox, oy) = self.offset();
-        (sext11(p.x() + ox), sext11(p.y() + oy))
+        (p.x() + ox, p.y() + oy)
     }
 
     /// A decoded vertex placed, with its colour and texture coordinates.

@@ -6,9 +6,12 @@
 //! the value before and after it is known exactly; a primitive's own view of the pixel
 //! ([`Prim::probe`]) gives the interpolated colour and texture coordinates and the texel. Every
 //! write the GPU makes goes through the span loops, not the probe: the event keeps both, and
-//! [`PixelEvent::agrees`] says whether they match (tests hold it to be always).
+//! [`PixelEvent::agrees`] says whether they match (tests hold it to be always). Textured
+//! primitives are drawn in order through the texture cache while watching
+//! ([`crate::raster::feedback`]), so each event says where its texel came from.
 
 use crate::gp0::decode::RawVertex;
+use crate::raster::feedback::TexelSource;
 use crate::raster::{Hit, Outcome, Prim, TexSource};
 
 /// Which part of a command an event comes from.
@@ -66,6 +69,9 @@ pub struct PixelEvent {
     pub outcome: Outcome,
     /// For primitives: the pixel as the primitive computes it on its own.
     pub hit: Option<Hit>,
+    /// For textured primitives: where the texel came from (VRAM, or the texture cache and
+    /// when its entry was filled).
+    pub texel_source: Option<TexelSource>,
 }
 
 impl PixelEvent {
@@ -168,7 +174,15 @@ impl Tracer {
             after,
             outcome,
             hit,
+            texel_source: None,
         });
+    }
+
+    /// Sets where the texel of the event just recorded came from.
+    pub fn texel_source(&mut self, source: Option<TexelSource>) {
+        if let Some(e) = self.events.last_mut() {
+            e.texel_source = source;
+        }
     }
 
     /// Records the watched points inside the VRAM rectangle `(x, y, w, h)` (wrapping) that a

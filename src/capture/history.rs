@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use gpu::gp0::decode::{decode, Gp0Command, PolyFlags, RawVertex, RectSize};
 use gpu::gp0::fields::{Clut, TexPage, TexWindow, TextureDepth};
+use gpu::raster::feedback::TexelSource;
 use gpu::raster::Outcome;
 use gpu::trace::{Part, PixelEvent};
 use gpu::vram::{fill_rect, transfer_size, transfer_xy};
@@ -93,7 +94,7 @@ fn event(e: &PixelEvent, at: Option<String>) -> String {
             let _ = write!(pixel, " uv ({u},{v})");
         }
         if let Some(t) = h.texel {
-            let _ = write!(pixel, " texel {t:04x},");
+            let _ = write!(pixel, " texel {t:04x}{},", texel_source(e.texel_source));
         }
         let _ = write!(pixel, " rgb ({r},{g},{b}) dither {}", h.interp.dither);
         pixel.push(',');
@@ -115,6 +116,20 @@ fn event(e: &PixelEvent, at: Option<String>) -> String {
         );
     }
     s
+}
+
+/// Where a texel came from: ` from VRAM`, ` from the texture cache (filled by command N)`.
+fn texel_source(source: Option<TexelSource>) -> String {
+    match source {
+        None => String::new(),
+        Some(TexelSource::Vram) => " from VRAM (texture cache miss)".into(),
+        Some(TexelSource::Cache { filled: Some(c) }) => {
+            format!(" from the texture cache (entry filled by command {c})")
+        }
+        Some(TexelSource::Cache { filled: None }) => {
+            " from the texture cache (entry filled before the history began)".into()
+        }
+    }
 }
 
 /// `3Ah polygon: gouraud quad, semi-transparent; triangle 2 (v1 v2 v3)`.

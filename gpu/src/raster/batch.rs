@@ -53,6 +53,9 @@ pub struct Batch {
     pub(crate) drawn: Vec<TileSet>,
     /// Texture look-ups, in command order.
     pub(crate) looks: Vec<Look>,
+    /// (entry, epoch): from that entry on, the packets ran under that texture cache epoch
+    /// ([`crate::prepare::Snap::cache_epoch`]); one at the first packet and at each change.
+    pub(crate) epochs: Vec<(u32, u32)>,
     /// Estimated pixels drawn (plus [`PRIM_COST`] per primitive) per band of [`BAND_ROWS`].
     pub(crate) load: Vec<u32>,
     /// Sum of `load`.
@@ -111,6 +114,14 @@ impl Batch {
         });
     }
 
+    /// The packets from the next entry on run under texture cache epoch `epoch`.
+    #[inline]
+    pub fn mark_epoch(&mut self, epoch: u32) {
+        if self.epochs.last().is_none_or(|&(_, e)| e != epoch) {
+            self.epochs.push((self.len() as u32, epoch));
+        }
+    }
+
     /// Drops the primitives (drawn), keeping the allocations.
     pub fn clear(&mut self) {
         self.order.clear();
@@ -119,6 +130,7 @@ impl Batch {
         self.rects.clear();
         self.drawn.clear();
         self.looks.clear();
+        self.epochs.clear();
         self.load.fill(0);
         self.total = 0;
     }
@@ -144,6 +156,7 @@ impl Batch {
             std::mem::take(&mut self.rects),
         );
         let looks = std::mem::take(&mut self.looks);
+        let epochs = std::mem::take(&mut self.epochs);
         self.clear();
         let mut rest = Batch::default();
         let old = Batch {
@@ -166,6 +179,12 @@ impl Batch {
                     at: l.at - at as u32,
                     ..l
                 }),
+            }
+        }
+        for (e, epoch) in epochs {
+            match (e as usize) < at {
+                true => self.epochs.push((e, epoch)),
+                false => rest.epochs.push((e - at as u32, epoch)),
             }
         }
         rest

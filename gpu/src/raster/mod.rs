@@ -6,6 +6,7 @@
 
 pub mod bands;
 pub mod batch;
+pub mod feedback;
 pub mod line;
 pub mod pixel;
 pub mod rect;
@@ -159,33 +160,49 @@ impl Prim {
             Prim::Rect(r) => (r.sample(x, y)?, r.texture.map(|t| t.0), r.raw, r.mode),
             Prim::Line(l) => (l.sample(x, y)?, None, false, *l.mode()),
         };
-        let [r, g, b] = interp.rgb;
-        let d = interp.dither;
-        let (texel, color, semi) = match (texture, interp.uv) {
-            (Some(t), Some((u, v))) => {
-                let texel = t.texel(src, u, v);
-                let color = match raw {
-                    true => texel,
-                    false => pixel::modulate(texel, r, g, b, d),
-                };
-                (Some(texel), color, texel & 0x8000 != 0)
-            }
-            _ => (None, pixel::rgb_to_555(r, g, b, d), true),
+        let texel = match (texture, interp.uv) {
+            (Some(t), Some((u, v))) => Some(t.texel(src, u, v)),
+            _ => None,
         };
-        let (outcome, value) = if texel == Some(0) {
-            (Outcome::Transparent, dst)
-        } else if mode.check_mask && dst & 0x8000 != 0 {
-            (Outcome::Masked, dst)
-        } else {
-            let mut v = dst;
-            mode.put(&mut v, color, semi);
-            (Outcome::Written, v)
-        };
-        Some(Hit {
-            interp,
-            texel,
-            outcome,
-            value,
-        })
+        Some(shade(interp, texel, raw, mode, dst))
+    }
+}
+
+/// A pixel's outcome from what its primitive's loop gave it, the texel it fetched (when
+/// textured), whether the texture is raw, the write mode and the destination's value `dst`:
+/// the arithmetic of [`span::span_exact`], one pixel at a time.
+pub fn shade(
+    interp: Interp,
+    texel: Option<u16>,
+    raw: bool,
+    mode: pixel::PixelMode,
+    dst: u16,
+) -> Hit {
+    let [r, g, b] = interp.rgb;
+    let d = interp.dither;
+    let (color, semi) = match texel {
+        Some(texel) => {
+            let color = match raw {
+                true => texel,
+                false => pixel::modulate(texel, r, g, b, d),
+            };
+            (color, texel & 0x8000 != 0)
+        }
+        None => (pixel::rgb_to_555(r, g, b, d), true),
+    };
+    let (outcome, value) = if texel == Some(0) {
+        (Outcome::Transparent, dst)
+    } else if mode.check_mask && dst & 0x8000 != 0 {
+        (Outcome::Masked, dst)
+    } else {
+        let mut v = dst;
+        mode.put(&mut v, color, semi);
+        (Outcome::Written, v)
+    };
+    Hit {
+        interp,
+        texel,
+        outcome,
+        value,
     }
 }

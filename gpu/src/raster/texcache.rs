@@ -21,6 +21,7 @@
 //! anything writes there, they are copied out, and primitives then read the copy from the
 //! batch's CLUT table.
 
+use super::feedback::Feedback;
 use super::texture::{clut_len, ClutRef, ClutTable};
 use super::tiles::{copy_tile, TileSet};
 use crate::gp0::fields::{Clut, TexPage, TexWindow, TextureDepth};
@@ -195,13 +196,33 @@ impl Default for Images {
     }
 }
 
-/// The texture snapshot's coherence with VRAM, and the CLUT cache.
+/// The texture snapshot's coherence with VRAM, the CLUT cache and the texture cache.
 pub struct TexCache {
     /// Tiles of the snapshot holding VRAM's current contents.
     valid: TileSet,
     /// Tiles the pending batch may draw.
     drawn: TileSet,
     clut: Option<ClutCache>,
+    /// The texture cache, and when a primitive must be drawn in order through it.
+    pub feedback: Feedback,
+    /// When the CLUT cache loads a CLUT it holds again.
+    pub clut_reload: ClutReload,
+}
+
+/// When the CLUT cache loads again the CLUT it holds (same position).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ClutReload {
+    /// As the console: when it holds fewer entries than the texture depth needs. A 4-bit
+    /// primitive after an 8-bit load uses the entries held; an 8-bit one after that loads
+    /// again. Verified: gpu-images/clut-cache rows 136 (4 to 8 bits) and 152 (8 to 4 bits,
+    /// entries overwritten in between: the old ones are drawn); the 8-bit load after a 4-bit
+    /// use: the emulator reference (its wide streams).
+    #[default]
+    Hardware,
+    /// As the reference software GPU (`hwtests/emulator-reference`): whenever the depth
+    /// differs from the one it loaded for; it misses gpu-images/clut-cache row 152. For
+    /// comparing with that reference only.
+    Reference,
 }
 
 impl Default for TexCache {
@@ -210,6 +231,8 @@ impl Default for TexCache {
             valid: TileSet::EMPTY,
             drawn: TileSet::EMPTY,
             clut: None,
+            feedback: Feedback::default(),
+            clut_reload: ClutReload::Hardware,
         }
     }
 }
@@ -225,7 +248,13 @@ impl TexCache {
         cluts: &mut Vec<ClutTable>,
     ) -> Result<ClutRef, Conflict> {
         let n = sample.entries as usize;
-        let hit = matches!(&self.clut, Some(c) if c.key == sample.key && c.loaded >= n);
+        let hit = match &self.clut {
+            Some(c) if c.key == sample.key => match self.clut_reload {
+                ClutReload::Hardware => c.loaded >= n,
+                ClutReload::Reference => c.loaded == n,
+            },
+            _ => false,
+        };
         let clut_tiles = match &self.clut {
             Some(c) if hit && n != 0 => c.tiles,
             _ => sample.clut_tiles,
@@ -269,6 +298,8 @@ impl TexCache {
             });
         }
         let c = self.clut.as_mut().expect("loaded above");
+        // The cache now serves this depth: 8-bit primitives after a 4-bit one load again.
+        c.loaded = n;
         Ok(match &c.saved {
             None => ClutRef::Vram(sample.clut_at),
             Some(t) => ClutRef::Table(*c.slot.get_or_insert_with(|| {
@@ -323,8 +354,10 @@ impl TexCache {
         }
     }
 
-    /// GP0(01h), GP1(01h): the CLUT cache forgets what it holds.
-    pub fn clear_clut(&mut self) {
+    /// GP0(01h), GP1(00h), GP1(01h): the CLUT cache forgets what it holds and the texture
+    /// cache is emptied.
+    pub fn empty_caches(&mut self) {
         self.clut = None;
+        self.feedback.empty();
     }
 }

@@ -30,6 +30,20 @@ pub enum ClutRef {
     Table(u32),
 }
 
+impl ClutRef {
+    /// The CLUT entries it points to in `src` (all 0 for none).
+    #[inline]
+    pub fn entries<'a>(self, src: TexSource<'a>) -> &'a ClutTable {
+        match self {
+            ClutRef::None => &NO_CLUT,
+            ClutRef::Vram(at) => src.vram[at as usize..][..256]
+                .try_into()
+                .unwrap_or(&NO_CLUT),
+            ClutRef::Table(i) => src.cluts.get(i as usize).unwrap_or(&NO_CLUT),
+        }
+    }
+}
+
 /// Everything a textured primitive needs to turn (U, V) into a texel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Texture {
@@ -64,12 +78,9 @@ impl Texture {
     /// texture's depth: 4, 8 or 15).
     #[inline]
     pub fn sampler<'a, const DEPTH: u8>(&self, src: TexSource<'a>) -> Sampler<'a, DEPTH> {
-        let clut = match (DEPTH, self.clut) {
-            (15, _) | (_, ClutRef::None) => &NO_CLUT,
-            (_, ClutRef::Vram(at)) => src.vram[at as usize..][..256]
-                .try_into()
-                .unwrap_or(&NO_CLUT),
-            (_, ClutRef::Table(i)) => src.cluts.get(i as usize).unwrap_or(&NO_CLUT),
+        let clut = match DEPTH {
+            15 => &NO_CLUT,
+            _ => self.clut_table(src),
         };
         Sampler {
             vram: src.vram,
@@ -79,6 +90,12 @@ impl Texture {
             win_u: self.win_u,
             win_v: self.win_v,
         }
+    }
+
+    /// The texture's CLUT entries in `src` (all 0 for a 15-bit texture).
+    #[inline]
+    pub fn clut_table<'a>(&self, src: TexSource<'a>) -> &'a ClutTable {
+        self.clut.entries(src)
     }
 
     /// The texel at (u, v) after the texture window: [`Sampler::texel`] with the depth chosen at
@@ -119,15 +136,40 @@ impl<const DEPTH: u8> Sampler<'_, DEPTH> {
     /// The texel at (u, v) after the texture window.
     #[inline(always)]
     pub fn texel(&self, u: u8, v: u8) -> u16 {
-        let u = (u & self.win_u.0) | self.win_u.1;
-        let v = (v & self.win_v.0) | self.win_v.1;
-        let row = ((self.page_y + v as usize) & (VRAM_HEIGHT - 1)) * VRAM_WIDTH;
-        let at = |x: usize| self.vram[row | ((self.page_x + x) & (VRAM_WIDTH - 1))];
-        match DEPTH {
-            4 => self.clut[((at(u as usize >> 2) >> ((u & 3) * 4)) & 0xf) as usize],
-            8 => self.clut[((at(u as usize >> 1) >> ((u & 1) * 8)) & 0xff) as usize],
-            _ => at(u as usize),
-        }
+        let page = (self.page_x, self.page_y);
+        let (at, shift) = locate::<DEPTH>(page, (self.win_u, self.win_v), u, v);
+        decode::<DEPTH>(self.clut, self.vram[at], shift)
+    }
+}
+
+/// Where texel (u, v) of a `DEPTH`-bit page at `page` (x, y) lies after texture window `win`
+/// (U's and V's (and, or)): the VRAM halfword index holding it (wrapping at VRAM's edges) and
+/// its bit offset in that halfword. The address the texture cache is indexed and tagged by.
+#[inline(always)]
+pub fn locate<const DEPTH: u8>(
+    page: (usize, usize),
+    win: ((u8, u8), (u8, u8)),
+    u: u8,
+    v: u8,
+) -> (usize, u32) {
+    let u = (u & win.0 .0) | win.0 .1;
+    let v = (v & win.1 .0) | win.1 .1;
+    let row = ((page.1 + v as usize) & (VRAM_HEIGHT - 1)) * VRAM_WIDTH;
+    let (x, shift) = match DEPTH {
+        4 => (u as usize >> 2, (u as u32 & 3) * 4),
+        8 => (u as usize >> 1, (u as u32 & 1) * 8),
+        _ => (u as usize, 0),
+    };
+    (row | ((page.0 + x) & (VRAM_WIDTH - 1)), shift)
+}
+
+/// The texel of a `DEPTH`-bit page at bit `shift` of `halfword`, through `clut`.
+#[inline(always)]
+pub fn decode<const DEPTH: u8>(clut: &ClutTable, halfword: u16, shift: u32) -> u16 {
+    match DEPTH {
+        4 => clut[((halfword >> shift) & 0xf) as usize],
+        8 => clut[((halfword >> shift) & 0xff) as usize],
+        _ => halfword,
     }
 }
 
