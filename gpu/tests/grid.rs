@@ -193,3 +193,30 @@ fn core_vertex_tie_of_v0_and_v2_stays_with_v0() {
         &[".....", "cd...", "bcef.", "abd..", "9b...", "....."],
     );
 }
+
+/// Pixel coordinates are 11-bit: a triangle whose vertices plus the drawing offset lie below
+/// -1024 is drawn 2048 to the right (here at the origin), as the emulator reference draws it.
+#[test]
+fn a_triangle_below_minus_1024_wraps_to_the_right() {
+    check(
+        &[
+            0xe500_0400, // X offset -1024
+            0x2000_0000 | WHITE,
+            xy(-1024, 0),
+            xy(-1020, 0),
+            xy(-1024, 4),
+        ],
+        &["####..", "###...", "##....", "#.....", "......"],
+    );
+}
+
+/// Whether a triangle is too wide to draw is decided before wrapping: vertices at 1012 and
+/// -1030 (1018 once wrapped) are 2042 columns apart, so nothing is drawn, as in the emulator
+/// reference.
+#[test]
+fn a_triangle_1024_wide_only_before_wrapping_is_not_drawn() {
+    let mut gpu = Gpu::new();
+    gpu.gp0_words(&[0xe300_0000, 0xe407_ffff, 0xe500_0000 | (2048 - 10)]);
+    gpu.gp0_words(&[0x2000_0000 | WHITE, xy(1022, 0), xy(-1020, 1), xy(1022, 8)]);
+    assert!(gpu.vram().iter().all(|&p| p == 0));
+}

@@ -183,3 +183,24 @@ fn history_names_the_cache_entry_a_stale_texel_came_from() {
         assert!(e.agrees());
     }
 }
+
+/// The CLUT cache after an 8-bit load serves a 4-bit primitive with the entries it holds even
+/// though VRAM changed under them (the console: gpu-images/clut-cache row 152), and an 8-bit
+/// primitive after that loads them again (the emulator reference's wide streams).
+#[test]
+fn an_8_bit_clut_serves_4_bits_then_loads_again_for_8() {
+    // Page at x = 640: halfword (640, 0) = 0x0101, so a 4-bit texel (0, 0) and an 8-bit one
+    // are both index 1. CLUT at (0, 500): entry 1 red.
+    let mut words = vec![0xa000_0000, xy(640, 0), xy(1, 1), 0x0101];
+    words.extend([0xa000_0000, xy(0, 500), xy(2, 1), RED << 16]);
+    let clut = (500 << 6) << 16;
+    let sprite = |x: u32| [0x6d00_0000, xy(x, 0), clut];
+    words.push(0xe100_008a); // 8-bit
+    words.extend(sprite(0));
+    words.extend([0x6000_ff00, xy(0, 500), xy(16, 1)]); // green over the CLUT
+    words.push(0xe100_000a); // 4-bit: the entries held
+    words.extend(sprite(1));
+    words.push(0xe100_008a); // 8-bit: loaded again
+    words.extend(sprite(2));
+    check(&words, &["vv0"]);
+}

@@ -212,6 +212,9 @@ pub struct FeedbackStats {
 #[derive(Clone, Debug, Default)]
 pub struct Feedback {
     cache: TexelCache,
+    /// The cache may hold entries (a replay or an in-order primitive filled some since it was
+    /// last emptied): emptying it must clear them.
+    filled: bool,
     /// Tiles written (by primitives and fills) since the cache was last emptied.
     written: TileSet,
     /// Textured primitives handed to batches whose fetches the cache does not hold yet.
@@ -225,7 +228,9 @@ pub struct Feedback {
 impl Feedback {
     /// The cache is emptied: nothing logged or written since matters any more.
     pub fn empty(&mut self) {
-        self.cache.empty();
+        if std::mem::take(&mut self.filled) {
+            self.cache.empty();
+        }
         self.written = TileSet::EMPTY;
         self.log.clear();
         self.read = TileSet::EMPTY;
@@ -263,6 +268,7 @@ impl Feedback {
             return;
         }
         self.stats.catch_ups += 1;
+        self.filled = true;
         let cache = &mut self.cache;
         for p in self.log.drain(..) {
             let (Some(t), _, _) = texturing(&p) else {
@@ -291,6 +297,7 @@ impl Feedback {
     ) {
         debug_assert!(self.log.is_empty(), "the cache is caught up");
         self.stats.in_order += 1;
+        self.filled = true;
         let (texture, raw, mode) = texturing(p);
         if let Prim::Line(l) = p {
             l.draw(&mut [Band::new(&mut vram[..], 0, VRAM_HEIGHT)]);
