@@ -72,7 +72,7 @@ pub(crate) fn boxed_vram() -> Box<VramImage> {
         .expect("VRAM-sized")
 }
 
-/// Estimated work (pixels, see [`Batch::load`]) from which a batch is drawn on several threads
+/// Estimated work (pixels, see [`raster::batch::Batch::load`]) from which a batch is drawn on several threads
 /// (the default of [`Gpu::set_parallel_min_load`]); below it, handing the batch to other
 /// threads costs about what they save.
 pub const PARALLEL_MIN_LOAD: u64 = 64 * 1024;

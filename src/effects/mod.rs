@@ -1,5 +1,5 @@
 //! Particle effects, format-neutral: the emitters of a model stepped at a fixed rate from the
-//! animation's start, and their live particles turned into [`Sprite`]s for one frame.
+//! animation's start, and their live particles turned into [`Sprite`](crate::scene::Sprite)s for one frame.
 //!
 //! Design rule: a frame is a pure function of (model, animation, frame). Each emitter has its
 //! own random sequence ([`Rng`], seeded from the emitter's index and name), and the simulation

@@ -30,7 +30,7 @@ pub fn run(args: render::Args) -> ExitCode {
         .iter()
         .map(|p| p.to_string_lossy().into_owned())
         .collect();
-    println!(
+    outln!(
         "{READS_TAG}{}",
         serde_json::to_string(&reads).unwrap_or_default()
     );

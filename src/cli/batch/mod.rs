@@ -90,12 +90,12 @@ pub fn run(args: Args) -> ExitCode {
     let mine: Vec<&plan::Job> = jobs.iter().filter(|j| shard.takes(&j.key)).collect();
     if args.dry_run {
         for j in &mine {
-            println!(
+            outln!(
                 "line {}: {} -> {} ({} frames)",
                 j.line, j.model, j.out, j.frames
             );
         }
-        println!("{} jobs, {} in shard {shard}", jobs.len(), mine.len());
+        outln!("{} jobs, {} in shard {shard}", jobs.len(), mine.len());
         return ExitCode::SUCCESS;
     }
     let report_path = args
@@ -185,13 +185,13 @@ fn summarize(report: &Report, seconds: f64, path: &Path) -> ExitCode {
     } else {
         String::new()
     };
-    println!(
+    outln!(
         "{} jobs: {ok} ok, {skipped} skipped, {failed} failed; {frames} frames in {seconds:.1} s{rate}; report {}",
         report.jobs.len(),
         path.display()
     );
     for j in report.jobs.iter().filter(|j| j.status == Status::Failed) {
-        println!(
+        outln!(
             "failed: line {} {} -> {}: {}",
             j.line,
             j.model,
