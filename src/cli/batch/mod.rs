@@ -92,7 +92,10 @@ pub fn run(args: Args) -> ExitCode {
         for j in &mine {
             outln!(
                 "line {}: {} -> {} ({} frames)",
-                j.line, j.model, j.out, j.frames
+                j.line,
+                j.model,
+                j.out,
+                j.frames
             );
         }
         outln!("{} jobs, {} in shard {shard}", jobs.len(), mine.len());
