@@ -48,7 +48,7 @@ fn golden_view(
 ) {
     for f in frames {
         // Every thread count draws the golden picture (the GPU's plan depends on the count
-        // alone, whatever this machine's cores).
+        // alone, whatever the machine's cores).
         for threads in [0, 1, 2, 3, 5, 8, 16, 33, 64] {
             let o = RenderOptions {
                 view,

@@ -61,7 +61,7 @@ fn random_words(seed: u64, threads: gpu::Threads) -> Outcome {
 
 /// Random words never panic, leave the GPU able to take commands after GP1(01h), and draw the
 /// same VRAM and read back the same values serially, on all cores and on pools of 2 to 64
-/// threads (more threads than this machine's cores: the plan depends on the count alone).
+/// threads (more threads than the machine has cores: the plan depends on the count alone).
 /// (Each word costs bounded work, so the run is bounded; no wall-clock limit is asserted since
 /// that would depend on the machine's load.)
 #[test]

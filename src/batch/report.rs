@@ -107,7 +107,7 @@ pub fn input_hash(
 }
 
 impl Entry {
-    /// Whether this finished job need not run again: `inputs_now` (its [`input_hash`] today)
+    /// Whether this finished job need not run again: `inputs_now` (its [`input_hash`] now)
     /// equals the recorded one and every output is there, unchanged.
     pub fn still_valid(&self, base: &Path, inputs_now: Option<&str>) -> bool {
         if self.status == Status::Failed

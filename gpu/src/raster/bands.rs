@@ -137,37 +137,46 @@ mod tests {
         assert_eq!(edges(&[0; BANDS], 0..VRAM_HEIGHT, 3), [0, VRAM_HEIGHT]);
     }
 
-    /// The load estimate of a recorded batch: 2048 small triangles of the issue-18 workload
-    /// (each within ±16 px of a centre in 640×480), queued as `Batch::push` counts them.
+    /// An untextured rectangle (x, y, w, h) of colour `rgb`, blended with `blend`.
+    fn flat_rect(xywh: [i32; 4], rgb: (i32, i32, i32), blend: Option<BlendMode>) -> Prim {
+        let [x, y, w, h] = xywh;
+        Prim::Rect(Rect {
+            x,
+            y,
+            w,
+            h,
+            rgb,
+            texture: None,
+            raw: false,
+            flip_x: false,
+            flip_y: false,
+            clip: ALL,
+            mode: PixelMode {
+                blend,
+                set_mask: 0,
+                check_mask: false,
+            },
+        })
+    }
+
+    /// The load estimate of a recorded batch: 2048 small rectangles spread as the issue-18
+    /// workload's triangles are (each within 16 px of a centre in 640×480), queued as
+    /// `Batch::push` counts them.
     fn recorded_load() -> Vec<u32> {
         let mut rng = XorShift::new(0x5ba1_1715_0000_0018);
         let mut batch = Batch::default();
         for _ in 0..2048 {
             let (x, y) = (16 + rng.below(608) as i32, 16 + rng.below(448) as i32);
-            batch.push(Prim::Rect(Rect {
-                x: x - 16 + rng.below(16) as i32,
-                y: y - 16 + rng.below(16) as i32,
-                w: 1 + rng.below(16) as i32,
-                h: 1 + rng.below(16) as i32,
-                rgb: (0, 0, 0),
-                texture: None,
-                raw: false,
-                flip_x: false,
-                flip_y: false,
-                clip: ALL,
-                mode: PixelMode {
-                    blend: None,
-                    set_mask: 0,
-                    check_mask: false,
-                },
-            }));
+            let at = [x - 16 + rng.below(16) as i32, y - 16 + rng.below(16) as i32];
+            let wh = [1 + rng.below(16) as i32, 1 + rng.below(16) as i32];
+            batch.push(flat_rect([at[0], at[1], wh[0], wh[1]], (0, 0, 0), None));
         }
         batch.load.clone()
     }
 
     /// The plan is a pure function of the load and the thread count: the same on every call,
-    /// covering VRAM once, more bands for more threads up to the load's limit, none lighter
-    /// than `MIN_BAND_LOAD` (but the last, which takes the remainder).
+    /// covering VRAM once, more bands for more threads, never more than two per thread nor
+    /// more than the load holds `MIN_BAND_LOAD`s.
     #[test]
     fn the_plan_depends_on_the_load_and_the_thread_count_alone() {
         let load = recorded_load();
@@ -212,23 +221,11 @@ mod tests {
             BlendMode::AddQuarter,
         ];
         for i in 0..2000 {
-            batch.push(Prim::Rect(Rect {
-                x: rng.below(1000) as i32,
-                y: rng.below(500) as i32,
-                w: 1 + rng.below(32) as i32,
-                h: 1 + rng.below(32) as i32,
-                rgb: (rng.below(256) as i32, rng.below(256) as i32, 0x80),
-                texture: None,
-                raw: false,
-                flip_x: false,
-                flip_y: false,
-                clip: ALL,
-                mode: PixelMode {
-                    blend: (i % 5 != 0).then(|| modes[i % 4]),
-                    set_mask: 0,
-                    check_mask: false,
-                },
-            }));
+            let at = [rng.below(1000) as i32, rng.below(500) as i32];
+            let wh = [1 + rng.below(32) as i32, 1 + rng.below(32) as i32];
+            let rgb = (rng.below(256) as i32, rng.below(256) as i32, 0x80);
+            let blend = (i % 5 != 0).then(|| modes[i % 4]);
+            batch.push(flat_rect([at[0], at[1], wh[0], wh[1]], rgb, blend));
         }
         let tex = crate::boxed_vram();
         let src = TexSource {
