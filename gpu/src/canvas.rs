@@ -14,16 +14,20 @@
 //!    order, so who draws which band never changes a pixel.
 //!
 //! With several threads, a queue long enough to pay ([`BACKGROUND_MIN_PACKETS`]) runs as a
-//! job on the pool while the caller queues the next one: the stage moves into the job and back
-//! through a [`Slot`], so the front end never touches it meanwhile and no `unsafe` is needed.
-//! Whatever needs the stage — a transfer, a read of VRAM, the next queue's turn — first waits
-//! for that job ([`Canvas::wait`]), so jobs run in command order. Waiting sleeps on a
+//! job on the pool while the caller queues the next one: the stage moves into the job and back,
+//! so the front end never touches it meanwhile and no `unsafe` is needed. The caller hands each
+//! further queue to the running job through a [`Mailbox`] holding at most one: the job takes it
+//! when it starts scanning the queue before, prepares it on the pool's other threads while it
+//! scans (the one serial step), and runs it next without going back to the caller. The caller
+//! sleeps only while a queue it handed over still waits; the job ends when none is waiting.
+//! Whatever needs the stage — a transfer, a read of VRAM, a queue run differently — first waits
+//! for the job to end ([`Canvas::wait`]), so queues run in command order. Waiting sleeps on a
 //! condition variable; nothing spins. A panic in a job is caught and raised again on the
 //! caller's thread when it waits: a rasteriser bug is a panic, never a hang.
 
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use rayon::prelude::*;
 use rayon::ThreadPool;
@@ -87,12 +91,50 @@ enum Cut {
 impl Stage {
     /// Prepares, scans and draws everything `queue` holds.
     fn run(&mut self, queue: &Queue, exec: &Exec) {
-        let parallel = exec.pool.is_some();
-        let chunks = prepare_all(queue, parallel, &mut self.spare);
+        let chunks = prepare_all(queue, exec.pool.is_some(), &mut self.spare);
+        self.scan_all(chunks, exec);
+        self.draw_pending(exec);
+    }
+
+    /// Runs `queue`, then every queue handed to `mail` while it runs, until none waits: each
+    /// queue's chunks are prepared on the pool while the queue before it is scanned (which
+    /// is serial), so the pool's other threads are not idle meanwhile. Returns the last queue
+    /// run, for its allocations.
+    fn run_posted(&mut self, mut queue: Queue, exec: &Exec, mail: &Mailbox) -> Queue {
+        let mut chunks = prepare_all(&queue, true, &mut self.spare);
+        loop {
+            let next = mail.take_waiting();
+            let mut spare = std::mem::take(&mut self.spare);
+            let (_, prepared) = rayon::join(
+                || self.scan_all(chunks, exec),
+                || next.as_ref().map(|q| prepare_all(q, true, &mut spare)),
+            );
+            self.spare.append(&mut spare);
+            self.draw_pending(exec);
+            let next = match (next, prepared) {
+                (Some(next), Some(prepared)) => {
+                    chunks = prepared;
+                    next
+                }
+                _ => match mail.take_waiting_or_end() {
+                    Some(next) => {
+                        chunks = prepare_all(&next, true, &mut self.spare);
+                        next
+                    }
+                    None => return queue,
+                },
+            };
+            let mut ran = std::mem::replace(&mut queue, next);
+            ran.clear();
+            mail.give_back(ran);
+        }
+    }
+
+    /// Scans prepared chunks in command order ([`Stage::scan`]).
+    fn scan_all(&mut self, chunks: Vec<Batch>, exec: &Exec) {
         for b in chunks {
             self.scan(b, exec);
         }
-        self.draw_pending(exec);
     }
 
     /// Scans a prepared chunk in command order: each look-up gets its texture (its CLUT's
@@ -349,35 +391,103 @@ fn set_clut(b: &mut Batch, entries: std::ops::Range<u32>, clut: ClutRef) {
     }
 }
 
-/// What a job gives back: the stage, the queue it ran (its allocations are reused) and the
-/// panic that stopped it, if one did.
+/// What a job gives back: the stage, the last queue it ran (its allocations are reused) and
+/// the panic that stopped it, if one did.
 struct Done {
     stage: Box<Stage>,
     queue: Queue,
     panic: Option<Box<dyn Any + Send>>,
 }
 
-/// Where a job leaves [`Done`] and wakes the caller.
+/// What the caller and the job in the background share: at most one queue waiting its turn,
+/// and the stage once the job has ended.
 #[derive(Default)]
-struct Slot {
-    done: Mutex<Option<Done>>,
+struct Mailbox {
+    post: Mutex<Post>,
+    /// Wakes the caller: a waiting queue was taken, or the job ended.
     wake: Condvar,
 }
 
-impl Slot {
-    fn put(&self, done: Done) {
-        *self.done.lock().unwrap_or_else(PoisonError::into_inner) = Some(done);
-        self.wake.notify_one();
+#[derive(Default)]
+struct Post {
+    /// The queue the job runs next.
+    waiting: Option<Queue>,
+    /// Queues the job has run, emptied, for the caller to fill again.
+    empty: Vec<Queue>,
+    /// The job takes no more queues.
+    ending: bool,
+    /// The job has ended.
+    done: Option<Done>,
+}
+
+impl Mailbox {
+    fn post(&self) -> MutexGuard<'_, Post> {
+        self.post.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Sleeps until the job has put its [`Done`], and takes it.
-    fn take(&self) -> Done {
-        let mut d = self.done.lock().unwrap_or_else(PoisonError::into_inner);
+    /// The caller hands `queue` to the job, leaving an empty one in its place, after the
+    /// queue waiting before it (if any) has been taken. False if the job is ending: it takes
+    /// no more, and `queue` is untouched.
+    fn hand_over(&self, queue: &mut Queue) -> bool {
+        let mut post = self.post();
         loop {
-            match d.take() {
-                Some(done) => return done,
-                None => d = self.wake.wait(d).unwrap_or_else(PoisonError::into_inner),
+            if post.ending {
+                return false;
             }
+            if post.waiting.is_none() {
+                let empty = post.empty.pop().unwrap_or_default();
+                post.waiting = Some(std::mem::replace(queue, empty));
+                return true;
+            }
+            post = self.wake.wait(post).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// The job takes the waiting queue, if there is one.
+    fn take_waiting(&self) -> Option<Queue> {
+        let q = self.post().waiting.take();
+        if q.is_some() {
+            self.wake.notify_all();
+        }
+        q
+    }
+
+    /// The job takes the waiting queue, or, if there is none, ends: it takes no more.
+    fn take_waiting_or_end(&self) -> Option<Queue> {
+        let mut post = self.post();
+        let q = post.waiting.take();
+        post.ending = q.is_none();
+        drop(post);
+        self.wake.notify_all();
+        q
+    }
+
+    /// The job gives back a queue it has run (emptied).
+    fn give_back(&self, queue: Queue) {
+        let mut post = self.post();
+        if post.empty.len() < 2 {
+            post.empty.push(queue);
+        }
+    }
+
+    /// The job has ended.
+    fn put(&self, done: Done) {
+        let mut post = self.post();
+        post.ending = true;
+        post.waiting = None;
+        post.done = Some(done);
+        drop(post);
+        self.wake.notify_all();
+    }
+
+    /// Sleeps until the job has ended, and takes what it left.
+    fn take(&self) -> Done {
+        let mut post = self.post();
+        loop {
+            if let Some(done) = post.done.take() {
+                return done;
+            }
+            post = self.wake.wait(post).unwrap_or_else(PoisonError::into_inner);
         }
     }
 }
@@ -386,8 +496,8 @@ impl Slot {
 pub(crate) struct Canvas {
     /// The stage, when no job holds it.
     here: Option<Box<Stage>>,
-    /// The job running in the background.
-    away: Option<Arc<Slot>>,
+    /// The job running in the background, and how it runs its queues.
+    away: Option<(Arc<Mailbox>, Exec)>,
     /// A queue a job gave back, for the next.
     spare: Queue,
 }
@@ -419,14 +529,14 @@ impl Canvas {
     /// Finishes the job in the background, if any: sleeps until it is done, and raises here a
     /// panic that stopped it.
     pub fn wait(&mut self) {
-        let Some(slot) = self.away.take() else {
+        let Some((mail, _)) = self.away.take() else {
             return;
         };
         let Done {
             stage,
             mut queue,
             panic,
-        } = slot.take();
+        } = mail.take();
         queue.clear();
         self.here = Some(stage);
         self.spare = queue;
@@ -435,30 +545,39 @@ impl Canvas {
         }
     }
 
-    /// Runs everything `queue` holds and leaves it empty: as a job on the pool when `exec`
-    /// has one and the queue is long enough, while the caller goes on; else here (waiting for
-    /// the job before, if any).
+    /// Runs everything `queue` holds and leaves it empty: on the pool in the background when
+    /// `exec` has one and the queue is long enough, while the caller goes on — handed to the
+    /// job already running, which takes it when done with the one before (the caller sleeps
+    /// only while an earlier queue still waits); else here, once the job (if any) is done.
     pub fn run(&mut self, queue: &mut Queue, exec: &Exec) {
         if queue.is_empty() {
             return;
         }
-        self.wait();
         let background = queue.len() >= BACKGROUND_MIN_PACKETS || exec.min_load == 0;
+        if let Some((mail, theirs)) = &self.away {
+            if background && same_run(theirs, exec) && mail.hand_over(queue) {
+                return;
+            }
+        }
+        self.wait();
         match &exec.pool {
             Some(pool) if background => {
                 let mut stage = self.here.take().expect("the stage is here");
                 let queue = std::mem::replace(queue, std::mem::take(&mut self.spare));
-                let slot = Arc::new(Slot::default());
-                let (theirs, exec) = (Arc::clone(&slot), exec.clone());
+                let mail = Arc::new(Mailbox::default());
+                let (theirs, exec_job) = (Arc::clone(&mail), exec.clone());
                 pool.spawn(move || {
-                    let ran = panic::catch_unwind(AssertUnwindSafe(|| stage.run(&queue, &exec)));
+                    let mut last = Queue::default();
+                    let ran = panic::catch_unwind(AssertUnwindSafe(|| {
+                        last = stage.run_posted(queue, &exec_job, &theirs);
+                    }));
                     theirs.put(Done {
                         stage,
-                        queue,
+                        queue: last,
                         panic: ran.err(),
                     });
                 });
-                self.away = Some(slot);
+                self.away = Some((mail, exec.clone()));
             }
             Some(pool) => {
                 let stage = self.here.as_mut().expect("the stage is here");
@@ -474,12 +593,23 @@ impl Canvas {
     }
 }
 
+/// Whether queues run under `a` and `b` are run alike (same pool, threads, kernel and
+/// least parallel load), so one job may run both.
+fn same_run(a: &Exec, b: &Exec) -> bool {
+    let pool = |e: &Exec| e.pool.as_ref().map(Arc::as_ptr);
+    #[cfg(test)]
+    if a.fault != b.fault {
+        return false;
+    }
+    pool(a) == pool(b) && a.threads == b.threads && a.simd == b.simd && a.min_load == b.min_load
+}
+
 impl Drop for Canvas {
     /// A GPU dropped with a job away waits for it (the pool's threads outlive the GPU); a
     /// panic in that job is dropped with it rather than raised while dropping.
     fn drop(&mut self) {
-        if let Some(slot) = self.away.take() {
-            drop(slot.take());
+        if let Some((mail, _)) = self.away.take() {
+            drop(mail.take());
         }
     }
 }
@@ -551,6 +681,63 @@ mod tests {
             canvas.run(&mut q, &exec(3, None));
             assert_eq!(canvas.images().vram[0], 0x001f, "{n} packets");
         }
+    }
+
+    /// `n` 8×8 rectangles of colour `red` (0–31), from row `y0` down VRAM's left column.
+    fn rects_at(n: usize, y0: u32, red: u32) -> Queue {
+        let mut q = Queue::default();
+        for i in 0..n as u32 {
+            q.push(
+                &[
+                    0x6000_0000 | red << 3,
+                    ((y0 + i * 8) % 512) << 16,
+                    8 << 16 | 8,
+                ],
+                Default::default,
+            );
+        }
+        q
+    }
+
+    /// Queues handed to a running job draw as they do one at a time on the caller: later
+    /// queues over earlier ones, in order.
+    #[test]
+    fn queues_handed_to_a_running_job_draw_in_order() {
+        let mut serial = Canvas::default();
+        let mut pooled = Canvas::default();
+        let alone = Exec {
+            pool: None,
+            ..exec(1, None)
+        };
+        let two = exec(2, None);
+        for k in 0..12u32 {
+            let red = 1 + k % 31;
+            serial.run(&mut rects_at(BACKGROUND_MIN_PACKETS, k * 24, red), &alone);
+            pooled.run(&mut rects_at(BACKGROUND_MIN_PACKETS, k * 24, red), &two);
+        }
+        assert!(pooled.away.is_some(), "the last queues are still away");
+        assert!(serial.images().vram == pooled.images().vram);
+        assert_eq!(
+            pooled.images().vram[0],
+            12,
+            "the last queue drew row 0 last"
+        );
+    }
+
+    /// A panic in a later queue (handed to the running job, or run by a new one if that one
+    /// had ended) reaches the caller, and the stage draws again afterwards.
+    #[test]
+    fn a_panic_in_a_handed_over_queue_reaches_the_caller() {
+        let mut canvas = Canvas::default();
+        let fault = exec(2, Some(400));
+        let caught = panic::catch_unwind(AssertUnwindSafe(|| {
+            canvas.run(&mut rects_at(BACKGROUND_MIN_PACKETS / 8, 0, 1), &fault);
+            canvas.run(&mut rects_at(BACKGROUND_MIN_PACKETS, 0, 2), &fault);
+            canvas.wait();
+        }));
+        assert!(caught.is_err(), "the panic is raised on the caller");
+        canvas.run(&mut rects(BACKGROUND_MIN_PACKETS), &exec(2, None));
+        assert_eq!(canvas.images().vram[0], 0x001f);
     }
 
     /// A canvas dropped with a job away waits for it, even one that panicked.
