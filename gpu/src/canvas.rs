@@ -52,6 +52,11 @@ pub const MAX_THREADS: usize = 256;
 /// where it costs no hand-over.
 pub const BACKGROUND_MIN_PACKETS: usize = 256;
 
+/// Queued packets from which a queue run on the caller's thread is prepared on the pool:
+/// four chunks, whose preparing (about a third of a millisecond of work) outweighs waking
+/// the pool's threads for it.
+pub const PARALLEL_PREPARE_PACKETS: usize = 4 * crate::prepare::CHUNK;
+
 /// How a queue is run: the pool (none: serial), its thread count, the span kernel, and the
 /// least estimated load drawn in bands.
 #[derive(Clone)]
@@ -90,8 +95,16 @@ enum Cut {
 
 impl Stage {
     /// Prepares, scans and draws everything `queue` holds.
+    /// On the caller's thread, the pool prepares only a queue of at least
+    /// [`PARALLEL_PREPARE_PACKETS`] and draws only a heavy batch: handing less to it costs more
+    /// wake-ups than it saves.
     fn run(&mut self, queue: &Queue, exec: &Exec) {
-        let chunks = prepare_all(queue, exec.pool.is_some(), &mut self.spare);
+        let chunks = match &exec.pool {
+            Some(pool) if queue.len() >= PARALLEL_PREPARE_PACKETS => {
+                pool.install(|| prepare_all(queue, true, &mut self.spare))
+            }
+            _ => prepare_all(queue, false, &mut self.spare),
+        };
         self.scan_all(chunks, exec);
         self.draw_pending(exec);
     }
@@ -579,17 +592,35 @@ impl Canvas {
                 });
                 self.away = Some((mail, exec.clone()));
             }
-            Some(pool) => {
-                let stage = self.here.as_mut().expect("the stage is here");
-                pool.install(|| stage.run(queue, exec));
-                queue.clear();
-            }
-            None => {
+            _ => {
                 let stage = self.here.as_mut().expect("the stage is here");
                 stage.run(queue, exec);
                 queue.clear();
             }
         }
+    }
+
+    /// Runs everything `queue` holds and waits until it is drawn (a transfer, a read of VRAM
+    /// or a setting change follows). With a job away, the queue is handed to it (it goes on
+    /// without ending in between); else it runs here, on the caller's thread, since a job the
+    /// caller waits for at once would only add a hand-over each way — unless `exec` asks for
+    /// the pool whatever the load (`min_load` 0).
+    pub fn finish(&mut self, queue: &mut Queue, exec: &Exec) {
+        if exec.min_load == 0 {
+            self.run(queue, exec);
+        } else if !queue.is_empty() {
+            let handed = match &self.away {
+                Some((mail, theirs)) => same_run(theirs, exec) && mail.hand_over(queue),
+                None => false,
+            };
+            if !handed {
+                self.wait();
+                let stage = self.here.as_mut().expect("the stage is here");
+                stage.run(queue, exec);
+                queue.clear();
+            }
+        }
+        self.wait();
     }
 }
 

@@ -297,8 +297,8 @@ impl Gpu {
 
     /// Draws everything queued, and waits until it is drawn.
     fn flush(&mut self) {
-        self.end_batch();
-        self.canvas.wait();
+        let exec = self.exec();
+        self.canvas.finish(&mut self.queue, &exec);
     }
 
     /// Runs what is queued (see `canvas.rs`): as a job on the pool of [`Threads`] in the
