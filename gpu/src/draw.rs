@@ -162,9 +162,10 @@ impl Gpu {
                 let queued = prepare::polygon(&mut b, &snap, flags, &verts);
                 for (k, q) in queued.into_iter().enumerate() {
                     if q {
-                        parts.push(match flags.quad {
-                            true => Part::Triangle(k as u8),
-                            false => Part::Whole,
+                        parts.push(if flags.quad {
+                            Part::Triangle(k as u8)
+                        } else {
+                            Part::Whole
                         });
                     }
                 }
@@ -347,9 +348,10 @@ impl Gpu {
             .map(|(k, (_, _, i))| (k, i))
             .collect();
         for (k, i) in hits {
-            let outcome = match check && before[k] & 0x8000 != 0 {
-                true => Outcome::Masked,
-                false => Outcome::Written,
+            let outcome = if check && before[k] & 0x8000 != 0 {
+                Outcome::Masked
+            } else {
+                Outcome::Written
             };
             tr.record(k, before[k], vram[i], outcome, None);
         }

@@ -270,9 +270,10 @@ impl Gpu {
     /// use the portable one. Both draw the same pixels; this exists to test and measure that.
     pub fn set_simd(&mut self, enabled: bool) {
         self.flush();
-        self.simd = match enabled {
-            true => Simd::best(),
-            false => Simd::Portable,
+        self.simd = if enabled {
+            Simd::best()
+        } else {
+            Simd::Portable
         };
     }
 

@@ -107,9 +107,10 @@ impl Queue {
     ) {
         let op = 0x40 | (flags.gouraud as u32) << 4 | (flags.semi as u32) << 1;
         let first = op << 24 | (from.color.0 & 0xff_ffff);
-        match flags.gouraud {
-            true => self.push(&[first, from.pos.0, to.color.0, to.pos.0], snap),
-            false => self.push(&[first, from.pos.0, to.pos.0], snap),
+        if flags.gouraud {
+            self.push(&[first, from.pos.0, to.color.0, to.pos.0], snap)
+        } else {
+            self.push(&[first, from.pos.0, to.pos.0], snap)
         }
     }
 
@@ -142,13 +143,14 @@ pub fn prepare_all(queue: &Queue, parallel: bool, spare: &mut Vec<Batch>) -> Vec
     let mut out: Vec<Batch> = std::iter::repeat_with(|| spare.pop().unwrap_or_default())
         .take(n)
         .collect();
-    match parallel && n > 1 {
-        true => (out.par_iter_mut())
+    if parallel && n > 1 {
+        (out.par_iter_mut())
             .zip(queue.items.par_chunks(CHUNK))
-            .for_each(|(b, items)| prepare(b, queue, items)),
-        false => (out.iter_mut())
+            .for_each(|(b, items)| prepare(b, queue, items));
+    } else {
+        (out.iter_mut())
             .zip(chunks)
-            .for_each(|(b, items)| prepare(b, queue, items)),
+            .for_each(|(b, items)| prepare(b, queue, items));
     }
     out
 }
@@ -244,14 +246,11 @@ pub fn rect(
     let (x, y) = s.place(vert.pos);
     let (x, y) = (x + wrap_shift(x), y + wrap_shift(y));
     let mode = s.draw_mode;
-    let texture = match flags.textured && !snap.textures_disabled() {
-        true => {
-            let (u, v) = (vert.tex.u(), vert.tex.v());
-            let uv = UvBounds::rect(u, v, (w, h), (mode.flip_x(), mode.flip_y()));
-            Some((look(batch, snap, Clut(vert.tex.attr()), uv), u, v))
-        }
-        false => None,
-    };
+    let texture = (flags.textured && !snap.textures_disabled()).then(|| {
+        let (u, v) = (vert.tex.u(), vert.tex.v());
+        let uv = UvBounds::rect(u, v, (w, h), (mode.flip_x(), mode.flip_y()));
+        (look(batch, snap, Clut(vert.tex.attr()), uv), u, v)
+    });
     let c: ColorWord = vert.color;
     let r = Rect {
         x,

@@ -87,9 +87,10 @@ impl Batch {
         }
         let (t, b) = p.rows();
         let (l, r) = p.cols();
-        self.drawn.push(match t < b && l < r {
-            true => TileSet::rect(l as usize, t as usize, (r - l) as usize, (b - t) as usize),
-            false => TileSet::EMPTY,
+        self.drawn.push(if t < b && l < r {
+            TileSet::rect(l as usize, t as usize, (r - l) as usize, (b - t) as usize)
+        } else {
+            TileSet::EMPTY
         });
         if t < b && l < r {
             // Pixels per band: the bounding box (half of it for a triangle) spread over its rows.
@@ -169,24 +170,27 @@ impl Batch {
         };
         for (k, e) in order.iter().enumerate() {
             let p = old.prim(e);
-            match k < at {
-                true => self.push(p),
-                false => rest.push(p),
+            if k < at {
+                self.push(p);
+            } else {
+                rest.push(p);
             }
         }
         for l in looks {
-            match (l.at as usize) < at {
-                true => self.looks.push(l),
-                false => rest.looks.push(Look {
+            if (l.at as usize) < at {
+                self.looks.push(l);
+            } else {
+                rest.looks.push(Look {
                     at: l.at - at as u32,
                     ..l
-                }),
+                });
             }
         }
         for (e, epoch) in epochs {
-            match (e as usize) < at {
-                true => self.epochs.push((e, epoch)),
-                false => rest.epochs.push((e - at as u32, epoch)),
+            if (e as usize) < at {
+                self.epochs.push((e, epoch));
+            } else {
+                rest.epochs.push((e - at as u32, epoch));
             }
         }
         rest
@@ -197,4 +201,95 @@ impl Batch {
 fn push<T>(vec: &mut Vec<T>, v: T) -> u32 {
     vec.push(v);
     (vec.len() - 1) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prepare::{prepare_all, Queue, Snap};
+    use crate::state::DrawState;
+
+    /// A prepared batch of every kind of entry — textured quads (two entries for one look-up),
+    /// flat triangles, lines, textured rectangles — under three texture-cache epochs.
+    fn mixed() -> Batch {
+        let mut q = Queue::default();
+        for i in 0..24u32 {
+            let snap = || Snap {
+                state: DrawState {
+                    area_br: 1023 | 511 << 10,
+                    ..DrawState::default()
+                },
+                cache_epoch: i / 9,
+                ..Snap::default()
+            };
+            if i % 9 == 0 {
+                q.state_changed();
+            }
+            let (x, y) = (i * 37 % 900, i * 53 % 480);
+            let xy = |dx: u32, dy: u32| (y + dy) << 16 | (x + dx);
+            match i % 4 {
+                0 => q.push(
+                    &[
+                        0x2c80_8080,
+                        xy(0, 0),
+                        0x0000_0000,
+                        xy(30, 0),
+                        0x0000_0010,
+                        xy(0, 20),
+                        0x0000_1000,
+                        xy(30, 20),
+                        0x0000_1010,
+                    ],
+                    snap,
+                ),
+                1 => q.push(&[0x2000_00ff, xy(0, 0), xy(40, 5), xy(10, 35)], snap),
+                2 => q.push(&[0x4000_ff00, xy(0, 0), xy(50, 30)], snap),
+                _ => q.push(&[0x6480_8080, xy(0, 0), 0x0000_0000, 12 << 16 | 20], snap),
+            }
+        }
+        let mut chunks = prepare_all(&q, false, &mut Vec::new());
+        assert_eq!(chunks.len(), 1);
+        chunks.pop().unwrap()
+    }
+
+    /// Splitting at every entry keeps each primitive, its drawn tiles and its load on its
+    /// side, and rebases the look-ups and epochs of the part after the cut.
+    #[test]
+    fn split_off_partitions_a_batch_at_every_entry() {
+        let whole = mixed();
+        let n = whole.len();
+        assert!(n > 24 && whole.looks.len() == 12 && whole.epochs.len() == 3);
+        for at in 0..=n {
+            let mut head = mixed();
+            let tail = head.split_off(at);
+            assert_eq!((head.len(), tail.len()), (at, n - at), "cut at {at}");
+            for k in 0..n {
+                let (side, j) = if k < at { (&head, k) } else { (&tail, k - at) };
+                let (a, b) = (whole.prim(&whole.order[k]), side.prim(&side.order[j]));
+                assert_eq!(format!("{a:?}"), format!("{b:?}"), "entry {k}, cut at {at}");
+                assert_eq!(whole.drawn[k], side.drawn[j], "entry {k}, cut at {at}");
+            }
+            let load: Vec<u64> = (0..BANDS)
+                .map(|i| {
+                    let l = |b: &Batch| b.load.get(i).copied().unwrap_or(0) as u64;
+                    l(&head) + l(&tail)
+                })
+                .collect();
+            let want: Vec<u64> = (0..BANDS).map(|i| whole.load[i] as u64).collect();
+            assert_eq!(load, want, "cut at {at}");
+            let looks: Vec<(u32, u32)> = (head.looks.iter().map(|l| (l.at, l.count)))
+                .chain(tail.looks.iter().map(|l| (l.at + at as u32, l.count)))
+                .collect();
+            let want: Vec<(u32, u32)> = whole.looks.iter().map(|l| (l.at, l.count)).collect();
+            assert_eq!(looks, want, "cut at {at}");
+            let epochs: Vec<(u32, u32)> = (head.epochs.iter().copied())
+                .chain(tail.epochs.iter().map(|&(e, c)| (e + at as u32, c)))
+                .collect();
+            let starts: Vec<u32> = whole.epochs.iter().map(|&(_, c)| c).collect();
+            assert!(epochs.iter().all(|&(e, c)| {
+                let k = whole.epochs.iter().rposition(|&(w, _)| w <= e).unwrap();
+                starts[k] == c
+            }));
+        }
+    }
 }

@@ -67,9 +67,10 @@ impl UvBounds {
     pub fn rect(u0: u8, v0: u8, (w, h): (i32, i32), (flip_x, flip_y): (bool, bool)) -> Self {
         let axis = |start: u8, n: i32, back: bool| -> (u8, u8) {
             let n = n.clamp(1, 256) - 1;
-            let (lo, hi) = match back {
-                false => (start as i32, start as i32 + n),
-                true => (start as i32 - n, start as i32),
+            let (lo, hi) = if back {
+                (start as i32 - n, start as i32)
+            } else {
+                (start as i32, start as i32 + n)
             };
             match (lo, hi) {
                 (0..=255, 0..=255) => (lo as u8, hi as u8),
