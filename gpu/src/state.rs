@@ -3,7 +3,7 @@
 //! pixels are written.
 
 use crate::gp0::decode::RawVertex;
-use crate::gp0::fields::{sext11, TexPage, TexWindow, VertexWord};
+use crate::gp0::fields::{AreaCorner, DrawOffset, MaskSetting, TexPage, TexWindow, VertexWord};
 
 /// How far a primitive is moved along an axis so that its pixels land where the hardware
 /// draws them, given its lowest coordinate `lo` there: pixel coordinates are 11-bit signed, so
@@ -45,28 +45,28 @@ pub struct DrawState {
 impl DrawState {
     /// The drawing area, inclusive.
     pub fn clip(&self) -> Clip {
+        let (tl, br) = (AreaCorner(self.area_tl), AreaCorner(self.area_br));
         Clip {
-            x0: (self.area_tl & 0x3ff) as i32,
-            y0: ((self.area_tl >> 10) & 0x1ff) as i32,
-            x1: (self.area_br & 0x3ff) as i32,
-            y1: ((self.area_br >> 10) & 0x1ff) as i32,
+            x0: tl.x(),
+            y0: tl.y(),
+            x1: br.x(),
+            y1: br.y(),
         }
     }
 
     /// The drawing offset (x, y), sign-extended.
     pub fn offset(&self) -> (i32, i32) {
-        (
-            sext11(self.offset as i32),
-            sext11((self.offset >> 11) as i32),
-        )
+        let o = DrawOffset(self.offset);
+        (o.x(), o.y())
     }
 
     /// How a primitive writes pixels: blending when `semi`, and the mask bits.
     pub fn pixel_mode(&self, semi: bool) -> PixelMode {
+        let mask = MaskSetting(self.mask);
         PixelMode {
             blend: semi.then(|| self.draw_mode.blend_mode()),
-            set_mask: ((self.mask & 1) as u16) << 15,
-            check_mask: self.mask & 2 != 0,
+            set_mask: u16::from(mask.set()) << 15,
+            check_mask: mask.check(),
         }
     }
 

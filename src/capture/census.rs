@@ -2,13 +2,13 @@
 //! port, frames, GP0 commands by kind, GP1 commands by name, and the VRAM rectangles the
 //! commands write.
 //!
-//! GP0 words are assembled into packets the way the GPU does (lengths from
-//! [`gpu::gp0::decode::packet_words`], polylines until their terminator, upload payloads
-//! skipped) and decoded by [`gpu::gp0::decode::decode`], the only reader of opcodes, so the
-//! counts use the GPU's own vocabulary. VRAM areas: uploads, copies and fills are exact rectangles; what primitives
-//! touch is bounded by their vertices plus the drawing offset, clipped to the drawing area —
-//! an upper bound (a primitive's right and bottom edges are not drawn, and thin primitives
-//! cover less than their box).
+//! GP0 words are assembled into packets by the GPU's own [`Assembler`] (polylines segment by
+//! segment until their terminator, upload payloads skipped) and decoded by
+//! [`gpu::gp0::decode::decode`], the only reader of opcodes, so the counts use the GPU's own
+//! vocabulary; GP1 commands are named by [`gpu::gp1::name`]. VRAM areas: uploads, copies and
+//! fills are exact rectangles; what primitives touch is bounded by their vertices plus the
+//! drawing offset, clipped to the drawing area — an upper bound (a primitive's right and bottom
+//! edges are not drawn, and thin primitives cover less than their box).
 //!
 //! Pixels covered ([`Census::pixels`], what `replay --repeat` divides by its time): the sum
 //! over drawing commands of their geometric area, before clipping to the drawing area —
@@ -19,8 +19,10 @@
 
 use serde::Serialize;
 
-use gpu::gp0::decode::{decode, is_polyline_terminator, packet_words, Gp0Command, RectSize};
-use gpu::gp0::fields::sext11;
+use gpu::gp0::assembler::{Assembler, Step};
+use gpu::gp0::decode::{decode, Gp0Command, RawVertex};
+use gpu::gp0::fields::{AreaCorner, DrawOffset};
+use gpu::gp1;
 use gpu::vram::{transfer_size, transfer_xy};
 
 use crate::capture::dump::Packet;
@@ -150,51 +152,17 @@ pub struct Census {
     pub vram: Areas,
 }
 
-/// GP1 command names (psx-spx "GPU Display Control Commands"), by command byte.
-fn gp1_name(cmd: u8) -> &'static str {
-    match cmd {
-        0x00 => "reset",
-        0x01 => "reset command buffer",
-        0x02 => "acknowledge IRQ",
-        0x03 => "display enable",
-        0x04 => "DMA direction",
-        0x05 => "display start",
-        0x06 => "horizontal range",
-        0x07 => "vertical range",
-        0x08 => "display mode",
-        0x09 => "texture disable",
-        0x10..=0x1F => "GPU info",
-        _ => "other",
-    }
-}
-
-/// Where the GP0 assembler stands between words.
-enum State {
-    Idle,
-    Fixed {
-        len: usize,
-    },
-    /// `last`: the previous vertex, where the next segment starts.
-    Polyline {
-        gouraud: bool,
-        colour_next: bool,
-        last: (i32, i32),
-    },
-    Upload {
-        words_left: u64,
-    },
-}
-
-/// The drawing state that decides where primitives land.
+/// The drawing state that decides where primitives land: GP0(E3h), GP0(E4h), GP0(E5h).
+#[derive(Default)]
 struct Env {
-    offset: (i32, i32),
-    area: (i32, i32, i32, i32),
+    top_left: AreaCorner,
+    bottom_right: AreaCorner,
+    offset: DrawOffset,
 }
 
 struct Counter {
     census: Census,
-    state: State,
-    words: Vec<u32>,
+    assembler: Assembler,
     env: Env,
     gp1: Vec<u64>,
 }
@@ -211,78 +179,38 @@ fn line_pixels(a: (i32, i32), b: (i32, i32)) -> u64 {
     (a.0 - b.0).unsigned_abs().max((a.1 - b.1).unsigned_abs()) as u64 + 1
 }
 
+/// A vertex as sent (before the drawing offset).
+fn point(v: &RawVertex) -> (i32, i32) {
+    (v.pos.x(), v.pos.y())
+}
+
 impl Counter {
     fn new() -> Self {
         Counter {
             census: Census::default(),
-            state: State::Idle,
-            words: Vec::new(),
-            env: Env {
-                offset: (0, 0),
-                area: (0, 0, 0, 0),
-            },
+            assembler: Assembler::default(),
+            env: Env::default(),
             gp1: vec![0; 256],
         }
     }
 
     fn gp1(&mut self, w: u32) {
         self.census.gp1_words += 1;
-        self.gp1[(w >> 24) as usize & 0x3f] += 1;
+        self.gp1[usize::from(gp1::command(w))] += 1;
     }
 
-    fn gp0(&mut self, w: u32) {
-        self.census.gp0_words += 1;
-        match std::mem::replace(&mut self.state, State::Idle) {
-            State::Upload { words_left } => {
-                if words_left > 1 {
-                    self.state = State::Upload {
-                        words_left: words_left - 1,
-                    };
-                }
-            }
-            State::Polyline {
-                gouraud,
-                colour_next,
-                last,
-            } => {
-                let at_point_start = !gouraud || colour_next;
-                if at_point_start && is_polyline_terminator(w) {
-                    return;
-                }
-                if gouraud && colour_next {
-                    self.state = State::Polyline {
-                        gouraud,
-                        colour_next: false,
-                        last,
-                    };
-                    return;
-                }
-                let v = gpu::gp0::fields::VertexWord(w);
-                let p = (v.x(), v.y());
-                self.drawn(&[p], 0, 0);
-                self.census.pixels += line_pixels(last, p);
-                self.state = State::Polyline {
-                    gouraud,
-                    colour_next: gouraud,
-                    last: p,
-                };
-            }
-            State::Idle => {
-                self.words.clear();
-                self.words.push(w);
-                let len = packet_words(w);
-                if len == 1 {
-                    self.packet();
-                } else {
-                    self.state = State::Fixed { len };
-                }
-            }
-            State::Fixed { len } => {
-                self.words.push(w);
-                if self.words.len() >= len {
-                    self.packet();
-                } else {
-                    self.state = State::Fixed { len };
+    /// Takes GP0 words, counting each packet and polyline segment as it completes.
+    fn gp0(&mut self, words: &[u32]) {
+        let mut at = 0;
+        while at < words.len() {
+            match self.assembler.next(words, &mut at) {
+                Step::Pending | Step::Payload(_) => {}
+                Step::Packet(r) => self.command(decode(&words[r])),
+                Step::Gathered => self.command(decode(&self.assembler.gathered())),
+                Step::Segment { from, to, .. } => {
+                    let (from, to) = (point(&from), point(&to));
+                    self.drawn(&[to], 0, 0);
+                    self.census.pixels += line_pixels(from, to);
                 }
             }
         }
@@ -290,8 +218,9 @@ impl Counter {
 
     /// Adds a primitive's box: `points` (before the offset) widened by `w`×`h` − 1.
     fn drawn(&mut self, points: &[(i32, i32)], w: i32, h: i32) {
-        let (ox, oy) = self.env.offset;
-        let (ax0, ay0, ax1, ay1) = self.env.area;
+        let (tl, br, offset) = (self.env.top_left, self.env.bottom_right, self.env.offset);
+        let (ox, oy) = (offset.x(), offset.y());
+        let (ax0, ay0, ax1, ay1) = (tl.x(), tl.y(), br.x(), br.y());
         let xs = points.iter().map(|p| p.0 + ox);
         let ys = points.iter().map(|p| p.1 + oy);
         let (x0, x1) = (
@@ -315,48 +244,20 @@ impl Counter {
         self.census.vram.drawing = Area::union(self.census.vram.drawing, a);
     }
 
-    fn packet(&mut self) {
-        let words = std::mem::take(&mut self.words);
-        let cmd = decode(&words);
-        match &cmd {
-            Gp0Command::CpuToVram { xy, wh } => {
-                let (x, y) = transfer_xy(*xy);
-                let (w, h) = transfer_size(*wh);
-                let c = &mut self.census.gp0;
-                c.uploads += 1;
-                let halfwords = (w * h) as u64;
-                c.upload_halfwords += halfwords;
-                self.census.vram.uploads =
-                    Area::rect(x, y, w, h).and_then(|a| Area::union(self.census.vram.uploads, a));
-                self.state = State::Upload {
-                    words_left: halfwords.div_ceil(2),
-                };
-            }
-            Gp0Command::VramToCpu { .. } => self.census.gp0.reads += 1,
-            _ => {}
-        }
-        let polyline = match &cmd {
-            Gp0Command::Line { flags, .. } if flags.polyline() => Some(flags.gouraud),
-            _ => None,
-        };
-        let last = self.command(cmd);
-        if let Some(gouraud) = polyline {
-            self.state = State::Polyline {
-                gouraud,
-                colour_next: true,
-                last,
-            };
-        }
-        self.words = words;
-    }
-
-    /// Counts one decoded command; returns a line's last vertex (where a polyline goes on).
-    fn command(&mut self, cmd: Gp0Command) -> (i32, i32) {
+    /// Counts one decoded command.
+    fn command(&mut self, cmd: Gp0Command) {
         let c = &mut self.census.gp0;
         match cmd {
             Gp0Command::Nop | Gp0Command::ClearCache => c.other += 1,
-            // Counted with their data words in `gp0`, before decoding.
-            Gp0Command::CpuToVram { .. } | Gp0Command::VramToCpu { .. } => {}
+            Gp0Command::CpuToVram { xy, wh } => {
+                let (x, y) = transfer_xy(xy);
+                let (w, h) = transfer_size(wh);
+                c.uploads += 1;
+                c.upload_halfwords += (w * h) as u64;
+                self.census.vram.uploads =
+                    Area::rect(x, y, w, h).and_then(|a| Area::union(self.census.vram.uploads, a));
+            }
+            Gp0Command::VramToCpu { .. } => c.reads += 1,
             Gp0Command::Fill { xy, wh, .. } => {
                 c.fills += 1;
                 let (x, y, w, h) = gpu::vram::fill_rect(xy, wh);
@@ -375,18 +276,16 @@ impl Counter {
                 c.gouraud_polygons += flags.gouraud as u64;
                 c.semi_transparent += flags.semi as u64;
                 let n = if flags.quad { 4 } else { 3 };
-                let pts: Vec<(i32, i32)> =
-                    verts[..n].iter().map(|v| (v.pos.x(), v.pos.y())).collect();
+                let pts: Vec<(i32, i32)> = verts[..n].iter().map(point).collect();
                 self.census.pixels += pts.windows(3).map(triangle_pixels).sum::<u64>();
                 self.drawn(&pts, 0, 0);
             }
             Gp0Command::Line { flags, verts } => {
                 c.lines += 1;
                 c.semi_transparent += flags.semi as u64;
-                let pts: Vec<(i32, i32)> = verts.iter().map(|v| (v.pos.x(), v.pos.y())).collect();
+                let pts: Vec<(i32, i32)> = verts.iter().map(point).collect();
                 self.census.pixels += pts.windows(2).map(|s| line_pixels(s[0], s[1])).sum::<u64>();
                 self.drawn(&pts, 0, 0);
-                return pts.last().copied().unwrap_or((0, 0));
             }
             Gp0Command::Rect {
                 flags,
@@ -396,15 +295,10 @@ impl Counter {
             } => {
                 c.rectangles += 1;
                 c.semi_transparent += flags.semi as u64;
-                let (w, h) = match size {
-                    RectSize::Variable => ((wh & 0x3ff) as i32, ((wh >> 16) & 0x1ff) as i32),
-                    RectSize::One => (1, 1),
-                    RectSize::Eight => (8, 8),
-                    RectSize::Sixteen => (16, 16),
-                };
+                let (w, h) = size.size(wh);
                 if w > 0 && h > 0 {
                     self.census.pixels += (w * h) as u64;
-                    self.drawn(&[(vert.pos.x(), vert.pos.y())], w, h);
+                    self.drawn(&[point(&vert)], w, h);
                 }
             }
             Gp0Command::Copy { dst, wh, .. } => {
@@ -420,29 +314,27 @@ impl Counter {
             }
             Gp0Command::AreaTopLeft(w) => {
                 c.environment += 1;
-                self.env.area.0 = (w & 0x3ff) as i32;
-                self.env.area.1 = ((w >> 10) & 0x1ff) as i32;
+                self.env.top_left = AreaCorner::from_word(w);
             }
             Gp0Command::AreaBottomRight(w) => {
                 c.environment += 1;
-                self.env.area.2 = (w & 0x3ff) as i32;
-                self.env.area.3 = ((w >> 10) & 0x1ff) as i32;
+                self.env.bottom_right = AreaCorner::from_word(w);
             }
             Gp0Command::Offset(w) => {
                 c.environment += 1;
-                self.env.offset = (sext11(w as i32), sext11((w >> 11) as i32));
+                self.env.offset = DrawOffset::from_word(w);
             }
         }
-        (0, 0)
     }
 
     fn finish(mut self) -> Census {
+        self.census.gp0_words = self.assembler.words();
         self.census.gp1 = self
             .gp1
             .iter()
             .enumerate()
             .filter(|(_, &n)| n > 0)
-            .map(|(cmd, &n)| (format!("{:02X}h {}", cmd, gp1_name(cmd as u8)), n))
+            .map(|(cmd, &n)| (format!("{:02X}h {}", cmd, gp1::name(cmd as u8)), n))
             .collect();
         let v = &mut self.census.vram;
         v.all = [v.uploads, v.fills, v.copies, v.drawing]
@@ -471,7 +363,7 @@ impl Census {
             Input::Stream { items, .. } => {
                 for item in items {
                     match *item {
-                        Item::Gp0(w) => c.gp0(w),
+                        Item::Gp0(w) => c.gp0(&[w]),
                         Item::Gp1(w) => c.gp1(w),
                         Item::Frame => {
                             c.census.frames += 1;
@@ -486,7 +378,7 @@ impl Census {
             Input::Dump(d) => {
                 for p in d.packets() {
                     match p {
-                        Packet::Gp0(ws) => ws.iter().for_each(|&w| c.gp0(w)),
+                        Packet::Gp0(ws) => c.gp0(ws),
                         Packet::Gp1(ws) => ws.iter().for_each(|&w| c.gp1(w)),
                         Packet::VSync(_) => {
                             c.census.frames += 1;

@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
-use gpu::gp0::decode::{decode, Gp0Command, PolyFlags, RawVertex, RectSize};
-use gpu::gp0::fields::{Clut, TexPage, TexWindow, TextureDepth};
+use gpu::gp0::decode::{decode, Gp0Command, PolyFlags, RawVertex};
+use gpu::gp0::fields::{Clut, ColorWord, MaskSetting, TexPage, TexWindow, TextureDepth};
 use gpu::raster::feedback::TexelSource;
 use gpu::raster::Outcome;
 use gpu::trace::{Part, PixelEvent};
@@ -73,18 +73,20 @@ fn event(e: &PixelEvent, at: Option<String>) -> String {
     }
     if is_primitive(&cmd) {
         let [x0, y0, x1, y1] = st.area;
-        let blend = match semi(&cmd) {
-            true => format!(", blend {}", blend_name(page)),
-            false => String::new(),
+        let blend = if semi(&cmd) {
+            format!(", blend {}", blend_name(page))
+        } else {
+            String::new()
         };
+        let mask = MaskSetting(st.mask);
         let _ = writeln!(
             s,
             "    state: offset ({},{}), area ({x0},{y0})-({x1},{y1}){blend}, dither {}, mask set {} check {}",
             st.offset.0,
             st.offset.1,
             if page.dither() { "on" } else { "off" },
-            st.mask & 1,
-            (st.mask >> 1) & 1
+            u8::from(mask.set()),
+            u8::from(mask.check())
         );
     }
     let mut pixel = String::from("    pixel:");
@@ -134,7 +136,7 @@ fn texel_source(source: Option<TexelSource>) -> String {
 
 /// `3Ah polygon: gouraud quad, semi-transparent; triangle 2 (v1 v2 v3)`.
 fn title(words: &[u32], cmd: &Gp0Command, part: Part) -> String {
-    let op = words.first().map_or(0, |w| w >> 24);
+    let op = words.first().map_or(0, |&w| ColorWord(w).command());
     let what = match cmd {
         Gp0Command::Polygon { flags, .. } => format!(
             "polygon: {}{}",
@@ -162,12 +164,7 @@ fn title(words: &[u32], cmd: &Gp0Command, part: Part) -> String {
         Gp0Command::Rect {
             flags, size, wh, ..
         } => {
-            let (w, h) = match size {
-                RectSize::Variable => (wh & 0x3ff, (wh >> 16) & 0x1ff),
-                RectSize::One => (1, 1),
-                RectSize::Eight => (8, 8),
-                RectSize::Sixteen => (16, 16),
-            };
+            let (w, h) = size.size(*wh);
             shape(flags, &format!("rectangle {w}x{h}"))
         }
         Gp0Command::Fill { color, xy, wh } => {

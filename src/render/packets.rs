@@ -3,82 +3,71 @@
 //!
 //! Bit layouts: psx-spx "GPU Render Polygon Commands", "GPU Rendering Attributes" and
 //! "GPU Memory Transfer Commands" (../shared/spec/psx-spx-gpu.md). Sure: these are the
-//! documented encodings every game uses. Every parameter word is built by the encoders of
-//! `gpu::gp0::fields` ([`ColorWord`], [`VertexWord`], [`TexCoordWord`], [`TexPage`], [`Clut`]),
-//! the same types the GPU decodes them with.
+//! documented encodings every game uses. Every word is built by the encoders of
+//! `gpu::gp0::fields` and `gpu::gp0::decode` ([`ColorWord`], [`VertexWord`], [`TexCoordWord`],
+//! [`TexPage`], [`Clut`], [`TexWindow`], [`AreaCorner`], [`DrawOffset`], [`MaskSetting`],
+//! [`fill_packet`], [`cpu_to_vram_header`]), the same types the GPU decodes them with.
 
+use gpu::gp0::decode::{cpu_to_vram_header, fill_packet, payload_word};
+use gpu::gp0::fields::{
+    AreaCorner, ColorWord, DrawOffset, MaskSetting, TexCoordWord, TexWindow, VertexWord, VramSize,
+    VramXy,
+};
 pub use gpu::gp0::fields::{BlendMode, Clut, TexPage};
-use gpu::gp0::fields::{ColorWord, TexCoordWord, VertexWord};
 
 /// A screen vertex: the GTE's SX/SY, written into a GP0 vertex word ([`VertexWord`]), of which
 /// the GPU reads signed 11-bit X and Y (psx-spx "Vertex").
 pub use gte::typed::ScreenXY;
 
-/// A 24-bit colour word's low bits: `0xBBGGRR`.
-pub fn rgb_word(c: [u8; 3]) -> u32 {
-    ColorWord::new(0, c).0
-}
-
 /// GP0(02h): fill the rectangle with a colour (X rounded to 16 by the GPU, width likewise).
 pub fn fill(out: &mut Vec<u32>, x: u16, y: u16, w: u16, h: u16, color: [u8; 3]) {
-    out.extend([
-        0x0200_0000 | rgb_word(color),
-        x as u32 | (y as u32) << 16,
-        w as u32 | (h as u32) << 16,
-    ]);
+    out.extend(fill_packet(color, VramXy::new(x, y), VramSize::new(w, h)));
 }
 
-/// GP0(E1h): draw mode — texpage bits, dithering (bit 9), drawing to the displayed area allowed
-/// (bit 10).
+/// GP0(E1h): draw mode — the page's texture bits (page, blend mode, depth), dithering (bit 9),
+/// drawing to the displayed area allowed (bit 10).
 pub fn draw_mode(page: TexPage, dither: bool) -> u32 {
-    0xE100_0000 | (page.0 as u32 & 0x1ff) | (dither as u32) << 9 | 1 << 10
+    page.texture_bits()
+        .with_dither(dither)
+        .with_draw_to_display(true)
+        .draw_mode_word()
 }
 
 /// GP0(E2h): texture window. `mask` and `offset` are in 8-texel steps (5 bits each per axis):
 /// texcoord = (texcoord AND NOT (mask*8)) OR ((offset AND mask)*8).
 pub fn texture_window(mask_x: u8, mask_y: u8, off_x: u8, off_y: u8) -> u32 {
-    0xE200_0000
-        | (mask_x as u32 & 31)
-        | (mask_y as u32 & 31) << 5
-        | (off_x as u32 & 31) << 10
-        | (off_y as u32 & 31) << 15
+    TexWindow::new(mask_x, mask_y, off_x, off_y).word()
 }
 
 /// GP0(E3h)/(E4h): drawing area corners (inclusive), X 10 bits, Y 9 bits.
 pub fn draw_area(x0: u16, y0: u16, x1: u16, y1: u16) -> [u32; 2] {
     [
-        0xE300_0000 | (x0 as u32 & 0x3ff) | (y0 as u32 & 0x1ff) << 10,
-        0xE400_0000 | (x1 as u32 & 0x3ff) | (y1 as u32 & 0x1ff) << 10,
+        AreaCorner::new(x0, y0).top_left_word(),
+        AreaCorner::new(x1, y1).bottom_right_word(),
     ]
 }
 
 /// GP0(E5h): drawing offset, signed 11-bit X and Y.
 pub fn draw_offset(x: i16, y: i16) -> u32 {
-    0xE500_0000 | (x as u32 & 0x7ff) | (y as u32 & 0x7ff) << 11
+    DrawOffset::new(x, y).word()
 }
 
 /// GP0(E6h): mask bit setting — neither force nor check.
-pub const MASK_OFF: u32 = 0xE600_0000;
+pub const MASK_OFF: u32 = MaskSetting::new(false, false).word();
 
 /// GP0(E6h): mask bit setting. `set` (bit 0): every pixel drawn gets bit 15 = 1; `check`
 /// (bit 1): pixels whose bit 15 is already 1 are not drawn over.
 pub fn mask_setting(set: bool, check: bool) -> u32 {
-    MASK_OFF | set as u32 | (check as u32) << 1
+    MaskSetting::new(set, check).word()
 }
 
 /// GP0(A0h): copy a rectangle from the CPU to VRAM; `data` holds `w*h` halfwords, row-major.
 pub fn upload(out: &mut Vec<u32>, x: u16, y: u16, w: u16, h: u16, data: &[u16]) {
-    out.extend([
-        0xA000_0000,
-        x as u32 | (y as u32) << 16,
-        w as u32 | (h as u32) << 16,
-    ]);
-    let mut it = data.chunks(2);
-    for pair in &mut it {
-        let lo = pair[0] as u32;
-        let hi = pair.get(1).copied().unwrap_or(0) as u32;
-        out.push(lo | hi << 16);
-    }
+    out.extend(cpu_to_vram_header(VramXy::new(x, y), VramSize::new(w, h)));
+    out.extend(
+        data.chunks(2)
+            .map(|pair| payload_word(pair[0], pair.get(1).copied().unwrap_or(0))),
+    );
 }
 
 /// Texture part of a polygon: attributes plus one (U, V) per corner.
@@ -183,6 +172,25 @@ mod tests {
         for (i, (a, e)) in w.iter().zip(expect).enumerate() {
             assert_eq!(*a, e, "word {i}: {a:#010x} != {e:#010x}");
         }
+    }
+
+    /// The drawing-environment and fill words, bit for bit as the renderer has always written
+    /// them.
+    #[test]
+    fn environment_words() {
+        let page = TexPage::new(320, 256, BlendMode::Add, TextureDepth::Clut8);
+        assert_eq!(draw_mode(page, true), 0xE100_06B5);
+        assert_eq!(draw_mode(TexPage(0x3fff), false), 0xE100_05FF);
+        assert_eq!(texture_window(31, 1, 2, 31), 0xE20F_883F);
+        assert_eq!(draw_area(0, 0, 1023, 511), [0xE300_0000, 0xE407_FFFF]);
+        assert_eq!(draw_area(1, 2, 3, 4), [0xE300_0801, 0xE400_1003]);
+        assert_eq!(
+            (MASK_OFF, mask_setting(true, true)),
+            (0xE600_0000, 0xE600_0003)
+        );
+        let mut w = Vec::new();
+        fill(&mut w, 16, 8, 640, 480, [1, 2, 3]);
+        assert_eq!(w, [0x0203_0201, 0x0008_0010, 0x01E0_0280]);
     }
 
     #[test]

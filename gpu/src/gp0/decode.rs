@@ -3,7 +3,35 @@
 //!
 //! Source: psx-spx "GPU Command Summary"; lengths verified by every hwtests probe stream.
 
-use super::fields::{ColorWord, TexCoordWord, VertexWord};
+use super::fields::{ColorWord, TexCoordWord, VertexWord, VramSize, VramXy};
+
+/// GP0 command bytes that encoders write and [`decode`] reads by name.
+pub mod opcode {
+    /// GP0(01h): clear the texture cache.
+    pub const CLEAR_CACHE: u8 = 0x01;
+    /// GP0(02h): fill a rectangle.
+    pub const FILL: u8 = 0x02;
+    /// GP0(A0h): CPU→VRAM transfer (A0h–BFh all mean it).
+    pub const CPU_TO_VRAM: u8 = 0xa0;
+    /// GP0(E1h): draw mode.
+    pub const DRAW_MODE: u8 = 0xe1;
+    /// GP0(E2h): texture window.
+    pub const TEX_WINDOW: u8 = 0xe2;
+    /// GP0(E3h): drawing area top-left.
+    pub const AREA_TOP_LEFT: u8 = 0xe3;
+    /// GP0(E4h): drawing area bottom-right.
+    pub const AREA_BOTTOM_RIGHT: u8 = 0xe4;
+    /// GP0(E5h): drawing offset.
+    pub const DRAW_OFFSET: u8 = 0xe5;
+    /// GP0(E6h): mask bit setting.
+    pub const MASK_SETTING: u8 = 0xe6;
+}
+
+/// A command word: `op` in bits 24–31 above the parameter bits `params` (bits 0–23).
+#[inline]
+pub const fn command_word(op: u8, params: u32) -> u32 {
+    (op as u32) << 24 | (params & 0x00ff_ffff)
+}
 
 /// Polygon flags from opcode bits 1 (raw texture), 1 (semi), 2 (textured), 3 (quad), 4 (gouraud).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,7 +140,7 @@ pub fn packet_len(op: u8) -> usize {
         4 => 4,
         5 | 6 => 3,
         _ => match op {
-            0x02 => 3,
+            opcode::FILL => 3,
             _ => 1,
         },
     }
@@ -320,21 +348,40 @@ pub fn decode(words: &[u32]) -> Gp0Command {
         5 => Gp0Command::CpuToVram { xy: w(1), wh: w(2) },
         6 => Gp0Command::VramToCpu { xy: w(1), wh: w(2) },
         _ => match op {
-            0x01 => Gp0Command::ClearCache,
-            0x02 => Gp0Command::Fill {
+            opcode::CLEAR_CACHE => Gp0Command::ClearCache,
+            opcode::FILL => Gp0Command::Fill {
                 color: ColorWord(first),
                 xy: w(1),
                 wh: w(2),
             },
-            0xe1 => Gp0Command::DrawMode(first),
-            0xe2 => Gp0Command::TexWindow(first),
-            0xe3 => Gp0Command::AreaTopLeft(first),
-            0xe4 => Gp0Command::AreaBottomRight(first),
-            0xe5 => Gp0Command::Offset(first),
-            0xe6 => Gp0Command::MaskSetting(first),
+            opcode::DRAW_MODE => Gp0Command::DrawMode(first),
+            opcode::TEX_WINDOW => Gp0Command::TexWindow(first),
+            opcode::AREA_TOP_LEFT => Gp0Command::AreaTopLeft(first),
+            opcode::AREA_BOTTOM_RIGHT => Gp0Command::AreaBottomRight(first),
+            opcode::DRAW_OFFSET => Gp0Command::Offset(first),
+            opcode::MASK_SETTING => Gp0Command::MaskSetting(first),
             _ => Gp0Command::Nop,
         },
     }
+}
+
+/// GP0(02h): the packet filling the rectangle `wh` at `xy` with `rgb` ([`decode`] reads it
+/// back as [`Gp0Command::Fill`], [`crate::vram::fill_rect`] its rectangle).
+pub fn fill_packet(rgb: [u8; 3], xy: VramXy, wh: VramSize) -> [u32; 3] {
+    [ColorWord::new(opcode::FILL, rgb).0, xy.0, wh.0]
+}
+
+/// GP0(A0h): the header of a CPU→VRAM transfer of the rectangle `wh` at `xy` ([`decode`]
+/// reads it back as [`Gp0Command::CpuToVram`], [`crate::vram::transfer_xy`] and
+/// [`crate::vram::transfer_size`] its rectangle); `⌈w·h/2⌉` [`payload_word`]s follow.
+pub fn cpu_to_vram_header(xy: VramXy, wh: VramSize) -> [u32; 3] {
+    [command_word(opcode::CPU_TO_VRAM, 0), xy.0, wh.0]
+}
+
+/// A CPU→VRAM payload word: `first` is written before `second` (as
+/// [`crate::vram::upload_word`] reads it).
+pub fn payload_word(first: u16, second: u16) -> u32 {
+    u32::from(first) | u32::from(second) << 16
 }
 
 /// The polyline terminator: any word with `(w & 0xF000F000) == 0x50005000`.
@@ -414,6 +461,51 @@ mod tests {
         assert_eq!(verts[1].tex.attr(), 0x88);
         assert_eq!(verts[2].color.b(), 0xff);
         assert_eq!(verts[3].pos.y(), 7);
+    }
+
+    /// GP0(02h): the fill packet reads back as the same command, over the field edges.
+    #[test]
+    fn fill_packet_round_trips() {
+        let rgb = [1, 0x80, 0xff];
+        for (x, y, w, h) in [
+            (0, 0, 0, 0),
+            (1008, 511, 1008, 511),
+            (16, 256, 1, 1),
+            (32, 9, 17, 2),
+        ] {
+            let (xy, wh) = (VramXy::new(x, y), VramSize::new(w, h));
+            let want = Gp0Command::Fill {
+                color: ColorWord::new(opcode::FILL, rgb),
+                xy: xy.0,
+                wh: wh.0,
+            };
+            assert_eq!(decode(&fill_packet(rgb, xy, wh)), want);
+            let rounded = (usize::from(w) + 15) & !15;
+            let want = (usize::from(x), usize::from(y), rounded, usize::from(h));
+            assert_eq!(crate::vram::fill_rect(xy.0, wh.0), want);
+        }
+    }
+
+    /// GP0(A0h): the header reads back as the same rectangle, over the field edges, and its
+    /// payload words in order.
+    #[test]
+    fn cpu_to_vram_round_trips() {
+        use crate::vram::{transfer_size, transfer_xy, upload_word, Transfer};
+        for (x, y, w, h) in [(0, 0, 1, 1), (1023, 511, 1024, 512), (512, 256, 3, 1)] {
+            let (xy, wh) = (VramXy::new(x, y), VramSize::new(w, h));
+            let header = cpu_to_vram_header(xy, wh);
+            assert_eq!(
+                decode(&header),
+                Gp0Command::CpuToVram { xy: xy.0, wh: wh.0 }
+            );
+            assert_eq!(packet_words(header[0]), header.len());
+            assert_eq!(transfer_xy(xy.0), (usize::from(x), usize::from(y)));
+            assert_eq!(transfer_size(wh.0), (usize::from(w), usize::from(h)));
+        }
+        let mut vram = vec![0u16; crate::VRAM_WIDTH * crate::VRAM_HEIGHT];
+        let mut t = Transfer::new(VramXy::new(4, 1).0, VramSize::new(2, 1).0);
+        upload_word(&mut vram, &mut t, payload_word(0x1234, 0x8765), 0);
+        assert_eq!(vram[crate::VRAM_WIDTH + 4..][..2], [0x1234, 0x8765]);
     }
 
     #[test]

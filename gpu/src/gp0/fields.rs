@@ -1,8 +1,13 @@
 //! GP0 parameter words as newtypes, each accessor naming its bits, and each constructor (the
 //! encoder a CPU-side writer uses) next to the accessors that read the same bits back.
 //!
+//! The drawing-environment commands GP0(E1h)–GP0(E6h) are one word each: their types here read
+//! the word's parameter bits (`from_word`) and write the whole word back (`word`).
+//!
 //! Source: psx-spx "GPU Render Polygon/Line/Rectangle Commands" and "GPU Rendering Attributes";
 //! the sign-extension and field widths are verified by the hwtests probes (phases 1, 14).
+
+use super::decode::{command_word, opcode};
 
 /// Sign-extends the low 11 bits of `v`.
 #[inline]
@@ -228,6 +233,30 @@ impl TexPage {
     pub fn flip_y(self) -> bool {
         self.0 & (1 << 13) != 0
     }
+    /// Drawing to the displayed area allowed (bit 10; GP0(E1h) only).
+    pub fn draw_to_display(self) -> bool {
+        self.0 & (1 << 10) != 0
+    }
+    /// Bits 0–8 alone: page, blend mode and depth (what [`TexPage::new`] sets).
+    pub fn texture_bits(self) -> TexPage {
+        TexPage(self.0 & 0x1ff)
+    }
+    /// The same attribute with dithering (bit 9) on or off.
+    pub fn with_dither(self, on: bool) -> TexPage {
+        TexPage((self.0 & !(1 << 9)) | u16::from(on) << 9)
+    }
+    /// The same attribute with drawing to the displayed area (bit 10) allowed or not.
+    pub fn with_draw_to_display(self, on: bool) -> TexPage {
+        TexPage((self.0 & !(1 << 10)) | u16::from(on) << 10)
+    }
+    /// GP0(E1h): the draw mode a word sets (bits 0–13).
+    pub fn from_draw_mode_word(word: u32) -> TexPage {
+        TexPage((word & 0x3fff) as u16)
+    }
+    /// GP0(E1h): the word setting this draw mode (bits 0–13).
+    pub fn draw_mode_word(self) -> u32 {
+        command_word(opcode::DRAW_MODE, u32::from(self.0 & 0x3fff))
+    }
 }
 
 /// GP0(E2h) texture window: bits 0–4 mask X, 5–9 mask Y, 10–14 offset X, 15–19 offset Y, all in
@@ -236,17 +265,160 @@ impl TexPage {
 pub struct TexWindow(pub u32);
 
 impl TexWindow {
+    /// The window of masks and offsets in 8-texel steps, each its low 5 bits.
+    pub fn new(mask_x: u8, mask_y: u8, offset_x: u8, offset_y: u8) -> TexWindow {
+        let field = |v: u8, shift: u32| u32::from(v & 0x1f) << shift;
+        TexWindow(field(mask_x, 0) | field(mask_y, 5) | field(offset_x, 10) | field(offset_y, 15))
+    }
+    /// GP0(E2h): the window a word sets (bits 0–19).
+    pub fn from_word(word: u32) -> TexWindow {
+        TexWindow(word & 0xf_ffff)
+    }
+    /// GP0(E2h): the word setting this window.
+    pub fn word(self) -> u32 {
+        command_word(opcode::TEX_WINDOW, self.0 & 0xf_ffff)
+    }
+    /// Mask X (bits 0–4).
+    pub fn mask_x(self) -> u8 {
+        (self.0 & 0x1f) as u8
+    }
+    /// Mask Y (bits 5–9).
+    pub fn mask_y(self) -> u8 {
+        ((self.0 >> 5) & 0x1f) as u8
+    }
+    /// Offset X (bits 10–14).
+    pub fn offset_x(self) -> u8 {
+        ((self.0 >> 10) & 0x1f) as u8
+    }
+    /// Offset Y (bits 15–19).
+    pub fn offset_y(self) -> u8 {
+        ((self.0 >> 15) & 0x1f) as u8
+    }
     /// The (and, or) pair applied to U.
     pub fn u_and_or(self) -> (u8, u8) {
-        let mask = (self.0 & 0x1f) as u8;
-        let off = ((self.0 >> 10) & 0x1f) as u8;
-        (!(mask << 3), (off & mask) << 3)
+        and_or(self.mask_x(), self.offset_x())
     }
     /// The (and, or) pair applied to V.
     pub fn v_and_or(self) -> (u8, u8) {
-        let mask = ((self.0 >> 5) & 0x1f) as u8;
-        let off = ((self.0 >> 15) & 0x1f) as u8;
-        (!(mask << 3), (off & mask) << 3)
+        and_or(self.mask_y(), self.offset_y())
+    }
+}
+
+/// A texture window axis as the (and, or) pair `(c & !(mask*8)) | ((offset & mask)*8)` applies.
+fn and_or(mask: u8, offset: u8) -> (u8, u8) {
+    (!(mask << 3), (offset & mask) << 3)
+}
+
+/// A drawing-area corner, inclusive (GP0(E3h) top-left, GP0(E4h) bottom-right): bits 0–9 X,
+/// 10–18 Y. Bit 19 is Y's tenth bit on the GPU with 2 MB of VRAM only: kept, not read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct AreaCorner(pub u32);
+
+impl AreaCorner {
+    /// The corner at VRAM (`x`, `y`), `x` 0..=1023, `y` 0..=511 (higher bits dropped).
+    pub fn new(x: u16, y: u16) -> AreaCorner {
+        AreaCorner(u32::from(x & 0x3ff) | u32::from(y & 0x1ff) << 10)
+    }
+    /// GP0(E3h) or GP0(E4h): the corner a word sets (bits 0–19).
+    pub fn from_word(word: u32) -> AreaCorner {
+        AreaCorner(word & 0xf_ffff)
+    }
+    /// GP0(E3h): the word making this corner the top-left.
+    pub fn top_left_word(self) -> u32 {
+        command_word(opcode::AREA_TOP_LEFT, self.0 & 0xf_ffff)
+    }
+    /// GP0(E4h): the word making this corner the bottom-right.
+    pub fn bottom_right_word(self) -> u32 {
+        command_word(opcode::AREA_BOTTOM_RIGHT, self.0 & 0xf_ffff)
+    }
+    /// X in VRAM halfwords (0..=1023).
+    pub fn x(self) -> i32 {
+        (self.0 & 0x3ff) as i32
+    }
+    /// Y in VRAM lines (0..=511).
+    pub fn y(self) -> i32 {
+        ((self.0 >> 10) & 0x1ff) as i32
+    }
+}
+
+/// GP0(E5h) drawing offset: bits 0–10 X and 11–21 Y, both signed 11-bit, added to every vertex.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct DrawOffset(pub u32);
+
+impl DrawOffset {
+    /// The offset (`x`, `y`), each stored as its low 11 bits: -1024..=1023 reads back unchanged.
+    pub fn new(x: i16, y: i16) -> DrawOffset {
+        DrawOffset(u32::from(x as u16 & 0x7ff) | u32::from(y as u16 & 0x7ff) << 11)
+    }
+    /// GP0(E5h): the offset a word sets (bits 0–21).
+    pub fn from_word(word: u32) -> DrawOffset {
+        DrawOffset(word & 0x3f_ffff)
+    }
+    /// GP0(E5h): the word setting this offset.
+    pub fn word(self) -> u32 {
+        command_word(opcode::DRAW_OFFSET, self.0 & 0x3f_ffff)
+    }
+    /// X, sign-extended from 11 bits.
+    pub fn x(self) -> i32 {
+        sext11(self.0 as i32)
+    }
+    /// Y, sign-extended from 11 bits.
+    pub fn y(self) -> i32 {
+        sext11((self.0 >> 11) as i32)
+    }
+}
+
+/// GP0(E6h) mask bit setting: bit 0 sets bit 15 of every pixel drawn, bit 1 keeps pixels whose
+/// bit 15 is set from being drawn over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct MaskSetting(pub u32);
+
+impl MaskSetting {
+    /// The setting: `set` the mask bit, `check` it.
+    pub const fn new(set: bool, check: bool) -> MaskSetting {
+        MaskSetting(set as u32 | (check as u32) << 1)
+    }
+    /// GP0(E6h): the setting a word makes (bits 0–1).
+    pub fn from_word(word: u32) -> MaskSetting {
+        MaskSetting(word & 3)
+    }
+    /// GP0(E6h): the word making this setting.
+    pub const fn word(self) -> u32 {
+        command_word(opcode::MASK_SETTING, self.0 & 3)
+    }
+    /// Pixels drawn get bit 15 set (bit 0).
+    pub fn set(self) -> bool {
+        self.0 & 1 != 0
+    }
+    /// Pixels whose bit 15 is set are not drawn over (bit 1).
+    pub fn check(self) -> bool {
+        self.0 & 2 != 0
+    }
+}
+
+/// A VRAM position word of a fill, copy or transfer: bits 0–15 X, 16–31 Y. The GPU reads X's
+/// low 10 bits and Y's low 9 ([`crate::vram::transfer_xy`]; a fill also rounds X down to 16,
+/// [`crate::vram::fill_rect`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct VramXy(pub u32);
+
+impl VramXy {
+    /// The word for (`x`, `y`).
+    pub fn new(x: u16, y: u16) -> VramXy {
+        VramXy(u32::from(x) | u32::from(y) << 16)
+    }
+}
+
+/// A size word of a fill, copy or transfer: bits 0–15 width, 16–31 height. A transfer reads
+/// `((w−1) & 3FFh) + 1` by `((h−1) & 1FFh) + 1` ([`crate::vram::transfer_size`]), a fill
+/// `w & 3FFh` rounded up to 16 by `h & 1FFh` ([`crate::vram::fill_rect`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct VramSize(pub u32);
+
+impl VramSize {
+    /// The word for `w`×`h`.
+    pub fn new(w: u16, h: u16) -> VramSize {
+        VramSize(u32::from(w) | u32::from(h) << 16)
     }
 }
 
@@ -297,6 +469,94 @@ mod tests {
             let page2 = page.with_blend(other);
             prop_assert_eq!((page2.blend_mode(), page2.0 & !0x60), (other, page.0 & !0x60));
         }
+    }
+
+    proptest! {
+        /// GP0(E1h)–GP0(E6h): each encoder's fields read back through its decoder.
+        #[test]
+        fn environment_encoders_round_trip(
+            page in 0u16..0x4000,
+            dither in any::<bool>(),
+            display in any::<bool>(),
+            window in any::<[u8; 4]>(),
+            corner in (0u16..1024, 0u16..512),
+            offset in (-1024i16..=1023, -1024i16..=1023),
+            mask in any::<(bool, bool)>(),
+        ) {
+            let t = TexPage(page).with_dither(dither).with_draw_to_display(display);
+            prop_assert_eq!((t.dither(), t.draw_to_display()), (dither, display));
+            prop_assert_eq!(t.0 & !0x600, page & !0x600);
+            prop_assert_eq!(TexPage::from_draw_mode_word(t.draw_mode_word()), t);
+            prop_assert_eq!(t.texture_bits().0, page & 0x1ff);
+
+            let [mx, my, ox, oy] = window;
+            let w = TexWindow::from_word(TexWindow::new(mx, my, ox, oy).word());
+            prop_assert_eq!(
+                [w.mask_x(), w.mask_y(), w.offset_x(), w.offset_y()],
+                window.map(|v| v & 0x1f)
+            );
+
+            let c = AreaCorner::new(corner.0, corner.1);
+            for word in [c.top_left_word(), c.bottom_right_word()] {
+                let back = AreaCorner::from_word(word);
+                prop_assert_eq!((back.x(), back.y()), (i32::from(corner.0), i32::from(corner.1)));
+            }
+
+            let o = DrawOffset::from_word(DrawOffset::new(offset.0, offset.1).word());
+            prop_assert_eq!((o.x(), o.y()), (i32::from(offset.0), i32::from(offset.1)));
+
+            let m = MaskSetting::from_word(MaskSetting::new(mask.0, mask.1).word());
+            prop_assert_eq!((m.set(), m.check()), mask);
+        }
+
+        /// GP0(E1h)–GP0(E6h): a word whose parameter bits all mean something reads back to
+        /// itself.
+        #[test]
+        fn environment_decoders_round_trip(params in any::<u32>()) {
+            let word = |op: u8, bits: u32| command_word(op, params & bits);
+            let e1 = word(opcode::DRAW_MODE, 0x3fff);
+            prop_assert_eq!(TexPage::from_draw_mode_word(e1).draw_mode_word(), e1);
+            let e2 = word(opcode::TEX_WINDOW, 0xf_ffff);
+            prop_assert_eq!(TexWindow::from_word(e2).word(), e2);
+            let e3 = word(opcode::AREA_TOP_LEFT, 0xf_ffff);
+            prop_assert_eq!(AreaCorner::from_word(e3).top_left_word(), e3);
+            let e4 = word(opcode::AREA_BOTTOM_RIGHT, 0xf_ffff);
+            prop_assert_eq!(AreaCorner::from_word(e4).bottom_right_word(), e4);
+            let e5 = word(opcode::DRAW_OFFSET, 0x3f_ffff);
+            prop_assert_eq!(DrawOffset::from_word(e5).word(), e5);
+            let e6 = word(opcode::MASK_SETTING, 3);
+            prop_assert_eq!(MaskSetting::from_word(e6).word(), e6);
+            let corner = params & 0x7_ffff;
+            let c = AreaCorner(corner);
+            prop_assert_eq!(AreaCorner::new(c.x() as u16, c.y() as u16).0, corner);
+            let offset = params & 0x3f_ffff;
+            let o = DrawOffset(offset);
+            prop_assert_eq!(DrawOffset::new(o.x() as i16, o.y() as i16).0, offset);
+            let window = params & 0xf_ffff;
+            let w = TexWindow(window);
+            prop_assert_eq!(TexWindow::new(w.mask_x(), w.mask_y(), w.offset_x(), w.offset_y()).0, window);
+        }
+    }
+
+    /// The edges of each environment field, written and read back.
+    #[test]
+    fn environment_edges() {
+        for (x, y) in [(0, 0), (1023, 511), (1023, 0), (0, 511)] {
+            let c = AreaCorner::new(x, y);
+            assert_eq!((c.x(), c.y()), (i32::from(x), i32::from(y)));
+        }
+        assert_eq!(AreaCorner::new(1023, 511).bottom_right_word(), 0xe407_ffff);
+        for (x, y) in [(-1024, 1023), (1023, -1024), (-1, 0), (0, -1)] {
+            let o = DrawOffset::from_word(DrawOffset::new(x, y).word());
+            assert_eq!((o.x(), o.y()), (i32::from(x), i32::from(y)));
+        }
+        assert_eq!(DrawOffset::new(-1, -1).word(), 0xe53f_ffff);
+        assert_eq!(TexWindow::new(31, 31, 31, 31).word(), 0xe20f_ffff);
+        assert_eq!(MaskSetting::new(true, true).word(), 0xe600_0003);
+        let all = TexPage(0x3fff);
+        assert_eq!(all.draw_mode_word(), 0xe100_3fff);
+        assert!(all.dither() && all.draw_to_display() && all.texture_disable());
+        assert_eq!(all.with_dither(false).with_draw_to_display(false).0, 0x39ff);
     }
 
     #[test]
