@@ -207,9 +207,10 @@ impl Tracer {
             .map(|(k, (_, _, i))| (k, i))
             .collect();
         for (k, i) in hits {
-            let outcome = match check_mask && before[k] & 0x8000 != 0 {
-                true => Outcome::Masked,
-                false => Outcome::Written,
+            let outcome = if check_mask && before[k] & 0x8000 != 0 {
+                Outcome::Masked
+            } else {
+                Outcome::Written
             };
             self.record(k, before[k], vram[i], outcome, None);
         }

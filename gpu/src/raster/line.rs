@@ -3,10 +3,10 @@
 //! the same way with 12 fraction bits.
 // Verified: hwtests phases 2 and 10, gpu-images/lines.
 
-use super::pixel::{rgb_to_555, PixelMode, DITHER};
+use super::pixel::{PixelMode, DITHER};
 use super::triangle::x_step;
 use super::triangle::Vtx;
-use super::{Band, Clip};
+use super::{shade, Band, Clip, Interp};
 
 /// A set-up line segment.
 #[derive(Clone, Debug)]
@@ -103,20 +103,25 @@ impl Line {
         if top >= bottom {
             return;
         }
-        let semi = self.mode.blend.is_some();
-        self.walk(|px, py, [r, g, b]| {
+        self.walk(|px, py, rgb| {
             if py >= top && py < bottom && px >= self.clip.x0 && px <= self.clip.x1 {
-                let d = self.dither_at(px, py);
-                self.mode.put(band.at(px, py), rgb_to_555(r, g, b, d), semi);
+                let interp = Interp {
+                    rgb,
+                    uv: None,
+                    dither: self.dither_at(px, py),
+                };
+                let dst = band.at(px, py);
+                *dst = shade(interp, None, false, self.mode, *dst).value;
             }
         });
     }
 
     /// The dither offset of pixel (x, y).
     fn dither_at(&self, x: i32, y: i32) -> i32 {
-        match self.dither {
-            true => DITHER[(y & 3) as usize][(x & 3) as usize] as i32,
-            false => 0,
+        if self.dither {
+            DITHER[(y & 3) as usize][(x & 3) as usize] as i32
+        } else {
+            0
         }
     }
 
@@ -134,9 +139,10 @@ impl Line {
         let c0 = |c: i32| ((c as i64) << 12) + (1 << 11);
         let mut c = [c0(self.a.r), c0(self.a.g), c0(self.a.b)];
         for _ in 0..=self.steps {
-            let rgb = match self.gouraud {
-                true => c.map(|c| (c >> 12) as i32),
-                false => [self.a.r, self.a.g, self.a.b],
+            let rgb = if self.gouraud {
+                c.map(|c| (c >> 12) as i32)
+            } else {
+                [self.a.r, self.a.g, self.a.b]
             };
             f((x >> 32) as i32, (y >> 32) as i32, rgb);
             x += self.dx;
@@ -149,7 +155,7 @@ impl Line {
 
     /// The colour and dither offset the walk gives pixel (x, y), or `None` when the segment
     /// does not draw it (no step lands there, or it is outside the drawing area).
-    pub fn sample(&self, x: i32, y: i32) -> Option<super::Interp> {
+    pub fn sample(&self, x: i32, y: i32) -> Option<Interp> {
         let (c0, c1) = (self.clip, self.clip);
         if x < c0.x0 || x > c1.x1 || y < c0.y0 || y > c1.y1 {
             return None;
@@ -160,7 +166,7 @@ impl Line {
                 hit = Some(rgb);
             }
         });
-        hit.map(|rgb| super::Interp {
+        hit.map(|rgb| Interp {
             rgb,
             uv: None,
             dither: self.dither_at(x, y),

@@ -17,6 +17,7 @@ pub mod tiles;
 pub mod triangle;
 
 use crate::{VramImage, VRAM_WIDTH};
+use span::lanes::Scalar;
 use texture::ClutTable;
 
 /// The drawing area (GP0(E3h)/GP0(E4h)), inclusive on all sides.
@@ -170,7 +171,7 @@ impl Prim {
 
 /// A pixel's outcome from what its primitive's loop gave it, the texel it fetched (when
 /// textured), whether the texture is raw, the write mode and the destination's value `dst`:
-/// the arithmetic of [`span::span_exact`], one pixel at a time.
+/// the pixel rule ([`pixel::pixel`]) for one pixel, in 32 bits as [`span::span_exact`] runs it.
 pub fn shade(
     interp: Interp,
     texel: Option<u16>,
@@ -178,31 +179,27 @@ pub fn shade(
     mode: pixel::PixelMode,
     dst: u16,
 ) -> Hit {
-    let [r, g, b] = interp.rgb;
-    let d = interp.dither;
-    let (color, semi) = match texel {
-        Some(texel) => {
-            let color = match raw {
-                true => texel,
-                false => pixel::modulate(texel, r, g, b, d),
-            };
-            (color, texel & 0x8000 != 0)
-        }
-        None => (pixel::rgb_to_555(r, g, b, d), true),
+    let l = Scalar;
+    let flags = pixel::Flags::new(texel.is_some(), raw, pixel::blend_selector(mode.blend));
+    let out = pixel::PixelOut::new(&mode).lanes(l);
+    let p = pixel::Inputs {
+        dst: dst.into(),
+        texel: texel.unwrap_or(0).into(),
+        rgb: interp.rgb,
+        dither: interp.dither,
+        covered: -1,
     };
-    let (outcome, value) = if texel == Some(0) {
-        (Outcome::Transparent, dst)
-    } else if mode.check_mask && dst & 0x8000 != 0 {
-        (Outcome::Masked, dst)
+    let outcome = if pixel::transparent(l, flags, p.texel) != 0 {
+        Outcome::Transparent
+    } else if pixel::writable(l, p.dst, out) == 0 {
+        Outcome::Masked
     } else {
-        let mut v = dst;
-        mode.put(&mut v, color, semi);
-        (Outcome::Written, v)
+        Outcome::Written
     };
     Hit {
         interp,
         texel,
         outcome,
-        value,
+        value: pixel::pixel(l, flags, p, out) as u16,
     }
 }

@@ -3,8 +3,8 @@
 //! span kernel, with U stepping by ±1 and V constant.
 // Verified: hwtests phases 5, 13; gpu-images/rectangles and texture-flip.
 
-use super::pixel::PixelMode;
-use super::span::{dispatch, Kernel, PixelOut, PrimSteps, Shade, Simd, SpanDraw, FRAC, NO_DITHER};
+use super::pixel::{PixelMode, PixelOut};
+use super::span::{dispatch, Kernel, PrimSteps, Shade, Simd, SpanDraw, FRAC, NO_DITHER};
 use super::texture::{ClutRef, Sampler, Texture};
 use super::{Band, Clip, TexSource};
 
@@ -80,13 +80,15 @@ impl Rect {
         }
         let uv = self.texture.as_ref().map(|&(_, u0, v0)| {
             let (dx, dy) = ((x - self.x) as u8, (y - self.y) as u8);
-            let u = match self.flip_x {
-                true => u0.wrapping_add(1).wrapping_sub(dx),
-                false => u0.wrapping_add(dx),
+            let u = if self.flip_x {
+                u0.wrapping_add(1).wrapping_sub(dx)
+            } else {
+                u0.wrapping_add(dx)
             };
-            let v = match self.flip_y {
-                true => v0.wrapping_sub(dy),
-                false => v0.wrapping_add(dy),
+            let v = if self.flip_y {
+                v0.wrapping_sub(dy)
+            } else {
+                v0.wrapping_add(dy)
             };
             (u, v)
         });

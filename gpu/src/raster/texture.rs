@@ -2,11 +2,14 @@
 //!
 //! A primitive carries a small [`Texture`] descriptor (page, depth, window and where its CLUT
 //! entries are); a [`Sampler`] joins it with what the batch samples ([`TexSource`]) for one
-//! primitive's span loops.
+//! primitive's span loops. The fetch ([`fetch`]: window, page, depth, CLUT) is written once over
+//! [`Gather`] and compiled for one pixel ([`Sampler::texel`], [`locate`], [`decode`]) and for the
+//! AVX2 lanes.
 //!
 //! Source: psx-spx "GPU Texture Caching" / "Texture Window"; verified by hwtests phases 4, 9,
 //! 15, 16, 21 and gpu-images/texture-overflow (X wraps past 1023).
 
+use super::span::lanes::{Gather, Lanes, Scalar};
 use super::TexSource;
 use crate::gp0::fields::{TexPage, TexWindow, TextureDepth};
 use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
@@ -136,9 +139,86 @@ impl<const DEPTH: u8> Sampler<'_, DEPTH> {
     /// The texel at (u, v) after the texture window.
     #[inline(always)]
     pub fn texel(&self, u: u8, v: u8) -> u16 {
-        let page = (self.page_x, self.page_y);
-        let (at, shift) = locate::<DEPTH>(page, (self.win_u, self.win_v), u, v);
-        decode::<DEPTH>(self.clut, self.vram[at], shift)
+        let place = self.place(Scalar);
+        fetch::<_, DEPTH>(Scalar, self.vram, self.clut, &place, u.into(), v.into()) as u16
+    }
+
+    /// The texture's window and page in the lanes of `l`.
+    #[inline(always)]
+    pub fn place<L: Lanes>(&self, l: L) -> Place<L::V> {
+        place(l, (self.page_x, self.page_y), (self.win_u, self.win_v))
+    }
+}
+
+/// Where a texture lies, in lanes: what [`locate_lanes`] needs.
+#[derive(Clone, Copy, Debug)]
+pub struct Place<V> {
+    /// The texture window's (and, or) for U, then for V. The `and` is at most 0xff, so it
+    /// also keeps U and V to their 8 bits.
+    pub win: [V; 4],
+    /// The page's left column.
+    pub page_x: V,
+    /// The page's top row (0 or 256).
+    pub page_y: V,
+}
+
+/// [`Place`] of a page at `page` (x, y) with texture window `win` (U's and V's (and, or)).
+#[inline(always)]
+fn place<L: Lanes>(l: L, page: (usize, usize), win: ((u8, u8), (u8, u8))) -> Place<L::V> {
+    let ((ua, uo), (va, vo)) = win;
+    Place {
+        win: [ua, uo, va, vo].map(|w| l.splat(w.into())),
+        page_x: l.splat(page.0 as i32),
+        page_y: l.splat(page.1 as i32),
+    }
+}
+
+/// The texels at (u, v) (integer texel coordinates; bits above the eighth are ignored) of a
+/// `DEPTH`-bit texture at `p`, sampling `vram` through `clut`.
+#[inline(always)]
+pub fn fetch<G: Gather, const DEPTH: u8>(
+    g: G,
+    vram: &VramImage,
+    clut: &ClutTable,
+    p: &Place<G::V>,
+    u: G::V,
+    v: G::V,
+) -> G::V {
+    let (at, shift) = locate_lanes::<G, DEPTH>(g, p, u, v);
+    decode_lanes::<G, DEPTH>(g, clut, g.vram(vram, at, shift))
+}
+
+/// Where texel (u, v) of a `DEPTH`-bit texture at `p` lies after the texture window: the VRAM
+/// halfword index holding it (wrapping at VRAM's right edge; below VRAM's size, as the page's
+/// top row plus V stays inside VRAM's rows) and its bit offset in that halfword.
+#[inline(always)]
+pub fn locate_lanes<L: Lanes, const DEPTH: u8>(
+    l: L,
+    p: &Place<L::V>,
+    u: L::V,
+    v: L::V,
+) -> (L::V, L::V) {
+    let [u_and, u_or, v_and, v_or] = p.win;
+    let u = l.or(l.and(u, u_and), u_or);
+    let v = l.or(l.and(v, v_and), v_or);
+    let row = l.shl::<10>(l.add(v, p.page_y));
+    let (x, shift) = match DEPTH {
+        4 => (l.shr::<2>(u), l.shl::<2>(l.and(u, l.splat(3)))),
+        8 => (l.shr::<1>(u), l.shl::<3>(l.and(u, l.splat(1)))),
+        _ => (u, l.splat(0)),
+    };
+    let col = l.and(l.add(x, p.page_x), l.splat(VRAM_WIDTH as i32 - 1));
+    (l.or(row, col), shift)
+}
+
+/// The texel of a `DEPTH`-bit page in `hw`, a halfword shifted down to the texel (higher bits
+/// ignored), through `clut`.
+#[inline(always)]
+pub fn decode_lanes<G: Gather, const DEPTH: u8>(g: G, clut: &ClutTable, hw: G::V) -> G::V {
+    match DEPTH {
+        4 => g.clut16(clut.first_chunk().expect("256 entries"), hw),
+        8 => g.clut256(clut, hw),
+        _ => g.and(hw, g.splat(0xffff)),
     }
 }
 
@@ -152,25 +232,15 @@ pub fn locate<const DEPTH: u8>(
     u: u8,
     v: u8,
 ) -> (usize, u32) {
-    let u = (u & win.0 .0) | win.0 .1;
-    let v = (v & win.1 .0) | win.1 .1;
-    let row = ((page.1 + v as usize) & (VRAM_HEIGHT - 1)) * VRAM_WIDTH;
-    let (x, shift) = match DEPTH {
-        4 => (u as usize >> 2, (u as u32 & 3) * 4),
-        8 => (u as usize >> 1, (u as u32 & 1) * 8),
-        _ => (u as usize, 0),
-    };
-    (row | ((page.0 + x) & (VRAM_WIDTH - 1)), shift)
+    let p = place(Scalar, page, win);
+    let (at, shift) = locate_lanes::<_, DEPTH>(Scalar, &p, u.into(), v.into());
+    (at as usize & (VRAM_WIDTH * VRAM_HEIGHT - 1), shift as u32)
 }
 
 /// The texel of a `DEPTH`-bit page at bit `shift` of `halfword`, through `clut`.
 #[inline(always)]
 pub fn decode<const DEPTH: u8>(clut: &ClutTable, halfword: u16, shift: u32) -> u16 {
-    match DEPTH {
-        4 => clut[((halfword >> shift) & 0xf) as usize],
-        8 => clut[((halfword >> shift) & 0xff) as usize],
-        _ => halfword,
-    }
+    decode_lanes::<_, DEPTH>(Scalar, clut, i32::from(halfword >> shift)) as u16
 }
 
 /// Number of CLUT entries a depth uses (0 for 15-bit).

@@ -1,32 +1,42 @@
-//! The span kernel in AVX2: the same pixels as the portable lane loop, eight per step in 32-bit
-//! lanes, with texels and CLUT entries fetched by hardware gathers.
+//! The span kernel in AVX2: eight pixels per step in 32-bit lanes, texels and CLUT entries
+//! fetched by hardware gathers. The pixel rule is the shared one ([`crate::raster::pixel`],
+//! [`crate::raster::texture::fetch`]) compiled for [`Avx2`], which implements [`Lanes`] and
+//! [`Gather`] in AVX2 instructions.
 //!
-//! Design rule: every lane computes what the pixel-by-pixel reference computes, in the same
-//! integer widths where they matter (colour and U/V steppers in wrapping 32-bit, modulation
-//! exact because 5-bit × 8-bit products fit 16 bits); lanes past the span's end and pixels not
-//! drawn keep the destination's value, and the chunk is written back whole. Measured
-//! (callgrind, the GPU bench frame): about a third of the portable lane loop's instructions.
+//! Design rule: lanes past the span's end and pixels not drawn keep the destination's value,
+//! and the chunk is written back whole. The rule's arithmetic is exact in these lanes for
+//! colours in 0..=255: 5-bit × 8-bit products fit the 16-bit multiply.
 //!
 //! A primitive's constants (lane offsets and steps of each attribute, flat colour, mask bits,
-//! texture window, page, 4-bit CLUT register) are built once, in [`Prim`]; a span only spreads
-//! its attributes at the first pixel, one register, over the lanes of each chunk. A small
-//! triangle's rows are mostly one partial chunk, so set-up per span would otherwise cost as much
-//! as its pixels.
+//! texture window and page) are built once, in [`Prim`]; a span only spreads its attributes at
+//! the first pixel, one register, over the lanes of each chunk. A small triangle's rows are
+//! mostly one partial chunk, so set-up per span would otherwise cost as much as its pixels.
 //!
-//! Every helper is a safe `#[target_feature(enable = "avx2")]` function. `unsafe` remains for
-//! the gathers (their lane indices are bounded as `gather_u16` requires), the 16- and 32-byte
-//! loads and stores through references of that size, and the entry into the AVX2 code, made only
-//! through an [`Avx2`] token that exists only when the CPU reports AVX2.
+//! `unsafe` is confined to this file: the lane operations (their instructions run only through
+//! an [`Avx2`] token, which exists only when the CPU reports AVX2), the gathers (their lane
+//! indices bounded as `gather_u16` requires) and the 16- and 32-byte loads and stores through
+//! references of that size.
 
 use std::arch::x86_64::*;
 
+use super::lanes::{Gather, Lanes};
 use super::{Kernel, PrimSteps, SpanDraw, FRAC, LANES};
-use crate::raster::pixel::{BLEND_ADD, BLEND_AVERAGE, BLEND_NONE, BLEND_SUBTRACT};
-use crate::raster::texture::{ClutTable, Sampler};
+use crate::raster::pixel::{pixel, Flags, Inputs, PixelOut};
+use crate::raster::texture::{fetch, ClutTable, Place, Sampler};
 use crate::raster::Band;
-use crate::VRAM_WIDTH;
+use crate::{VramImage, VRAM_WIDTH};
 
-/// Proof that the CPU runs AVX2: the only way to reach the AVX2 loop.
+/// A lane operation: its intrinsics, run on a CPU with AVX2 (an `Avx2` value exists only when
+/// [`Avx2::detect`] saw it).
+macro_rules! avx2 {
+    ($e:expr) => {
+        // SAFETY: an `Avx2` token exists only when the CPU has AVX2 (see `Avx2::detect`),
+        // which is all these intrinsics require.
+        unsafe { $e }
+    };
+}
+
+/// Proof that the CPU runs AVX2: the only way to reach the AVX2 loop and lane operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Avx2 {
     _private: (),
@@ -36,6 +46,20 @@ impl Avx2 {
     /// A token when this CPU has AVX2.
     pub fn detect() -> Option<Self> {
         std::arch::is_x86_feature_detected!("avx2").then_some(Avx2 { _private: () })
+    }
+
+    /// Lanes holding `a`, for tests.
+    #[cfg(test)]
+    pub(super) fn load(self, a: [i32; LANES]) -> __m256i {
+        avx2!(_mm256_setr_epi32(
+            a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]
+        ))
+    }
+
+    /// The lanes of `v`, for tests.
+    #[cfg(test)]
+    pub(super) fn store(self, v: __m256i) -> [i32; LANES] {
+        avx2!(lanes(v))
     }
 }
 
@@ -153,100 +177,6 @@ fn lanes(v: __m256i) -> [i32; 8] {
     ]
 }
 
-/// A 16-entry CLUT in one register: lane `j` holds entries `2j` and `2j + 1`.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn clut16(clut: &ClutTable) -> __m256i {
-    let first: &[u16; 16] = clut[..16].try_into().expect("a CLUT table has 256 entries");
-    // SAFETY: `first` is 32 readable bytes; the load has no alignment requirement.
-    unsafe { _mm256_loadu_si256(first.as_ptr().cast()) }
-}
-
-/// The texels at U, V (lanes with [`FRAC`] fraction bits) after the texture window, `p` holding
-/// the window, page and (at 4 bits) CLUT of `smp`.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn texels<const DEPTH: u8>(smp: &Sampler<DEPTH>, p: &Prim, u: __m256i, v: __m256i) -> __m256i {
-    // The window's `and` is at most 0xff, so it also keeps U and V to their 8 bits.
-    let [u_and, u_or, v_and, v_or] = p.win;
-    let u = _mm256_or_si256(
-        _mm256_and_si256(_mm256_srli_epi32::<{ FRAC as i32 }>(u), u_and),
-        u_or,
-    );
-    let v = _mm256_or_si256(
-        _mm256_and_si256(_mm256_srli_epi32::<{ FRAC as i32 }>(v), v_and),
-        v_or,
-    );
-    // Page y (0 or 256) + V (< 256) stays inside VRAM's 512 rows.
-    let row = _mm256_add_epi32(_mm256_slli_epi32::<10>(v), p.page_row);
-    let (hx, sub, mask) = match DEPTH {
-        4 => (
-            _mm256_srli_epi32::<2>(u),
-            _mm256_slli_epi32::<2>(_mm256_and_si256(u, splat(3))),
-            0xf,
-        ),
-        8 => (
-            _mm256_srli_epi32::<1>(u),
-            _mm256_slli_epi32::<3>(_mm256_and_si256(u, splat(1))),
-            0xff,
-        ),
-        _ => (u, _mm256_setzero_si256(), 0xffff),
-    };
-    let col = _mm256_and_si256(_mm256_add_epi32(hx, p.page_x), splat(1023));
-    // SAFETY: row < 512 and column < 1024: inside the 1024 × 512 snapshot.
-    let hw = unsafe { gather_u16(&smp.vram[..], _mm256_or_si256(row, col), sub) };
-    let hw = _mm256_and_si256(hw, splat(mask));
-    match DEPTH {
-        // Index < 16: entry `hw` is half `hw & 1` of lane `hw >> 1`.
-        4 => {
-            let pair = _mm256_permutevar8x32_epi32(p.clut, _mm256_srli_epi32::<1>(hw));
-            let shift = _mm256_slli_epi32::<4>(_mm256_and_si256(hw, splat(1)));
-            _mm256_and_si256(_mm256_srlv_epi32(pair, shift), splat(0xffff))
-        }
-        // SAFETY: index < 256: inside the 256-entry CLUT.
-        8 => _mm256_and_si256(
-            unsafe { gather_u16(&smp.clut[..], hw, _mm256_setzero_si256()) },
-            splat(0xffff),
-        ),
-        _ => hw,
-    }
-}
-
-/// One 5-bit component at bit `S` of a modulated texel (see `modulate5`): colour `c` in
-/// 0..=255, so `tc × c` fits the 16-bit multiply.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn modulate_comp<const S: i32>(t: __m256i, c: __m256i, d: __m256i) -> __m256i {
-    let tc = _mm256_and_si256(_mm256_srli_epi32::<S>(t), splat(31));
-    let m = _mm256_add_epi32(_mm256_srai_epi32::<4>(_mm256_mullo_epi16(tc, c)), d);
-    let m = _mm256_min_epi32(_mm256_max_epi32(m, _mm256_setzero_si256()), splat(255));
-    _mm256_slli_epi32::<S>(_mm256_srli_epi32::<3>(m))
-}
-
-/// An 8-bit colour component dithered by `d`, saturated and reduced to 5 bits at bit `S`.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn to5_comp<const S: i32>(c: __m256i, d: __m256i) -> __m256i {
-    let m = _mm256_add_epi32(c, d);
-    let m = _mm256_min_epi32(_mm256_max_epi32(m, _mm256_setzero_si256()), splat(255));
-    _mm256_slli_epi32::<S>(_mm256_srli_epi32::<3>(m))
-}
-
-/// One 5-bit component at bit `S` of background `b` blended with foreground `f`.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn blend_comp<const MODE: u8, const S: i32>(b: __m256i, f: __m256i) -> __m256i {
-    let bc = _mm256_and_si256(_mm256_srli_epi32::<S>(b), splat(31));
-    let fc = _mm256_and_si256(_mm256_srli_epi32::<S>(f), splat(31));
-    let c = match MODE {
-        BLEND_AVERAGE => _mm256_srli_epi32::<1>(_mm256_add_epi32(bc, fc)),
-        BLEND_ADD => _mm256_min_epi32(_mm256_add_epi32(bc, fc), splat(31)),
-        BLEND_SUBTRACT => _mm256_max_epi32(_mm256_sub_epi32(bc, fc), _mm256_setzero_si256()),
-        _ => _mm256_min_epi32(_mm256_add_epi32(bc, _mm256_srli_epi32::<2>(fc)), splat(31)),
-    };
-    _mm256_slli_epi32::<S>(c)
-}
-
 /// The constants every span of a primitive shares (see [`Kernel::prim`]), as AVX2 lanes.
 #[derive(Clone, Copy, Debug)]
 pub struct Prim {
@@ -258,18 +188,10 @@ pub struct Prim {
     step: __m256i,
     /// The flat colour.
     flat: [__m256i; 3],
-    /// Destination bits that forbid the write.
-    check: __m256i,
-    /// Bits forced on in every written pixel.
-    set: __m256i,
-    /// At 4 bits, the CLUT's first 16 entries (see [`clut16`]).
-    clut: __m256i,
-    /// The texture window: and, or for U, then for V. A plain window is and 0xff, or 0.
-    win: [__m256i; 4],
-    /// The page's top row times the VRAM width.
-    page_row: __m256i,
-    /// The page's left column.
-    page_x: __m256i,
+    /// Mask handling.
+    out: PixelOut<__m256i>,
+    /// The texture's window and page.
+    place: Place<__m256i>,
 }
 
 /// The constants of a primitive (see [`Kernel::prim`]).
@@ -296,31 +218,21 @@ fn prim<const DEPTH: u8>(p: &PrimSteps, smp: Option<&Sampler<DEPTH>>) -> Prim {
         0,
         0,
     );
+    let k = Avx2 { _private: () };
     let zero = _mm256_setzero_si256();
-    let (clut, win, page_row, page_x) = match smp {
-        Some(smp) => (
-            if DEPTH == 4 { clut16(smp.clut) } else { zero },
-            [
-                splat(smp.win_u.0.into()),
-                splat(smp.win_u.1.into()),
-                splat(smp.win_v.0.into()),
-                splat(smp.win_v.1.into()),
-            ],
-            splat((smp.page_y * VRAM_WIDTH) as i32),
-            splat(smp.page_x as i32),
-        ),
-        None => (zero, [zero; 4], zero, zero),
-    };
     Prim {
         off,
         step,
         flat: [splat(p.flat[0]), splat(p.flat[1]), splat(p.flat[2])],
-        check: splat(p.px.check.into()),
-        set: splat(p.px.set.into()),
-        clut,
-        win,
-        page_row,
-        page_x,
+        out: p.px.lanes(k),
+        place: match smp {
+            Some(smp) => smp.place(k),
+            None => Place {
+                win: [zero; 4],
+                page_x: zero,
+                page_y: zero,
+            },
+        },
     }
 }
 
@@ -417,73 +329,127 @@ fn chunk<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>
     dither: __m256i,
     smp: Option<&Sampler<DEPTH>>,
 ) {
-    let (zero, bit15, low15) = (_mm256_setzero_si256(), splat(0x8000), splat(0x7fff));
+    let k = Avx2 { _private: () };
     // SAFETY: `at` is 16 readable bytes; the load has no alignment requirement.
     let dst = _mm256_cvtepu16_epi32(unsafe { _mm_loadu_si128(at.as_ptr().cast()) });
     let [r, g, b, u, v] = *lanes;
+    const F: i32 = FRAC as i32;
     let texel = match smp {
-        Some(smp) if DEPTH != 0 => texels(smp, p, u, v),
-        _ => zero,
+        Some(smp) if DEPTH != 0 => {
+            let (u, v) = (k.shr::<F>(u), k.shr::<F>(v));
+            fetch::<Avx2, DEPTH>(k, smp.vram, smp.clut, &p.place, u, v)
+        }
+        _ => _mm256_setzero_si256(),
     };
-    let [cr, cg, cb] = if GOURAUD {
-        [
-            _mm256_srai_epi32::<{ FRAC as i32 }>(r),
-            _mm256_srai_epi32::<{ FRAC as i32 }>(g),
-            _mm256_srai_epi32::<{ FRAC as i32 }>(b),
-        ]
+    let rgb = if GOURAUD {
+        [k.sar::<F>(r), k.sar::<F>(g), k.sar::<F>(b)]
     } else {
         p.flat
     };
-    let col = if DEPTH != 0 && RAW {
-        texel
-    } else if DEPTH != 0 {
-        _mm256_or_si256(
-            _mm256_or_si256(
-                modulate_comp::<0>(texel, cr, dither),
-                modulate_comp::<5>(texel, cg, dither),
-            ),
-            _mm256_or_si256(
-                modulate_comp::<10>(texel, cb, dither),
-                _mm256_and_si256(texel, bit15),
-            ),
-        )
-    } else {
-        _mm256_or_si256(
-            _mm256_or_si256(to5_comp::<0>(cr, dither), to5_comp::<5>(cg, dither)),
-            to5_comp::<10>(cb, dither),
-        )
+    let inputs = Inputs {
+        dst,
+        texel,
+        rgb,
+        dither,
+        covered: valid,
     };
-    // Drawn: inside the span, texel not 0x0000, destination not mask-protected.
-    let mut draw = _mm256_and_si256(
-        valid,
-        _mm256_cmpeq_epi32(_mm256_and_si256(dst, p.check), zero),
-    );
-    if DEPTH != 0 {
-        draw = _mm256_andnot_si256(_mm256_cmpeq_epi32(texel, zero), draw);
-    }
-    let w = if BLEND == BLEND_NONE {
-        _mm256_or_si256(col, p.set)
-    } else {
-        let f = _mm256_and_si256(col, low15);
-        let bg = _mm256_and_si256(dst, low15);
-        let blended = _mm256_or_si256(
-            _mm256_or_si256(blend_comp::<BLEND, 0>(bg, f), blend_comp::<BLEND, 5>(bg, f)),
-            blend_comp::<BLEND, 10>(bg, f),
-        );
-        // Texel bit 15 gates blending; untextured pixels always blend.
-        let c = if DEPTH == 0 {
-            blended
-        } else {
-            let semi = _mm256_cmpeq_epi32(_mm256_and_si256(col, bit15), bit15);
-            _mm256_blendv_epi8(f, blended, semi)
-        };
-        _mm256_or_si256(_mm256_or_si256(c, _mm256_and_si256(col, bit15)), p.set)
-    };
-    let out = _mm256_blendv_epi8(dst, w, draw);
+    let out = pixel(k, Flags::new(DEPTH != 0, RAW, BLEND), inputs, p.out);
     let out16 = _mm_packus_epi32(
         _mm256_castsi256_si128(out),
         _mm256_extracti128_si256::<1>(out),
     );
     // SAFETY: `at` is 16 writable bytes; the store has no alignment requirement.
     unsafe { _mm_storeu_si128(at.as_mut_ptr().cast(), out16) };
+}
+
+impl Lanes for Avx2 {
+    type V = __m256i;
+
+    #[inline(always)]
+    fn splat(self, x: i32) -> __m256i {
+        avx2!(_mm256_set1_epi32(x))
+    }
+    #[inline(always)]
+    fn add(self, a: __m256i, b: __m256i) -> __m256i {
+        avx2!(_mm256_add_epi32(a, b))
+    }
+    #[inline(always)]
+    fn sub(self, a: __m256i, b: __m256i) -> __m256i {
+        avx2!(_mm256_sub_epi32(a, b))
+    }
+    /// The 16-bit multiply: both factors and the product fit 15 bits.
+    #[inline(always)]
+    fn mul(self, a: __m256i, b: __m256i) -> __m256i {
+        avx2!(_mm256_mullo_epi16(a, b))
+    }
+    #[inline(always)]
+    fn and(self, a: __m256i, b: __m256i) -> __m256i {
+        avx2!(_mm256_and_si256(a, b))
+    }
+    #[inline(always)]
+    fn or(self, a: __m256i, b: __m256i) -> __m256i {
+        avx2!(_mm256_or_si256(a, b))
+    }
+    #[inline(always)]
+    fn andnot(self, a: __m256i, b: __m256i) -> __m256i {
+        avx2!(_mm256_andnot_si256(a, b))
+    }
+    #[inline(always)]
+    fn shr<const S: i32>(self, a: __m256i) -> __m256i {
+        avx2!(_mm256_srli_epi32::<S>(a))
+    }
+    #[inline(always)]
+    fn sar<const S: i32>(self, a: __m256i) -> __m256i {
+        avx2!(_mm256_srai_epi32::<S>(a))
+    }
+    #[inline(always)]
+    fn shl<const S: i32>(self, a: __m256i) -> __m256i {
+        avx2!(_mm256_slli_epi32::<S>(a))
+    }
+    #[inline(always)]
+    fn min(self, a: __m256i, b: __m256i) -> __m256i {
+        avx2!(_mm256_min_epi32(a, b))
+    }
+    #[inline(always)]
+    fn max(self, a: __m256i, b: __m256i) -> __m256i {
+        avx2!(_mm256_max_epi32(a, b))
+    }
+    #[inline(always)]
+    fn eq(self, a: __m256i, b: __m256i) -> __m256i {
+        avx2!(_mm256_cmpeq_epi32(a, b))
+    }
+    #[inline(always)]
+    fn select(self, m: __m256i, a: __m256i, b: __m256i) -> __m256i {
+        avx2!(_mm256_blendv_epi8(b, a, m))
+    }
+}
+
+impl Gather for Avx2 {
+    #[inline(always)]
+    fn vram(self, vram: &VramImage, at: __m256i, shift: __m256i) -> __m256i {
+        let at = self.and(at, self.splat(vram.len() as i32 - 1));
+        // SAFETY: AVX2 as above; every lane of `at` is below `vram.len()`, which is even.
+        unsafe { gather_u16(&vram[..], at, shift) }
+    }
+    #[inline(always)]
+    fn clut16(self, table: &[u16; 16], i: __m256i) -> __m256i {
+        let i = self.and(i, self.splat(15));
+        // Entry `i` is half `i & 1` of 32-bit lane `i >> 1` of the table.
+        // SAFETY: AVX2 as above; `table` is 32 readable bytes, loaded without an alignment
+        // requirement.
+        let pair = unsafe {
+            _mm256_permutevar8x32_epi32(_mm256_loadu_si256(table.as_ptr().cast()), self.shr::<1>(i))
+        };
+        let shift = self.shl::<4>(self.and(i, self.splat(1)));
+        // SAFETY: AVX2 as above.
+        let entry = unsafe { _mm256_srlv_epi32(pair, shift) };
+        self.and(entry, self.splat(0xffff))
+    }
+    #[inline(always)]
+    fn clut256(self, table: &ClutTable, i: __m256i) -> __m256i {
+        let i = self.and(i, self.splat(0xff));
+        // SAFETY: AVX2 as above; every lane of `i` is below 256, the table's (even) length.
+        let entry = unsafe { gather_u16(&table[..], i, self.splat(0)) };
+        self.and(entry, self.splat(0xffff))
+    }
 }
