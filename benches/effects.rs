@@ -55,11 +55,10 @@ fn bench_model(c: &mut Criterion, name: &str, model: &dyn Model) {
 
 fn bench(c: &mut Criterion) {
     let Some(dir) = samples() else { return };
-    let torch =
-        psxrender::formats::load(&dir.join("nwn/it_torch_000.mdl"), &LoadOptions::default())
-            .unwrap();
+    let torch = psxrender::detect::load(&dir.join("nwn/it_torch_000.mdl"), &LoadOptions::default())
+        .unwrap();
     bench_model(c, "it_torch_000 (2 emitters)", torch.as_ref());
-    let imp = psxrender::formats::load(&dir.join("m2/Imp2.m2"), &LoadOptions::default()).unwrap();
+    let imp = psxrender::detect::load(&dir.join("m2/Imp2.m2"), &LoadOptions::default()).unwrap();
     bench_model(c, "Imp2 (3 emitters, 1536 vertices)", imp.as_ref());
 }
 

@@ -64,7 +64,7 @@ fn frames(c: &mut Criterion) {
     for (name, sub) in samples {
         let Some(path) = shared(sub) else { continue };
         // A loader not built yet (or a file it refuses) is skipped, not benchmarked.
-        if let Ok(m) = psxrender::formats::load(&path, &LoadOptions::default()) {
+        if let Ok(m) = psxrender::detect::load(&path, &LoadOptions::default()) {
             bench_model(c, name, m.as_ref(), 1);
         }
     }

@@ -9,7 +9,7 @@
 //!   two serial GPUs at once on two threads (`small_triangles_two_serial_gpus`), what two cores
 //!   give this work at best;
 //! - `reference_frames`: the real model frames of `../shared/hwtests/emulator-reference/frames`
-//!   (GPUDUMPs: a VRAM restore, one frame's words), loaded through `replay::Input` and fed as
+//!   (GPUDUMPs: a VRAM restore, one frame's words), loaded through `input::Input` and fed as
 //!   `replay` feeds them; skipped with a printed reason when `../shared` is absent;
 //! - `big_triangles`: 4000 random textured gouraud triangles up to 64 px across (~310 px each)
 //!   on one long-lived GPU, also through the portable span kernel on one thread (the baseline
@@ -27,7 +27,8 @@ use gpu::rng::XorShift as Rng;
 use gpu::{Gpu, Threads};
 
 use psxrender::capture::census::Census;
-use psxrender::capture::replay::{Input, Prepared};
+use psxrender::capture::input::Input;
+use psxrender::capture::replay::Prepared;
 use psxrender::hwtest::stream::Item;
 
 #[path = "common/gpu_workload.rs"]

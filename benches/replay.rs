@@ -2,14 +2,14 @@
 //! comparing two 1024×512 captures, and cutting a 640×480 24-bit display out of VRAM.
 //!
 //! The text stream is the small-triangle stream of `examples/small_tris.rs` (100,000
-//! triangles, about 13 MB), parsed by `stream::parse` alone and by `replay::Input::parse`
+//! triangles, about 13 MB), parsed by `stream::parse` alone and by `input::Input::parse`
 //! (UTF-8 check, parse, keeping the GPU items), in bytes per second.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 
 use psxrender::capture::compare::{self, Capture};
 use psxrender::capture::dump::{self, VSyncTime};
-use psxrender::capture::replay::Input;
+use psxrender::capture::input::Input;
 use psxrender::hwtest::stream;
 
 use gpu::rng::XorShift as Rng;

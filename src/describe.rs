@@ -1,10 +1,11 @@
 //! `psxrender info FILE`: what any file psxrender reads holds, as text and as JSON from the
 //! same facts.
 //!
-//! [`describe`] identifies the file by content ([`crate::formats::identify`]) and hands it to the
+//! [`describe`] identifies the file by content ([`crate::detect::identify`]) and hands it to the
 //! one arm that reads its kind: models load as for rendering and describe themselves
-//! ([`Model::info`], [`Model::facts`]); textures, texture-info files and GPU input get the
-//! fact structures below, each written once and rendered both ways. A file no detector
+//! ([`Model::info`], [`Model::facts`]); textures, texture-info files and GPU input are
+//! described by fact structures their own modules gather (`formats::tim::facts`,
+//! [`GpuFacts::of`], …), each written once and laid out here both ways. A file no detector
 //! claims fails with the list of formats tried and why each refused.
 
 use std::fmt::Write;
@@ -13,16 +14,20 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::capture::census::Census;
-use crate::capture::dump::{Dump, Magic, Packet};
-use crate::capture::replay::Input;
-use crate::formats::reader::Reader;
-use crate::formats::tim::{Tim, TimDepth};
-use crate::formats::{
-    blp, dds, identify, images, plt, read_file, ErrorKind, Kind, LoadError, LoadOptions, Result,
-};
-use crate::render::texture::{ps1_form, BlendClass, TextureDepth, LONE_TEXTURE_FRAMEBUFFER};
-use crate::scene::{Model, RgbaImage};
+use crate::capture::info::GpuFacts;
+use crate::capture::input::Input;
+use crate::detect::{decode_image, identify, load_data, Kind};
+use crate::formats::blp::BlpFacts;
+use crate::formats::dds::DdsFacts;
+use crate::formats::images::{png_facts, PngFacts};
+use crate::formats::nwn::textures::{tga_facts, TgaFacts};
+use crate::formats::nwn::txi::TxiFacts;
+use crate::formats::plt::PltFacts;
+use crate::formats::tim::{TimFacts, VramRect};
+use crate::formats::{blp, dds, plt, tim, LoadOptions};
+use crate::read::{read_file, ErrorKind, LoadError, Result};
+use crate::scene::Model;
+use crate::texture::{ps1_facts, Ps1Facts};
 
 /// What `info` found.
 pub enum Description {
@@ -42,8 +47,8 @@ impl Description {
         match self {
             Description::Model(m) => m.info(),
             Description::Texture(t) => t.text(),
-            Description::Txi(t) => t.text(),
-            Description::Gpu(g) => g.text(),
+            Description::Txi(t) => txi_text(t),
+            Description::Gpu(g) => gpu_text(g),
         }
     }
 
@@ -88,7 +93,7 @@ pub fn describe(path: &Path, opts: &LoadOptions) -> Result<Description> {
         .map_err(|u| LoadError::new("file", 0, ErrorKind::Unrecognised(u)).in_file(path))?;
     let d = match kind {
         Kind::M2 | Kind::NwnBinary | Kind::NwnAscii | Kind::Ff9 | Kind::Gltf => {
-            Description::Model(crate::formats::load_data(path, &data, kind, opts)?)
+            Description::Model(load_data(path, &data, kind, opts)?)
         }
         Kind::Tim
         | Kind::Blp
@@ -105,19 +110,6 @@ pub fn describe(path: &Path, opts: &LoadOptions) -> Result<Description> {
         )),
     };
     Ok(d)
-}
-
-/// A VRAM rectangle in halfwords and lines.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct VramRect {
-    /// Left, in halfwords.
-    pub x: u16,
-    /// Top line.
-    pub y: u16,
-    /// Width in halfwords.
-    pub w: u16,
-    /// Height in lines.
-    pub h: u16,
 }
 
 /// An image file's facts.
@@ -157,167 +149,16 @@ pub enum TextureDetail {
     Png(PngFacts),
 }
 
-/// A TIM block's header against the data it holds.
-#[derive(Clone, Debug, Serialize)]
-pub struct TimBlock {
-    /// "CLUT" or "image".
-    pub what: &'static str,
-    /// File offset of the block.
-    pub offset: u64,
-    /// Where it goes in VRAM.
-    pub vram: VramRect,
-    /// The block's length field.
-    pub length_field: u32,
-    /// The length its width × height gives (what psxrender reads).
-    pub length: u64,
-}
-
-/// TIM facts.
-#[derive(Clone, Debug, Serialize)]
-pub struct TimFacts {
-    /// Bits per pixel (4, 8, 16 = 15-bit direct, 24).
-    pub bpp: u32,
-    /// The flags word as stored (bits above 3 are ignored).
-    pub flags: u32,
-    /// Texture page of the image: (X / 64, Y / 256).
-    pub texture_page: [u16; 2],
-    /// CLUTs in the CLUT block (rows × palettes per row).
-    pub cluts: u32,
-    /// Colours per CLUT (16 or 256; 0 without a CLUT).
-    pub clut_colours: u32,
-    /// The blocks.
-    pub blocks: Vec<TimBlock>,
-}
-
-/// One BLP mip level.
-#[derive(Clone, Debug, Serialize)]
-pub struct Mip {
-    /// Level (0 = full size).
-    pub level: u32,
-    /// Width in pixels.
-    pub width: u32,
-    /// Height in pixels.
-    pub height: u32,
-    /// File offset.
-    pub offset: u32,
-    /// Bytes.
-    pub bytes: u32,
-}
-
-/// BLP2 facts.
-#[derive(Clone, Debug, Serialize)]
-pub struct BlpFacts {
-    /// Container version ("BLP2") and content type (1 = not JPEG).
-    pub version: String,
-    /// Compression: palette, DXT1/3/5, raw BGRA.
-    pub compression: &'static str,
-    /// Alpha bits per pixel (0, 1, 4, 8).
-    pub alpha_depth: u8,
-    /// The alpha type byte (7 = DXT5 for DXT files).
-    pub alpha_type: u8,
-    /// Mip levels stored (non-empty entries of the table).
-    pub mips: Vec<Mip>,
-}
-
-/// DDS facts.
-#[derive(Clone, Debug, Serialize)]
-pub struct DdsFacts {
-    /// "standard" (`DDS ` header) or "BioWare" (NWN's magic-less header).
-    pub variant: &'static str,
-    /// Pixel format: DXT1, DXT3, DXT5, or RGB/RGBA with the bit count.
-    pub pixel_format: String,
-    /// Mip levels (standard: the header's count; BioWare: how many whole levels the file
-    /// holds).
-    pub mip_levels: u32,
-    /// BioWare: the alpha-mean field.
-    pub alpha_mean: Option<f32>,
-}
-
-/// TGA facts.
-#[derive(Clone, Debug, Serialize)]
-pub struct TgaFacts {
-    /// Image type byte and its meaning.
-    pub image_type: u8,
-    /// "colour-mapped", "true-colour" or "grey", with "RLE" when compressed.
-    pub storage: String,
-    /// Bits per pixel.
-    pub pixel_depth: u8,
-    /// Alpha bits per pixel (descriptor bits 0-3).
-    pub alpha_bits: u8,
-    /// "bottom-left" or "top-left" (descriptor bit 5).
-    pub origin: &'static str,
-    /// Colour-map entries, when there is a colour map.
-    pub colour_map_entries: u16,
-}
-
-/// One PLT layer (palette group).
-#[derive(Clone, Debug, Serialize)]
-pub struct PltLayer {
-    /// Group number (0-9).
-    pub group: u8,
-    /// Its name (skin, hair, …).
-    pub name: &'static str,
-    /// The palette image it samples.
-    pub palette: &'static str,
-    /// Pixels that use it.
-    pub pixels: u64,
-}
-
-/// PLT facts.
-#[derive(Clone, Debug, Serialize)]
-pub struct PltFacts {
-    /// The header's layer count.
-    pub layer_count: u32,
-    /// Pixels per layer (layers no pixel uses are left out).
-    pub layers: Vec<PltLayer>,
-    /// Pixels naming a group past 9 (drawn with group 0).
-    pub other_pixels: u64,
-}
-
-/// PNG facts.
-#[derive(Clone, Debug, Serialize)]
-pub struct PngFacts {
-    /// Bits per channel.
-    pub bit_depth: u8,
-    /// Colour type (grey, RGB, palette, grey+alpha, RGBA).
-    pub colour_type: &'static str,
-}
-
-/// What psxrender's conversion makes of an image (as `psxrender texture` shows it).
-#[derive(Clone, Debug, Serialize)]
-pub struct Ps1Facts {
-    /// The encoding picked from the image's alpha: opaque, cutout or alpha.
-    pub encoding: &'static str,
-    /// Bits per texel (4, 8, 15).
-    pub bpp: u32,
-    /// Width in texels.
-    pub width: u32,
-    /// Height in texels.
-    pub height: u32,
-    /// Distinct texel values before the CLUT was made.
-    pub colours: usize,
-    /// CLUT entries (0 at 15bpp).
-    pub clut_entries: usize,
-    /// Texels that are never drawn (0x0000).
-    pub transparent_texels: usize,
-}
-
-/// Names of the ten PLT groups, in group order.
-const PLT_GROUPS: [&str; 10] = [
-    "skin", "hair", "metal1", "metal2", "cloth1", "cloth2", "leather1", "leather2", "tattoo1",
-    "tattoo2",
-];
-
 fn texture_facts(path: &Path, kind: Kind, data: &[u8], opts: &LoadOptions) -> Result<TextureFacts> {
     let mut warnings = Vec::new();
-    let img = images::decode(path, kind, data, opts, &mut warnings)?;
+    let img = decode_image(path, kind, data, opts, &mut warnings)?;
     let detail = match kind {
-        Kind::Tim => TextureDetail::Tim(tim_facts(data)?),
-        Kind::Blp => TextureDetail::Blp(blp_facts(data)?),
-        Kind::Dds => TextureDetail::Dds(dds_facts(data)?),
-        Kind::BiowareDds => TextureDetail::Dds(bioware_facts(data)?),
+        Kind::Tim => TextureDetail::Tim(tim::facts(data)?),
+        Kind::Blp => TextureDetail::Blp(blp::facts(data)?),
+        Kind::Dds => TextureDetail::Dds(dds::facts_standard(data)?),
+        Kind::BiowareDds => TextureDetail::Dds(dds::facts_bioware(data)?),
         Kind::Tga => TextureDetail::Tga(tga_facts(data)),
-        Kind::Plt => TextureDetail::Plt(plt_facts(data)?),
+        Kind::Plt => TextureDetail::Plt(plt::facts(data)?),
         _ => TextureDetail::Png(png_facts(data)),
     };
     Ok(TextureFacts {
@@ -328,244 +169,6 @@ fn texture_facts(path: &Path, kind: Kind, data: &[u8], opts: &LoadOptions) -> Re
         ps1: ps1_facts(&img),
         warnings,
     })
-}
-
-/// What the renderer's conversion (default depth, beside a 320x240 framebuffer) makes of `img`.
-pub fn ps1_facts(img: &RgbaImage) -> Option<Ps1Facts> {
-    let class = BlendClass::for_image(img);
-    let form = ps1_form(img, class, TextureDepth::Auto, LONE_TEXTURE_FRAMEBUFFER).ok()?;
-    let t = &form.tim;
-    let (w, h) = (t.pixel_width(), u32::from(t.image.height));
-    let mut transparent = 0;
-    for y in 0..h {
-        for x in 0..w {
-            let raw = t.raw_pixel(x, y);
-            let colour = match (&t.clut, t.depth) {
-                (Some(c), TimDepth::Bpp4 | TimDepth::Bpp8) => {
-                    c.data.get(raw as usize).copied().unwrap_or(0)
-                }
-                _ => raw,
-            };
-            transparent += usize::from(colour == 0);
-        }
-    }
-    Some(Ps1Facts {
-        encoding: class_name(class),
-        bpp: form.bits(),
-        width: w,
-        height: h,
-        colours: form.colours,
-        clut_entries: t.clut.as_ref().map_or(0, |c| c.data.len()),
-        transparent_texels: transparent,
-    })
-}
-
-/// The name `--blend` and `info` use for an encoding.
-pub fn class_name(c: BlendClass) -> &'static str {
-    match c {
-        BlendClass::Opaque => "opaque",
-        BlendClass::Cutout => "cutout",
-        BlendClass::Alpha => "alpha",
-        BlendClass::Blended => "additive",
-    }
-}
-
-fn tim_facts(data: &[u8]) -> Result<TimFacts> {
-    let tim = Tim::parse(data)?;
-    let r = Reader::new(data, "TIM");
-    let flags = r.u32_at(4, "TIM flags")?;
-    let mut blocks = Vec::new();
-    let mut off = 8u64;
-    for (what, img) in tim
-        .clut
-        .iter()
-        .map(|c| ("CLUT", c))
-        .chain(std::iter::once(("image", &tim.image)))
-    {
-        let length = 12 + u64::from(img.width) * u64::from(img.height) * 2;
-        blocks.push(TimBlock {
-            what,
-            offset: off,
-            vram: VramRect {
-                x: img.x,
-                y: img.y,
-                w: img.width,
-                h: img.height,
-            },
-            length_field: r.u32_at(off, "block length")?,
-            length,
-        });
-        off += length;
-    }
-    let clut_colours = match tim.depth {
-        TimDepth::Bpp4 => 16,
-        TimDepth::Bpp8 => 256,
-        _ => 0,
-    };
-    let cluts = match (&tim.clut, clut_colours) {
-        (Some(c), n) if n > 0 => u32::from(c.width) / n * u32::from(c.height),
-        _ => 0,
-    };
-    Ok(TimFacts {
-        bpp: tim.depth.bpp(),
-        flags,
-        texture_page: [tim.image.x / 64, tim.image.y / 256],
-        cluts,
-        clut_colours: if tim.clut.is_some() { clut_colours } else { 0 },
-        blocks,
-    })
-}
-
-fn blp_facts(data: &[u8]) -> Result<BlpFacts> {
-    let h = blp::read_header(&Reader::new(data, "BLP2"))?;
-    let compression = match h.encoding {
-        blp::Encoding::Palette => "palette",
-        blp::Encoding::RawBgra => "raw BGRA",
-        blp::Encoding::Dxt => match h.dxt_kind() {
-            blp::DxtKind::Dxt1 => "DXT1",
-            blp::DxtKind::Dxt3 => "DXT3",
-            blp::DxtKind::Dxt5 => "DXT5",
-        },
-    };
-    let mips = (0..16u32)
-        .take_while(|&i| h.mip_offsets[i as usize] != 0 && h.mip_sizes[i as usize] != 0)
-        .map(|i| Mip {
-            level: i,
-            width: (h.width >> i).max(1),
-            height: (h.height >> i).max(1),
-            offset: h.mip_offsets[i as usize],
-            bytes: h.mip_sizes[i as usize],
-        })
-        .collect();
-    Ok(BlpFacts {
-        version: "BLP2, content type 1 (not JPEG)".into(),
-        compression,
-        alpha_depth: h.alpha_depth,
-        alpha_type: h.alpha_type,
-        mips,
-    })
-}
-
-fn dds_facts(data: &[u8]) -> Result<DdsFacts> {
-    let r = Reader::new(data, "DDS");
-    let mips = r.u32_at(0x1C, "mip count")?.max(1);
-    let pf = 0x4C;
-    let flags = r.u32_at(pf + 4, "pixel format flags")?;
-    let pixel_format = if flags & 0x4 != 0 {
-        String::from_utf8_lossy(r.bytes(pf + 8, 4, "FourCC")?).into_owned()
-    } else {
-        let bits = r.u32_at(pf + 12, "RGB bit count")?;
-        let alpha = flags & 0x1 != 0;
-        format!("{} {bits}-bit", if alpha { "RGBA" } else { "RGB" })
-    };
-    Ok(DdsFacts {
-        variant: "standard",
-        pixel_format,
-        mip_levels: mips,
-        alpha_mean: None,
-    })
-}
-
-fn bioware_facts(data: &[u8]) -> Result<DdsFacts> {
-    let r = Reader::new(data, "BioWare DDS");
-    let (mut w, mut h) = (r.u32_at(0, "width")?, r.u32_at(4, "height")?);
-    let format = if r.u32_at(8, "bytes per pixel")? == 3 {
-        dds::DxtFormat::Dxt1
-    } else {
-        dds::DxtFormat::Dxt5
-    };
-    let alpha_mean = r.f32_at(16, "alpha mean")?;
-    let mut left = r.len().saturating_sub(20);
-    let mut levels = 0;
-    loop {
-        let need = format.level_bytes(w, h);
-        if need > left {
-            break;
-        }
-        left -= need;
-        levels += 1;
-        if w == 1 && h == 1 {
-            break;
-        }
-        (w, h) = ((w / 2).max(1), (h / 2).max(1));
-    }
-    Ok(DdsFacts {
-        variant: "BioWare",
-        pixel_format: format!("{format:?}").to_uppercase(),
-        mip_levels: levels,
-        alpha_mean: Some(alpha_mean),
-    })
-}
-
-fn tga_facts(d: &[u8]) -> TgaFacts {
-    // The detector checked the 18-byte header is there.
-    let ty = d[2];
-    let kind = match ty & 7 {
-        1 => "colour-mapped",
-        2 => "true-colour",
-        _ => "grey",
-    };
-    TgaFacts {
-        image_type: ty,
-        storage: if ty & 8 != 0 {
-            format!("{kind}, RLE")
-        } else {
-            kind.to_string()
-        },
-        pixel_depth: d[16],
-        alpha_bits: d[17] & 0x0F,
-        origin: if d[17] & 0x20 != 0 {
-            "top-left"
-        } else {
-            "bottom-left"
-        },
-        colour_map_entries: if d[1] == 1 {
-            u16::from_le_bytes([d[5], d[6]])
-        } else {
-            0
-        },
-    }
-}
-
-fn plt_facts(data: &[u8]) -> Result<PltFacts> {
-    let p = plt::parse(data)?;
-    let layer_count = Reader::new(data, "PLT").u32_at(8, "layer count")?;
-    let mut counts = [0u64; 10];
-    let mut other = 0;
-    for &(_, g) in &p.pixels {
-        match counts.get_mut(g as usize) {
-            Some(c) => *c += 1,
-            None => other += 1,
-        }
-    }
-    let layers = (0..10)
-        .filter(|&g| counts[g] > 0)
-        .map(|g| PltLayer {
-            group: g as u8,
-            name: PLT_GROUPS[g],
-            palette: plt::PALETTE_FILES[g],
-            pixels: counts[g],
-        })
-        .collect();
-    Ok(PltFacts {
-        layer_count,
-        layers,
-        other_pixels: other,
-    })
-}
-
-fn png_facts(d: &[u8]) -> PngFacts {
-    PngFacts {
-        bit_depth: d.get(24).copied().unwrap_or(0),
-        colour_type: match d.get(25) {
-            Some(0) => "grey",
-            Some(2) => "RGB",
-            Some(3) => "palette",
-            Some(4) => "grey + alpha",
-            Some(6) => "RGBA",
-            _ => "unknown",
-        },
-    }
 }
 
 impl TextureFacts {
@@ -691,175 +294,45 @@ impl TextureFacts {
     }
 }
 
-/// One command of a TXI file.
-#[derive(Clone, Debug, Serialize)]
-pub struct TxiCommand {
-    /// 1-based line.
-    pub line: usize,
-    /// The command word, lower-cased.
-    pub command: String,
-    /// The rest of the line.
-    pub value: String,
-    /// What psxrender does with it (`None`: not used).
-    pub effect: Option<&'static str>,
+/// A TXI file's commands as text.
+fn txi_text(t: &TxiFacts) -> String {
+    let mut s = format!("NWN texture info (TXI): {} commands\n", t.commands.len());
+    for c in &t.commands {
+        let _ = writeln!(
+            s,
+            "  line {}: {} {}{}",
+            c.line,
+            c.command,
+            c.value,
+            c.effect
+                .map_or("  (not used by psxrender)".to_string(), |e| format!(
+                    "  (psxrender: {e})"
+                ))
+        );
+    }
+    s
 }
 
-/// NWN TXI facts.
-#[derive(Clone, Debug, Serialize)]
-pub struct TxiFacts {
-    /// "NWN TXI".
-    pub format: &'static str,
-    /// Commands in file order.
-    pub commands: Vec<TxiCommand>,
-}
-
-impl TxiFacts {
-    fn parse(data: &[u8]) -> TxiFacts {
-        let text = String::from_utf8_lossy(&data[..data.len().min(64 << 10)]);
-        let commands = text
-            .lines()
-            .enumerate()
-            .filter_map(|(i, l)| {
-                let content = l.split('#').next().unwrap_or("").trim();
-                let (cmd, value) = content
-                    .split_once(char::is_whitespace)
-                    .unwrap_or((content, ""));
-                (!cmd.is_empty()).then(|| {
-                    let command = cmd.to_ascii_lowercase();
-                    let value = value.trim().to_string();
-                    TxiCommand {
-                        line: i + 1,
-                        effect: txi_effect(&command, &value),
-                        command,
-                        value,
-                    }
-                })
-            })
-            .collect();
-        TxiFacts {
-            format: Kind::Txi.name(),
-            commands,
-        }
+/// GPU input's facts as text.
+fn gpu_text(g: &GpuFacts) -> String {
+    let mut s = match (g.magic, g.packets) {
+        (Some(m), Some(p)) => match g.compression {
+            Some(c) => format!("GPUDUMP ({m}), {c}-compressed: {p} packets\n"),
+            None => format!("GPUDUMP ({m}): {p} packets\n"),
+        },
+        _ => "GPU text stream\n".to_string(),
+    };
+    for n in &g.notes {
+        let _ = writeln!(s, "  {n}");
     }
-
-    fn text(&self) -> String {
-        let mut s = format!("NWN texture info (TXI): {} commands\n", self.commands.len());
-        for c in &self.commands {
-            let _ = writeln!(
-                s,
-                "  line {}: {} {}{}",
-                c.line,
-                c.command,
-                c.value,
-                c.effect
-                    .map_or("  (not used by psxrender)".to_string(), |e| format!(
-                        "  (psxrender: {e})"
-                    ))
-            );
-        }
-        s
-    }
-}
-
-/// What the NWN loader does with a TXI command (`nwn::blend_for`).
-fn txi_effect(command: &str, value: &str) -> Option<&'static str> {
-    match command {
-        "blending" if value.eq_ignore_ascii_case("additive") => {
-            Some("faces with this texture are drawn additive (PS1 mode B+F)")
-        }
-        "envmaptexture" | "bumpmaptexture" => {
-            Some("the texture's alpha is a map mask, so its faces are drawn opaque")
-        }
-        _ => None,
-    }
-}
-
-/// A GPU dump's or text stream's facts.
-#[derive(Clone, Debug, Serialize)]
-pub struct GpuFacts {
-    /// "GPUDUMP" or "GPU text stream".
-    pub format: &'static str,
-    /// GPUDUMP: which magic.
-    pub magic: Option<&'static str>,
-    /// GPUDUMP: the file's compression (`zstd`, `xz`), if any.
-    pub compression: Option<&'static str>,
-    /// GPUDUMP: packets.
-    pub packets: Option<usize>,
-    /// GPUDUMP: comment, game ID, video format and GPU version packets, as text.
-    pub notes: Vec<String>,
-    /// What the words do.
-    pub census: Census,
-    /// Odd but readable packets.
-    #[serde(skip)]
-    pub warnings: Vec<String>,
-}
-
-impl GpuFacts {
-    fn of(input: Input) -> GpuFacts {
-        let census = Census::of(&input);
-        match &input {
-            Input::Stream { .. } => GpuFacts {
-                format: Kind::GpuStream.name(),
-                magic: None,
-                compression: None,
-                packets: None,
-                notes: Vec::new(),
-                census,
-                warnings: Vec::new(),
-            },
-            Input::Dump(d) => GpuFacts {
-                format: Kind::GpuDump.name(),
-                magic: Some(match d.magic {
-                    Magic::Spec => "16-byte spec magic (PSXGPUDUMPv1r1)",
-                    Magic::Short => "14-byte DuckStation magic (PSXGPUDUMPv1)",
-                }),
-                compression: d.compression.map(|c| c.name()),
-                packets: Some(d.entries.len()),
-                notes: dump_notes(d),
-                census,
-                warnings: d.warnings.clone(),
-            },
-        }
-    }
-
-    fn text(&self) -> String {
-        let mut s = match (self.magic, self.packets) {
-            (Some(m), Some(p)) => match self.compression {
-                Some(c) => format!("GPUDUMP ({m}), {c}-compressed: {p} packets\n"),
-                None => format!("GPUDUMP ({m}): {p} packets\n"),
-            },
-            _ => "GPU text stream\n".to_string(),
-        };
-        for n in &self.notes {
-            let _ = writeln!(s, "  {n}");
-        }
-        s.push_str(&self.census.text());
-        s
-    }
-}
-
-fn dump_notes(d: &Dump) -> Vec<String> {
-    let mut gp0 = 0usize;
-    let mut out = Vec::new();
-    for p in d.packets() {
-        match p {
-            Packet::Gp0(w) => gp0 += w.len(),
-            Packet::GameId(s) => out.push(format!("game ID: {s}")),
-            Packet::VideoFormat(s) => out.push(format!("video format: {s}")),
-            Packet::Comment(s) => out.push(format!("comment: {s}")),
-            Packet::GpuVersion(v) => out.push(format!("GPU version word: {v}")),
-            Packet::TraceBegin => {
-                out.push(format!("trace begins after {gp0} state-restore GP0 words"))
-            }
-            _ => {}
-        }
-    }
-    out
+    s.push_str(&g.census.text());
+    s
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::texture::{Tim, TimDepth};
 
     fn tmp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("psxr-describe-{}", std::process::id()));

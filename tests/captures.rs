@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use psxrender::capture::compressed::Compression;
 use psxrender::capture::dump::{self, Packet, VSyncTime};
-use psxrender::capture::replay::{run, Input, Options};
+use psxrender::capture::input::Input;
+use psxrender::capture::replay::{run, Options};
 use psxrender::formats::ErrorKind;
 
 fn tmp(name: &str) -> PathBuf {

@@ -199,7 +199,7 @@ fn event_pulse_fountain_is_continuous_and_explosion_bursts_on_detonate() {
 }
 
 fn torch() -> Box<dyn Model> {
-    psxrender::formats::load(&sample("it_torch_000.mdl"), &LoadOptions::default()).unwrap()
+    psxrender::detect::load(&sample("it_torch_000.mdl"), &LoadOptions::default()).unwrap()
 }
 
 /// Options framing frame 0 of the model's default animation, with `threads` GPU threads.
@@ -332,7 +332,7 @@ fn tile_lights_become_the_gte_lights() {
 #[cfg_attr(no_shared, ignore = "needs ../shared/samples/m2")]
 fn imp2_cameras_render_through_the_models_eye() {
     use psxrender::render::RenderError;
-    let m = psxrender::formats::load(
+    let m = psxrender::detect::load(
         &common::shared("samples/m2/Imp2.m2"),
         &LoadOptions::default(),
     )

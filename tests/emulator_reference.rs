@@ -9,7 +9,8 @@ use std::io::Read;
 use std::path::Path;
 
 use gpu::raster::feedback::FeedbackStats;
-use psxrender::capture::replay::{run, Input, Options};
+use psxrender::capture::input::Input;
+use psxrender::capture::replay::{run, Options};
 
 /// The thread settings every input is replayed at (0: all cores).
 const THREADS: [usize; 9] = [1, 0, 2, 3, 5, 8, 16, 33, 64];

@@ -358,7 +358,7 @@ fn bg_none_marks_exactly_what_the_gpu_drew() {
 #[cfg_attr(no_shared, ignore = "needs ../shared/samples")]
 fn bg_none_on_an_opaque_model_is_exact() {
     let crate_path = shared("samples/m2/STORMWINDCRATE01.M2");
-    let model = psxrender::formats::load(&crate_path, &Default::default()).unwrap();
+    let model = psxrender::detect::load(&crate_path, &Default::default()).unwrap();
     let opts = |bg, t| RenderOptions {
         background: bg,
         transparent: t,
@@ -518,8 +518,8 @@ fn info_on_damaged_files_never_panics() {
         .filter(|p| is_sample(p) && !is_bare_buffer(p))
     {
         let data = std::fs::read(&p).unwrap();
-        let kind = psxrender::formats::identify(&data).unwrap();
-        if kind.role() != psxrender::formats::Role::Model {
+        let kind = psxrender::detect::identify(&data).unwrap();
+        if kind.role() != psxrender::detect::Role::Model {
             inputs.push((p.file_name().unwrap().to_string_lossy().into(), data));
         }
     }

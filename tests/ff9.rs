@@ -3,12 +3,13 @@
 
 use std::path::Path;
 
+use psxrender::detect::{identify, Kind};
 use psxrender::formats::ff9::cluster::ChunkLayout;
 use psxrender::formats::ff9::{
     self, cluster, demo_character, demo_parts, Animation, MaterialSet, Mesh, ModelKind, PolyKind,
 };
 use psxrender::formats::tim::{Tim, TimDepth};
-use psxrender::formats::{identify, Kind, LoadOptions};
+use psxrender::formats::LoadOptions;
 use psxrender::render::{RenderOptions, Renderer};
 use psxrender::scene::{FaceTexture, Model, PoseRequest, Shading, VramImage};
 
@@ -351,7 +352,7 @@ fn bare_model_with_side_files() {
         ff9_materials: Some(mat_p),
         ..LoadOptions::default()
     };
-    let m = psxrender::formats::load(&model, &opts).unwrap();
+    let m = psxrender::detect::load(&model, &opts).unwrap();
     assert!(m.warnings().is_empty(), "{:?}", m.warnings());
     let from_cluster = load(&demo_character()).unwrap();
     let req = PoseRequest {

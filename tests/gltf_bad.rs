@@ -471,8 +471,8 @@ fn container_and_version_errors_name_the_byte() {
         "{e}"
     );
     assert_eq!(
-        psxrender::formats::identify(old),
-        Ok(psxrender::formats::Kind::Gltf)
+        psxrender::detect::identify(old),
+        Ok(psxrender::detect::Kind::Gltf)
     );
 }
 

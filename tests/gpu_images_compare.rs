@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use psxrender::capture::compare::{parse_mask, Capture, Expansion, Source};
-use psxrender::capture::replay::Input;
+use psxrender::capture::input::Input;
 
 fn tests(root: &Path) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)

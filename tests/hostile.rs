@@ -444,7 +444,7 @@ fn gltf_textures_of_4096_and_8192_render_and_8193_is_refused_naming_the_cap() {
     for side in [4096u32, 8192] {
         let dir = scratch(&format!("tex{side}"));
         for path in quad_models(&dir, &big_png(side)) {
-            let m = psxrender::formats::load(&path, &LoadOptions::default())
+            let m = psxrender::detect::load(&path, &LoadOptions::default())
                 .unwrap_or_else(|e| panic!("{side}: {e}"));
             let o = RenderOptions {
                 lighting: false,
@@ -481,7 +481,7 @@ fn gltf_textures_of_4096_and_8192_render_and_8193_is_refused_naming_the_cap() {
             .unwrap();
     }
     for path in quad_models(&dir, &png) {
-        let e = psxrender::formats::load(&path, &LoadOptions::default())
+        let e = psxrender::detect::load(&path, &LoadOptions::default())
             .err()
             .unwrap_or_else(|| panic!("{} loaded", path.display()));
         let msg = e.to_string();
@@ -818,7 +818,7 @@ fn gltf_errors_in_the_json_name_the_gltf_not_the_bin() {
     doc["accessors"][0]["count"] = json!(1_000_000);
     let path = dir.join("Fox.gltf");
     std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
-    let e = psxrender::formats::load(&path, &LoadOptions::default())
+    let e = psxrender::detect::load(&path, &LoadOptions::default())
         .err()
         .expect("refused");
     assert_eq!(e.file.as_deref(), Some(path.as_path()), "{e}");

@@ -339,8 +339,8 @@ fn c_satyr_ascii_facts() {
     let p = sample("c_satyr.ascii.mdl");
     let data = std::fs::read(&p).unwrap();
     assert_eq!(
-        psxrender::formats::identify(&data),
-        Ok(psxrender::formats::Kind::NwnAscii)
+        psxrender::detect::identify(&data),
+        Ok(psxrender::detect::Kind::NwnAscii)
     );
     let m = load(&p, &LoadOptions::default());
     assert!(m.mdl.ascii);

@@ -202,14 +202,14 @@ fn golden_m2_synthetic() {
     };
     let path = dir.join("plankbox.m2");
     std::fs::write(&path, model.write()).unwrap();
-    let loaded = psxrender::formats::load(&path, &LoadOptions::default()).unwrap();
+    let loaded = psxrender::detect::load(&path, &LoadOptions::default()).unwrap();
     assert!(loaded.warnings().is_empty(), "{:?}", loaded.warnings());
     golden("m2_synthetic", loaded.as_ref(), Some(0), [0, 15]);
 }
 
 fn sample(sub: &str, opts: LoadOptions) -> Box<dyn Model> {
     let path = common::shared(sub);
-    psxrender::formats::load(&path, &opts).unwrap_or_else(|e| panic!("{sub}: {e}"))
+    psxrender::detect::load(&path, &opts).unwrap_or_else(|e| panic!("{sub}: {e}"))
 }
 
 #[test]
@@ -455,7 +455,7 @@ fn gpudump(r: &Renderer, f: &Frame) -> Vec<u8> {
 }
 
 fn replay_display(dump: &[u8]) -> psxrender::capture::display::Picture {
-    let input = psxrender::capture::replay::Input::parse(dump).unwrap();
+    let input = psxrender::capture::input::Input::parse(dump).unwrap();
     let done = psxrender::capture::replay::run(&input, Default::default()).unwrap();
     let mut gpu = done.gpu;
     let d = gpu.display();
@@ -610,7 +610,7 @@ fn cli_errors_name_the_cause_and_exit_codes_follow_the_docs() {
 
 /// The picture at each texture depth (4, 8, 15 bpp), frame 3 of animation 0.
 fn pictures_at_each_depth(model: &dyn Model) -> Vec<Vec<u8>> {
-    use psxrender::render::texture::TextureDepth;
+    use psxrender::texture::TextureDepth;
     [TextureDepth::Bpp4, TextureDepth::Bpp8, TextureDepth::Bpp15]
         .into_iter()
         .map(|depth| {

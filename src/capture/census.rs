@@ -26,7 +26,7 @@ use gpu::gp1;
 use gpu::vram::{transfer_size, transfer_xy};
 
 use crate::capture::dump::Packet;
-use crate::capture::replay::Input;
+use crate::capture::input::Input;
 use crate::hwtest::stream::Item;
 
 /// An inclusive VRAM rectangle, in halfwords and lines.

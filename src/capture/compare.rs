@@ -17,8 +17,8 @@
 use std::fmt;
 use std::path::Path;
 
-use crate::formats::{self, ErrorKind, LoadError};
 use crate::output::expand5;
+use crate::read::{self, ErrorKind, LoadError};
 
 /// Format name in load errors.
 pub const FORMAT: &str = "capture";
@@ -187,9 +187,9 @@ impl Capture {
         }
     }
 
-    /// Loads a file (size capped by [`formats::read_file`]).
+    /// Loads a file (size capped by [`read::read_file`]).
     pub fn load(path: &Path) -> Result<Capture, LoadError> {
-        let data = formats::read_file(path, FORMAT)?;
+        let data = read::read_file(path, FORMAT)?;
         Self::parse(&data).map_err(|e| e.in_file(path))
     }
 

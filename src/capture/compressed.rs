@@ -15,7 +15,7 @@ use std::io::{self, BufRead, Read};
 use std::path::Path;
 use std::rc::Rc;
 
-use crate::formats::{ErrorKind, LoadError};
+use crate::read::{ErrorKind, LoadError};
 
 /// Largest zstd window / xz dictionary accepted: 64 MiB (zstd's level-19 default is 8 MiB,
 /// xz's `-9` 64 MiB).

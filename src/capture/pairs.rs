@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::capture::compare::{self, Capture, Options, Report};
 use crate::capture::display::Picture;
-use crate::formats::LoadError;
+use crate::read::LoadError;
 
 /// Format name in errors.
 pub const FORMAT: &str = "picture sequence";
@@ -82,7 +82,7 @@ pub fn list(spec: &Path) -> Result<BTreeMap<u64, PathBuf>, LoadError> {
             return Err(LoadError::new(
                 FORMAT,
                 0,
-                crate::formats::ErrorKind::CountTooLarge {
+                crate::read::ErrorKind::CountTooLarge {
                     what: "numbered pictures",
                     count: frames.len() as u64 + 1,
                     max: MAX_FILES as u64,

@@ -17,9 +17,10 @@ use gpu::Gpu;
 
 use crate::capture::compressed::Compression;
 use crate::capture::dump::{self, Packet, PacketReader, VSyncTime};
-use crate::capture::replay::{self, Input};
-use crate::formats::LoadError;
+use crate::capture::input::Input;
+use crate::capture::replay;
 use crate::hwtest::stream::Item;
+use crate::read::LoadError;
 
 /// Most bytes a compressed dump may decode to when played as a stream: far beyond any real
 /// capture (hours of frames), small enough that a decompression bomb ends.

@@ -14,7 +14,6 @@ mod stdout;
 
 mod batch;
 mod compare;
-mod compare_frames;
 mod conformance;
 mod demo;
 mod effect_args;
@@ -25,11 +24,10 @@ mod precheck;
 mod render;
 mod replay;
 mod replay_frames;
-mod sheet;
-mod stream;
 mod texture;
 mod view;
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -38,6 +36,12 @@ use clap::{Parser, Subcommand};
 pub const EXIT_BAD_INPUT: u8 = 2;
 /// Exit code: an output file could not be written.
 pub const EXIT_WRITE_FAILED: u8 = 3;
+
+/// Reports a failed write; the exit code for it.
+pub fn write_failed(path: &Path, e: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: cannot write {}: {e}", path.display());
+    ExitCode::from(EXIT_WRITE_FAILED)
+}
 
 /// Renders 3D models exactly as PlayStation 1 hardware would draw them.
 ///

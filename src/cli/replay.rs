@@ -7,7 +7,8 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 
-use psxrender::capture::replay::{self, Input};
+use psxrender::capture::input::Input;
+use psxrender::capture::replay;
 use psxrender::capture::{compressed, display, history};
 use psxrender::output::{save_png_rgb, write_atomic};
 

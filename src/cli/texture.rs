@@ -7,13 +7,13 @@ use std::process::ExitCode;
 
 use clap::{Args as ClapArgs, ValueEnum};
 
-use psxrender::describe::class_name;
-use psxrender::formats::{images, LoadOptions};
-use psxrender::render::texture::{ps1_form, BlendClass, TextureDepth, LONE_TEXTURE_FRAMEBUFFER};
+use psxrender::formats::LoadOptions;
 use psxrender::scene::RgbaImage;
+use psxrender::texture::{ps1_form, BlendClass, TextureDepth, LONE_TEXTURE_FRAMEBUFFER};
 
 use super::model_args::{parse_plt_colors, PltColors};
-use super::render::{parse_depth, write_failed};
+use super::render::parse_depth;
+use super::write_failed;
 use super::EXIT_BAD_INPUT;
 
 /// Gap between the two pictures, in pixels (transparent).
@@ -84,7 +84,8 @@ fn texture(args: &Args) -> Result<(), ExitCode> {
         ..LoadOptions::default()
     };
     let mut warnings = Vec::new();
-    let (kind, img) = images::load(&args.file, &opts, &mut warnings).map_err(bad)?;
+    let (kind, img) =
+        psxrender::detect::load_image(&args.file, &opts, &mut warnings).map_err(bad)?;
     for w in warnings {
         eprintln!("warning: {w}");
     }
@@ -124,7 +125,7 @@ fn texture(args: &Args) -> Result<(), ExitCode> {
         form.bits(),
         ps1.width,
         ps1.height,
-        class_name(class),
+        class.name(),
         form.colours,
         t.image.x,
         t.image.y,

@@ -7,9 +7,9 @@ use clap::Args as ClapArgs;
 
 use psxrender::formats::{ff9, LoadOptions};
 use psxrender::render::camera::{View, DEFAULT_FOV};
-use psxrender::render::texture::TextureDepth;
 use psxrender::render::RenderOptions;
 use psxrender::scene::Model;
+use psxrender::texture::TextureDepth;
 
 use super::model_args::ModelArgs;
 use super::render::{
@@ -85,7 +85,7 @@ pub fn run(args: Args) -> ExitCode {
         }
     } else {
         let path = args.model.clone().unwrap_or_default();
-        match psxrender::formats::load(&path, &args.loader.load_options()) {
+        match psxrender::detect::load(&path, &args.loader.load_options()) {
             Ok(m) => {
                 let name = path.file_stem().map(|s| s.to_string_lossy().into_owned());
                 (m, name.unwrap_or_else(|| "model".into()))

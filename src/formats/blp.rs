@@ -14,6 +14,7 @@
 use super::error::{ErrorKind, LoadError, Result};
 use super::reader::Reader;
 use crate::scene::RgbaImage;
+use serde::Serialize;
 
 /// Format name errors carry.
 pub const FORMAT: &str = "BLP2";
@@ -260,6 +261,67 @@ pub fn write_palettized(
     out.extend_from_slice(indices);
     out.extend_from_slice(&plane);
     out
+}
+
+/// One BLP mip level.
+#[derive(Clone, Debug, Serialize)]
+pub struct Mip {
+    /// Level (0 = full size).
+    pub level: u32,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// File offset.
+    pub offset: u32,
+    /// Bytes.
+    pub bytes: u32,
+}
+
+/// BLP2 facts.
+#[derive(Clone, Debug, Serialize)]
+pub struct BlpFacts {
+    /// Container version ("BLP2") and content type (1 = not JPEG).
+    pub version: String,
+    /// Compression: palette, DXT1/3/5, raw BGRA.
+    pub compression: &'static str,
+    /// Alpha bits per pixel (0, 1, 4, 8).
+    pub alpha_depth: u8,
+    /// The alpha type byte (7 = DXT5 for DXT files).
+    pub alpha_type: u8,
+    /// Mip levels stored (non-empty entries of the table).
+    pub mips: Vec<Mip>,
+}
+
+/// What `info` reports of the BLP2 in `data`: compression, alpha and the stored mips.
+pub fn facts(data: &[u8]) -> Result<BlpFacts> {
+    let h = read_header(&Reader::new(data, "BLP2"))?;
+    let compression = match h.encoding {
+        Encoding::Palette => "palette",
+        Encoding::RawBgra => "raw BGRA",
+        Encoding::Dxt => match h.dxt_kind() {
+            DxtKind::Dxt1 => "DXT1",
+            DxtKind::Dxt3 => "DXT3",
+            DxtKind::Dxt5 => "DXT5",
+        },
+    };
+    let mips = (0..16u32)
+        .take_while(|&i| h.mip_offsets[i as usize] != 0 && h.mip_sizes[i as usize] != 0)
+        .map(|i| Mip {
+            level: i,
+            width: (h.width >> i).max(1),
+            height: (h.height >> i).max(1),
+            offset: h.mip_offsets[i as usize],
+            bytes: h.mip_sizes[i as usize],
+        })
+        .collect();
+    Ok(BlpFacts {
+        version: "BLP2, content type 1 (not JPEG)".into(),
+        compression,
+        alpha_depth: h.alpha_depth,
+        alpha_type: h.alpha_type,
+        mips,
+    })
 }
 
 #[cfg(test)]

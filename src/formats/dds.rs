@@ -14,6 +14,7 @@
 use super::error::{ErrorKind, LoadError, Result};
 use super::reader::Reader;
 use crate::scene::RgbaImage;
+use serde::Serialize;
 
 /// Largest accepted width or height, in pixels.
 pub const MAX_DIMENSION: u32 = 8192;
@@ -237,6 +238,73 @@ pub fn decode_standard(data: &[u8]) -> Result<RgbaImage> {
         width: w,
         height: h,
         pixels,
+    })
+}
+
+/// DDS facts.
+#[derive(Clone, Debug, Serialize)]
+pub struct DdsFacts {
+    /// "standard" (`DDS ` header) or "BioWare" (NWN's magic-less header).
+    pub variant: &'static str,
+    /// Pixel format: DXT1, DXT3, DXT5, or RGB/RGBA with the bit count.
+    pub pixel_format: String,
+    /// Mip levels (standard: the header's count; BioWare: how many whole levels the file
+    /// holds).
+    pub mip_levels: u32,
+    /// BioWare: the alpha-mean field.
+    pub alpha_mean: Option<f32>,
+}
+
+/// What `info` reports of the standard DDS in `data`.
+pub fn facts_standard(data: &[u8]) -> Result<DdsFacts> {
+    let r = Reader::new(data, "DDS");
+    let mips = r.u32_at(0x1C, "mip count")?.max(1);
+    let pf = 0x4C;
+    let flags = r.u32_at(pf + 4, "pixel format flags")?;
+    let pixel_format = if flags & 0x4 != 0 {
+        String::from_utf8_lossy(r.bytes(pf + 8, 4, "FourCC")?).into_owned()
+    } else {
+        let bits = r.u32_at(pf + 12, "RGB bit count")?;
+        let alpha = flags & 0x1 != 0;
+        format!("{} {bits}-bit", if alpha { "RGBA" } else { "RGB" })
+    };
+    Ok(DdsFacts {
+        variant: "standard",
+        pixel_format,
+        mip_levels: mips,
+        alpha_mean: None,
+    })
+}
+
+/// What `info` reports of the BioWare DDS in `data`: how many whole mip levels it holds.
+pub fn facts_bioware(data: &[u8]) -> Result<DdsFacts> {
+    let r = Reader::new(data, "BioWare DDS");
+    let (mut w, mut h) = (r.u32_at(0, "width")?, r.u32_at(4, "height")?);
+    let format = if r.u32_at(8, "bytes per pixel")? == 3 {
+        DxtFormat::Dxt1
+    } else {
+        DxtFormat::Dxt5
+    };
+    let alpha_mean = r.f32_at(16, "alpha mean")?;
+    let mut left = r.len().saturating_sub(20);
+    let mut levels = 0;
+    loop {
+        let need = format.level_bytes(w, h);
+        if need > left {
+            break;
+        }
+        left -= need;
+        levels += 1;
+        if w == 1 && h == 1 {
+            break;
+        }
+        (w, h) = ((w / 2).max(1), (h / 2).max(1));
+    }
+    Ok(DdsFacts {
+        variant: "BioWare",
+        pixel_format: format!("{format:?}").to_uppercase(),
+        mip_levels: levels,
+        alpha_mean: Some(alpha_mean),
     })
 }
 

@@ -1,75 +1,13 @@
-//! Any image file psxrender reads, decoded to RGBA by its content: TIM (CLUT row 0), BLP2,
-//! DDS (standard and BioWare), TGA, PNG, and PLT composited with its palettes (as the NWN
-//! loader would: `--palette-dir`, `--plt-colors`).
+//! Images through the `image` crate (PNG; JPEG inside glTF), capped before decoding. Which
+//! decoder any image file goes to is [`crate::detect::decode_image`]'s choice, by content.
 
-use std::path::Path;
-
-use super::detect::{identify, Kind, Role};
 use super::error::{ErrorKind, LoadError, Result};
-use super::{blp, dds, nwn, plt, read_file, tim, LoadOptions};
 use crate::scene::RgbaImage;
+use serde::Serialize;
 
 /// Largest side, in pixels, of an image the `image` crate decodes (PNG; JPEG inside glTF). The
 /// other decoders have their own caps of the same size.
 pub const MAX_IMAGE_SIDE: u32 = 8192;
-
-/// Decodes `data` (the contents of `path`, of kind `kind`) to RGBA, top row first. PLT
-/// palettes are looked up beside `path` and in `opts`; problems finding them go to
-/// `warnings`.
-pub fn decode(
-    path: &Path,
-    kind: Kind,
-    data: &[u8],
-    opts: &LoadOptions,
-    warnings: &mut Vec<String>,
-) -> Result<RgbaImage> {
-    let img = match kind {
-        Kind::Tim => tim::Tim::parse(data)?.to_rgba(0),
-        Kind::Blp => blp::decode(data)?,
-        Kind::Dds => dds::decode_standard(data)?,
-        Kind::BiowareDds => dds::decode_bioware(data)?,
-        Kind::Tga => {
-            nwn::textures::decode_tga(data).map_err(|e| LoadError::invalid("TGA", 0, e))?
-        }
-        Kind::Png => decode_png(data)?,
-        Kind::Plt => {
-            let dir = super::model_dir(path);
-            plt::parse(data)?.composite(
-                &nwn::textures::palettes(dir, opts, warnings),
-                opts.plt_colors.unwrap_or([0; 10]),
-            )
-        }
-        other => {
-            return Err(LoadError::new(
-                other.name(),
-                0,
-                ErrorKind::Invalid(format!("a {} file is not an image", other.name())),
-            ))
-        }
-    };
-    Ok(img)
-}
-
-/// Reads `path`, checks that it is an image and decodes it; returns its kind too.
-pub fn load(
-    path: &Path,
-    opts: &LoadOptions,
-    warnings: &mut Vec<String>,
-) -> Result<(Kind, RgbaImage)> {
-    let data = read_file(path, "image")?;
-    let kind = identify(&data)
-        .map_err(|u| LoadError::new("image", 0, ErrorKind::Unrecognised(u)).in_file(path))?;
-    if kind.role() != Role::Texture {
-        return Err(LoadError::invalid(
-            kind.name(),
-            0,
-            format!("this is a {} file, not an image", kind.name()),
-        )
-        .in_file(path));
-    }
-    let img = decode(path, kind, &data, opts, warnings).map_err(|e| e.in_file(path))?;
-    Ok((kind, img))
-}
 
 /// A PNG through the `image` crate, refusing sides above [`MAX_IMAGE_SIDE`] (with the IHDR
 /// offset) before decoding.
@@ -197,4 +135,28 @@ pub fn png_size(data: &[u8]) -> Result<(u32, u32)> {
         return Err(LoadError::invalid("PNG", 12, "first chunk is not IHDR"));
     }
     Ok((be(16)?, be(20)?))
+}
+
+/// PNG facts.
+#[derive(Clone, Debug, Serialize)]
+pub struct PngFacts {
+    /// Bits per channel.
+    pub bit_depth: u8,
+    /// Colour type (grey, RGB, palette, grey+alpha, RGBA).
+    pub colour_type: &'static str,
+}
+
+/// What `info` reports of the PNG header in `d`.
+pub fn png_facts(d: &[u8]) -> PngFacts {
+    PngFacts {
+        bit_depth: d.get(24).copied().unwrap_or(0),
+        colour_type: match d.get(25) {
+            Some(0) => "grey",
+            Some(2) => "RGB",
+            Some(3) => "palette",
+            Some(4) => "grey + alpha",
+            Some(6) => "RGBA",
+            _ => "unknown",
+        },
+    }
 }

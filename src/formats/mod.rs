@@ -1,11 +1,10 @@
 //! File formats: every loader reads through [`reader::Reader`] and fails with
-//! [`error::LoadError`]. [`load`] picks the loader by content ([`identify`]), never by file
-//! extension.
+//! [`error::LoadError`] (both from the base layer, [`crate::read`], re-exported here for the
+//! loaders). Which loader a file goes to is decided above this layer, by content
+//! ([`crate::detect`]), never by file extension.
 
 pub mod blp;
 pub mod dds;
-pub mod detect;
-pub mod error;
 pub mod ff9;
 pub mod files;
 pub mod gltf;
@@ -13,19 +12,14 @@ pub mod images;
 pub mod m2;
 pub mod nwn;
 pub mod plt;
-pub mod reader;
 pub mod tim;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-pub use detect::{identify, Kind, Role};
-pub use error::{ErrorKind, LoadError, Result};
+pub use crate::read::error::{ErrorKind, LoadError, Result};
+pub use crate::read::{error, reader};
+pub use crate::read::{note_read, read_file, record_reads, MAX_FILE_SIZE};
 pub use files::{model_dir, Folders};
-
-use crate::scene::Model;
-
-/// Largest model file read (bytes); anything bigger is refused before reading.
-pub const MAX_FILE_SIZE: u64 = 256 << 20;
 
 /// Options that reach the loaders from the command line.
 #[derive(Clone, Debug, Default)]
@@ -60,67 +54,4 @@ pub struct LoadOptions {
     /// glTF: primitives without NORMAL get smooth normals (averaged over the faces meeting at a
     /// position) instead of flat ones.
     pub smooth_normals: bool,
-}
-
-thread_local! {
-    /// The files read on this thread while [`record_reads`] runs.
-    static READS: std::cell::RefCell<Option<Vec<PathBuf>>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Runs `f` and lists every file the loaders read on this thread meanwhile (in first-read
-/// order, each once): the inputs a batch job's output depends on. Loading is single-threaded,
-/// and every loader read goes through [`read_file`] or [`note_read`].
-pub fn record_reads<T>(f: impl FnOnce() -> T) -> (T, Vec<PathBuf>) {
-    let outer = READS.with(|r| r.replace(Some(Vec::new())));
-    let value = f();
-    let reads = READS.with(|r| r.replace(outer)).unwrap_or_default();
-    (value, reads)
-}
-
-/// Notes that `path` was read (for [`record_reads`]); loaders reading a file other than
-/// through [`read_file`] call it.
-pub fn note_read(path: &Path) {
-    READS.with(|r| {
-        if let Some(list) = r.borrow_mut().as_mut() {
-            if !list.iter().any(|p| p == path) {
-                list.push(path.to_path_buf());
-            }
-        }
-    });
-}
-
-/// Reads a whole file, refusing anything but a regular file and files larger than
-/// [`MAX_FILE_SIZE`] (see [`files::read_capped`]).
-pub fn read_file(path: &Path, format: &'static str) -> Result<Vec<u8>, LoadError> {
-    files::read_capped(path, format, MAX_FILE_SIZE)
-}
-
-/// Loads a model of any supported format from `path`.
-pub fn load(path: &Path, opts: &LoadOptions) -> Result<Box<dyn Model>, LoadError> {
-    let data = read_file(path, "model")?;
-    let kind = identify(&data)
-        .map_err(|u| LoadError::new("model", 0, ErrorKind::Unrecognised(u)).in_file(path))?;
-    load_data(path, &data, kind, opts)
-}
-
-/// Loads the model in `data` (the contents of `path`, identified as `kind`); any other kind of
-/// file is refused with what it is and which commands take it.
-pub fn load_data(
-    path: &Path,
-    data: &[u8],
-    kind: Kind,
-    opts: &LoadOptions,
-) -> Result<Box<dyn Model>, LoadError> {
-    let model: Box<dyn Model> = match kind {
-        Kind::M2 => Box::new(m2::load(path, data, opts)?),
-        Kind::NwnBinary | Kind::NwnAscii => Box::new(nwn::load(path, data, opts)?),
-        Kind::Ff9 => Box::new(ff9::load(path, data, opts)?),
-        Kind::Gltf => Box::new(gltf::load(path, data, opts)?),
-        other => {
-            return Err(
-                LoadError::new(other.name(), 0, ErrorKind::NotAModel(other.role())).in_file(path),
-            )
-        }
-    };
-    Ok(model)
 }

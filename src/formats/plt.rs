@@ -10,6 +10,7 @@
 use super::error::{ErrorKind, Result};
 use super::reader::Reader;
 use crate::scene::RgbaImage;
+use serde::Serialize;
 
 /// Palette files of the ten groups, in group order (skin, hair, metal 1, metal 2, cloth 1,
 /// cloth 2, leather 1, leather 2, tattoo 1, tattoo 2).
@@ -96,6 +97,64 @@ impl Plt {
             pixels,
         }
     }
+}
+
+/// Names of the ten PLT groups, in group order.
+const PLT_GROUPS: [&str; 10] = [
+    "skin", "hair", "metal1", "metal2", "cloth1", "cloth2", "leather1", "leather2", "tattoo1",
+    "tattoo2",
+];
+
+/// One PLT layer (palette group).
+#[derive(Clone, Debug, Serialize)]
+pub struct PltLayer {
+    /// Group number (0-9).
+    pub group: u8,
+    /// Its name (skin, hair, …).
+    pub name: &'static str,
+    /// The palette image it samples.
+    pub palette: &'static str,
+    /// Pixels that use it.
+    pub pixels: u64,
+}
+
+/// PLT facts.
+#[derive(Clone, Debug, Serialize)]
+pub struct PltFacts {
+    /// The header's layer count.
+    pub layer_count: u32,
+    /// Pixels per layer (layers no pixel uses are left out).
+    pub layers: Vec<PltLayer>,
+    /// Pixels naming a group past 9 (drawn with group 0).
+    pub other_pixels: u64,
+}
+
+/// What `info` reports of the PLT in `data`: pixels per palette group.
+pub fn facts(data: &[u8]) -> Result<PltFacts> {
+    let p = parse(data)?;
+    let layer_count = Reader::new(data, "PLT").u32_at(8, "layer count")?;
+    let mut counts = [0u64; 10];
+    let mut other = 0;
+    for &(_, g) in &p.pixels {
+        match counts.get_mut(g as usize) {
+            Some(c) => *c += 1,
+            None => other += 1,
+        }
+    }
+    let layers = (0..10)
+        .filter(|&g| counts[g] > 0)
+        .map(|g| PltLayer {
+            group: g as u8,
+            name: PLT_GROUPS[g],
+            palette: PALETTE_FILES[g],
+            pixels: counts[g],
+        })
+        .collect();
+    Ok(PltFacts {
+        layer_count,
+        layers,
+        other_pixels: other,
+    })
 }
 
 #[cfg(test)]

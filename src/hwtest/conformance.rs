@@ -9,8 +9,8 @@ use std::path::Path;
 
 use gpu::Gpu;
 
-use crate::formats::{LoadError, Result};
 use crate::hwtest::stream::{cases, parse, Case, Item, Probe};
+use crate::read::{LoadError, Result};
 
 /// One probe that did not match.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -137,7 +137,7 @@ pub fn run_text(text: &str, threads: usize) -> Result<Report> {
 
 /// Reads and runs a probe file.
 pub fn run_file(path: &Path, threads: usize) -> Result<Report> {
-    let bytes = crate::formats::read_file(path, "probe")?;
+    let bytes = crate::read::read_file(path, "probe")?;
     let text = String::from_utf8(bytes).map_err(|e| {
         LoadError::invalid(
             "probe file",

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use gte::{Gte, REG_NAMES};
 
-use crate::formats::{read_file, ErrorKind, LoadError, Result};
+use crate::read::{read_file, ErrorKind, LoadError, Result};
 
 const FORMAT: &str = "GTE vectors";
 /// Most cases accepted in one file (the largest known file has 1150).

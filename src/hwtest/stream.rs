@@ -3,7 +3,7 @@
 //! `#` starts a comment; blank lines are ignored; keywords this parser does not know are
 //! skipped (so any text stream replays), but a known keyword with bad operands is an error.
 
-use crate::formats::{LoadError, Result};
+use crate::read::{LoadError, Result};
 
 /// One meaningful line of a stream or probe file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,7 +75,7 @@ pub fn likely_lines(text: &str) -> usize {
 pub fn each_line(text: &str, mut f: impl FnMut(Line)) -> Result<()> {
     let bytes = text.as_bytes();
     // A UTF-8 byte-order mark is not part of the first line (offsets stay the file's).
-    let mut start = bytes.len() - crate::formats::detect::strip_bom(bytes).len();
+    let mut start = bytes.len() - crate::read::text::strip_bom(bytes).len();
     let mut line_no = 0;
     while start < bytes.len() {
         line_no += 1;
@@ -175,7 +175,7 @@ fn gp_word(bytes: &[u8], start: usize) -> Option<(Item, usize)> {
 /// One line (`raw`, its newline included) numbered `line_no` starting at byte `start`: its
 /// item, `None` for blank, comment-only and unknown-keyword lines.
 fn parse_line(raw: &str, line_no: usize, start: usize) -> Result<Option<Item>> {
-    use crate::formats::detect::quote;
+    use crate::read::text::quote;
     let content = raw.split('#').next().unwrap_or("").trim();
     let mut words = content.split_whitespace();
     let Some(keyword) = words.next() else {

@@ -17,17 +17,18 @@
 //!   NCCS (`lighting: false` or FF9's vertex colours skip it);
 //! - ordering: see [`ot`].
 //! - VRAM: the framebuffer at (0,0) (or the first corner FF9's own images leave free), textures
-//!   and CLUTs beside it; see [`texture`].
+//!   and CLUTs beside it; see [`crate::texture`].
 
 pub mod camera;
 pub mod convert;
+mod display;
+mod faces;
 pub mod gte_stage;
 mod lights;
 pub mod ot;
 pub mod packets;
 mod sprites;
 pub mod synthetic;
-pub mod texture;
 
 use std::fmt;
 use std::sync::Arc;
@@ -35,20 +36,17 @@ use std::sync::Arc;
 use gpu::Gpu;
 use gte::Gte;
 
-use crate::scene::{Blend, Face, FaceTexture, Model, PoseRequest, PosedMesh, Shading, VramImage};
+use crate::scene::{FaceTexture, Model, PoseRequest};
+use crate::texture::{BlendClass, Rect, TextureDepth, TextureError};
 use camera::View;
 use convert::ModelSpace;
-use gte_stage::{Environment, FLAG_PROJECTION_BAD, Q12};
+use display::VramLayout;
+use gte_stage::{Environment, Q12};
 use ot::{OrderingTable, OT_LEN};
-use packets::{BlendMode, PolyTexture, Polygon, ScreenXY, TexPage};
-use texture::{BlendClass, Rect, TextureDepth, TextureSet};
+use packets::TexPage;
 
+pub use display::{read_mask, vram_rgb, HEIGHTS, WIDTHS};
 pub use sprites::SPRITE_BUDGET;
-
-/// The display widths the PS1 offers (GP1(08h)).
-pub const WIDTHS: [u32; 5] = [256, 320, 368, 512, 640];
-/// The display heights (480 = interlaced).
-pub const HEIGHTS: [u32; 2] = [240, 480];
 
 /// Ambient light level (1.0 = 4096): BK.
 pub const AMBIENT: f32 = 0.4;
@@ -135,18 +133,8 @@ pub enum RenderError {
         /// Requested height.
         height: u32,
     },
-    /// The textures and CLUTs do not fit beside the framebuffer even at 8×8.
-    VramFull {
-        /// How many textures were asked for.
-        textures: usize,
-    },
-    /// A texture image is malformed or too large.
-    BadTexture {
-        /// Its name.
-        name: String,
-        /// What is wrong.
-        cause: String,
-    },
+    /// The model's textures could not be put in PS1 form (VRAM full, a malformed image).
+    Texture(TextureError),
     /// The model's own VRAM images leave no room for the framebuffer.
     NoFramebufferRoom,
     /// `--camera N` names a camera the model does not have.
@@ -165,11 +153,7 @@ impl fmt::Display for RenderError {
                 f,
                 "{width}x{height} is not a PS1 display mode (widths 256/320/368/512/640, heights 240/480)"
             ),
-            RenderError::VramFull { textures } => write!(
-                f,
-                "{textures} textures and their CLUTs do not fit in VRAM beside the framebuffer, even shrunk to 8x8"
-            ),
-            RenderError::BadTexture { name, cause } => write!(f, "texture {name}: {cause}"),
+            RenderError::Texture(e) => e.fmt(f),
             RenderError::NoFramebufferRoom => write!(
                 f,
                 "the model's VRAM images cover every place the framebuffer could go"
@@ -184,6 +168,12 @@ impl fmt::Display for RenderError {
 }
 
 impl std::error::Error for RenderError {}
+
+impl From<TextureError> for RenderError {
+    fn from(e: TextureError) -> Self {
+        RenderError::Texture(e)
+    }
+}
 
 /// Counts for one frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -227,10 +217,7 @@ pub struct Frame {
 struct Prepared {
     space: ModelSpace,
     framing_points: Vec<[f32; 3]>,
-    framebuffer: Rect,
-    textures: TextureSet,
-    gp1_setup: Vec<u32>,
-    upload: Vec<u32>,
+    vram: VramLayout,
 }
 
 /// Renders frames of one model. Holds its own GTE and GPU; textures are uploaded once.
@@ -275,15 +262,6 @@ impl<'m> Renderer<'m> {
             .chain(effects.reach.iter().copied())
             .collect();
         let space = ModelSpace::fit(&framing_points);
-        let framebuffer =
-            place_framebuffer(opts.width as u16, opts.height as u16, &mesh.vram_images)?;
-        let mut occupied = vec![framebuffer];
-        occupied.extend(mesh.vram_images.iter().map(|i| Rect {
-            x: i.x,
-            y: i.y,
-            w: i.width,
-            h: i.height,
-        }));
         let uses: Vec<(usize, BlendClass)> = mesh
             .faces
             .iter()
@@ -293,18 +271,11 @@ impl<'m> Renderer<'m> {
             })
             .chain(effects.uses.iter().map(|&(t, b)| (t, b.into())))
             .collect();
-        let textures = texture::prepare(&mesh.textures, &uses, opts.depth, &occupied)?;
-        let mut upload = Vec::new();
-        for img in mesh.vram_images.iter().chain(&textures.uploads) {
-            upload_image(&mut upload, img);
-        }
+        let vram = VramLayout::new(opts, &mesh, &uses)?;
         let prep = Prepared {
             space,
             framing_points,
-            framebuffer,
-            textures,
-            gp1_setup: display_setup(framebuffer, opts.height),
-            upload,
+            vram,
         };
         Ok(Self::with_prepared(model, opts.clone(), Arc::new(prep)))
     }
@@ -312,10 +283,10 @@ impl<'m> Renderer<'m> {
     fn with_prepared(model: &'m dyn Model, opts: RenderOptions, prep: Arc<Prepared>) -> Self {
         let mut gpu = Gpu::new();
         gpu.set_threads(gpu::Threads::from_count(opts.threads));
-        for &w in &prep.gp1_setup {
+        for &w in &prep.vram.gp1_setup {
             gpu.gp1(w);
         }
-        gpu.gp0_words(&prep.upload);
+        gpu.gp0_words(&prep.vram.upload);
         let mut r = Renderer {
             model,
             opts,
@@ -376,18 +347,18 @@ impl<'m> Renderer<'m> {
 
     /// How many times every texture was halved to fit in VRAM.
     pub fn texture_shrink(&self) -> u32 {
-        self.prep.textures.shrink
+        self.prep.vram.textures.shrink
     }
 
     /// The GP1 words that set up the display (reset, mode, start, ranges, enable).
     pub fn gp1_setup(&self) -> &[u32] {
-        &self.prep.gp1_setup
+        &self.prep.vram.gp1_setup
     }
 
     /// The GP0 words that upload every texture, CLUT and model VRAM image (a dump's "VRAM
     /// restore").
     pub fn upload_gp0(&self) -> &[u32] {
-        &self.prep.upload
+        &self.prep.vram.upload
     }
 
     /// VRAM as it stands before any frame is drawn: the display set up and every texture, CLUT
@@ -396,10 +367,10 @@ impl<'m> Renderer<'m> {
     pub fn initial_vram(&self) -> Vec<u16> {
         let mut gpu = Gpu::new();
         gpu.set_threads(gpu::Threads::from_count(1));
-        for &w in &self.prep.gp1_setup {
+        for &w in &self.prep.vram.gp1_setup {
             gpu.gp1(w);
         }
-        gpu.gp0_words(&self.prep.upload);
+        gpu.gp0_words(&self.prep.vram.upload);
         gpu.vram().to_vec()
     }
 
@@ -410,7 +381,7 @@ impl<'m> Renderer<'m> {
 
     /// The framebuffer rectangle in VRAM.
     pub fn framebuffer(&self) -> Rect {
-        self.prep.framebuffer
+        self.prep.vram.framebuffer
     }
 
     /// The emulated GPU (for `--vram`).
@@ -435,7 +406,7 @@ impl<'m> Renderer<'m> {
             let effects = self.model.effects(&req);
             self.draw_sprites(&effects.sprites, &mut stats);
         }
-        let fb = self.prep.framebuffer;
+        let fb = self.prep.vram.framebuffer;
         let mut gp0 = Vec::with_capacity(16 + self.ot.len() * 13);
         gp0.push(packets::draw_mode(TexPage::default(), self.opts.dither));
         gp0.push(packets::texture_window(0, 0, 0, 0));
@@ -545,161 +516,6 @@ impl<'m> Renderer<'m> {
             zsf4: zsf(4.0),
         }
     }
-
-    fn build_ot(&mut self, mesh: &PosedMesh) -> FrameStats {
-        let mut stats = FrameStats::default();
-        let space = self.prep.space;
-        let mut pos = Vec::with_capacity(mesh.vertices.len());
-        for v in &mesh.vertices {
-            let (p, clamped) = space.position(v.position);
-            stats.clamped_vertices += clamped as u32;
-            pos.push(p);
-        }
-        let lit = self.opts.lighting && mesh.shading == Shading::Lit;
-        for face in &mesh.faces {
-            let n = face.corners as usize;
-            if !(3..=4).contains(&n) || face.vertices[..n].iter().any(|&i| i as usize >= pos.len())
-            {
-                stats.invalid += 1;
-                continue;
-            }
-            let idx = face.vertices.map(|i| i as usize);
-            let (sxy, flag) =
-                gte_stage::rtpt(&mut self.gte, [pos[idx[0]], pos[idx[1]], pos[idx[2]]]);
-            if flag & FLAG_PROJECTION_BAD != 0 {
-                stats.clipped += 1;
-                continue;
-            }
-            if !face.two_sided && gte_stage::nclip(&mut self.gte) >= 0 {
-                stats.back_faces += 1;
-                continue;
-            }
-            let mut xy = [ScreenXY::default(); 4];
-            xy[..3].copy_from_slice(&sxy);
-            if n == 4 {
-                let (s3, flag) = gte_stage::rtps(&mut self.gte, pos[idx[3]]);
-                if flag & FLAG_PROJECTION_BAD != 0 {
-                    stats.clipped += 1;
-                    continue;
-                }
-                xy[3] = s3;
-            }
-            if oversize(&xy[..n]) {
-                stats.clipped += 1;
-                continue;
-            }
-            let otz = gte_stage::average_z(&mut self.gte, n == 4);
-            let mut poly = self.polygon(face, xy);
-            if lit {
-                poly.rgb = self.light(mesh, face, &idx, poly.command());
-            }
-            let (pre, texpage_semi) = self.prefix(face, &poly);
-            if let Some(t) = &mut poly.texture {
-                if let Some(mode) = texpage_semi {
-                    t.page = t.page.with_blend(mode);
-                }
-            }
-            stats.drawn += 1;
-            self.ot.add(otz, |w| {
-                w.extend(pre);
-                poly.write(w);
-            });
-        }
-        stats
-    }
-
-    /// The mode words written before a polygon (texture window, or draw mode for an untextured
-    /// semi-transparent one) and the semi-transparency mode its texpage should carry.
-    fn prefix(&self, face: &Face, poly: &Polygon) -> (Option<u32>, Option<BlendMode>) {
-        let mode = semi_mode(face.blend);
-        match &face.texture {
-            FaceTexture::Image { texture, .. } => {
-                let placed = self.placed(*texture, face.blend);
-                (placed.map(|p| p.window), mode)
-            }
-            FaceTexture::Vram { .. } => (Some(packets::texture_window(0, 0, 0, 0)), None),
-            FaceTexture::None if poly.semi => (
-                Some(packets::draw_mode(
-                    TexPage::default().with_blend(mode.unwrap_or(BlendMode::Average)),
-                    self.opts.dither,
-                )),
-                None,
-            ),
-            FaceTexture::None => (None, None),
-        }
-    }
-
-    fn placed(&self, texture: usize, blend: Blend) -> Option<texture::Placed> {
-        let placed = &self.prep.textures.placed;
-        placed.get(&(texture, blend.into())).copied().or_else(|| {
-            placed
-                .iter()
-                .filter(|((t, _), _)| *t == texture)
-                .min_by_key(|((_, c), _)| *c)
-                .map(|(_, p)| *p)
-        })
-    }
-
-    fn polygon(&self, face: &Face, xy: [ScreenXY; 4]) -> Polygon {
-        let texture = match &face.texture {
-            FaceTexture::None => None,
-            // A texture the framing pose never used is drawn untextured.
-            FaceTexture::Image { texture, uv } => {
-                self.placed(*texture, face.blend).map(|p| PolyTexture {
-                    page: p.page,
-                    clut: p.clut,
-                    uv: image_uvs(uv, face.corners as usize, p.size),
-                })
-            }
-            FaceTexture::Vram { tpage, clut, uv } => Some(PolyTexture {
-                page: TexPage(*tpage),
-                clut: packets::Clut(*clut),
-                uv: *uv,
-            }),
-        };
-        Polygon {
-            xy,
-            rgb: face.colors,
-            corners: face.corners,
-            texture,
-            semi: semi_mode(face.blend).is_some(),
-        }
-    }
-
-    fn light(&mut self, mesh: &PosedMesh, face: &Face, idx: &[usize; 4], code: u8) -> [[u8; 3]; 4] {
-        let n = face.corners as usize;
-        // Only faces without vertex normals need their own.
-        let fallback = if idx[..n]
-            .iter()
-            .any(|&i| mesh.vertices[i].normal == [0.0; 3])
-        {
-            face_normal(mesh, idx)
-        } else {
-            [0.0; 3]
-        };
-        let normals = idx.map(|i| match mesh.vertices.get(i).map(|v| v.normal) {
-            Some(v) if v != [0.0; 3] => convert::normal(v),
-            _ => convert::normal(fallback),
-        });
-        let mut out = face.colors;
-        if face.colors[..n].iter().all(|c| *c == face.colors[0]) {
-            let three = gte_stage::light_three(
-                &mut self.gte,
-                [normals[0], normals[1], normals[2]],
-                face.colors[0],
-                code,
-            );
-            out[..3].copy_from_slice(&three);
-            if n == 4 {
-                out[3] = gte_stage::light_one(&mut self.gte, normals[3], face.colors[3], code);
-            }
-        } else {
-            for i in 0..n {
-                out[i] = gte_stage::light_one(&mut self.gte, normals[i], face.colors[i], code);
-            }
-        }
-        out
-    }
 }
 
 /// The animation a bare `--frame N` animates: the first idle-looking one (`Stand`, `pause*`,
@@ -733,140 +549,6 @@ impl<'m> Template<'m> {
 }
 
 /// PS1 semi-transparency mode for a blend, `None` = opaque.
-fn semi_mode(b: Blend) -> Option<BlendMode> {
-    match b {
-        Blend::Opaque | Blend::Cutout => None,
-        Blend::Alpha => Some(BlendMode::Average),
-        Blend::Additive => Some(BlendMode::Add),
-        Blend::Subtractive => Some(BlendMode::Subtract),
-        Blend::AddQuarter => Some(BlendMode::AddQuarter),
-    }
-}
-
-/// The face's own normal (for formats without vertex normals): model-space, unit length.
-fn face_normal(mesh: &PosedMesh, idx: &[usize; 4]) -> [f32; 3] {
-    let p = |i: usize| mesh.vertices[idx[i]].position;
-    let (a, b, c) = (p(0), p(1), p(2));
-    let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-    let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-    let n = [
-        u[1] * v[2] - u[2] * v[1],
-        u[2] * v[0] - u[0] * v[2],
-        u[0] * v[1] - u[1] * v[0],
-    ];
-    let l = crate::math::dot3(n, n).sqrt();
-    if l > 0.0 && l.is_finite() {
-        n.map(|c| c / l)
-    } else {
-        [0.0; 3]
-    }
-}
-
-/// Texel coordinates for an [`FaceTexture::Image`] face on a texture of `size` texels: scaled,
-/// shifted by whole repeats so the smallest sits in the first repeat (the texture window wraps
-/// the rest), saturated to 0–255. A far edge exactly on a repeat boundary (u = 1.0 → S) is pulled
-/// in to S−1, as PS1 artists author UVs (0–255 across a 256 texture): otherwise the window
-/// wraps it to texel 0 and the last drawn row or column shows the opposite edge.
-fn image_uvs(uv: &[[f32; 2]; 4], n: usize, size: [u16; 2]) -> [[u8; 2]; 4] {
-    let mut out = [[0u8; 2]; 4];
-    for axis in 0..2 {
-        let s = size[axis] as f32;
-        let vals: Vec<f32> = uv[..n]
-            .iter()
-            .map(|c| {
-                if c[axis].is_finite() {
-                    c[axis] * s
-                } else {
-                    0.0
-                }
-            })
-            .collect();
-        let min = vals.iter().copied().fold(f32::MAX, f32::min);
-        let shift = (min / s).floor() * s;
-        let local: Vec<f32> = vals.iter().map(|v| (v - shift).round()).collect();
-        let max = local.iter().copied().fold(0.0f32, f32::max);
-        let on_boundary = max > 0.0 && max % s == 0.0;
-        for (o, &v) in out.iter_mut().zip(&local) {
-            let v = if on_boundary && v == max { v - 1.0 } else { v };
-            o[axis] = v.clamp(0.0, 255.0) as u8;
-        }
-    }
-    out
-}
-
-fn oversize(xy: &[ScreenXY]) -> bool {
-    let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
-    for p in xy {
-        x0 = x0.min(p.x as i32);
-        x1 = x1.max(p.x as i32);
-        y0 = y0.min(p.y as i32);
-        y1 = y1.max(p.y as i32);
-    }
-    x1 - x0 > 1023 || y1 - y0 > 511
-}
-
-/// Where the framebuffer goes: (0,0) unless the model's own VRAM images are there, then the other
-/// corners.
-fn place_framebuffer(w: u16, h: u16, images: &[VramImage]) -> Result<Rect, RenderError> {
-    let vw = gpu::VRAM_WIDTH as u16;
-    let vh = gpu::VRAM_HEIGHT as u16;
-    let candidates = [(0, 0), (0, vh - h), (vw - w, 0), (vw - w, vh - h)];
-    candidates
-        .into_iter()
-        .map(|(x, y)| Rect { x, y, w, h })
-        .find(|r| {
-            !images.iter().any(|i| {
-                i.x < r.x + r.w
-                    && r.x < i.x.saturating_add(i.width)
-                    && i.y < r.y + r.h
-                    && r.y < i.y.saturating_add(i.height)
-            })
-        })
-        .ok_or(RenderError::NoFramebufferRoom)
-}
-
-fn upload_image(out: &mut Vec<u32>, img: &VramImage) {
-    let n = img.width as usize * img.height as usize;
-    if n == 0 || img.data.len() < n {
-        return;
-    }
-    packets::upload(out, img.x, img.y, img.width, img.height, &img.data[..n]);
-}
-
-/// GP1 words: reset, display mode, display start, NTSC ranges, display on.
-fn display_setup(fb: Rect, height: u32) -> Vec<u32> {
-    let hres = match fb.w {
-        256 => 0,
-        320 => 1,
-        512 => 2,
-        640 => 3,
-        _ => 1 << 6, // 368
-    };
-    let interlaced = if height == 480 { 1 << 2 | 1 << 5 } else { 0 };
-    // The standard NTSC range 260h..C60h is 2560 GPU cycles: 256/320/512/640 pixels at dot
-    // dividers 10/8/5/4. At 368 (divider 7) the GPU shows ((cycles/7 + 2) & !3) pixels, so the
-    // range is widened to 7 × 367 cycles to show all 368.
-    let x2 = if fb.w == 368 { 0x260 + 7 * 367 } else { 0xC60 };
-    vec![
-        0x0000_0000,
-        0x0800_0000 | hres | interlaced,
-        0x0500_0000 | fb.x as u32 | (fb.y as u32) << 10,
-        0x0600_0000 | 0x260 | x2 << 12,
-        0x0700_0000 | 0x10 | (0x10 + 240) << 10,
-        0x0300_0000,
-    ]
-}
-
-/// A rectangle's mask bits (VRAM bit 15) as alpha: 255 where set, 0 where clear.
-pub fn read_mask(vram: &[u16], r: Rect) -> Vec<u8> {
-    let mut out = Vec::with_capacity(r.w as usize * r.h as usize);
-    for y in r.y as usize..r.y as usize + r.h as usize {
-        let row = &vram[y * gpu::VRAM_WIDTH + r.x as usize..][..r.w as usize];
-        out.extend(row.iter().map(|&p| if p & 0x8000 != 0 { 255 } else { 0 }));
-    }
-    out
-}
-
 impl Frame {
     /// The picture as 8-bit RGBA: [`Frame::alpha`] when the frame has one, else opaque.
     pub fn rgba(&self) -> Vec<u8> {
@@ -879,73 +561,5 @@ impl Frame {
     }
 }
 
-/// The whole 1024×512 VRAM as 8-bit RGB (for `--vram`).
-pub fn vram_rgb(vram: &[u16]) -> Vec<u8> {
-    crate::capture::display::vram_picture(vram).rgb
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn uvs_shift_by_whole_repeats() {
-        let uv = [[1.25, -0.5], [1.75, 0.0], [2.0, 0.5], [0.0; 2]];
-        let t = image_uvs(&uv, 3, [64, 128]);
-        assert_eq!(t[0], [16, 64]);
-        assert_eq!(t[1], [48, 128]);
-        assert_eq!(t[2], [63, 192]);
-        let t = image_uvs(
-            &[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
-            4,
-            [256, 64],
-        );
-        assert_eq!(t, [[0, 0], [255, 0], [0, 63], [255, 63]]);
-    }
-
-    #[test]
-    fn framebuffer_avoids_model_images() {
-        let img = VramImage {
-            x: 0,
-            y: 0,
-            width: 64,
-            height: 64,
-            data: vec![0; 64 * 64],
-        };
-        let r = place_framebuffer(320, 240, &[img]).unwrap();
-        assert_eq!((r.x, r.y), (0, 272));
-    }
-
-    #[test]
-    fn sizes_must_be_ps1_modes() {
-        struct Empty;
-        impl Model for Empty {
-            fn format(&self) -> &'static str {
-                "test"
-            }
-            fn animations(&self) -> Vec<crate::scene::AnimationInfo> {
-                Vec::new()
-            }
-            fn pose(&self, _: &PoseRequest) -> PosedMesh {
-                PosedMesh::default()
-            }
-            fn info(&self) -> String {
-                String::new()
-            }
-            fn facts(&self) -> serde_json::Value {
-                serde_json::json!({ "format": "test" })
-            }
-            fn warnings(&self) -> Vec<String> {
-                Vec::new()
-            }
-        }
-        let opts = RenderOptions {
-            width: 300,
-            ..RenderOptions::default()
-        };
-        assert!(matches!(
-            Renderer::new(&Empty, &opts),
-            Err(RenderError::BadSize { .. })
-        ));
-    }
-}
+mod tests;

@@ -3,8 +3,9 @@
 //! At most [`SPRITE_BUDGET`] a frame, in the order the model gives them (its emitters in node
 //! order, oldest particle first): the rest are counted in [`super::FrameStats::sprites_over_budget`].
 
+use super::faces::oversize;
 use super::gte_stage::{self, FLAG_PROJECTION_BAD};
-use super::{oversize, FrameStats, Renderer};
+use super::{FrameStats, Renderer};
 use crate::scene::{Face, FaceTexture, Sprite};
 use gte::typed::ScreenXY;
 

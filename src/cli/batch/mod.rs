@@ -120,7 +120,7 @@ pub fn run(args: Args) -> ExitCode {
     };
     let mut journal = match Journal::open(&journal_path) {
         Ok(j) => j,
-        Err(e) => return super::render::write_failed(&journal_path, e),
+        Err(e) => return super::write_failed(&journal_path, e),
     };
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers = args
@@ -149,7 +149,7 @@ pub fn run(args: Args) -> ExitCode {
         jobs: entries,
     };
     if let Err(e) = report::write(&report_path, &report) {
-        return super::render::write_failed(&report_path, e);
+        return super::write_failed(&report_path, e);
     }
     drop(journal);
     let _ = std::fs::remove_file(&journal_path);

@@ -207,7 +207,10 @@ fn outputs_of(out: &str, args: &RenderArgs) -> (Vec<String>, u64) {
     let (mut outputs, frames) = match (&args.frames, args.sheet, args.gif) {
         (None, _, _) => (vec![out.to_string()], 1),
         (Some(r), Some(_), _) => (
-            vec![out.to_string(), s(&crate::cli::sheet::index_path(path))],
+            vec![
+                out.to_string(),
+                s(&crate::cli::render::sheet::index_path(path)),
+            ],
             r.len() as u64 * u64::from(args.yaw_steps.unwrap_or(1)),
         ),
         (Some(r), None, true) => (vec![out.to_string()], r.len() as u64),

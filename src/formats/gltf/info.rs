@@ -6,8 +6,8 @@ use std::fmt;
 use serde::Serialize;
 
 use super::{AlphaMode, Container, GltfModel, Interpolation, Topology};
-use crate::render::texture::{ps1_form, BlendClass, TextureDepth, LONE_TEXTURE_FRAMEBUFFER};
 use crate::scene::Blend;
+use crate::texture::{ps1_form, BlendClass, TextureDepth, LONE_TEXTURE_FRAMEBUFFER};
 
 /// Most node lines the text lists (a scene of thousands of nodes is summarised after these;
 /// the JSON lists them all).

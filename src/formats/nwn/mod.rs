@@ -22,6 +22,7 @@ mod pose;
 #[cfg(test)]
 mod tests;
 pub mod textures;
+pub mod txi;
 pub mod writer;
 
 use std::path::{Path, PathBuf};

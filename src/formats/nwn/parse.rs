@@ -17,7 +17,7 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl, LoadError> 
 /// True when `data` looks like an ASCII MDL: no NUL bytes in the first 4 KiB and one of the
 /// keywords an ASCII model starts with (`#MAXMODEL`, `newmodel`, `beginmodelgeom`).
 pub fn looks_ascii(data: &[u8]) -> bool {
-    let data = crate::formats::detect::strip_bom(data);
+    let data = crate::read::text::strip_bom(data);
     let head = &data[..data.len().min(4096)];
     if head.is_empty() || head.contains(&0) {
         return false;

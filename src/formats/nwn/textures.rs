@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::formats::{dds, plt, Folders, LoadOptions, MAX_FILE_SIZE};
 use crate::scene::RgbaImage;
+use serde::Serialize;
 
 /// Largest `.txi` sidecar read, bytes (a few lines of settings).
 pub const MAX_TXI_SIZE: u64 = 1 << 20;
@@ -203,4 +204,52 @@ pub fn palettes(
         *slot = img;
     }
     out
+}
+
+/// TGA facts.
+#[derive(Clone, Debug, Serialize)]
+pub struct TgaFacts {
+    /// Image type byte and its meaning.
+    pub image_type: u8,
+    /// "colour-mapped", "true-colour" or "grey", with "RLE" when compressed.
+    pub storage: String,
+    /// Bits per pixel.
+    pub pixel_depth: u8,
+    /// Alpha bits per pixel (descriptor bits 0-3).
+    pub alpha_bits: u8,
+    /// "bottom-left" or "top-left" (descriptor bit 5).
+    pub origin: &'static str,
+    /// Colour-map entries, when there is a colour map.
+    pub colour_map_entries: u16,
+}
+
+/// What `info` reports of the TGA header in `d` (at least 18 bytes, as detection checks).
+pub fn tga_facts(d: &[u8]) -> TgaFacts {
+    // The detector checked the 18-byte header is there.
+    let ty = d[2];
+    let kind = match ty & 7 {
+        1 => "colour-mapped",
+        2 => "true-colour",
+        _ => "grey",
+    };
+    TgaFacts {
+        image_type: ty,
+        storage: if ty & 8 != 0 {
+            format!("{kind}, RLE")
+        } else {
+            kind.to_string()
+        },
+        pixel_depth: d[16],
+        alpha_bits: d[17] & 0x0F,
+        origin: if d[17] & 0x20 != 0 {
+            "top-left"
+        } else {
+            "bottom-left"
+        },
+        colour_map_entries: if d[1] == 1 {
+            u16::from_le_bytes([d[5], d[6]])
+        } else {
+            0
+        },
+    }
 }

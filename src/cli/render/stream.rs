@@ -12,7 +12,7 @@ use psxrender::output::AtomicFile;
 use psxrender::render::Frame;
 use psxrender::sheet::FPS;
 
-use super::render::write_failed;
+use super::super::write_failed;
 
 /// Frames rendered per worker thread in one chunk: enough to keep every thread busy between
 /// the ordered hand-offs, few enough that the peak stays a handful of frames.

@@ -9,16 +9,19 @@ use std::process::ExitCode;
 use clap::{Args as ClapArgs, ValueEnum};
 
 use psxrender::render::camera::{View, DEFAULT_FOV, DEFAULT_PITCH, DEFAULT_YAW};
-use psxrender::render::texture::TextureDepth;
 use psxrender::render::{
     default_animation, vram_rgb, Frame, RenderOptions, Renderer, DEFAULT_BACKGROUND, HEIGHTS,
     WIDTHS,
 };
 use psxrender::scene::{Model, PoseRequest};
 use psxrender::sheet::SheetSize;
+use psxrender::texture::TextureDepth;
+
+pub(crate) mod sheet;
+pub(super) mod stream;
 
 use super::model_args::ModelArgs;
-use super::{EXIT_BAD_INPUT, EXIT_WRITE_FAILED};
+use super::{write_failed, EXIT_BAD_INPUT, EXIT_WRITE_FAILED};
 
 /// Most frames one `--frames` range may ask for.
 pub const MAX_FRAMES: u32 = 10_000;
@@ -320,7 +323,7 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("error: a MODEL to render or a subcommand is required (see --help)");
         return ExitCode::from(EXIT_BAD_INPUT);
     };
-    let model = match psxrender::formats::load(&path, &args.loader.load_options()) {
+    let model = match psxrender::detect::load(&path, &args.loader.load_options()) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("error: {e}");
@@ -384,7 +387,7 @@ pub fn render_model(model: &dyn Model, source: &Path, out: &Path, args: &RenderA
         (None, _) => single(&mut renderer, animation, out, args),
         (Some(range), None) => many(&renderer, animation, range.clone(), out, args),
         (Some(range), Some(size)) => {
-            super::sheet::render(model, source, animation, range.clone(), size, out, args)
+            sheet::render(model, source, animation, range.clone(), size, out, args)
         }
     };
     if let Err(code) = result {
@@ -411,12 +414,6 @@ pub(super) fn save_frame(path: &Path, frame: &Frame) -> Result<(), ExitCode> {
         None => psxrender::output::save_png_rgb(path, frame.width, frame.height, &frame.rgb),
     };
     r.map_err(|e| write_failed(path, e))
-}
-
-/// Reports a failed write; the exit code for it.
-pub(super) fn write_failed(path: &Path, e: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: cannot write {}: {e}", path.display());
-    ExitCode::from(EXIT_WRITE_FAILED)
 }
 
 pub(super) fn report(frame: &Frame) {
@@ -506,7 +503,7 @@ fn many(
     // Frames stream: numbered PNGs are written by the thread that rendered them, GIF frames
     // are encoded in order as they arrive; neither keeps the range in memory.
     let mut render_all = |sink: &mut dyn FnMut(&Frame) -> Result<(), ExitCode>| {
-        super::stream::in_order(
+        stream::in_order(
             &pool,
             range.len() as u32,
             || template.renderer(1),
@@ -542,7 +539,7 @@ fn many(
         )
     };
     if gif {
-        super::stream::write_gif(out, &mut render_all)?;
+        stream::write_gif(out, &mut render_all)?;
     } else {
         render_all(&mut |_| Ok(()))?;
     }

@@ -3,7 +3,43 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::detect::Role;
+use super::text::show_bytes;
+
+/// What a kind of file is for, which decides the commands that take it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A 3D model: render, `view`, `info`.
+    Model,
+    /// An image: `texture`, `info`.
+    Texture,
+    /// Texture settings (NWN `.txi`): `info`.
+    TextureInfo,
+    /// GPU words: `replay`, `info`.
+    GpuInput,
+}
+
+/// A file no detector claimed: what each said.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unrecognised {
+    /// The first bytes (at most 16).
+    pub head: Vec<u8>,
+    /// (format, why it refused), in the order asked.
+    pub refusals: Vec<(&'static str, String)>,
+}
+
+impl std::fmt::Display for Unrecognised {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "not a file psxrender reads: byte 0 starts {}; tried",
+            show_bytes(&self.head)
+        )?;
+        for (name, why) in &self.refusals {
+            write!(f, "\n  {name}: {why}")?;
+        }
+        Ok(())
+    }
+}
 
 /// What was wrong at the offset.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,9 +95,9 @@ pub enum ErrorKind {
     /// The operating system could not read the file.
     Io(String),
     /// No format recognised the content: what each one said.
-    Unrecognised(super::detect::Unrecognised),
+    Unrecognised(Unrecognised),
     /// A file psxrender reads, but not one this command takes (a texture given as a model).
-    NotAModel(super::detect::Role),
+    NotAModel(Role),
 }
 
 impl ErrorKind {

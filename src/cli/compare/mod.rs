@@ -1,5 +1,7 @@
 //! `psxrender compare A B`: two PS1 pictures compared in 15-bit space.
 
+mod frames;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -38,10 +40,10 @@ fn describe(c: &Capture) -> String {
 }
 
 /// The rectangles `--mask` leaves out.
-pub(super) fn mask(args: &Args) -> Result<Vec<compare::Rect>, psxrender::formats::LoadError> {
+pub(super) fn mask(args: &Args) -> Result<Vec<compare::Rect>, psxrender::read::LoadError> {
     match &args.mask {
         None => Ok(Vec::new()),
-        Some(m) => psxrender::formats::read_file(m, "mask").and_then(|d| {
+        Some(m) => psxrender::read::read_file(m, "mask").and_then(|d| {
             compare::parse_mask(&String::from_utf8_lossy(&d)).map_err(|e| e.in_file(m))
         }),
     }
@@ -51,7 +53,7 @@ pub fn run(args: Args) -> ExitCode {
     if psxrender::capture::pairs::is_sequence(&args.a)
         || psxrender::capture::pairs::is_sequence(&args.b)
     {
-        return super::compare_frames::run(&args);
+        return frames::run(&args);
     }
     let loaded = Capture::load(&args.a).and_then(|a| Ok((a, Capture::load(&args.b)?)));
     let ignore = mask(&args);

@@ -7,12 +7,12 @@ use psxrender::capture::compare::Options;
 use psxrender::capture::pairs::{self, Outcome, Summary};
 use psxrender::output::save_png_rgb;
 
-use super::compare::Args;
-use super::EXIT_BAD_INPUT;
+use super::super::EXIT_BAD_INPUT;
+use super::Args;
 
 pub fn run(args: &Args) -> ExitCode {
     let listed = pairs::list(&args.a).and_then(|a| Ok((a, pairs::list(&args.b)?)));
-    let ((a, b), ignore) = match (listed, super::compare::mask(args)) {
+    let ((a, b), ignore) = match (listed, super::mask(args)) {
         (Ok(ab), Ok(ig)) => (ab, ig),
         (Err(e), _) | (_, Err(e)) => {
             eprintln!("error: {e}");
@@ -65,5 +65,5 @@ pub fn run(args: &Args) -> ExitCode {
         summary.add(n, &outcome);
     }
     out!("{summary}");
-    super::compare::verdict(summary.passed())
+    super::verdict(summary.passed())
 }

@@ -10,8 +10,20 @@
 //! NWN binary model (4 zero bytes) and a bare FF9 model (bone table pointer at 12, below
 //! 64 KiB) never have; a BioWare DDS needs byte 2 zero (a width below 64 Ki), which no TGA
 //! has. The magic-less formats (BioWare DDS, TGA, FF9) come after every format with a magic.
+//!
+//! Detection is the top of the reading layers: it knows every loader and the capture readers
+//! (a GPU dump is sniffed by [`crate::capture::dump`]), and nothing below it knows it.
+//! [`load`] and [`load_image`] open a file by what it is.
 
-use super::{dds, gltf, nwn};
+mod open;
+
+pub use crate::read::error::{Role, Unrecognised};
+pub use open::{decode_image, load, load_data, load_image};
+
+use crate::capture::dump;
+use crate::capture::input::STREAM_FORMAT;
+use crate::formats::{dds, ff9, gltf, nwn};
+use crate::read::text::strip_bom;
 
 /// Every kind of file psxrender reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -71,19 +83,6 @@ impl Kind {
     }
 }
 
-/// What a kind of file is for, which decides the commands that take it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// A 3D model: render, `view`, `info`.
-    Model,
-    /// An image: `texture`, `info`.
-    Texture,
-    /// Texture settings (NWN `.txi`): `info`.
-    TextureInfo,
-    /// GPU words: `replay`, `info`.
-    GpuInput,
-}
-
 /// One format's content test.
 pub struct Detector {
     /// Which kind it recognises.
@@ -98,7 +97,7 @@ pub struct Detector {
 pub const DETECTORS: &[Detector] = &[
     Detector {
         kind: Kind::GpuDump,
-        name: "GPUDUMP",
+        name: dump::FORMAT,
         test: gpu_dump,
     },
     Detector {
@@ -148,12 +147,12 @@ pub const DETECTORS: &[Detector] = &[
     },
     Detector {
         kind: Kind::GpuStream,
-        name: "GPU text stream",
+        name: STREAM_FORMAT,
         test: gpu_stream,
     },
     Detector {
         kind: Kind::Txi,
-        name: "NWN TXI",
+        name: nwn::txi::FORMAT,
         test: txi,
     },
     Detector {
@@ -172,64 +171,6 @@ pub const DETECTORS: &[Detector] = &[
         test: ff9,
     },
 ];
-
-/// A file no detector claimed: what each said.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unrecognised {
-    /// The first bytes (at most 16).
-    pub head: Vec<u8>,
-    /// (format, why it refused), in the order asked.
-    pub refusals: Vec<(&'static str, String)>,
-}
-
-impl std::fmt::Display for Unrecognised {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "not a file psxrender reads: byte 0 starts {}; tried",
-            show_bytes(&self.head)
-        )?;
-        for (name, why) in &self.refusals {
-            write!(f, "\n  {name}: {why}")?;
-        }
-        Ok(())
-    }
-}
-
-/// `68 65 6c 6c 6f ("hello")`: hex, and the printable ASCII reading when there is one.
-pub fn show_bytes(b: &[u8]) -> String {
-    if b.is_empty() {
-        return "(empty file)".into();
-    }
-    let hex: Vec<String> = b.iter().map(|x| format!("{x:02x}")).collect();
-    let text: String = b
-        .iter()
-        .map(|&c| {
-            if c.is_ascii_graphic() || c == b' ' {
-                c as char
-            } else {
-                '.'
-            }
-        })
-        .collect();
-    format!("{} (\"{text}\")", hex.join(" "))
-}
-
-/// `s` quoted for a message, cut after 32 characters with its full length given, so a bad
-/// token of megabytes is not echoed whole: `'0x12'`, `'ffffffffff…' (10485760 bytes)`.
-pub fn quote(s: &str) -> String {
-    const MAX: usize = 32;
-    match s.char_indices().nth(MAX) {
-        None => format!("'{s}'"),
-        Some((cut, _)) => format!("'{}…' ({} bytes)", &s[..cut], s.len()),
-    }
-}
-
-/// `data` without a leading UTF-8 byte-order mark (which some editors write at the start of
-/// text files).
-pub fn strip_bom(data: &[u8]) -> &[u8] {
-    data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data)
-}
 
 /// The kind of `data`, or every detector's refusal.
 pub fn identify(data: &[u8]) -> Result<Kind, Unrecognised> {
@@ -274,7 +215,7 @@ fn u32_at(d: &[u8], off: usize) -> Option<u32> {
 }
 
 fn gpu_dump(d: &[u8]) -> Result<(), String> {
-    if crate::capture::dump::looks_like_dump(d) {
+    if dump::looks_like_dump(d) {
         Ok(())
     } else {
         Err("no \"PSXGPUDUMPv1\" magic (nor a zstd/xz-compressed one)".into())
@@ -436,7 +377,7 @@ fn tga(d: &[u8]) -> Result<(), String> {
 /// FF9: a data cluster (`0xDB`, then a chunk count and a zero u16), or a bare type-0x02 model
 /// (`u16 0`, at least one bone, and a bone-table pointer inside the file).
 fn ff9(d: &[u8]) -> Result<(), String> {
-    if d.len() >= 4 && d[0] == super::ff9::cluster::CLUSTER_MAGIC && d[2..4] == [0, 0] {
+    if d.len() >= 4 && d[0] == ff9::cluster::CLUSTER_MAGIC && d[2..4] == [0, 0] {
         return Ok(());
     }
     if d.len() >= 0x14 && d[..2] == [0, 0] && d[2] > 0 {
@@ -506,14 +447,6 @@ mod tests {
         assert_eq!(identify(&[0xDB, 1, 0, 0]), Ok(Kind::Ff9));
         assert!(identify(b"").is_err());
         assert!(identify(&[0xff; 64]).is_err());
-    }
-
-    #[test]
-    fn long_tokens_are_quoted_cut() {
-        assert_eq!(quote("12zz"), "'12zz'");
-        let long = "f".repeat(10 << 20);
-        let q = quote(&long);
-        assert!(q.len() < 80 && q.ends_with("(10485760 bytes)"), "{q}");
     }
 
     #[test]

@@ -1,0 +1,271 @@
+//! GPU dumps ("GPUDUMP", `.psxgpu`): a recorded stream of GP0/GP1 words with VSync marks.
+//!
+//! Format (`shared/spec/gpudump.md`, the ps1dev spec; `gpu-dump-notes.md` for producers):
+//! a magic, then packets `header:u32 payload:u32[len]`, little-endian, where
+//! `header = (type << 24) | len_in_words`. Two magics exist in the wild and both are read:
+//! - 16 bytes `PSXGPUDUMPv1r1\0\0` (the spec, PCSX-Redux) — the only form [`Writer`] produces;
+//! - 14 bytes `PSXGPUDUMPv1\0\0` (DuckStation), so its packet headers sit at offsets ≡ 2 mod 4.
+//!
+//! Reading is strict about structure (a truncated packet is an error naming its offset) and
+//! lenient about content: unknown packet types are kept as [`Packet::Unknown`] and skipped by
+//! replay; odd payload sizes of known types become warnings. Packets are read one at a time from
+//! any byte stream ([`PacketReader`]: a file, a slice, a zstd/xz decoder); a payload's buffer
+//! grows with the bytes that arrive, so a length the input cannot back allocates nothing.
+//!
+//! How sure we are: the layout follows the spec text; the 14-byte variant and DuckStation's
+//! VRAM-restore quirks come from `gpu-dump-notes.md`. No hardware-captured dump exists to test
+//! against, so the tests are round trips and hand-built files.
+
+mod reader;
+mod writer;
+
+use std::io::Read;
+
+use crate::capture::compressed::Compression;
+use crate::read::Result;
+
+pub use reader::PacketReader;
+pub use writer::{capture, encode, frame_dump, PacketTooLong, Writer};
+
+/// Format name carried by load errors.
+pub const FORMAT: &str = "GPUDUMP";
+
+/// The spec's 16-byte magic (`v1r1`), written by [`Writer`].
+pub const MAGIC_SPEC: &[u8; 16] = b"PSXGPUDUMPv1r1\0\0";
+/// DuckStation's 14-byte magic.
+pub const MAGIC_SHORT: &[u8; 14] = b"PSXGPUDUMPv1\0\0";
+/// What every accepted magic starts with.
+pub const MAGIC_PREFIX: &[u8; 12] = b"PSXGPUDUMPv1";
+
+/// Longest string payload (game ID, video format, comment) accepted, in words.
+pub const MAX_STRING_WORDS: u64 = 4096;
+/// Largest packet payload the header can express, in words (24-bit length field).
+pub const MAX_PACKET_WORDS: usize = 0xFF_FFFF;
+/// Largest GPUREAD discard/read-back honoured by replay, in words: a whole 1 MiB VRAM.
+pub const MAX_READ_WORDS: u32 = 1 << 18;
+
+/// Which magic a dump starts with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Magic {
+    /// `PSXGPUDUMPv1r1\0\0` (16 bytes).
+    Spec,
+    /// `PSXGPUDUMPv1\0\0` (14 bytes, DuckStation).
+    Short,
+}
+
+impl Magic {
+    /// Length of the magic in bytes: where the first packet starts.
+    pub fn len(self) -> usize {
+        match self {
+            Magic::Spec => MAGIC_SPEC.len(),
+            Magic::Short => MAGIC_SHORT.len(),
+        }
+    }
+
+    /// Always false (a magic is never empty); present for clippy's `len` convention.
+    pub fn is_empty(self) -> bool {
+        false
+    }
+}
+
+/// A packet type byte (header bits 24–31). Open: any value is data, unknown ones are skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PacketType(pub u8);
+
+impl PacketType {
+    /// 0x00: words for GP0 (a stream: may hold several commands or part of one).
+    pub const GP0: Self = Self(0x00);
+    /// 0x01: words for GP1.
+    pub const GP1: Self = Self(0x01);
+    /// 0x02: a VSync, with 0–2 words of CPU-cycle timestamp.
+    pub const VSYNC: Self = Self(0x02);
+    /// 0x03: read and discard N GPUREAD words.
+    pub const DISCARD: Self = Self(0x03);
+    /// 0x04: read back N GPUREAD words (the destination is outside the format).
+    pub const READBACK: Self = Self(0x04);
+    /// 0x05: the trace proper begins; earlier GPU packets restore state.
+    pub const TRACE_BEGIN: Self = Self(0x05);
+    /// 0x06: GPU version and VRAM size.
+    pub const GPU_VERSION: Self = Self(0x06);
+    /// 0x10: game ID string (`SLUS-12345`).
+    pub const GAME_ID: Self = Self(0x10);
+    /// 0x11: video format string (`PAL`/`NTSC`), informational.
+    pub const VIDEO_FORMAT: Self = Self(0x11);
+    /// 0x12: free-text comment.
+    pub const COMMENT: Self = Self(0x12);
+}
+
+/// The timestamp a VSync packet carries (CPU cycles).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VSyncTime {
+    /// No payload.
+    None,
+    /// One word: wraps every 2^32 cycles.
+    U32(u32),
+    /// Two words (low, high).
+    U64(u64),
+}
+
+/// One packet of a dump.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Packet {
+    /// GP0 words.
+    Gp0(Vec<u32>),
+    /// GP1 words.
+    Gp1(Vec<u32>),
+    /// A VSync: one frame ends.
+    VSync(VSyncTime),
+    /// Discard this many GPUREAD words.
+    Discard(u32),
+    /// Read back this many GPUREAD words.
+    Readback(u32),
+    /// Trace begin: what precedes it was synthetic state restore.
+    TraceBegin,
+    /// GPU version word (spec: 1 = v1/1 MiB, 2 = v2/1 MiB, 3 = v2/2 MiB; DuckStation writes 1
+    /// for its v2 GPU).
+    GpuVersion(u32),
+    /// Game ID.
+    GameId(String),
+    /// Video format (`PAL`/`NTSC`).
+    VideoFormat(String),
+    /// Comment (often the producing tool and version).
+    Comment(String),
+    /// A type this reader does not know, kept with its payload.
+    Unknown {
+        /// The type byte.
+        kind: PacketType,
+        /// The payload words.
+        payload: Vec<u32>,
+    },
+}
+
+impl Packet {
+    /// The type byte this packet is written with.
+    pub fn kind(&self) -> PacketType {
+        match self {
+            Packet::Gp0(_) => PacketType::GP0,
+            Packet::Gp1(_) => PacketType::GP1,
+            Packet::VSync(_) => PacketType::VSYNC,
+            Packet::Discard(_) => PacketType::DISCARD,
+            Packet::Readback(_) => PacketType::READBACK,
+            Packet::TraceBegin => PacketType::TRACE_BEGIN,
+            Packet::GpuVersion(_) => PacketType::GPU_VERSION,
+            Packet::GameId(_) => PacketType::GAME_ID,
+            Packet::VideoFormat(_) => PacketType::VIDEO_FORMAT,
+            Packet::Comment(_) => PacketType::COMMENT,
+            Packet::Unknown { kind, .. } => *kind,
+        }
+    }
+}
+
+/// A packet and the file offset of its header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Byte offset of the packet header.
+    pub offset: u64,
+    /// The packet.
+    pub packet: Packet,
+}
+
+/// A whole parsed dump.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dump {
+    /// The magic the file starts with.
+    pub magic: Magic,
+    /// Every packet, in file order.
+    pub entries: Vec<Entry>,
+    /// Things that were odd but readable (odd payload sizes, unknown types).
+    pub warnings: Vec<String>,
+    /// The compression of the file it was read from, if any.
+    pub compression: Option<Compression>,
+}
+
+impl Dump {
+    /// The packets without their offsets.
+    pub fn packets(&self) -> impl Iterator<Item = &Packet> {
+        self.entries.iter().map(|e| &e.packet)
+    }
+
+    /// Number of VSync packets (frames).
+    pub fn frames(&self) -> u64 {
+        self.packets()
+            .filter(|p| matches!(p, Packet::VSync(_)))
+            .count() as u64
+    }
+
+    /// A one-paragraph summary: magic, packets, words, frames, IDs and comments.
+    pub fn summary(&self) -> String {
+        let mut gp0 = 0usize;
+        let mut gp1 = 0usize;
+        let mut lines = Vec::new();
+        for p in self.packets() {
+            match p {
+                Packet::Gp0(w) => gp0 += w.len(),
+                Packet::Gp1(w) => gp1 += w.len(),
+                Packet::GameId(s) => lines.push(format!("game ID: {s}")),
+                Packet::VideoFormat(s) => lines.push(format!("video format: {s}")),
+                Packet::Comment(s) => lines.push(format!("comment: {s}")),
+                Packet::GpuVersion(v) => lines.push(format!("GPU version word: {v}")),
+                Packet::TraceBegin => lines.push(format!(
+                    "trace begins after {gp0} state-restore GP0 words and {gp1} GP1 words"
+                )),
+                _ => {}
+            }
+        }
+        let magic = match self.magic {
+            Magic::Spec => "16-byte spec magic",
+            Magic::Short => "14-byte DuckStation magic",
+        };
+        let packed = match self.compression {
+            Some(c) => format!(", {}-compressed", c.name()),
+            None => String::new(),
+        };
+        let mut s = format!(
+            "GPUDUMP ({magic}{packed}): {} packets, {gp0} GP0 words, {gp1} GP1 words, {} frames",
+            self.entries.len(),
+            self.frames()
+        );
+        for l in lines {
+            s.push_str("\n  ");
+            s.push_str(&l);
+        }
+        s
+    }
+}
+
+/// True when `data` looks like a GPU dump (starts `PSXGPUDUMP`, or is a zstd/xz stream, which
+/// is read as a compressed dump): the content test `replay` uses.
+pub fn looks_like_dump(data: &[u8]) -> bool {
+    data.starts_with(&MAGIC_PREFIX[..10]) || Compression::detect(data).is_some()
+}
+
+/// Parses a whole dump held in memory, plain or compressed (detected by content).
+pub fn parse(data: &[u8]) -> Result<Dump> {
+    let compression = Compression::detect(data);
+    let mut dump = match compression {
+        // Decoded as a stream, capped like a plain file's size.
+        Some(c) => collect(PacketReader::new(
+            c.decoder(data, crate::read::MAX_FILE_SIZE),
+        )?)?,
+        None => collect(PacketReader::new(data)?)?,
+    };
+    dump.compression = compression;
+    Ok(dump)
+}
+
+/// Reads every packet of `reader` into a [`Dump`].
+pub fn collect<R: Read>(mut reader: PacketReader<R>) -> Result<Dump> {
+    let mut entries = Vec::new();
+    while let Some(e) = reader.next_entry()? {
+        entries.push(e);
+    }
+    Ok(Dump {
+        magic: reader.magic(),
+        entries,
+        warnings: reader.take_warnings(),
+        compression: None,
+    })
+}
+
+#[cfg(test)]
+mod tests;
