@@ -217,57 +217,11 @@ impl Facts {
                 })
                 .collect(),
             polygons: counts(|k, q| m.groups.iter().map(|g| g.count(k, q)).sum()),
-            tims: model
-                .tims
-                .iter()
-                .map(|(id, t)| Tim {
-                    id: *id,
-                    bpp: t.depth.bpp(),
-                    width: t.pixel_width(),
-                    height: u32::from(t.image.height),
-                    image: Rect {
-                        x: t.image.x,
-                        y: t.image.y,
-                        w: t.image.width,
-                        h: t.image.height,
-                    },
-                    clut: t.clut.as_ref().map(|c| Rect {
-                        x: c.x,
-                        y: c.y,
-                        w: c.width,
-                        h: c.height,
-                    }),
-                })
-                .collect(),
-            materials: model.materials.as_ref().map(|mm| Materials {
-                model_id: mm.model_id,
-                default_animation: mm.default_animation,
-                window_added: kind.uses_material_records(),
-                materials: mm
-                    .materials
-                    .iter()
-                    .map(|mat| {
-                        let tp = TexPage(mat.tpage.0 & 0xFFDF);
-                        Material {
-                            tpage: mat.tpage.0,
-                            page: [mat.tpage.x(), mat.tpage.y()],
-                            depth: [4, 8, 15, 15][usize::from(mat.tpage.depth())],
-                            clut: mat.clut.0,
-                            clut_xy: [mat.clut.x(), mat.clut.y()],
-                            window: mat.window,
-                            texels_from: model
-                                .uploads
-                                .texels(tp, [0, 0, 255, 255])
-                                .map(|u| u.to_string()),
-                            palette_from: model
-                                .uploads
-                                .palette(mat.clut, tp.depth())
-                                .flatten()
-                                .map(|u| u.to_string()),
-                        }
-                    })
-                    .collect(),
-            }),
+            tims: model.tims.iter().map(|(id, t)| Tim::of(*id, t)).collect(),
+            materials: model
+                .materials
+                .as_ref()
+                .map(|mm| Materials::of(model, mm, kind.uses_material_records())),
             animations: model
                 .animations()
                 .into_iter()
@@ -276,6 +230,65 @@ impl Facts {
                     name: a.name,
                     frames: a.frames,
                     default: Some(i) == model.default_animation,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Tim {
+    fn of(id: Option<u16>, t: &super::Tim) -> Tim {
+        Tim {
+            id,
+            bpp: t.depth.bpp(),
+            width: t.pixel_width(),
+            height: u32::from(t.image.height),
+            image: Rect {
+                x: t.image.x,
+                y: t.image.y,
+                w: t.image.width,
+                h: t.image.height,
+            },
+            clut: t.clut.as_ref().map(|c| Rect {
+                x: c.x,
+                y: c.y,
+                w: c.width,
+                h: c.height,
+            }),
+        }
+    }
+}
+
+impl Materials {
+    /// The 0x12 record `mm` of `model`: each material's fields and the TIM blocks its texels
+    /// and palette come from.
+    fn of(model: &FF9Model, mm: &super::ModelMaterials, window_added: bool) -> Materials {
+        Materials {
+            model_id: mm.model_id,
+            default_animation: mm.default_animation,
+            window_added,
+            materials: mm
+                .materials
+                .iter()
+                .map(|mat| {
+                    let tp = TexPage(mat.tpage.0 & 0xFFDF);
+                    Material {
+                        tpage: mat.tpage.0,
+                        page: [mat.tpage.x(), mat.tpage.y()],
+                        depth: [4, 8, 15, 15][usize::from(mat.tpage.depth())],
+                        clut: mat.clut.0,
+                        clut_xy: [mat.clut.x(), mat.clut.y()],
+                        window: mat.window,
+                        texels_from: model
+                            .uploads
+                            .texels(tp, [0, 0, 255, 255])
+                            .map(|u| u.to_string()),
+                        palette_from: model
+                            .uploads
+                            .palette(mat.clut, tp.depth())
+                            .flatten()
+                            .map(|u| u.to_string()),
+                    }
                 })
                 .collect(),
         }
@@ -299,6 +312,22 @@ impl fmt::Display for Facts {
             (true, false) => "guessed: no 0x12 record; a weapon needs --ff9-kind weapon",
         };
         writeln!(f, "kind: {} ({why})", self.kind)?;
+        self.fmt_chunks(f)?;
+        self.fmt_mesh(f)?;
+        self.fmt_tims(f)?;
+        self.fmt_materials(f)?;
+        writeln!(f, "animations: {}", self.animations.len())?;
+        for (i, a) in self.animations.iter().enumerate() {
+            let default = if a.default { " (default)" } else { "" };
+            writeln!(f, "  {i}: {}, {} frames{default}", a.name, a.frames)?;
+        }
+        Ok(())
+    }
+}
+
+impl Facts {
+    /// The cluster's chunk headers, nested ones indented (nothing for a bare model).
+    fn fmt_chunks(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.chunks.is_empty() {
             writeln!(f, "cluster chunks: {}", self.chunks.len())?;
         }
@@ -326,6 +355,11 @@ impl fmt::Display for Facts {
                 )?;
             }
         }
+        Ok(())
+    }
+
+    /// The type-0x02 model: header position, bones, groups and polygon counts.
+    fn fmt_mesh(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let p = self.position;
         writeln!(f, "header position: {} {} {}", p[0], p[1], p[2])?;
         writeln!(f, "bones: {}", self.bones.len())?;
@@ -351,7 +385,10 @@ impl fmt::Display for Facts {
             "polygons: {} ({}; B/C layouts reconstructed)",
             self.polygons.iter().map(|p| p.count).sum::<usize>(),
             join(&self.polygons)
-        )?;
+        )
+    }
+
+    fn fmt_tims(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "TIMs: {}", self.tims.len())?;
         for (i, t) in self.tims.iter().enumerate() {
             let id = t.id.map_or("file".to_string(), |id| format!("id {id}"));
@@ -365,54 +402,53 @@ impl fmt::Display for Facts {
                 None => writeln!(f, ", no CLUT block")?,
             }
         }
-        match &self.materials {
-            Some(mm) => {
-                let anim = mm
-                    .default_animation
-                    .map_or("none".to_string(), |a| a.to_string());
-                writeln!(
-                    f,
-                    "materials (0x12, model id {}, default animation {anim}): {}",
-                    mm.model_id,
-                    mm.materials.len()
-                )?;
-                let use_window = if mm.window_added {
-                    "added to UVs"
-                } else {
-                    "unused"
-                };
-                for (i, m) in mm.materials.iter().enumerate() {
-                    let texels = m.texels_from.as_deref().unwrap_or("MISSING");
-                    let palette = match (m.depth, &m.palette_from) {
-                        (15, _) => "none (15bpp)",
-                        (_, Some(p)) => p,
-                        (_, None) => "MISSING",
-                    };
-                    writeln!(
-                        f,
-                        "  material {i}: TPage 0x{:04x} (page {},{} depth {}), CLUT 0x{:04x} \
-                         ({},{}), window {:?} {use_window}\n    texels from {texels}, palette \
-                         from {palette}",
-                        m.tpage,
-                        m.page[0],
-                        m.page[1],
-                        m.depth,
-                        m.clut,
-                        m.clut_xy[0],
-                        m.clut_xy[1],
-                        m.window
-                    )?;
-                }
-            }
-            None if !self.tims.is_empty() => {
-                writeln!(f, "materials: none (material index = TIM index)")?
-            }
-            None => writeln!(f, "materials: none")?,
-        }
-        writeln!(f, "animations: {}", self.animations.len())?;
-        for (i, a) in self.animations.iter().enumerate() {
-            let default = if a.default { " (default)" } else { "" };
-            writeln!(f, "  {i}: {}, {} frames{default}", a.name, a.frames)?;
+        Ok(())
+    }
+
+    /// The 0x12 record: each material's TPage and CLUT, and where its texels come from.
+    fn fmt_materials(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(mm) = &self.materials else {
+            return if self.tims.is_empty() {
+                writeln!(f, "materials: none")
+            } else {
+                writeln!(f, "materials: none (material index = TIM index)")
+            };
+        };
+        let anim = mm
+            .default_animation
+            .map_or("none".to_string(), |a| a.to_string());
+        writeln!(
+            f,
+            "materials (0x12, model id {}, default animation {anim}): {}",
+            mm.model_id,
+            mm.materials.len()
+        )?;
+        let use_window = if mm.window_added {
+            "added to UVs"
+        } else {
+            "unused"
+        };
+        for (i, m) in mm.materials.iter().enumerate() {
+            let texels = m.texels_from.as_deref().unwrap_or("MISSING");
+            let palette = match (m.depth, &m.palette_from) {
+                (15, _) => "none (15bpp)",
+                (_, Some(p)) => p,
+                (_, None) => "MISSING",
+            };
+            writeln!(
+                f,
+                "  material {i}: TPage 0x{:04x} (page {},{} depth {}), CLUT 0x{:04x} \
+                 ({},{}), window {:?} {use_window}\n    texels from {texels}, palette \
+                 from {palette}",
+                m.tpage,
+                m.page[0],
+                m.page[1],
+                m.depth,
+                m.clut,
+                m.clut_xy[0],
+                m.clut_xy[1],
+                m.window
+            )?;
         }
         Ok(())
     }

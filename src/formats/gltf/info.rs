@@ -297,38 +297,7 @@ impl Facts {
             roots: m.roots.len(),
             node_count: m.nodes.len(),
             nodes: node_tree(m),
-            meshes: m
-                .meshes
-                .iter()
-                .map(|mesh| Mesh {
-                    name: mesh.name.clone(),
-                    primitives: mesh
-                        .primitives
-                        .iter()
-                        .map(|p| Primitive {
-                            topology: match p.topology {
-                                Some(Topology::Triangles) | None => "TRIANGLES",
-                                Some(Topology::Strip) => "TRIANGLE_STRIP",
-                                Some(Topology::Fan) => "TRIANGLE_FAN",
-                            },
-                            indexed: p.indexed,
-                            draco: p.draco,
-                            vertices: p.positions.len(),
-                            triangles: p.triangles.len(),
-                            attributes: p.attributes.clone(),
-                            normals: match (&p.normals, p.normals_computed) {
-                                (Some(_), false) => "from the file",
-                                (Some(_), true) => "computed smooth",
-                                (None, _) => "computed flat (per face)",
-                            },
-                            material: p.material,
-                            morph_targets: p.targets.len(),
-                        })
-                        .collect(),
-                    skipped: mesh.skipped,
-                    morph_weights: mesh.weights.len(),
-                })
-                .collect(),
+            meshes: m.meshes.iter().map(Mesh::of).collect(),
             skins: m
                 .skins
                 .iter()
@@ -338,71 +307,111 @@ impl Facts {
                     skeleton: sk.skeleton,
                 })
                 .collect(),
-            animations: m
-                .animations
-                .iter()
-                .map(|a| {
-                    let mut kinds: Vec<&'static str> = a
-                        .channels
-                        .iter()
-                        .map(|c| match c.interpolation {
-                            Interpolation::Step => "STEP",
-                            Interpolation::Linear => "LINEAR",
-                            Interpolation::CubicSpline => "CUBICSPLINE",
-                        })
-                        .collect();
-                    kinds.sort_unstable();
-                    kinds.dedup();
-                    Animation {
-                        name: a.name.clone(),
-                        seconds: a.duration,
-                        frames: a.frames(),
-                        channels: a.channels.len(),
-                        interpolations: kinds,
-                    }
-                })
-                .collect(),
-            materials: m
-                .materials
-                .iter()
-                .map(|mt| Material {
-                    name: mt.name.clone(),
-                    base_color: mt.base_color,
-                    texture: mt.texture.map(|t| t.0),
-                    texcoord: mt.texture.map(|t| t.1),
-                    double_sided: mt.double_sided,
-                    alpha_mode: match mt.alpha {
-                        AlphaMode::Opaque => "OPAQUE",
-                        AlphaMode::Mask(_) => "MASK",
-                        AlphaMode::Blend => "BLEND",
-                    },
-                    alpha_cutoff: match mt.alpha {
-                        AlphaMode::Mask(c) => Some(c),
-                        _ => None,
-                    },
-                    ps1_alpha: alpha_words(mt.alpha),
-                })
-                .collect(),
-            textures: m
-                .textures
-                .iter()
-                .enumerate()
-                .map(|(i, t)| Texture {
-                    image: t.image,
-                    decoded: m.images.get(t.image).map(|img| Image {
-                        image_name: (img.name != img.origin).then(|| img.name.clone()),
-                        origin: img.origin.clone(),
-                        width: img.texture.image.width,
-                        height: img.texture.image.height,
-                        encoding: img.encoding,
-                    }),
-                    wrap: t.wrap,
-                    ps1: ps1_forms(m, i),
-                })
-                .collect(),
+            animations: m.animations.iter().map(Animation::of).collect(),
+            materials: m.materials.iter().map(Material::of).collect(),
+            textures: (0..m.textures.len()).map(|i| Texture::of(m, i)).collect(),
             drawn_mesh_nodes: m.instances.len(),
             budget_limit: m.budget.0,
             budget_used: m.budget.1,
+        }
+    }
+}
+
+impl Mesh {
+    fn of(mesh: &super::Mesh) -> Mesh {
+        Mesh {
+            name: mesh.name.clone(),
+            primitives: mesh.primitives.iter().map(Primitive::of).collect(),
+            skipped: mesh.skipped,
+            morph_weights: mesh.weights.len(),
+        }
+    }
+}
+
+impl Primitive {
+    fn of(p: &super::Primitive) -> Primitive {
+        Primitive {
+            topology: match p.topology {
+                Some(Topology::Triangles) | None => "TRIANGLES",
+                Some(Topology::Strip) => "TRIANGLE_STRIP",
+                Some(Topology::Fan) => "TRIANGLE_FAN",
+            },
+            indexed: p.indexed,
+            draco: p.draco,
+            vertices: p.positions.len(),
+            triangles: p.triangles.len(),
+            attributes: p.attributes.clone(),
+            normals: match (&p.normals, p.normals_computed) {
+                (Some(_), false) => "from the file",
+                (Some(_), true) => "computed smooth",
+                (None, _) => "computed flat (per face)",
+            },
+            material: p.material,
+            morph_targets: p.targets.len(),
+        }
+    }
+}
+
+impl Animation {
+    fn of(a: &super::Animation) -> Animation {
+        let mut kinds: Vec<&'static str> = a
+            .channels
+            .iter()
+            .map(|c| match c.interpolation {
+                Interpolation::Step => "STEP",
+                Interpolation::Linear => "LINEAR",
+                Interpolation::CubicSpline => "CUBICSPLINE",
+            })
+            .collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        Animation {
+            name: a.name.clone(),
+            seconds: a.duration,
+            frames: a.frames(),
+            channels: a.channels.len(),
+            interpolations: kinds,
+        }
+    }
+}
+
+impl Material {
+    fn of(mt: &super::Material) -> Material {
+        Material {
+            name: mt.name.clone(),
+            base_color: mt.base_color,
+            texture: mt.texture.map(|t| t.0),
+            texcoord: mt.texture.map(|t| t.1),
+            double_sided: mt.double_sided,
+            alpha_mode: match mt.alpha {
+                AlphaMode::Opaque => "OPAQUE",
+                AlphaMode::Mask(_) => "MASK",
+                AlphaMode::Blend => "BLEND",
+            },
+            alpha_cutoff: match mt.alpha {
+                AlphaMode::Mask(c) => Some(c),
+                _ => None,
+            },
+            ps1_alpha: alpha_words(mt.alpha),
+        }
+    }
+}
+
+impl Texture {
+    /// Texture `i` of `m`, with the image it shows and its PS1 form per material.
+    fn of(m: &GltfModel, i: usize) -> Texture {
+        let t = &m.textures[i];
+        Texture {
+            image: t.image,
+            decoded: m.images.get(t.image).map(|img| Image {
+                image_name: (img.name != img.origin).then(|| img.name.clone()),
+                origin: img.origin.clone(),
+                width: img.texture.image.width,
+                height: img.texture.image.height,
+                encoding: img.encoding,
+            }),
+            wrap: t.wrap,
+            ps1: ps1_forms(m, i),
         }
     }
 }
@@ -443,6 +452,42 @@ fn or_unnamed(name: &Option<String>) -> &str {
 
 impl fmt::Display for Facts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_asset(f)?;
+        self.fmt_nodes(f)?;
+        self.fmt_meshes(f)?;
+        writeln!(f, "skins: {}", self.skins.len())?;
+        for (i, sk) in self.skins.iter().enumerate() {
+            write!(f, "  [{i}] {}: {} joints", or_unnamed(&sk.name), sk.joints)?;
+            if let Some(r) = sk.skeleton {
+                write!(f, ", skeleton root node {r}")?;
+            }
+            writeln!(f)?;
+        }
+        writeln!(f, "animations: {}", self.animations.len())?;
+        for (i, a) in self.animations.iter().enumerate() {
+            writeln!(
+                f,
+                "  [{i}] {:<16} {:>8.3} s  {:>5} frames  {} channels ({})",
+                a.name,
+                a.seconds,
+                a.frames,
+                a.channels,
+                a.interpolations.join(", ")
+            )?;
+        }
+        self.fmt_materials(f)?;
+        self.fmt_textures(f)?;
+        writeln!(
+            f,
+            "drawn: {} mesh nodes; load budget {} of {} bytes",
+            self.drawn_mesh_nodes, self.budget_used, self.budget_limit
+        )
+    }
+}
+
+impl Facts {
+    /// The asset's version, generator and copyright, its buffers and the scene drawn.
+    fn fmt_asset(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "format: glTF {} ({})", self.version, self.container)?;
         if let Some(g) = &self.generator {
             writeln!(f, "generator: {g}")?;
@@ -459,13 +504,17 @@ impl fmt::Display for Facts {
                 f,
                 "scene: {i} of {} ({} root nodes)",
                 self.scenes, self.roots
-            )?,
+            ),
             None => writeln!(
                 f,
                 "scene: none given; drawing the {} root nodes",
                 self.roots
-            )?,
+            ),
         }
+    }
+
+    /// The node tree, one indented line a node, at most [`MAX_NODE_LINES`].
+    fn fmt_nodes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "nodes: {}", self.node_count)?;
         for n in self.nodes.iter().take(MAX_NODE_LINES) {
             write!(
@@ -497,6 +546,10 @@ impl fmt::Display for Facts {
         if self.nodes.len() > MAX_NODE_LINES {
             writeln!(f, "  ... {} more nodes", self.nodes.len() - MAX_NODE_LINES)?;
         }
+        Ok(())
+    }
+
+    fn fmt_meshes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "meshes: {}", self.meshes.len())?;
         for (i, mesh) in self.meshes.iter().enumerate() {
             write!(
@@ -535,26 +588,10 @@ impl fmt::Display for Facts {
                 writeln!(f)?;
             }
         }
-        writeln!(f, "skins: {}", self.skins.len())?;
-        for (i, sk) in self.skins.iter().enumerate() {
-            write!(f, "  [{i}] {}: {} joints", or_unnamed(&sk.name), sk.joints)?;
-            if let Some(r) = sk.skeleton {
-                write!(f, ", skeleton root node {r}")?;
-            }
-            writeln!(f)?;
-        }
-        writeln!(f, "animations: {}", self.animations.len())?;
-        for (i, a) in self.animations.iter().enumerate() {
-            writeln!(
-                f,
-                "  [{i}] {:<16} {:>8.3} s  {:>5} frames  {} channels ({})",
-                a.name,
-                a.seconds,
-                a.frames,
-                a.channels,
-                a.interpolations.join(", ")
-            )?;
-        }
+        Ok(())
+    }
+
+    fn fmt_materials(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "materials: {}", self.materials.len())?;
         for (i, mt) in self.materials.iter().enumerate() {
             let c = mt.base_color;
@@ -581,6 +618,11 @@ impl fmt::Display for Facts {
                 mt.ps1_alpha
             )?;
         }
+        Ok(())
+    }
+
+    /// Each texture's image and, per material that shows it, its PS1 form.
+    fn fmt_textures(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "textures: {}", self.textures.len())?;
         for (i, t) in self.textures.iter().enumerate() {
             let Some(img) = &t.decoded else {
@@ -612,10 +654,6 @@ impl fmt::Display for Facts {
                 )?;
             }
         }
-        writeln!(
-            f,
-            "drawn: {} mesh nodes; load budget {} of {} bytes",
-            self.drawn_mesh_nodes, self.budget_used, self.budget_limit
-        )
+        Ok(())
     }
 }

@@ -24,6 +24,7 @@
 pub mod accessor;
 mod draco;
 mod info;
+mod mesh;
 pub mod parse;
 mod pose;
 pub mod source;

@@ -1,24 +1,25 @@
 //! The validated document → plain arrays: the node tree (one parent per node, no cycles),
-//! meshes' triangle primitives with their attributes, skins, animation channels with their keys,
-//! materials, images and the textures faces will sample.
+//! meshes (read by `mesh.rs`), skins, animation channels with their keys, materials, images and
+//! the textures faces will sample.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 
 use ::gltf::animation::Property as GProperty;
-use ::gltf::mesh::Mode;
 
 use super::accessor::Reader;
+use super::mesh::{read_mesh, MeshContext};
 use super::source::{self, with_offset, Source};
 use super::{
-    draco, json_error, AlphaMode, Animation, Budget, Channel, GltfModel, Image, Instance,
-    Interpolation, Material, Mesh, MorphTarget, Node, Primitive, Property, Skin, TextureRef,
-    Topology, Trs, Variant, MAX_JOINTS, MAX_MORPH_TARGETS, MAX_POSED_VERTICES,
+    json_error, AlphaMode, Animation, Budget, Channel, GltfModel, Image, Instance, Interpolation,
+    Material, Mesh, Node, Property, Skin, TextureRef, Trs, Variant, MAX_JOINTS, MAX_POSED_VERTICES,
 };
 use crate::formats::error::Result;
 use crate::formats::LoadOptions;
-use crate::math::{cross, normalize3, Affine};
+use crate::math::Affine;
 use crate::scene::{RgbaImage, Texture};
+
+pub use super::mesh::{smooth_normals, triangles};
 
 /// A column-major 4×4 matrix (glTF's layout) as an affine transform (its last row is taken to
 /// be 0 0 0 1, as glTF requires of node and joint matrices).
@@ -104,9 +105,15 @@ fn build_inner(
             ));
         }
     }
+    let cx = MeshContext {
+        doc,
+        reader: &reader,
+        materials: &materials,
+        smooth_normals: opts.smooth_normals,
+    };
     let mut meshes = Vec::new();
     for mesh in doc.meshes() {
-        meshes.push(read_mesh(doc, &reader, &mesh, &materials, opts, warnings)?);
+        meshes.push(read_mesh(&cx, &mesh, warnings)?);
     }
     let skins = skins(doc, &reader)?;
     let mut nodes = nodes;
@@ -350,271 +357,6 @@ fn images(
     Ok(out)
 }
 
-/// Charges `bytes` against the budget, blaming `path`.
-fn charge(budget: &Budget, bytes: u64, path: &str) -> Result<()> {
-    budget
-        .charge(bytes, "decoded data (bytes)")
-        .map_err(|e| json_error(path, e.to_string()))
-}
-
-fn read_mesh(
-    doc: &::gltf::Document,
-    reader: &Reader,
-    mesh: &::gltf::Mesh,
-    materials: &[Material],
-    opts: &LoadOptions,
-    warnings: &mut Vec<String>,
-) -> Result<Mesh> {
-    let m = mesh.index();
-    let mut out = Mesh {
-        name: mesh.name().map(str::to_string),
-        weights: mesh.weights().map(<[f32]>::to_vec).unwrap_or_default(),
-        ..Mesh::default()
-    };
-    for prim in mesh.primitives() {
-        let p = prim.index();
-        let path = format!("meshes[{m}].primitives[{p}]");
-        let topology = match prim.mode() {
-            Mode::Triangles => Topology::Triangles,
-            Mode::TriangleStrip => Topology::Strip,
-            Mode::TriangleFan => Topology::Fan,
-            other => {
-                warnings.push(format!(
-                    "glTF {path}: mode {other:?} is not triangles, strip or fan; skipped"
-                ));
-                out.skipped += 1;
-                continue;
-            }
-        };
-        let material = prim.material().index();
-        let uv_set = material
-            .and_then(|i| materials.get(i))
-            .and_then(|mt| mt.texture)
-            .map_or(0, |t| t.1);
-        let mut prim_out = Primitive {
-            topology: Some(topology),
-            material,
-            attributes: prim.attributes().map(|(s, _)| s.to_string()).collect(),
-            ..Primitive::default()
-        };
-        let attr = |name: &str| prim.attributes().find(|(s, _)| s.to_string() == name);
-        if let Some(ext) = prim.extension_value("KHR_draco_mesh_compression") {
-            let mut want = HashMap::new();
-            for (s, a) in prim.attributes() {
-                want.insert(
-                    s.to_string(),
-                    (a.dimensions().multiplicity(), a.normalized()),
-                );
-            }
-            let d = draco::decode(doc, reader, &path, ext, &want)?;
-            let get = |name: &str| d.attributes.get(name);
-            let vec3 = |v: &(usize, Vec<f64>)| -> Option<Vec<[f32; 3]>> {
-                (v.0 == 3).then(|| {
-                    v.1.chunks_exact(3)
-                        .map(|c| [c[0] as f32, c[1] as f32, c[2] as f32])
-                        .collect()
-                })
-            };
-            prim_out.draco = true;
-            prim_out.positions = get("POSITION").and_then(vec3).ok_or_else(|| {
-                json_error(
-                    format!("{path}.extensions"),
-                    "Draco stream lacks a VEC3 POSITION",
-                )
-            })?;
-            prim_out.normals = get("NORMAL").and_then(vec3);
-            prim_out.uvs = get(&format!("TEXCOORD_{uv_set}"))
-                .filter(|v| v.0 == 2)
-                .map(|v| {
-                    v.1.chunks_exact(2)
-                        .map(|c| [c[0] as f32, c[1] as f32])
-                        .collect()
-                });
-            prim_out.colors = get("COLOR_0").filter(|v| v.0 == 3 || v.0 == 4).map(|v| {
-                v.1.chunks_exact(v.0)
-                    .map(|c| std::array::from_fn(|i| c.get(i).map_or(1.0, |&x| x as f32)))
-                    .collect()
-            });
-            prim_out.joints = get("JOINTS_0").filter(|v| v.0 == 4).map(|v| {
-                v.1.chunks_exact(4)
-                    .map(|c| std::array::from_fn(|i| c[i].clamp(0.0, 65535.0) as u16))
-                    .collect()
-            });
-            prim_out.weights = get("WEIGHTS_0").filter(|v| v.0 == 4).map(|v| {
-                v.1.chunks_exact(4)
-                    .map(|c| std::array::from_fn(|i| c[i] as f32))
-                    .collect()
-            });
-            prim_out.indexed = true;
-            prim_out.triangles = d.triangles;
-            if d.points != prim_out.positions.len() {
-                return Err(json_error(&path, "Draco attribute sizes disagree"));
-            }
-        } else {
-            let (_, pos) = attr("POSITION")
-                .ok_or_else(|| json_error(format!("{path}.attributes"), "no POSITION"))?;
-            prim_out.positions = reader.floats::<3>(&pos, "POSITION")?;
-            let n = prim_out.positions.len();
-            let check = |name: &str, len: usize| {
-                if len == n {
-                    Ok(())
-                } else {
-                    Err(json_error(
-                        format!("{path}.attributes.{name}"),
-                        format!("{len} elements, but POSITION has {n}"),
-                    ))
-                }
-            };
-            if let Some((_, a)) = attr("NORMAL") {
-                let v = reader.floats::<3>(&a, "NORMAL")?;
-                check("NORMAL", v.len())?;
-                prim_out.normals = Some(v);
-            }
-            let uv_name = format!("TEXCOORD_{uv_set}");
-            if let Some((_, a)) = attr(&uv_name) {
-                let v = reader.floats::<2>(&a, &uv_name)?;
-                check(&uv_name, v.len())?;
-                prim_out.uvs = Some(v);
-            }
-            if let Some((_, a)) = attr("COLOR_0") {
-                let v = reader.floats_3_or_4(&a, "COLOR_0", 1.0)?;
-                check("COLOR_0", v.len())?;
-                prim_out.colors = Some(v);
-            }
-            if let Some((_, a)) = attr("JOINTS_0") {
-                let (v, w) = reader.uints(&a, "JOINTS_0")?;
-                if w != 4 {
-                    return Err(json_error(
-                        format!("{path}.attributes.JOINTS_0"),
-                        "must be VEC4",
-                    ));
-                }
-                check("JOINTS_0", v.len() / 4)?;
-                prim_out.joints = Some(
-                    v.chunks_exact(4)
-                        .map(|c| std::array::from_fn(|i| c[i].min(65535) as u16))
-                        .collect(),
-                );
-            }
-            if let Some((_, a)) = attr("WEIGHTS_0") {
-                let v = reader.floats::<4>(&a, "WEIGHTS_0")?;
-                check("WEIGHTS_0", v.len())?;
-                prim_out.weights = Some(v);
-            }
-            let indices = match prim.indices() {
-                Some(acc) => {
-                    let (v, w) = reader.uints(&acc, "indices")?;
-                    if w != 1 {
-                        return Err(json_error(format!("{path}.indices"), "must be SCALAR"));
-                    }
-                    if let Some(bad) = v.iter().find(|&&i| i as usize >= n) {
-                        return Err(json_error(
-                            format!("{path}.indices"),
-                            format!("index {bad} is past the {n} vertices"),
-                        ));
-                    }
-                    prim_out.indexed = true;
-                    v
-                }
-                None => (0..n as u32).collect(),
-            };
-            charge(reader.budget, indices.len() as u64 * 12, &path)?;
-            prim_out.triangles = triangles(topology, &indices);
-            let targets = prim.morph_targets();
-            if targets.len() as u64 > MAX_MORPH_TARGETS {
-                return Err(json_error(
-                    format!("{path}.targets"),
-                    format!(
-                        "{} morph targets, at most {MAX_MORPH_TARGETS}",
-                        targets.len()
-                    ),
-                ));
-            }
-            for (k, t) in targets.enumerate() {
-                let mut mt = MorphTarget::default();
-                if let Some(a) = t.positions() {
-                    let v = reader.floats::<3>(&a, "morph POSITION")?;
-                    check(&format!("targets[{k}].POSITION"), v.len())?;
-                    mt.positions = Some(v);
-                }
-                if let Some(a) = t.normals() {
-                    let v = reader.floats::<3>(&a, "morph NORMAL")?;
-                    check(&format!("targets[{k}].NORMAL"), v.len())?;
-                    mt.normals = Some(v);
-                }
-                prim_out.targets.push(mt);
-            }
-        }
-        if attr("JOINTS_1").is_some() {
-            warnings.push(format!(
-                "glTF {path}: JOINTS_1/WEIGHTS_1 are ignored (at most 4 joints per vertex)"
-            ));
-        }
-        let textured = material
-            .and_then(|i| materials.get(i))
-            .is_some_and(|mt| mt.texture.is_some());
-        if textured && prim_out.uvs.is_none() {
-            warnings.push(format!(
-                "glTF {path}: its material samples TEXCOORD_{uv_set}, which it lacks; drawn untextured"
-            ));
-        }
-        if prim_out.normals.is_none() && opts.smooth_normals {
-            prim_out.normals = Some(smooth_normals(&prim_out.positions, &prim_out.triangles));
-            prim_out.normals_computed = true;
-        }
-        out.primitives.push(prim_out);
-    }
-    Ok(out)
-}
-
-/// Triangles of a topology from its index list, counter-clockwise as glTF defines them
-/// (glTF 2.0 §3.7.2.1): strips alternate `(i, i+1, i+2)` and `(i+1, i, i+2)`; fans are
-/// `(i+1, i+2, 0)`. Triangles with a repeated vertex (strip joins) are dropped.
-pub fn triangles(topology: Topology, idx: &[u32]) -> Vec<[u32; 3]> {
-    let tris: Vec<[u32; 3]> = match topology {
-        Topology::Triangles => idx.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect(),
-        Topology::Strip => (0..idx.len().saturating_sub(2))
-            .map(|i| {
-                if i % 2 == 0 {
-                    [idx[i], idx[i + 1], idx[i + 2]]
-                } else {
-                    [idx[i + 1], idx[i], idx[i + 2]]
-                }
-            })
-            .collect(),
-        Topology::Fan => (1..idx.len().saturating_sub(1))
-            .map(|i| [idx[i], idx[i + 1], idx[0]])
-            .collect(),
-    };
-    tris.into_iter()
-        .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
-        .collect()
-}
-
-/// Smooth normals: each face's area-weighted normal added to every vertex at the same position
-/// (so split vertices — UV seams, non-indexed meshes — share one normal).
-pub fn smooth_normals(positions: &[[f32; 3]], tris: &[[u32; 3]]) -> Vec<[f32; 3]> {
-    let key = |p: [f32; 3]| p.map(f32::to_bits);
-    let mut sums: HashMap<[u32; 3], [f32; 3]> = HashMap::new();
-    for t in tris {
-        let [a, b, c] = t.map(|i| positions[i as usize]);
-        let n = cross(
-            [b[0] - a[0], b[1] - a[1], b[2] - a[2]],
-            [c[0] - a[0], c[1] - a[1], c[2] - a[2]],
-        );
-        for &i in t {
-            let s = sums.entry(key(positions[i as usize])).or_insert([0.0; 3]);
-            for k in 0..3 {
-                s[k] += n[k];
-            }
-        }
-    }
-    positions
-        .iter()
-        .map(|&p| normalize3(sums.get(&key(p)).copied().unwrap_or([0.0; 3])))
-        .collect()
-}
-
 fn skins(doc: &::gltf::Document, reader: &Reader) -> Result<Vec<Skin>> {
     let mut out = Vec::new();
     for skin in doc.skins() {
@@ -676,82 +418,22 @@ fn animations(
         let mut channels = Vec::new();
         let mut duration = 0.0f32;
         for ch in anim.channels() {
-            let node = ch.target().node().index();
-            let property = match ch.target().property() {
-                GProperty::Translation => Property::Translation,
-                GProperty::Rotation => Property::Rotation,
-                GProperty::Scale => Property::Scale,
-                GProperty::MorphTargetWeights => Property::Weights,
-            };
-            let sampler = ch.sampler();
-            let spath = format!("animations[{a}].samplers[{}]", sampler.index());
-            let interpolation = match sampler.interpolation() {
-                ::gltf::animation::Interpolation::Step => Interpolation::Step,
-                ::gltf::animation::Interpolation::Linear => Interpolation::Linear,
-                ::gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
-            };
-            let times: Vec<f32> = reader
-                .floats::<1>(&sampler.input(), "animation input")?
-                .into_iter()
-                .map(|t| t[0])
-                .collect();
-            let (values, n) = reader.read(&sampler.output())?;
-            let per_key = if interpolation == Interpolation::CubicSpline {
-                3
-            } else {
-                1
-            };
-            let width = match property {
-                Property::Translation | Property::Scale => 3,
-                Property::Rotation => 4,
-                Property::Weights => target_count(nodes, meshes, node),
-            };
-            let expected_comps = if property == Property::Weights {
-                1
-            } else {
-                width
-            };
-            if n != expected_comps {
-                return Err(json_error(
-                    format!("{spath}.output"),
-                    format!("{n} components per element, {property:?} needs {expected_comps}"),
-                ));
-            }
-            let elements = values.len() / n;
-            let per_time = per_key
-                * if property == Property::Weights {
-                    width
-                } else {
-                    1
-                };
-            if times.is_empty() || elements != times.len() * per_time {
-                return Err(json_error(
-                    &spath,
-                    format!(
-                        "{} keys need {} output elements ({:?}), the output has {elements}",
-                        times.len(),
-                        times.len() * per_time,
-                        interpolation
-                    ),
-                ));
-            }
-            if property == Property::Weights && width == 0 {
+            let Some(channel) = read_channel(
+                reader,
+                &ch,
+                a,
+                target_count(nodes, meshes, ch.target().node().index()),
+            )?
+            else {
                 continue;
-            }
-            if let Some(&last) = times.last() {
+            };
+            if let Some(&last) = channel.times.last() {
                 if last.is_finite() {
                     duration = duration.max(last);
                 }
             }
-            nodes[node].animated = true;
-            channels.push(Channel {
-                node,
-                property,
-                interpolation,
-                times,
-                values: values.into_iter().map(|v| v as f32).collect(),
-                width,
-            });
+            nodes[channel.node].animated = true;
+            channels.push(channel);
         }
         out.push(Animation {
             name: anim
@@ -763,6 +445,87 @@ fn animations(
         });
     }
     Ok(out)
+}
+
+/// Channel `ch` of animation `a` with its sampler's keys; `targets` is the morph target count
+/// of the target node's mesh. The output must hold one element per key (three for
+/// CUBICSPLINE) of the property's width; `None` for weights of a node without targets.
+fn read_channel(
+    reader: &Reader,
+    ch: &::gltf::animation::Channel,
+    a: usize,
+    targets: usize,
+) -> Result<Option<Channel>> {
+    let node = ch.target().node().index();
+    let property = match ch.target().property() {
+        GProperty::Translation => Property::Translation,
+        GProperty::Rotation => Property::Rotation,
+        GProperty::Scale => Property::Scale,
+        GProperty::MorphTargetWeights => Property::Weights,
+    };
+    let sampler = ch.sampler();
+    let spath = format!("animations[{a}].samplers[{}]", sampler.index());
+    let interpolation = match sampler.interpolation() {
+        ::gltf::animation::Interpolation::Step => Interpolation::Step,
+        ::gltf::animation::Interpolation::Linear => Interpolation::Linear,
+        ::gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+    };
+    let times: Vec<f32> = reader
+        .floats::<1>(&sampler.input(), "animation input")?
+        .into_iter()
+        .map(|t| t[0])
+        .collect();
+    let (values, n) = reader.read(&sampler.output())?;
+    let per_key = if interpolation == Interpolation::CubicSpline {
+        3
+    } else {
+        1
+    };
+    let width = match property {
+        Property::Translation | Property::Scale => 3,
+        Property::Rotation => 4,
+        Property::Weights => targets,
+    };
+    let expected_comps = if property == Property::Weights {
+        1
+    } else {
+        width
+    };
+    if n != expected_comps {
+        return Err(json_error(
+            format!("{spath}.output"),
+            format!("{n} components per element, {property:?} needs {expected_comps}"),
+        ));
+    }
+    let elements = values.len() / n;
+    let per_time = per_key
+        * if property == Property::Weights {
+            width
+        } else {
+            1
+        };
+    if times.is_empty() || elements != times.len() * per_time {
+        return Err(json_error(
+            &spath,
+            format!(
+                "{} keys need {} output elements ({:?}), the output has {elements}",
+                times.len(),
+                times.len() * per_time,
+                interpolation
+            ),
+        ));
+    }
+    if property == Property::Weights && width == 0 {
+        return Ok(None);
+    }
+    Ok(Some(Channel {
+        node,
+        property,
+        interpolation,
+        times,
+        values: values.into_iter().map(|v| v as f32).collect(),
+        width,
+    }))
 }
 
 /// The textures faces sample: each used (image, alpha treatment) once, with the material's
@@ -900,23 +663,6 @@ fn instances(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn strips_alternate_and_fans_pivot_on_the_first_vertex() {
-        assert_eq!(
-            triangles(Topology::Strip, &[0, 1, 2, 3, 4]),
-            vec![[0, 1, 2], [2, 1, 3], [2, 3, 4]]
-        );
-        assert_eq!(
-            triangles(Topology::Fan, &[0, 1, 2, 3]),
-            vec![[1, 2, 0], [2, 3, 0]]
-        );
-        assert_eq!(
-            triangles(Topology::Triangles, &[0, 1, 2, 2, 2, 3, 9]),
-            vec![[0, 1, 2]]
-        );
-        assert!(triangles(Topology::Strip, &[0, 1]).is_empty());
-    }
 
     #[test]
     fn column_major_matrices_keep_translation_in_the_last_column() {

@@ -164,146 +164,175 @@ impl Facts {
                 .count(),
             vertices: m.vertices.len(),
             global_sequences_ms: m.global_sequences.clone(),
-            sequences: m
-                .sequences
-                .iter()
-                .enumerate()
-                .map(|(index, q)| Sequence {
-                    index,
-                    name: animation_name(q.id, q.variation),
-                    id: q.id,
-                    variation: q.variation,
-                    start_ms: q.start_ms,
-                    end_ms: q.end_ms,
-                    duration_ms: q.duration_ms(),
-                    frames: q.frames(),
-                })
-                .collect(),
+            sequences: sequences(m),
             drawn_view: m.lod,
-            views: m
-                .views
-                .iter()
-                .enumerate()
-                .map(|(i, v)| View {
-                    indices: v.index_count,
-                    triangles: v.triangles.len(),
-                    submesh_count: v.submeshes.len(),
-                    unit_count: v.units.len(),
-                    submeshes: (i == m.lod).then(|| {
-                        v.submeshes
-                            .iter()
-                            .map(|sm| Submesh {
-                                id: sm.id,
-                                vertices: sm.vertex_count,
-                                triangles: sm.index_count / 3,
-                            })
-                            .collect()
-                    }),
-                    units: (i == m.lod).then(|| {
-                        v.units
-                            .iter()
-                            .map(|u| Unit {
-                                submesh: u.submesh,
-                                texture: u.texture,
-                                render_flags: u.render_flags.0,
-                                blend: u.render_flags.1,
-                            })
-                            .collect()
-                    }),
-                })
-                .collect(),
-            textures: m
-                .textures
-                .iter()
-                .enumerate()
-                .map(|(index, t)| Texture {
-                    index,
-                    kind: t.kind,
-                    kind_name: replaceable_kind(t.kind),
-                    name: t.name.clone(),
-                    file: t.resolved.as_ref().map(|p| p.display().to_string()),
-                    source: match t.source {
-                        TextureSource::Model => "model",
-                        TextureSource::Given => "--texture",
-                        TextureSource::Skin(_) => "skin search",
-                    },
-                    width: t.texture.image.width,
-                    height: t.texture.image.height,
-                })
-                .collect(),
+            views: views(m),
+            textures: textures(m),
             skin_prefix: super::textures::skin_prefixes(&m.path).join("*.blp, "),
-            skins: m
-                .skins
-                .candidates
-                .iter()
-                .enumerate()
-                .map(|(index, p)| Skin {
-                    index,
-                    file: p.display().to_string(),
-                    in_use: m
-                        .textures
-                        .iter()
-                        .any(|t| t.source == TextureSource::Skin(index)),
-                })
-                .collect(),
-            particle_emitters: {
-                let names: Vec<String> = m.textures.iter().map(|t| t.texture.name.clone()).collect();
-                m.emitter_defs
-                    .iter()
-                    .zip(&m.extras.particles)
-                    .map(|(def, e)| {
-                        let src = super::effects::M2Emitter::new(m, e, None);
-                        crate::effects::Summary::of(def, &src, &names)
-                    })
-                    .collect()
-            },
-            ribbons: m
-                .extras
-                .ribbons
-                .iter()
-                .enumerate()
-                .map(|(i, r)| {
-                    format!(
-                        "ribbon {i}: bone {}, texture {:?}, {} edges/s living {} s, gravity {}, {}x{} cells",
-                        r.bone, r.texture, r.edges_per_second, r.edge_lifetime, r.gravity, r.tiles[1], r.tiles[0]
-                    )
-                })
-                .collect(),
-            texture_animations: m
-                .extras
-                .texture_anims
-                .iter()
-                .enumerate()
-                .map(|(i, a)| {
-                    let keys = |n: usize, what: &str| (n > 0).then(|| format!("{what} ({n} keys)"));
-                    let parts: Vec<String> = [
-                        keys(a.translation.values.len(), "translation"),
-                        keys(a.rotation.values.len(), "rotation"),
-                        keys(a.scaling.values.len(), "scaling"),
-                    ]
-                    .into_iter()
-                    .flatten()
-                    .collect();
-                    format!("texture animation {i}: {}", if parts.is_empty() { "no keys".into() } else { parts.join(", ") })
-                })
-                .collect(),
-            cameras: m
-                .extras
-                .cameras
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    format!(
-                        "camera {i}: type {}, fov {:.1}°, position {:?}, target {:?}",
-                        c.kind,
-                        c.fov.to_degrees(),
-                        c.position_base,
-                        c.target_base
-                    )
-                })
-                .collect(),
+            skins: skins(m),
+            particle_emitters: particle_emitters(m),
+            ribbons: ribbons(m),
+            texture_animations: texture_animations(m),
+            cameras: cameras(m),
         }
     }
+}
+
+fn sequences(m: &M2Model) -> Vec<Sequence> {
+    m.sequences
+        .iter()
+        .enumerate()
+        .map(|(index, q)| Sequence {
+            index,
+            name: animation_name(q.id, q.variation),
+            id: q.id,
+            variation: q.variation,
+            start_ms: q.start_ms,
+            end_ms: q.end_ms,
+            duration_ms: q.duration_ms(),
+            frames: q.frames(),
+        })
+        .collect()
+}
+
+/// Every view; submeshes and texture units of the drawn one only.
+fn views(m: &M2Model) -> Vec<View> {
+    m.views
+        .iter()
+        .enumerate()
+        .map(|(i, v)| View {
+            indices: v.index_count,
+            triangles: v.triangles.len(),
+            submesh_count: v.submeshes.len(),
+            unit_count: v.units.len(),
+            submeshes: (i == m.lod).then(|| {
+                v.submeshes
+                    .iter()
+                    .map(|sm| Submesh {
+                        id: sm.id,
+                        vertices: sm.vertex_count,
+                        triangles: sm.index_count / 3,
+                    })
+                    .collect()
+            }),
+            units: (i == m.lod).then(|| {
+                v.units
+                    .iter()
+                    .map(|u| Unit {
+                        submesh: u.submesh,
+                        texture: u.texture,
+                        render_flags: u.render_flags.0,
+                        blend: u.render_flags.1,
+                    })
+                    .collect()
+            }),
+        })
+        .collect()
+}
+
+fn textures(m: &M2Model) -> Vec<Texture> {
+    m.textures
+        .iter()
+        .enumerate()
+        .map(|(index, t)| Texture {
+            index,
+            kind: t.kind,
+            kind_name: replaceable_kind(t.kind),
+            name: t.name.clone(),
+            file: t.resolved.as_ref().map(|p| p.display().to_string()),
+            source: match t.source {
+                TextureSource::Model => "model",
+                TextureSource::Given => "--texture",
+                TextureSource::Skin(_) => "skin search",
+            },
+            width: t.texture.image.width,
+            height: t.texture.image.height,
+        })
+        .collect()
+}
+
+fn skins(m: &M2Model) -> Vec<Skin> {
+    m.skins
+        .candidates
+        .iter()
+        .enumerate()
+        .map(|(index, p)| Skin {
+            index,
+            file: p.display().to_string(),
+            in_use: m
+                .textures
+                .iter()
+                .any(|t| t.source == TextureSource::Skin(index)),
+        })
+        .collect()
+}
+
+fn particle_emitters(m: &M2Model) -> Vec<crate::effects::Summary> {
+    let names: Vec<String> = m.textures.iter().map(|t| t.texture.name.clone()).collect();
+    m.emitter_defs
+        .iter()
+        .zip(&m.extras.particles)
+        .map(|(def, e)| {
+            let src = super::effects::M2Emitter::new(m, e, None);
+            crate::effects::Summary::of(def, &src, &names)
+        })
+        .collect()
+}
+
+fn ribbons(m: &M2Model) -> Vec<String> {
+    m.extras
+        .ribbons
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            format!(
+                "ribbon {i}: bone {}, texture {:?}, {} edges/s living {} s, gravity {}, {}x{} cells",
+                r.bone, r.texture, r.edges_per_second, r.edge_lifetime, r.gravity, r.tiles[1], r.tiles[0]
+            )
+        })
+        .collect()
+}
+
+fn texture_animations(m: &M2Model) -> Vec<String> {
+    m.extras
+        .texture_anims
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let keys = |n: usize, what: &str| (n > 0).then(|| format!("{what} ({n} keys)"));
+            let parts: Vec<String> = [
+                keys(a.translation.values.len(), "translation"),
+                keys(a.rotation.values.len(), "rotation"),
+                keys(a.scaling.values.len(), "scaling"),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            let keyed = if parts.is_empty() {
+                "no keys".into()
+            } else {
+                parts.join(", ")
+            };
+            format!("texture animation {i}: {keyed}")
+        })
+        .collect()
+}
+
+fn cameras(m: &M2Model) -> Vec<String> {
+    m.extras
+        .cameras
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            format!(
+                "camera {i}: type {}, fov {:.1}°, position {:?}, target {:?}",
+                c.kind,
+                c.fov.to_degrees(),
+                c.position_base,
+                c.target_base
+            )
+        })
+        .collect()
 }
 
 impl fmt::Display for Facts {

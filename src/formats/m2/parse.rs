@@ -140,8 +140,57 @@ fn lookup(r: &Reader, at: u64, what: &'static str) -> Result<Vec<i16>> {
     read_all(a, 2, |o| r.i16_at(o, what))
 }
 
-/// Parses the file; `lod` selects the view that must exist.
+/// Parses the file; `lod` selects the view that must exist. Tables are read in the order the
+/// header lists them, so a file broken in two places reports the same first error.
 pub fn parse(r: &Reader, lod: usize) -> Result<Parsed> {
+    let version = read_header(r)?;
+    let name = read_string(r, OFS_NAME, "model name")?;
+    let gs_a = M2Array::read(
+        r,
+        OFS_GLOBAL_SEQUENCES,
+        MAX_GLOBAL_SEQUENCES,
+        4,
+        "global sequences",
+    )?;
+    let global_sequences = read_all(gs_a, 4, |o| r.u32_at(o, "global sequence"))?;
+    let ngs = global_sequences.len();
+    let sequences = read_sequences(r)?;
+    let (bones, bone_order) = read_bones(r, version, ngs)?;
+    let vertices = read_vertices(r, bones.len())?;
+    let colors = read_colors(r, ngs)?;
+    let tr_a = M2Array::read(r, OFS_TRANSPARENCY, MAX_TABLE, TRACK_SIZE, "transparency")?;
+    let transparency = read_all(tr_a, TRACK_SIZE, |o| {
+        Track::read(r, o, ngs, 2, read_fixed16)
+    })?;
+    let textures = read_textures(r)?;
+    let tables = Tables {
+        render_flags: read_render_flags(r)?,
+        texture_lookup: lookup(r, OFS_TEXTURE_LOOKUP, "texture lookup")?,
+        transparency_lookup: lookup(r, OFS_TRANSPARENCY_LOOKUP, "transparency lookup")?,
+        textures: textures.len(),
+        colors: colors.len(),
+        transparency: transparency.len(),
+        vertices: vertices.len(),
+    };
+    let views = read_views(r, lod, version, &tables)?;
+    Ok(Parsed {
+        version,
+        name,
+        global_sequences,
+        sequences,
+        bones,
+        bone_order,
+        vertices,
+        views,
+        colors,
+        transparency,
+        textures,
+    })
+}
+
+/// The magic and version, then the whole header and the extents of the arrays the loader
+/// does not read; returns the version.
+fn read_header(r: &Reader) -> Result<u32> {
     if r.bytes(0, 4, "magic")? != b"MD20" {
         return Err(r.error(
             0,
@@ -162,26 +211,22 @@ pub fn parse(r: &Reader, lod: usize) -> Result<Parsed> {
     }
     r.bytes(0, HEADER_SIZE, "header")?;
     check_unread_arrays(r)?;
-    let name_a = M2Array::read(r, OFS_NAME, MAX_NAME, 1, "model name")?;
-    let name = if name_a.count == 0 {
-        String::new()
-    } else {
-        let raw = r.bytes(name_a.offset, name_a.count, "model name")?;
-        String::from_utf8_lossy(raw).trim_matches('\0').to_string()
-    };
+    Ok(version)
+}
 
-    let gs_a = M2Array::read(
-        r,
-        OFS_GLOBAL_SEQUENCES,
-        MAX_GLOBAL_SEQUENCES,
-        4,
-        "global sequences",
-    )?;
-    let global_sequences = read_all(gs_a, 4, |o| r.u32_at(o, "global sequence"))?;
-    let ngs = global_sequences.len();
+/// The string an M2Array of bytes at `at` holds, without its trailing NULs.
+fn read_string(r: &Reader, at: u64, what: &'static str) -> Result<String> {
+    let a = M2Array::read(r, at, MAX_NAME, 1, what)?;
+    if a.count == 0 {
+        return Ok(String::new());
+    }
+    let raw = r.bytes(a.offset, a.count, what)?;
+    Ok(String::from_utf8_lossy(raw).trim_matches('\0').to_string())
+}
 
+fn read_sequences(r: &Reader) -> Result<Vec<Sequence>> {
     let seq_a = M2Array::read(r, OFS_SEQUENCES, MAX_SEQUENCES, SEQUENCE_SIZE, "sequences")?;
-    let sequences = read_all(seq_a, SEQUENCE_SIZE, |o| {
+    read_all(seq_a, SEQUENCE_SIZE, |o| {
         Ok(Sequence {
             id: r.u16_at(o, "sequence id")?,
             variation: r.u16_at(o + 2, "sequence variation")?,
@@ -190,8 +235,11 @@ pub fn parse(r: &Reader, lod: usize) -> Result<Parsed> {
             flags: r.u32_at(o + 20, "sequence flags")?,
             next_variation: r.i16_at(o + 64, "sequence next variation")?,
         })
-    })?;
+    })
+}
 
+/// The bones (`ngs` global sequences) and their order, parents first.
+fn read_bones(r: &Reader, version: u32, ngs: usize) -> Result<(Vec<Bone>, Vec<usize>)> {
     let bsize = bone_size(version);
     let bone_a = M2Array::read(r, OFS_BONES, MAX_BONES, bsize, "bones")?;
     let nbones = bone_a.count as usize;
@@ -206,19 +254,7 @@ pub fn parse(r: &Reader, lod: usize) -> Result<Parsed> {
             }
         };
         let t = o + tracks_at;
-        let rotation = if version >= TBC_VERSION {
-            Track::read(r, t + TRACK_SIZE, ngs, 8, |r, v| {
-                let c = |i: u64| -> Result<f32> {
-                    Ok(unpack_quat_component(r.i16_at(v + 2 * i, "rotation key")?))
-                };
-                Ok(quat_to_scene([c(0)?, c(1)?, c(2)?, c(3)?]))
-            })?
-        } else {
-            Track::read(r, t + TRACK_SIZE, ngs, 16, |r, v| {
-                let c = |i: u64| r.f32_at(v + 4 * i, "rotation key");
-                Ok(quat_to_scene([c(0)?, c(1)?, c(2)?, c(3)?]))
-            })?
-        };
+        let rotation = read_rotation(r, t + TRACK_SIZE, ngs, version)?;
         Ok(Bone {
             key_bone: r.i32_at(o, "key bone")?,
             flags: r.u32_at(o + 4, "bone flags")?,
@@ -234,9 +270,30 @@ pub fn parse(r: &Reader, lod: usize) -> Result<Parsed> {
         })
     })?;
     let bone_order = order_bones(r, &bones, bone_a, bsize)?;
+    Ok((bones, bone_order))
+}
 
+/// A bone's rotation track: packed int16 quaternions from TBC on, f32 before.
+fn read_rotation(r: &Reader, at: u64, ngs: usize, version: u32) -> Result<Track<Rot>> {
+    if version >= TBC_VERSION {
+        Track::read(r, at, ngs, 8, |r, v| {
+            let c = |i: u64| -> Result<f32> {
+                Ok(unpack_quat_component(r.i16_at(v + 2 * i, "rotation key")?))
+            };
+            Ok(quat_to_scene([c(0)?, c(1)?, c(2)?, c(3)?]))
+        })
+    } else {
+        Track::read(r, at, ngs, 16, |r, v| {
+            let c = |i: u64| r.f32_at(v + 4 * i, "rotation key");
+            Ok(quat_to_scene([c(0)?, c(1)?, c(2)?, c(3)?]))
+        })
+    }
+}
+
+/// The vertices; a weighted bone index must name one of the `nbones` bones.
+fn read_vertices(r: &Reader, nbones: usize) -> Result<Vec<M2Vertex>> {
     let vert_a = M2Array::read(r, OFS_VERTICES, MAX_VERTICES, VERTEX_SIZE, "vertices")?;
-    let vertices = read_all(vert_a, VERTEX_SIZE, |o| {
+    read_all(vert_a, VERTEX_SIZE, |o| {
         let w = r.bytes(o + 12, 4, "vertex weights")?;
         let b = r.bytes(o + 16, 4, "vertex bones")?;
         let (weights, bones): ([u8; 4], [u8; 4]) = (
@@ -261,48 +318,40 @@ pub fn parse(r: &Reader, lod: usize) -> Result<Parsed> {
                 r.f32_at(o + 36, "vertex uv")?,
             ],
         })
-    })?;
+    })
+}
 
+fn read_colors(r: &Reader, ngs: usize) -> Result<Vec<ColorTrack>> {
     let color_a = M2Array::read(r, OFS_COLORS, MAX_TABLE, COLOR_SIZE, "colors")?;
-    let colors = read_all(color_a, COLOR_SIZE, |o| {
+    read_all(color_a, COLOR_SIZE, |o| {
         Ok(ColorTrack {
             rgb: Track::read(r, o, ngs, 12, |r, v| vec3(r, v, "colour key"))?,
             alpha: Track::read(r, o + TRACK_SIZE, ngs, 2, read_fixed16)?,
         })
-    })?;
-    let tr_a = M2Array::read(r, OFS_TRANSPARENCY, MAX_TABLE, TRACK_SIZE, "transparency")?;
-    let transparency = read_all(tr_a, TRACK_SIZE, |o| {
-        Track::read(r, o, ngs, 2, read_fixed16)
-    })?;
+    })
+}
 
+/// `(type, flags, file name)` per texture.
+fn read_textures(r: &Reader) -> Result<Vec<(u32, u32, String)>> {
     let tex_a = M2Array::read(r, OFS_TEXTURES, MAX_TABLE, TEXTURE_SIZE, "textures")?;
-    let textures = read_all(tex_a, TEXTURE_SIZE, |o| {
+    read_all(tex_a, TEXTURE_SIZE, |o| {
         let kind = r.u32_at(o, "texture type")?;
         let flags = r.u32_at(o + 4, "texture flags")?;
-        let n = M2Array::read(r, o + 8, MAX_NAME, 1, "texture file name")?;
-        let name = if n.count == 0 {
-            String::new()
-        } else {
-            let raw = r.bytes(n.offset, n.count, "texture file name")?;
-            String::from_utf8_lossy(raw).trim_matches('\0').to_string()
-        };
+        let name = read_string(r, o + 8, "texture file name")?;
         Ok((kind, flags, name))
-    })?;
+    })
+}
 
+/// `(render flags, blend mode)` per record.
+fn read_render_flags(r: &Reader) -> Result<Vec<(u16, u16)>> {
     let rf_a = M2Array::read(r, OFS_RENDER_FLAGS, MAX_TABLE, 4, "render flags")?;
-    let render_flags = read_all(rf_a, 4, |o| {
+    read_all(rf_a, 4, |o| {
         Ok((r.u16_at(o, "render flags")?, r.u16_at(o + 2, "blend mode")?))
-    })?;
-    let tables = Tables {
-        render_flags,
-        texture_lookup: lookup(r, OFS_TEXTURE_LOOKUP, "texture lookup")?,
-        transparency_lookup: lookup(r, OFS_TRANSPARENCY_LOOKUP, "transparency lookup")?,
-        textures: textures.len(),
-        colors: colors.len(),
-        transparency: transparency.len(),
-        vertices: vertices.len(),
-    };
+    })
+}
 
+/// Every view; view `lod` must exist.
+fn read_views(r: &Reader, lod: usize, version: u32, tables: &Tables) -> Result<Vec<View>> {
     let view_a = M2Array::read(r, OFS_VIEWS, MAX_VIEWS, VIEW_SIZE, "views")?;
     if lod >= view_a.count as usize {
         return Err(r.invalid(
@@ -313,21 +362,7 @@ pub fn parse(r: &Reader, lod: usize) -> Result<Parsed> {
             ),
         ));
     }
-    let views = read_all(view_a, VIEW_SIZE, |o| read_view(r, o, version, &tables))?;
-
-    Ok(Parsed {
-        version,
-        name,
-        global_sequences,
-        sequences,
-        bones,
-        bone_order,
-        vertices,
-        views,
-        colors,
-        transparency,
-        textures,
-    })
+    read_all(view_a, VIEW_SIZE, |o| read_view(r, o, version, tables))
 }
 
 /// An int16 "fixed16" value, 32767 = 1.0.

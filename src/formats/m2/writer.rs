@@ -232,9 +232,9 @@ fn u16s(v: &[u16]) -> Vec<u8> {
 }
 
 impl SynthModel {
-    /// The file bytes.
+    /// The file bytes: the header, then each table in header order, then the one view and the
+    /// effects.
     pub fn write(&self) -> Vec<u8> {
-        let tbc = self.version >= TBC_VERSION;
         let mut o = Out {
             buf: vec![0; HEADER_SIZE as usize],
         };
@@ -250,7 +250,18 @@ impl SynthModel {
             .flat_map(|v| v.to_le_bytes())
             .collect();
         o.array(OFS_GLOBAL_SEQUENCES, self.global_sequences.len(), &gs);
+        self.write_sequences(&mut o);
+        self.write_bones(&mut o);
+        self.write_vertices(&mut o);
+        self.write_textures(&mut o);
+        let color_index = self.write_colors(&mut o);
+        self.write_batch_tables(&mut o);
+        self.write_view(&mut o, &color_index);
+        self.write_effects(&mut o);
+        o.buf
+    }
 
+    fn write_sequences(&self, o: &mut Out) {
         let mut seqs = Vec::new();
         for s in &self.sequences {
             let mut rec = vec![0u8; SEQUENCE_SIZE as usize];
@@ -262,7 +273,11 @@ impl SynthModel {
             seqs.extend_from_slice(&rec);
         }
         o.array(OFS_SEQUENCES, self.sequences.len(), &seqs);
+    }
 
+    /// Bones: rotations as packed int16 quaternions from version 260, f32 before.
+    fn write_bones(&self, o: &mut Out) {
+        let tbc = self.version >= TBC_VERSION;
         let mut bones = Vec::new();
         for b in &self.bones {
             let mut rec = Vec::with_capacity(bone_size(self.version) as usize);
@@ -288,7 +303,9 @@ impl SynthModel {
             bones.extend(rec);
         }
         o.array(OFS_BONES, self.bones.len(), &bones);
+    }
 
+    fn write_vertices(&self, o: &mut Out) {
         let mut verts = Vec::new();
         for v in &self.vertices {
             f32s(&v.position, &mut verts);
@@ -299,7 +316,10 @@ impl SynthModel {
             f32s(&[0.0, 0.0], &mut verts);
         }
         o.array(OFS_VERTICES, self.vertices.len(), &verts);
+    }
 
+    /// Textures (only type 0 stores a file name) and their lookup.
+    fn write_textures(&self, o: &mut Out) {
         let mut tex = Vec::new();
         for (kind, file) in &self.textures {
             let mut fname = file.as_bytes().to_vec();
@@ -318,6 +338,11 @@ impl SynthModel {
         let mut lookup: Vec<u16> = (0..self.textures.len() as u16).collect();
         lookup.push(0xffff);
         o.array(OFS_TEXTURE_LOOKUP, lookup.len(), &u16s(&lookup));
+    }
+
+    /// The colour records of the batches that have one; returns each batch's colour index
+    /// (0xffff for none).
+    fn write_colors(&self, o: &mut Out) -> Vec<u16> {
         let mut colors = Vec::new();
         let mut color_index = Vec::new();
         for b in &self.batches {
@@ -331,7 +356,12 @@ impl SynthModel {
             }
         }
         o.array(OFS_COLORS, colors.len() / COLOR_SIZE as usize, &colors);
+        color_index
+    }
 
+    /// One transparency track and one render-flags record per batch, and the identity
+    /// transparency lookup.
+    fn write_batch_tables(&self, o: &mut Out) {
         let mut transparency = Vec::new();
         let mut render_flags = Vec::new();
         for b in &self.batches {
@@ -344,8 +374,11 @@ impl SynthModel {
         let tl: Vec<u16> = (0..self.batches.len() as u16).collect();
         o.array(OFS_TRANSPARENCY_LOOKUP, tl.len(), &u16s(&tl));
         o.array(OFS_RENDER_FLAGS, self.batches.len(), &render_flags);
+    }
 
-        // One view: identity index list, triangles batch after batch.
+    /// One view: identity index list, triangles batch after batch, one submesh and one texture
+    /// unit per batch.
+    fn write_view(&self, o: &mut Out, color_index: &[u16]) {
         let indices: Vec<u16> = (0..self.vertices.len() as u16).collect();
         let mut tris = Vec::new();
         let mut subs = Vec::new();
@@ -398,8 +431,6 @@ impl SynthModel {
         }
         view.extend_from_slice(&0u32.to_le_bytes());
         o.array(OFS_VIEWS, 1, &view);
-        self.write_effects(&mut o);
-        o.buf
     }
 
     fn write_effects(&self, o: &mut Out) {

@@ -1,0 +1,513 @@
+//! `node TYPE NAME … endnode` blocks: each node's header fields, controllers (one-row values
+//! and key lists), type-specific fields and mesh data lists, then the nodes linked into one
+//! tree by their parent names.
+
+use super::{count, is_numeric, num, nums, Line, Lines, FORMAT, MAX_NODES};
+use crate::formats::error::{LoadError, Result};
+use crate::formats::nwn::anim::quat_from_axis_angle;
+use crate::formats::nwn::mdl;
+use crate::formats::nwn::mdl::{
+    is_null_name, Controller, ControllerType, Mesh, MeshFace, Node, NodeDetail, NodeKind,
+};
+
+/// Raw node as read, before parents are linked.
+struct RawNode {
+    node: Node,
+    parent_name: String,
+    weights: Vec<Vec<(String, f32)>>,
+    tverts: Vec<[f32; 2]>,
+    off: u64,
+}
+
+pub(super) fn parse_nodes(
+    lines: &mut Lines<'_, '_>,
+    end: &str,
+    at: u64,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Node>> {
+    let mut raw: Vec<RawNode> = Vec::new();
+    loop {
+        let Some(l) = lines.next() else {
+            return Err(LoadError::invalid(
+                FORMAT,
+                at,
+                format!("block without {end}"),
+            ));
+        };
+        let key = l.words[0].to_ascii_lowercase();
+        if key == end {
+            break;
+        }
+        if key != "node" {
+            continue;
+        }
+        if raw.len() >= MAX_NODES {
+            return Err(LoadError::invalid(
+                FORMAT,
+                l.off,
+                format!("more than {MAX_NODES} nodes"),
+            ));
+        }
+        let off = l.off;
+        let type_word = l.words.get(1).copied().unwrap_or("");
+        let kind = NodeKind::from_name(type_word).ok_or_else(|| {
+            LoadError::invalid(FORMAT, off, format!("unknown node type '{type_word}'"))
+        })?;
+        let name = l.words.get(2).copied().unwrap_or("").to_string();
+        raw.push(parse_node(lines, kind, name, off)?);
+    }
+    link(raw, warnings)
+}
+
+fn parse_node(
+    lines: &mut Lines<'_, '_>,
+    kind: NodeKind,
+    name: String,
+    off: u64,
+) -> Result<RawNode> {
+    let mut raw = RawNode {
+        node: new_node(kind, name),
+        parent_name: String::new(),
+        weights: Vec::new(),
+        tverts: Vec::new(),
+        off,
+    };
+    loop {
+        let Some(l) = lines.next() else {
+            return Err(LoadError::invalid(FORMAT, off, "node without endnode"));
+        };
+        let key = l.words[0].to_ascii_lowercase();
+        if is_numeric(&key) {
+            continue; // data row of a list keyword we do not read
+        }
+        if key == "endnode" {
+            break;
+        }
+        raw.read_line(lines, l, &key)?;
+    }
+    Ok(raw)
+}
+
+/// A node of `kind` before any of its lines: NWN's defaults for its mesh and type fields.
+fn new_node(kind: NodeKind, name: String) -> Node {
+    Node {
+        name,
+        kind,
+        part: -1,
+        parent: None,
+        children: Vec::new(),
+        controllers: Vec::new(),
+        mesh: kind.is_mesh().then(|| Mesh {
+            diffuse: [0.8; 3],
+            render: kind != NodeKind::Aabb,
+            ..Mesh::default()
+        }),
+        detail: match kind {
+            NodeKind::Light => NodeDetail::Light {
+                flare_radius: 0.0,
+                priority: 5,
+                ambient_only: false,
+                shadow: true,
+            },
+            NodeKind::Emitter => NodeDetail::Emitter {
+                update: String::new(),
+                render: String::new(),
+                blend: String::new(),
+                texture: String::new(),
+                flags: 0,
+                xgrid: 1,
+                ygrid: 1,
+                spawntype: 0,
+                looping: false,
+                renderorder: 0,
+                chunk: String::new(),
+            },
+            NodeKind::Reference => NodeDetail::Reference {
+                model: String::new(),
+                reattachable: false,
+            },
+            NodeKind::Dangly => NodeDetail::Dangly {
+                constraints: 0,
+                weights: Vec::new(),
+                displacement: 0.0,
+                tightness: 0.0,
+                period: 0.0,
+            },
+            NodeKind::AnimMesh => NodeDetail::AnimMesh {
+                sample_period: 0.0,
+                vertex_sets: 0,
+                tvert_sets: 0,
+            },
+            _ => NodeDetail::None,
+        },
+    }
+}
+
+/// A controller holding one value, at time 0.
+fn static_controller(ty: ControllerType, v: Vec<f32>) -> Controller {
+    Controller {
+        ty,
+        times: vec![0.0],
+        columns: v.len(),
+        values: v,
+        bezier: false,
+    }
+}
+
+impl RawNode {
+    /// One keyword line of the node (`key` in lower case), with the list rows it heads.
+    fn read_line(&mut self, lines: &mut Lines<'_, '_>, l: &Line, key: &str) -> Result<()> {
+        let node = &mut self.node;
+        match key {
+            "part-number" => node.part = num(l, 1)? as i32,
+            "parent" => self.parent_name = l.words.get(1).copied().unwrap_or("").to_string(),
+            "position" => node
+                .controllers
+                .push(static_controller(ControllerType::POSITION, nums(l, 1, 3)?)),
+            "orientation" => {
+                let v = nums(l, 1, 4)?;
+                let q = quat_from_axis_angle([v[0], v[1], v[2]], v[3]);
+                node.controllers
+                    .push(static_controller(ControllerType::ORIENTATION, q.to_vec()));
+            }
+            "scale" => node
+                .controllers
+                .push(static_controller(ControllerType::SCALE, nums(l, 1, 1)?)),
+            "alpha" if node.mesh.is_some() => node
+                .controllers
+                .push(static_controller(ControllerType::ALPHA, nums(l, 1, 1)?)),
+            _ if key.ends_with("key") => {
+                if let Some(c) = read_key_list(lines, l, key, node.kind)? {
+                    node.controllers.push(c);
+                }
+            }
+            "constraints" if node.kind == NodeKind::Dangly => {
+                let rows = lines.rows(count(l)?, l.off)?;
+                if let NodeDetail::Dangly {
+                    constraints,
+                    weights,
+                    ..
+                } = &mut node.detail
+                {
+                    for r in rows {
+                        weights.push(num(r, 0)?);
+                    }
+                    *constraints = weights.len() as u32;
+                }
+            }
+            _ if set_detail(&mut node.detail, key, l)? => {}
+            _ if node.kind == NodeKind::Emitter => {
+                if let Some((ty, cols)) = mdl::emitter_controller(key) {
+                    node.controllers
+                        .push(static_controller(ty, nums(l, 1, cols)?));
+                }
+            }
+            _ => self.read_mesh_line(lines, l, key)?,
+        }
+        Ok(())
+    }
+
+    /// A mesh field or data list (`verts`, `tverts`, `faces`, `weights`); other keywords, and
+    /// any of these on a node without a mesh, are skipped.
+    fn read_mesh_line(&mut self, lines: &mut Lines<'_, '_>, l: &Line, key: &str) -> Result<()> {
+        let kind = self.node.kind;
+        let Some(m) = self.node.mesh.as_mut() else {
+            return Ok(());
+        };
+        match key {
+            "bitmap" | "texture0" => m.textures[0] = word_or_empty(l),
+            "texture1" => m.textures[1] = word_or_empty(l),
+            "texture2" => m.textures[2] = word_or_empty(l),
+            "texture3" => m.textures[3] = word_or_empty(l),
+            "diffuse" => {
+                let v = nums(l, 1, 3)?;
+                m.diffuse = [v[0], v[1], v[2]];
+            }
+            "render" => m.render = num(l, 1)? != 0.0 && kind != NodeKind::Aabb,
+            "transparencyhint" => m.transparency_hint = num(l, 1)?.max(0.0) as u32,
+            "verts" => {
+                for r in lines.rows(count(l)?, l.off)? {
+                    let v = nums(r, 0, 3)?;
+                    m.vertices.push([v[0], v[1], v[2]]);
+                }
+            }
+            "tverts" => {
+                for r in lines.rows(count(l)?, l.off)? {
+                    let v = nums(r, 0, 2)?;
+                    self.tverts.push([v[0], v[1]]);
+                }
+            }
+            "faces" => {
+                for r in lines.rows(count(l)?, l.off)? {
+                    m.faces.push(face(r)?);
+                }
+            }
+            "weights" => {
+                for r in lines.rows(count(l)?, l.off)? {
+                    self.weights.push(weight_lanes(r)?);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// A `…key` / `…bezierkey` list: its rows are always consumed; a controller only for the
+/// position, orientation, scale and alpha keys (emitters: their own controller names).
+/// Orientation rows (axis + angle) become quaternions.
+fn read_key_list(
+    lines: &mut Lines<'_, '_>,
+    l: &Line,
+    key: &str,
+    kind: NodeKind,
+) -> Result<Option<Controller>> {
+    let bezier = key.ends_with("bezierkey");
+    let base = key.trim_end_matches("bezierkey").trim_end_matches("key");
+    let (ty, cols) = match base {
+        "position" => (Some(ControllerType::POSITION), 3),
+        "orientation" => (Some(ControllerType::ORIENTATION), 4),
+        "scale" => (Some(ControllerType::SCALE), 1),
+        "alpha" if kind != NodeKind::Emitter => (Some(ControllerType::ALPHA), 1),
+        _ if kind == NodeKind::Emitter => match mdl::emitter_controller(base) {
+            Some((ty, cols)) => (Some(ty), cols),
+            None => (None, 0),
+        },
+        _ => (None, 0),
+    };
+    let n = count(l)?;
+    let rows = lines.rows(n, l.off)?;
+    let Some(ty) = ty else { return Ok(None) };
+    let stride = if bezier { cols * 3 } else { cols };
+    let mut c = Controller {
+        ty,
+        times: Vec::with_capacity(rows.len()),
+        values: Vec::with_capacity(rows.len() * stride),
+        columns: cols,
+        bezier,
+    };
+    for r in rows {
+        c.times.push(num(r, 0)?);
+        let v = nums(r, 1, stride)?;
+        if ty == ControllerType::ORIENTATION {
+            c.values
+                .extend(quat_from_axis_angle([v[0], v[1], v[2]], v[3]));
+            // Bezier handles of axis-angle rows are not meaningful as quaternions.
+            c.values.extend(std::iter::repeat_n(0.0, stride - 4));
+        } else {
+            c.values.extend(v);
+        }
+    }
+    Ok(Some(c))
+}
+
+/// A `faces` row: `v0 v1 v2 group t0 t1 t2 material`; an index that is negative or too large
+/// becomes `u32::MAX` (dropped or replaced when the mesh is finished).
+fn face(r: &Line) -> Result<MeshFace> {
+    let v = nums(r, 0, 7)?;
+    let idx = |x: f32| {
+        if x >= 0.0 && x < u32::MAX as f32 {
+            x as u32
+        } else {
+            u32::MAX
+        }
+    };
+    Ok(MeshFace {
+        v: [idx(v[0]), idx(v[1]), idx(v[2])],
+        surface: idx(v[3]),
+        t: [idx(v[4]), idx(v[5]), idx(v[6])],
+    })
+}
+
+/// A `weights` row: bone name / weight pairs (a trailing lone word is ignored).
+fn weight_lanes(r: &Line) -> Result<Vec<(String, f32)>> {
+    let mut lanes = Vec::new();
+    for pair in r.words.chunks(2) {
+        if let [bone, w] = pair {
+            let w: f32 = w
+                .parse()
+                .map_err(|_| LoadError::invalid(FORMAT, r.off, format!("'{w}' is not a weight")))?;
+            lanes.push((bone.to_string(), w));
+        }
+    }
+    Ok(lanes)
+}
+
+/// Reads a line belonging to a node's sub-structure into `detail`; false when `key` is not
+/// one of its fields.
+fn set_detail(detail: &mut NodeDetail, key: &str, l: &Line) -> Result<bool> {
+    let word = || l.words.get(1).copied().unwrap_or("").to_string();
+    match (detail, key) {
+        (NodeDetail::Light { flare_radius, .. }, "flareradius") => *flare_radius = num(l, 1)?,
+        (NodeDetail::Light { priority, .. }, "lightpriority") => {
+            *priority = num(l, 1)?.max(0.0) as u32
+        }
+        (NodeDetail::Light { ambient_only, .. }, "ambientonly") => {
+            *ambient_only = num(l, 1)? != 0.0
+        }
+        (NodeDetail::Light { shadow, .. }, "shadow") => *shadow = num(l, 1)? != 0.0,
+        (NodeDetail::Emitter { update, .. }, "update") => *update = word(),
+        (NodeDetail::Emitter { render, .. }, "render") => *render = word(),
+        (NodeDetail::Emitter { blend, .. }, "blend") => *blend = word(),
+        (NodeDetail::Emitter { texture, .. }, "texture") => *texture = word(),
+        (NodeDetail::Emitter { chunk, .. }, "chunkname") => *chunk = word(),
+        (NodeDetail::Emitter { xgrid, .. }, "xgrid") => *xgrid = num(l, 1)?.clamp(1.0, 64.0) as u32,
+        (NodeDetail::Emitter { ygrid, .. }, "ygrid") => *ygrid = num(l, 1)?.clamp(1.0, 64.0) as u32,
+        (NodeDetail::Emitter { spawntype, .. }, "spawntype") => {
+            *spawntype = num(l, 1)?.max(0.0) as u32
+        }
+        (NodeDetail::Emitter { looping, .. }, "loop") => *looping = num(l, 1)? != 0.0,
+        (NodeDetail::Emitter { renderorder, .. }, "renderorder") => {
+            *renderorder = num(l, 1)?.clamp(0.0, 65535.0) as u16
+        }
+        (NodeDetail::Emitter { flags, .. }, k) if mdl::EmitterFlags::from_keyword(k).is_some() => {
+            let bit = mdl::EmitterFlags::from_keyword(k).unwrap_or(0);
+            if num(l, 1)? != 0.0 {
+                *flags |= bit;
+            } else {
+                *flags &= !bit;
+            }
+        }
+        (NodeDetail::Reference { model, .. }, "refmodel") => *model = word(),
+        (NodeDetail::Reference { reattachable, .. }, "reattachable") => {
+            *reattachable = num(l, 1)? != 0.0
+        }
+        (NodeDetail::Dangly { displacement, .. }, "displacement") => *displacement = num(l, 1)?,
+        (NodeDetail::Dangly { tightness, .. }, "tightness") => *tightness = num(l, 1)?,
+        (NodeDetail::Dangly { period, .. }, "period") => *period = num(l, 1)?,
+        (NodeDetail::AnimMesh { sample_period, .. }, "sampleperiod") => *sample_period = num(l, 1)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+fn word_or_empty(l: &Line) -> String {
+    let w = l.words.get(1).copied().unwrap_or("");
+    if is_null_name(w) {
+        String::new()
+    } else {
+        w.to_string()
+    }
+}
+
+/// Links parents by name, orders nodes parents-first, checks indices, resolves skin bones.
+fn link(raw: Vec<RawNode>, warnings: &mut Vec<String>) -> Result<Vec<Node>> {
+    let find = |name: &str| {
+        raw.iter()
+            .position(|r| r.node.name.eq_ignore_ascii_case(name))
+    };
+    let parents: Vec<Option<usize>> = raw
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            if is_null_name(&r.parent_name) {
+                None
+            } else {
+                match find(&r.parent_name) {
+                    Some(p) if p != i => Some(p),
+                    _ => {
+                        warnings.push(format!(
+                            "node '{}': parent '{}' not found; treated as a root",
+                            r.node.name, r.parent_name
+                        ));
+                        None
+                    }
+                }
+            }
+        })
+        .collect();
+    let mut kids: Vec<Vec<usize>> = vec![Vec::new(); raw.len()];
+    for (i, p) in parents.iter().enumerate() {
+        if let Some(p) = p {
+            kids[*p].push(i);
+        }
+    }
+    // Depth-first from the roots: parents first; nodes on a parent cycle are unreachable.
+    let mut order = Vec::with_capacity(raw.len());
+    let mut new_index = vec![usize::MAX; raw.len()];
+    let mut stack: Vec<usize> = (0..raw.len())
+        .rev()
+        .filter(|&i| parents[i].is_none())
+        .collect();
+    while let Some(i) = stack.pop() {
+        if new_index[i] != usize::MAX {
+            continue;
+        }
+        new_index[i] = order.len();
+        order.push(i);
+        stack.extend(kids[i].iter().rev());
+    }
+    if order.len() < raw.len() {
+        warnings.push(format!(
+            "{} nodes sit on a parent cycle and are dropped",
+            raw.len() - order.len()
+        ));
+    }
+    let names: Vec<String> = order.iter().map(|&i| raw[i].node.name.clone()).collect();
+    let mut raw: Vec<Option<RawNode>> = raw.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(order.len());
+    for &i in &order {
+        let Some(mut r) = raw[i].take() else { continue };
+        r.node.parent = parents[i].map(|p| new_index[p]);
+        r.node.children = kids[i]
+            .iter()
+            .map(|&c| new_index[c])
+            .filter(|&c| c != usize::MAX)
+            .collect();
+        let mut mesh = r.node.mesh.take();
+        if let Some(m) = mesh.as_mut() {
+            finish_mesh(m, &r, &names, warnings);
+        }
+        r.node.mesh = mesh;
+        out.push(r.node);
+    }
+    Ok(out)
+}
+
+fn finish_mesh(m: &mut Mesh, r: &RawNode, names: &[String], warnings: &mut Vec<String>) {
+    let nv = m.vertices.len() as u32;
+    let nt = r.tverts.len() as u32;
+    let before = m.faces.len();
+    m.faces.retain(|f| f.v.iter().all(|&v| v < nv));
+    if m.faces.len() < before {
+        warnings.push(format!(
+            "node '{}' (line at byte 0x{:x}): {} faces name vertices past its {nv} verts; dropped",
+            r.node.name,
+            r.off,
+            before - m.faces.len()
+        ));
+    }
+    for f in &mut m.faces {
+        if f.t.iter().any(|&t| t >= nt) {
+            f.t = f.v; // no usable tverts: fall back to per-vertex
+        }
+    }
+    m.uvs = r.tverts.clone();
+    if !r.weights.is_empty() {
+        let mut missing: Vec<&str> = Vec::new();
+        m.skin = r
+            .weights
+            .iter()
+            .map(|lanes| {
+                lanes
+                    .iter()
+                    .filter(|(_, w)| *w > 0.0)
+                    .filter_map(|(bone, w)| {
+                        let n = names.iter().position(|n| n.eq_ignore_ascii_case(bone));
+                        if n.is_none() && !missing.contains(&bone.as_str()) {
+                            missing.push(bone);
+                        }
+                        n.map(|n| (n, w.min(1.0)))
+                    })
+                    .collect()
+            })
+            .collect();
+        m.skin.resize(m.vertices.len(), Vec::new());
+        if !missing.is_empty() {
+            warnings.push(format!(
+                "skin node '{}': bones {missing:?} not found; their weights are dropped",
+                r.node.name
+            ));
+        }
+    }
+}
