@@ -6,7 +6,7 @@
 use crate::canvas::Stage;
 use crate::gp0::assembler::Step;
 use crate::gp0::decode::{decode, draws, polygon_page, Gp0Command, PolyFlags, RawVertex};
-use crate::gp0::fields::{TexPage, TexWindow};
+use crate::gp0::fields::{AreaCorner, DrawOffset, MaskSetting, TexPage, TexWindow};
 use crate::prepare::{self, Snap};
 use crate::raster::batch::{Batch, MAX_BATCH};
 use crate::raster::feedback::{empties_cache, FeedbackStats};
@@ -62,12 +62,16 @@ impl Gpu {
                 self.cache_stage().tex.feedback.empty();
                 self.readback = Some(vram::Transfer::new(xy, wh));
             }
-            Gp0Command::DrawMode(w) => self.set_draw_mode(TexPage((w & 0x3fff) as u16)),
-            Gp0Command::TexWindow(w) => self.set_state(|s| s.tex_window = TexWindow(w & 0xf_ffff)),
-            Gp0Command::AreaTopLeft(w) => self.set_state(|s| s.area_tl = w & 0xf_ffff),
-            Gp0Command::AreaBottomRight(w) => self.set_state(|s| s.area_br = w & 0xf_ffff),
-            Gp0Command::Offset(w) => self.set_state(|s| s.offset = w & 0x3f_ffff),
-            Gp0Command::MaskSetting(w) => self.set_state(|s| s.mask = w & 3),
+            Gp0Command::DrawMode(w) => self.set_draw_mode(TexPage::from_draw_mode_word(w)),
+            Gp0Command::TexWindow(w) => self.set_state(|s| s.tex_window = TexWindow::from_word(w)),
+            Gp0Command::AreaTopLeft(w) => {
+                self.set_state(|s| s.area_tl = AreaCorner::from_word(w).0)
+            }
+            Gp0Command::AreaBottomRight(w) => {
+                self.set_state(|s| s.area_br = AreaCorner::from_word(w).0)
+            }
+            Gp0Command::Offset(w) => self.set_state(|s| s.offset = DrawOffset::from_word(w).0),
+            Gp0Command::MaskSetting(w) => self.set_state(|s| s.mask = MaskSetting::from_word(w).0),
             Gp0Command::Polygon { .. } | Gp0Command::Line { .. } | Gp0Command::Rect { .. } => {
                 self.traced_packet(words)
             }

@@ -2,6 +2,8 @@
 //! the model's own VRAM images), the textures placed around it, the GP1 words that make it the
 //! displayed area, and reading pictures and mask bits back out of VRAM.
 
+use gpu::gp1;
+
 use super::packets;
 use super::{RenderError, RenderOptions};
 use crate::scene::{PosedMesh, VramImage};
@@ -87,25 +89,19 @@ fn upload_image(out: &mut Vec<u32>, img: &VramImage) {
 
 /// GP1 words: reset, display mode, display start, NTSC ranges, display on.
 fn display_setup(fb: Rect, height: u32) -> Vec<u32> {
-    let hres = match fb.w {
-        256 => 0,
-        320 => 1,
-        512 => 2,
-        640 => 3,
-        _ => 1 << 6, // 368
-    };
-    let interlaced = if height == 480 { 1 << 2 | 1 << 5 } else { 0 };
+    let mode = gp1::DisplayMode::new(fb.w, height == 480, false, false)
+        .expect("the framebuffer is one of the display widths 256, 320, 368, 512, 640");
     // The standard NTSC range 260h..C60h is 2560 GPU cycles: 256/320/512/640 pixels at dot
     // dividers 10/8/5/4. At 368 (divider 7) the GPU shows ((cycles/7 + 2) & !3) pixels, so the
     // range is widened to 7 × 367 cycles to show all 368.
     let x2 = if fb.w == 368 { 0x260 + 7 * 367 } else { 0xC60 };
     vec![
-        0x0000_0000,
-        0x0800_0000 | hres | interlaced,
-        0x0500_0000 | fb.x as u32 | (fb.y as u32) << 10,
-        0x0600_0000 | 0x260 | x2 << 12,
-        0x0700_0000 | 0x10 | (0x10 + 240) << 10,
-        0x0300_0000,
+        gp1::reset_word(),
+        mode.word(),
+        gp1::DisplayStart::new(fb.x, fb.y).word(),
+        gp1::HorizontalRange::new(0x260, x2).word(),
+        gp1::VerticalRange::new(0x10, 0x10 + 240).word(),
+        gp1::display_enable_word(true),
     ]
 }
 

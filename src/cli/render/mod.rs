@@ -519,9 +519,10 @@ fn many(
                     ExitCode::from(EXIT_BAD_INPUT)
                 })?;
                 bar.inc(1);
-                let gp0 = match keep_gp0 {
-                    true => std::mem::take(&mut frame.gp0),
-                    false => Vec::new(),
+                let gp0 = if keep_gp0 {
+                    std::mem::take(&mut frame.gp0)
+                } else {
+                    Vec::new()
                 };
                 if gif {
                     Ok((Some(frame), gp0))

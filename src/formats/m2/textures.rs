@@ -345,9 +345,10 @@ pub fn resolve(
 /// Reads and decodes a BLP2 texture: a file the model names (found beside it or in a
 /// `--texture-dir`) only inside `folders`, a file the user gave (`--texture`) from anywhere.
 fn load_blp(folders: &Folders, path: &Path, given: bool) -> Result<RgbaImage, LoadError> {
-    let data = match given {
-        true => read_file(path, blp::FORMAT)?,
-        false => folders.read(path, blp::FORMAT, MAX_FILE_SIZE)?,
+    let data = if given {
+        read_file(path, blp::FORMAT)?
+    } else {
+        folders.read(path, blp::FORMAT, MAX_FILE_SIZE)?
     };
     blp::decode(&data).map_err(|e| e.in_file(path))
 }
