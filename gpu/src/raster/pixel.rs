@@ -233,7 +233,7 @@ fn blend5<L: Lanes, const S: i32>(l: L, mode: u8, b: L::V, f: L::V) -> L::V {
     l.shl::<S>(c)
 }
 
-/// Blends foreground `f` over background `b` (both BGR555): [`written`] for one pixel.
+/// Blends foreground `f` over background `b` (both BGR555): the rule `written` applies, for one pixel.
 pub fn blend(mode: BlendMode, b: u16, f: u16) -> u16 {
     let flags = Flags {
         textured: false,
