@@ -123,8 +123,8 @@ fn old_bare_materials_entry_loads_with_a_warning() {
     assert_eq!(cluster::write(&objects).unwrap(), demo_character());
 }
 
-/// Before issue 19 a game-layout 0x12 entry loaded 0 materials: now its objects are read, and
-/// an entry whose first byte is neither 0x12 nor 0xDC is an error at that byte.
+/// A game-layout 0x12 entry's objects are read (its materials load), and an entry whose first
+/// byte is neither 0x12 nor 0xDC is an error at that byte.
 #[test]
 fn a_0x12_entry_pointing_at_anything_else_is_an_error() {
     let mut data = demo_character();

@@ -159,7 +159,7 @@ mod tests {
         })
     }
 
-    /// The load estimate of a recorded batch: 2048 small rectangles spread as the issue-18
+    /// The load estimate of a recorded batch: 2048 small rectangles spread as the small-triangle
     /// workload's triangles are (each within 16 px of a centre in 640×480), queued as
     /// `Batch::push` counts them.
     fn recorded_load() -> Vec<u32> {
