@@ -97,6 +97,7 @@ enum Cut {
 
 impl Stage {
     /// Prepares, scans and draws everything `queue` holds.
+    ///
     /// On the caller's thread, the pool prepares only a queue of at least
     /// [`PARALLEL_PREPARE_PACKETS`] and draws only a heavy batch: handing less to it costs more
     /// wake-ups than it saves.
@@ -126,12 +127,13 @@ impl Stage {
             );
             self.spare.append(&mut spare);
             self.draw_pending(exec);
-            let next = match (next, prepared) {
-                (Some(next), Some(prepared)) => {
+            // `prepared` holds the chunks of `next`, if there was one.
+            let next = match next.zip(prepared) {
+                Some((next, prepared)) => {
                     chunks = prepared;
                     next
                 }
-                _ => match mail.take_waiting_or_end() {
+                None => match mail.take_waiting_or_end() {
                     Some(next) => {
                         chunks = prepare_all(&next, true, &mut self.spare);
                         next

@@ -20,8 +20,9 @@ pub const BAND_ROWS: usize = 16;
 pub const BANDS: usize = VRAM_HEIGHT / BAND_ROWS;
 /// Drawing packets queued before they are drawn anyway. Each queue costs a hand-over and the
 /// pool's threads woken a few times (fixed costs a longer queue spreads thinner); the bound
-/// keeps a queue's prepared primitives (about 1.2 MB for 4096 small triangles) within a core's
-/// L2 cache, where the bands read them, and bounds memory and latency on long streams.
+/// keeps a queue's prepared primitives (about 200 bytes a textured triangle with its tiles and
+/// look-up: under 1 MB for 4096) within a core's L2 cache, where the bands read them, and
+/// bounds memory and latency on long streams.
 pub const MAX_BATCH: usize = 4096;
 /// Estimated cost of a primitive beyond its pixels (its set-up), in pixels.
 const PRIM_COST: u32 = 32;
