@@ -201,28 +201,35 @@ impl Stage {
         let mut next = 0;
         let mut epochs = 0;
         for li in 0..b.looks.len() {
-            let l = b.looks[li];
-            while next < l.at as usize {
+            let (at, end) = (
+                b.looks[li].at as usize,
+                (b.looks[li].at + b.looks[li].count) as usize,
+            );
+            while next < at {
                 self.epoch_at(b, &mut epochs, next);
                 self.will_write(b.drawn[next]);
                 next += 1;
             }
             self.epoch_at(b, &mut epochs, next);
-            let (at, end) = (l.at as usize, (l.at + l.count) as usize);
             let area = (b.drawn[at..end].iter()).fold(TileSet::EMPTY, |a, &t| a.union(t));
             self.feedback_write(area);
-            if l.count > 0 && self.tex.feedback.in_order(l.sample.tiles) {
-                return Some(Cut::InOrder(l));
+            let sampled = b.looks[li].sample.tiles;
+            if end > at && self.tex.feedback.in_order(sampled) {
+                return Some(Cut::InOrder(b.looks[li]));
             }
-            let got = self
-                .tex
-                .texture(&mut self.images, &l.sample, &mut self.cluts);
+            let got = (self.tex).texture(&mut self.images, &b.looks[li].sample, &mut self.cluts);
             let Ok(clut) = got else {
                 return Some(Cut::Conflict(at));
             };
-            set_clut(b, l.at..l.at + l.count, clut);
+            set_clut(b, at..end, clut);
+            // A new epoch right after these primitives empties the cache before anything
+            // could read their fetches from it: they need no log.
+            let emptied = (b.epochs.get(epochs))
+                .is_some_and(|&(e, epoch)| e as usize == end && epoch != self.epoch);
             for k in at..end {
-                self.tex.feedback.log(b.prim(&b.order[k]), l.sample.tiles);
+                if !emptied {
+                    self.tex.feedback.log(b.prim(&b.order[k]), sampled);
+                }
                 self.tex.will_draw(b.drawn[k]);
             }
             next = end;
@@ -397,8 +404,8 @@ impl Stage {
 }
 
 /// Writes where the CLUT entries are into entries `entries` of `b`.
-fn set_clut(b: &mut Batch, entries: std::ops::Range<u32>, clut: ClutRef) {
-    for e in &b.order[entries.start as usize..entries.end as usize] {
+fn set_clut(b: &mut Batch, entries: std::ops::Range<usize>, clut: ClutRef) {
+    for e in &b.order[entries] {
         let i = e.index as usize;
         match e.kind {
             Kind::Triangle => b.triangles[i].set_clut(clut),

@@ -5,13 +5,14 @@
 //! function of the batch's load estimate and the thread count, a few bands per thread so that a
 //! thread done early takes another (the pool's work stealing, `canvas.rs`), but none lighter
 //! than [`MIN_BAND_LOAD`], since every cut sets up the triangles across it once more. Each band
-//! walks the whole batch in command order and draws every primitive clipped to its rows
-//! ([`draw`]). Every pixel thus sees exactly the writes of a serial run, in the same order,
+//! draws, in command order, every primitive of the batch that meets its rows, clipped to them
+//! ([`draw`]): the primitives its load bands' bins list, or, for a band so wide that merging
+//! its bins costs more, every entry of the batch. Every pixel thus sees exactly the writes of a serial run, in the same order,
 //! whatever the number of threads and whichever thread draws which band. A triangle is set up
 //! by each band it reaches (set-up is cheap next to its pixels, and a band never waits for
 //! another); textures are read from the texture cache's snapshot, which no band writes.
 
-use super::batch::{Batch, Entry, Kind, BAND_ROWS};
+use super::batch::{Batch, Entry, Kind, BANDS, BAND_ROWS};
 use super::span::Simd;
 use super::{Band, TexSource};
 use crate::VRAM_HEIGHT;
@@ -25,14 +26,49 @@ pub const BANDS_PER_THREAD: usize = 2;
 pub const MIN_BAND_LOAD: u64 = 16 * 1024;
 
 /// Draws every primitive of `batch` (prepared chunks, in command order) clipped to `band`
-/// (whole load bands of VRAM), in command order, sampling `src`.
+/// (whole load bands of VRAM), in command order, sampling `src`. A band reads the primitives
+/// of its load bands' bins ([`Batch::bins`](super::batch::Batch)) when merging them costs less
+/// than walking the whole chunk, so cutting VRAM into many bands does not make each of them
+/// walk every primitive.
 pub fn draw(batch: &[Batch], band: &mut Band, src: TexSource, simd: Simd) {
     if band.y0 >= band.y1 {
         return;
     }
+    let bins = band.y0 as usize / BAND_ROWS..(band.y1 as usize).div_ceil(BAND_ROWS);
     for chunk in batch {
-        for e in &chunk.order {
-            draw_entry(chunk, e, band, src, simd);
+        match chunk.bins.get(bins.clone()) {
+            Some(lists) if merge_pays(lists, chunk.len()) => merged(lists, |i| {
+                draw_entry(chunk, &chunk.order[i as usize], band, src, simd)
+            }),
+            _ => {
+                for e in &chunk.order {
+                    draw_entry(chunk, e, band, src, simd);
+                }
+            }
+        }
+    }
+}
+
+/// Whether merging `lists` (about their count times their lengths) costs less than walking
+/// the `len` entries of their chunk.
+fn merge_pays(lists: &[Vec<u32>], len: usize) -> bool {
+    lists.len() * lists.iter().map(Vec::len).sum::<usize>() < len
+}
+
+/// Calls `f` once with each index the ascending `lists` hold, in ascending order.
+fn merged(lists: &[Vec<u32>], mut f: impl FnMut(u32)) {
+    if let [one] = lists {
+        return one.iter().for_each(|&i| f(i));
+    }
+    let mut at = [0usize; BANDS];
+    loop {
+        let heads = lists.iter().zip(&at).filter_map(|(l, &k)| l.get(k));
+        let Some(&min) = heads.min() else {
+            return;
+        };
+        f(min);
+        for (l, k) in lists.iter().zip(&mut at) {
+            *k += usize::from(l.get(*k) == Some(&min));
         }
     }
 }
@@ -208,6 +244,23 @@ mod tests {
         assert_eq!(plan(&[0; BANDS], 64), [0, VRAM_HEIGHT]);
     }
 
+    /// Merging bins gives each index once, ascending, whatever the lists' overlap.
+    #[test]
+    fn merged_bins_give_each_entry_once_in_order() {
+        let mut rng = XorShift::new(0x6e26_0000_0000_0031);
+        for k in 1..=6 {
+            let lists: Vec<Vec<u32>> = (0..k)
+                .map(|_| (0..200).filter(|_| rng.below(3) == 0).collect())
+                .collect();
+            let mut want: Vec<u32> = lists.concat();
+            want.sort_unstable();
+            want.dedup();
+            let mut got = Vec::new();
+            merged(&lists, |i| got.push(i));
+            assert_eq!(got, want, "{k} lists");
+        }
+    }
+
     /// Overlapping semi-transparent rectangles in every blend mode (the result depends on the
     /// order of writes), drawn in the bands of every thread count's plan, equal one pass.
     #[test]
@@ -243,8 +296,15 @@ mod tests {
             src,
             simd,
         );
-        for threads in [2, 3, 5, 8, 16, 33, 64] {
-            let at = plan(&batch.load, threads);
+        // Every thread count's plan, then bands of every width in load bands (read through
+        // their bins, merged, or by walking the batch).
+        let plans = [2, 3, 5, 8, 16, 33, 64].map(|threads| plan(&batch.load, threads));
+        let widths = (1..=BANDS).map(|w| {
+            let mut at: Vec<usize> = (0..VRAM_HEIGHT).step_by(w * BAND_ROWS).collect();
+            at.push(VRAM_HEIGHT);
+            at
+        });
+        for at in plans.into_iter().chain(widths) {
             let mut got = start.clone();
             let mut rest = &mut got[..];
             let mut bands = Vec::new();
@@ -258,7 +318,7 @@ mod tests {
                 draw(std::slice::from_ref(&batch), band, src, simd);
             }
             if let Some(i) = want.iter().zip(&got).position(|(a, b)| a != b) {
-                panic!("{threads} threads: ({}, {}) differs", i % 1024, i / 1024);
+                panic!("bands {at:?}: ({}, {}) differs", i % 1024, i / 1024);
             }
         }
     }
