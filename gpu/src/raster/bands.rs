@@ -211,8 +211,8 @@ mod tests {
         batch.load.clone()
     }
 
-    /// The plan is a pure function of the load and the thread count: the same on every call,
-    /// covering VRAM once, more bands for more threads, never more than two per thread nor
+    /// The plan is a pure function of the load and the thread count: the same on every call
+    /// and as recorded, covering VRAM once, more bands for more threads, never more than two per thread nor
     /// more than the load holds `MIN_BAND_LOAD`s.
     #[test]
     fn the_plan_depends_on_the_load_and_the_thread_count_alone() {
@@ -243,6 +243,24 @@ mod tests {
             "one thread still cuts two bands to share"
         );
         assert_eq!(plan(&[0; BANDS], 64), [0, VRAM_HEIGHT]);
+        // The plans as recorded for this load: a change to the policy shows here and must be
+        // meant (eight threads on reach the load's cap of 13 bands).
+        let many: &[usize] = &[
+            0, 48, 80, 112, 160, 192, 224, 256, 288, 320, 368, 400, 432, 512,
+        ];
+        let recorded: [(usize, &[usize]); 8] = [
+            (1, &[0, 240, 512]),
+            (2, &[0, 128, 240, 352, 512]),
+            (3, &[0, 96, 160, 240, 304, 400, 512]),
+            (5, &[0, 64, 96, 144, 192, 240, 288, 320, 384, 416, 512]),
+            (8, many),
+            (16, many),
+            (33, many),
+            (64, many),
+        ];
+        for (threads, want) in recorded {
+            assert_eq!(plan(&load, threads), want, "{threads} threads");
+        }
     }
 
     /// Merging bins gives each index once, ascending, whatever the lists' overlap.
