@@ -201,10 +201,8 @@ impl Stage {
         let mut next = 0;
         let mut epochs = 0;
         for li in 0..b.looks.len() {
-            let (at, end) = (
-                b.looks[li].at as usize,
-                (b.looks[li].at + b.looks[li].count) as usize,
-            );
+            let look = &b.looks[li];
+            let (at, end) = (look.at as usize, (look.at + look.count) as usize);
             while next < at {
                 self.epoch_at(b, &mut epochs, next);
                 self.will_write(b.drawn[next]);
@@ -213,11 +211,11 @@ impl Stage {
             self.epoch_at(b, &mut epochs, next);
             let area = (b.drawn[at..end].iter()).fold(TileSet::EMPTY, |a, &t| a.union(t));
             self.feedback_write(area);
-            let sampled = b.looks[li].sample.tiles;
+            let sampled = look.sample.tiles;
             if end > at && self.tex.feedback.in_order(sampled) {
-                return Some(Cut::InOrder(b.looks[li]));
+                return Some(Cut::InOrder(*look));
             }
-            let got = (self.tex).texture(&mut self.images, &b.looks[li].sample, &mut self.cluts);
+            let got = (self.tex).texture(&mut self.images, &look.sample, &mut self.cluts);
             let Ok(clut) = got else {
                 return Some(Cut::Conflict(at));
             };
@@ -477,10 +475,8 @@ impl Canvas {
             return;
         }
         let background = queue.len() >= BACKGROUND_MIN_PACKETS || exec.min_load == 0;
-        if let Some((mail, theirs)) = &self.away {
-            if background && same_run(theirs, exec) && mail.hand_over(queue) {
-                return;
-            }
+        if background && self.hand_over(queue, exec) {
+            return;
         }
         self.wait();
         match &exec.pool {
@@ -502,11 +498,7 @@ impl Canvas {
                 });
                 self.away = Some((mail, exec.clone()));
             }
-            _ => {
-                let stage = self.here.as_mut().expect("the stage is here");
-                stage.run(queue, exec);
-                queue.clear();
-            }
+            _ => self.run_here(queue, exec),
         }
     }
 
@@ -518,19 +510,30 @@ impl Canvas {
     pub fn finish(&mut self, queue: &mut Queue, exec: &Exec) {
         if exec.min_load == 0 {
             self.run(queue, exec);
-        } else if !queue.is_empty() {
-            let handed = match &self.away {
-                Some((mail, theirs)) => same_run(theirs, exec) && mail.hand_over(queue),
-                None => false,
-            };
-            if !handed {
-                self.wait();
-                let stage = self.here.as_mut().expect("the stage is here");
-                stage.run(queue, exec);
-                queue.clear();
-            }
+        } else if !queue.is_empty() && !self.hand_over(queue, exec) {
+            self.wait();
+            self.run_here(queue, exec);
         }
         self.wait();
+    }
+
+    /// Hands `queue` to the job away, if there is one running queues as `exec` does and it
+    /// still takes them; else leaves it untouched and returns false.
+    fn hand_over(&mut self, queue: &mut Queue, exec: &Exec) -> bool {
+        match &self.away {
+            Some((mail, theirs)) => same_run(theirs, exec) && mail.hand_over(queue),
+            None => false,
+        }
+    }
+
+    /// Runs `queue` here, on the caller's thread (no job away), and empties it.
+    fn run_here(&mut self, queue: &mut Queue, exec: &Exec) {
+        let stage = self
+            .here
+            .as_mut()
+            .expect("the stage is here when no job is away");
+        stage.run(queue, exec);
+        queue.clear();
     }
 }
 

@@ -93,30 +93,31 @@ impl Batch {
             self.load = vec![0; BANDS];
             self.bins = vec![Vec::new(); BANDS];
         }
-        let (t, b) = p.rows();
-        let (bt, bb) = (t.max(0) as usize, (b.max(0) as usize).min(VRAM_HEIGHT));
-        if bt < bb {
-            let at = self.order.len() as u32;
-            for bin in &mut self.bins[bt / BAND_ROWS..=(bb - 1) / BAND_ROWS] {
-                bin.push(at);
-            }
-        }
-        let (l, r) = p.cols();
+        let ((t, b), (l, r)) = (p.rows(), p.cols());
         self.drawn.push(if t < b && l < r {
             TileSet::rect(l as usize, t as usize, (r - l) as usize, (b - t) as usize)
         } else {
             TileSet::EMPTY
         });
-        if t < b && l < r {
-            // Pixels per band: the bounding box (half of it for a triangle) spread over its rows.
-            let w = (r - l) as u32 >> matches!(p, Prim::Triangle(_)) as u32;
-            let (t, b) = (t.max(0) as usize, (b as usize).min(VRAM_HEIGHT));
-            self.load[t / BAND_ROWS] += PRIM_COST;
-            self.total += (PRIM_COST + (b - t) as u32 * w) as u64;
-            for band in t / BAND_ROWS..=(b - 1) / BAND_ROWS {
-                let (y0, y1) = (band * BAND_ROWS, (band + 1) * BAND_ROWS);
-                let rows = (b.min(y1) - t.max(y0)) as u32;
-                self.load[band] = self.load[band].saturating_add(rows * w);
+        // The rows inside VRAM, and the load bands they meet.
+        let (top, bottom) = (t.max(0) as usize, (b.max(0) as usize).min(VRAM_HEIGHT));
+        if top < bottom {
+            let bands = top / BAND_ROWS..(bottom - 1) / BAND_ROWS + 1;
+            let at = self.order.len() as u32;
+            for bin in &mut self.bins[bands.clone()] {
+                bin.push(at);
+            }
+            if l < r {
+                // Pixels per band: the bounding box (half of it for a triangle) spread over
+                // its rows.
+                let w = (r - l) as u32 >> matches!(p, Prim::Triangle(_)) as u32;
+                self.load[top / BAND_ROWS] += PRIM_COST;
+                self.total += (PRIM_COST + (bottom - top) as u32 * w) as u64;
+                for band in bands {
+                    let (y0, y1) = (band * BAND_ROWS, (band + 1) * BAND_ROWS);
+                    let rows = (bottom.min(y1) - top.max(y0)) as u32;
+                    self.load[band] = self.load[band].saturating_add(rows * w);
+                }
             }
         }
         let (kind, index) = match p {
