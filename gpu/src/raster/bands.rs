@@ -13,7 +13,7 @@
 //! pixels, and a band never waits for another); textures are read from the texture cache's
 //! snapshot, which no band writes.
 
-use super::batch::{Batch, Entry, Kind, BANDS, BAND_ROWS};
+use super::batch::{Batch, Entry, Kind, BAND_ROWS};
 use super::span::Simd;
 use super::{Band, TexSource};
 use crate::VRAM_HEIGHT;
@@ -27,50 +27,16 @@ pub const BANDS_PER_THREAD: usize = 2;
 pub const MIN_BAND_LOAD: u64 = 16 * 1024;
 
 /// Draws every primitive of `batch` (prepared chunks, in command order) clipped to `band`
-/// (whole load bands of VRAM), in command order, sampling `src`. A band reads the primitives
-/// of its load bands' bins ([`Batch::bins`](super::batch::Batch)) when merging them costs less
-/// than walking the whole chunk, so cutting VRAM into many bands does not make each of them
-/// walk every primitive.
+/// (whole load bands of VRAM), in command order, sampling `src`. A band visits only the
+/// primitives its load bands' bins hold ([`Batch::each_meeting`]), so cutting VRAM into many
+/// bands does not make each of them walk every primitive.
 pub fn draw(batch: &[Batch], band: &mut Band, src: TexSource, simd: Simd) {
     if band.y0 >= band.y1 {
         return;
     }
     let bins = band.y0 as usize / BAND_ROWS..(band.y1 as usize).div_ceil(BAND_ROWS);
     for chunk in batch {
-        match chunk.bins.get(bins.clone()) {
-            Some(lists) if merge_pays(lists, chunk.len()) => merged(lists, |i| {
-                draw_entry(chunk, &chunk.order[i as usize], band, src, simd)
-            }),
-            _ => {
-                for e in &chunk.order {
-                    draw_entry(chunk, e, band, src, simd);
-                }
-            }
-        }
-    }
-}
-
-/// Whether merging `lists` (about their count times their lengths) costs less than walking
-/// the `len` entries of their chunk.
-fn merge_pays(lists: &[Vec<u32>], len: usize) -> bool {
-    lists.len() * lists.iter().map(Vec::len).sum::<usize>() < len
-}
-
-/// Calls `f` once with each index the ascending `lists` hold, in ascending order.
-fn merged(lists: &[Vec<u32>], mut f: impl FnMut(u32)) {
-    if let [one] = lists {
-        return one.iter().for_each(|&i| f(i));
-    }
-    let mut at = [0usize; BANDS];
-    loop {
-        let heads = lists.iter().zip(&at).filter_map(|(l, &k)| l.get(k));
-        let Some(&min) = heads.min() else {
-            return;
-        };
-        f(min);
-        for (l, k) in lists.iter().zip(&mut at) {
-            *k += usize::from(l.get(*k) == Some(&min));
-        }
+        chunk.each_meeting(bins.clone(), |e| draw_entry(chunk, e, band, src, simd));
     }
 }
 
@@ -263,23 +229,6 @@ mod tests {
         }
     }
 
-    /// Merging bins gives each index once, ascending, whatever the lists' overlap.
-    #[test]
-    fn merged_bins_give_each_entry_once_in_order() {
-        let mut rng = XorShift::new(0x6e26_0000_0000_0031);
-        for k in 1..=6 {
-            let lists: Vec<Vec<u32>> = (0..k)
-                .map(|_| (0..200).filter(|_| rng.below(3) == 0).collect())
-                .collect();
-            let mut want: Vec<u32> = lists.concat();
-            want.sort_unstable();
-            want.dedup();
-            let mut got = Vec::new();
-            merged(&lists, |i| got.push(i));
-            assert_eq!(got, want, "{k} lists");
-        }
-    }
-
     /// Overlapping semi-transparent rectangles in every blend mode (the result depends on the
     /// order of writes), drawn in the bands of every thread count's plan, equal one pass.
     #[test]
@@ -315,8 +264,7 @@ mod tests {
             src,
             simd,
         );
-        // Every thread count's plan, then bands of every width in load bands (read through
-        // their bins, merged, or by walking the batch).
+        // Every thread count's plan, then bands of every width in load bands.
         let plans = [2, 3, 5, 8, 16, 33, 64].map(|threads| plan(&batch.load, threads));
         let widths = (1..=BANDS).map(|w| {
             let mut at: Vec<usize> = (0..VRAM_HEIGHT).step_by(w * BAND_ROWS).collect();

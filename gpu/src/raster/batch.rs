@@ -2,15 +2,16 @@
 //! each band of rows will take ([`super::bands`] cuts VRAM by it), the tiles each may draw and
 //! the texture look-ups the serial scan makes for them (`canvas.rs`).
 //!
-//! Each kind of primitive has its own vector, so a band walking the batch reads a 12-byte
-//! entry per primitive and only the primitives in its rows, and each band of [`BAND_ROWS`]
-//! lists the entries meeting it (its bin), so a narrow drawing band need not walk them all.
+//! Each kind of primitive has its own vector, so a band reads a 12-byte entry per primitive
+//! and only the primitives in its rows, and each band of [`BAND_ROWS`] marks the entries
+//! meeting it (its bin, one bit per entry), so a drawing band visits only its own.
 //! Triangles are culled but not set up: set-up runs where they are drawn, in each band they
 //! reach, since a set-up triangle is three times the size of a queued one and writing it here
 //! and reading it back there costs one thread more than the set-up it saves.
 
 use super::line::Line;
 use super::rect::Rect;
+use super::span::{prefetch, prefetch_lines};
 use super::tiles::TileSet;
 use super::triangle::TriangleCmd;
 use super::Prim;
@@ -64,9 +65,12 @@ pub struct Batch {
     pub(crate) epochs: Vec<(u32, u32)>,
     /// Estimated pixels drawn (plus [`PRIM_COST`] per primitive) per band of [`BAND_ROWS`].
     pub(crate) load: Vec<u32>,
-    /// Per band of [`BAND_ROWS`]: the entries of `order` whose rows meet it, in command
-    /// order, so a drawing band of one load band reads only its own primitives.
-    pub(crate) bins: Vec<Vec<u32>>,
+    /// Which entries meet which band of [`BAND_ROWS`] (its bin), as bits: word `g * BANDS + b`
+    /// has bit `k` set when entry `64 g + k` meets band `b`. A drawing band ORs its load
+    /// bands' words, one per 64 entries, and visits only the entries set
+    /// ([`Batch::each_meeting`]), so cutting VRAM into many bands does not make each walk every
+    /// entry.
+    pub(crate) bins: Vec<u64>,
     /// Sum of `load`.
     total: u64,
 }
@@ -91,7 +95,10 @@ impl Batch {
     pub fn push(&mut self, p: Prim) {
         if self.load.is_empty() {
             self.load = vec![0; BANDS];
-            self.bins = vec![Vec::new(); BANDS];
+        }
+        let at = self.order.len();
+        if at.is_multiple_of(64) {
+            self.bins.resize(self.bins.len() + BANDS, 0);
         }
         let ((t, b), (l, r)) = (p.rows(), p.cols());
         self.drawn.push(if t < b && l < r {
@@ -103,9 +110,9 @@ impl Batch {
         let (top, bottom) = (t.max(0) as usize, (b.max(0) as usize).min(VRAM_HEIGHT));
         if top < bottom {
             let bands = top / BAND_ROWS..(bottom - 1) / BAND_ROWS + 1;
-            let at = self.order.len() as u32;
-            for bin in &mut self.bins[bands.clone()] {
-                bin.push(at);
+            let group = at / 64 * BANDS;
+            for word in &mut self.bins[group + bands.start..group + bands.end] {
+                *word |= 1 << (at % 64);
             }
             if l < r {
                 // Pixels per band: the bounding box (half of it for a triangle) spread over
@@ -151,8 +158,60 @@ impl Batch {
         self.looks.clear();
         self.epochs.clear();
         self.load.fill(0);
-        self.bins.iter_mut().for_each(Vec::clear);
+        self.bins.clear();
         self.total = 0;
+    }
+
+    /// Calls `f` with each entry meeting load bands `bins` (of [`BAND_ROWS`] rows), in command
+    /// order, reading one word per 64 entries per load band and then only the entries it
+    /// sets. Each primitive's data is fetched towards the cache 64 entries ahead of its turn:
+    /// it was written by the thread that prepared it, often on another core, and the wait
+    /// for it would otherwise fall on the drawing band.
+    #[inline]
+    pub(crate) fn each_meeting(&self, bins: std::ops::Range<usize>, mut f: impl FnMut(&Entry)) {
+        let meeting = |g: usize| {
+            let words = self.bins.get(g * BANDS..(g + 1) * BANDS).unwrap_or(&[]);
+            (words.get(bins.clone()).unwrap_or(&[]))
+                .iter()
+                .fold(0u64, |m, w| m | w)
+        };
+        let groups = self.bins.len() / BANDS;
+        let mut next = meeting(0);
+        for g in 0..groups {
+            let mut m = next;
+            next = meeting(g + 1);
+            self.fetch_ahead(g + 1, next);
+            let later = (g + 2) * BANDS;
+            if let Some(words) = self.bins.get(later + bins.start..later + bins.end) {
+                prefetch_lines(words);
+            }
+            prefetch_lines(
+                self.order
+                    .get((g + 2) * 64..)
+                    .unwrap_or(&[])
+                    .get(..64)
+                    .unwrap_or(&[]),
+            );
+            while m != 0 {
+                f(&self.order[g * 64 + m.trailing_zeros() as usize]);
+                m &= m - 1;
+            }
+        }
+    }
+
+    /// Asks for the data of the entries of group `g` (`64 g ..`) set in `m` to be fetched.
+    #[inline]
+    fn fetch_ahead(&self, g: usize, mut m: u64) {
+        while m != 0 {
+            let e = &self.order[g * 64 + m.trailing_zeros() as usize];
+            m &= m - 1;
+            let i = e.index as usize;
+            match e.kind {
+                Kind::Triangle => prefetch(&self.triangles[i]),
+                Kind::Rect => prefetch(&self.rects[i]),
+                Kind::Line => prefetch(&self.lines[i]),
+            }
+        }
     }
 
     /// The primitive of entry `e`.
@@ -307,6 +366,56 @@ mod tests {
                 let k = whole.epochs.iter().rposition(|&(w, _)| w <= e).unwrap();
                 starts[k] == c
             }));
+        }
+    }
+
+    /// The entries met through the bins of every run of load bands are those whose rows meet
+    /// it, each once, in command order: chunks of 1 to 300 entries (past a word of 64),
+    /// primitives reaching past VRAM's top and bottom among them.
+    #[test]
+    fn bins_give_the_entries_meeting_a_band_once_in_order() {
+        let mut rng = crate::rng::XorShift::new(0xb175_0000_0000_0031);
+        for n in [1usize, 63, 64, 65, 300] {
+            let mut b = Batch::default();
+            for _ in 0..n {
+                let y = rng.below(560) as i32 - 24;
+                let tall = rng.below(4) == 0;
+                let h = 1 + rng.below(if tall { 200 } else { 24 }) as i32;
+                b.push(Prim::Rect(Rect {
+                    x: 0,
+                    y,
+                    w: 8,
+                    h,
+                    rgb: (0, 0, 0),
+                    texture: None,
+                    raw: false,
+                    flip_x: false,
+                    flip_y: false,
+                    clip: crate::raster::Clip {
+                        x0: 0,
+                        y0: 0,
+                        x1: 1023,
+                        y1: 511,
+                    },
+                    mode: crate::raster::pixel::PixelMode {
+                        blend: None,
+                        set_mask: 0,
+                        check_mask: false,
+                    },
+                }));
+            }
+            for first in 0..BANDS {
+                for end in first + 1..=BANDS {
+                    let (y0, y1) = ((first * BAND_ROWS) as i16, (end * BAND_ROWS) as i16);
+                    let want: Vec<u32> = (b.order.iter())
+                        .filter(|e| e.top < y1 && e.bottom > y0 && e.top < e.bottom)
+                        .map(|e| e.index)
+                        .collect();
+                    let mut got = Vec::new();
+                    b.each_meeting(first..end, |e| got.push(e.index));
+                    assert_eq!(got, want, "{n} entries, load bands {first}..{end}");
+                }
+            }
         }
     }
 }

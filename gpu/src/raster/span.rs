@@ -30,12 +30,28 @@ pub use lanes::Portable;
 
 #[cfg(target_arch = "x86_64")]
 pub mod avx2;
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+pub use avx2::prefetch;
 mod dispatch;
 pub mod lanes;
 #[cfg(test)]
 mod tests;
 
 pub use dispatch::{dispatch, Shade};
+
+/// Where no prefetch instruction is used: nothing (the read waits when it comes).
+#[cfg(not(all(target_arch = "x86_64", not(miri))))]
+#[inline(always)]
+pub fn prefetch<T>(_: &T) {}
+
+/// Asks for every cache line of `s` to be fetched ([`prefetch`]).
+#[inline(always)]
+pub fn prefetch_lines<T>(s: &[T]) {
+    let step = (64 / std::mem::size_of::<T>().max(1)).max(1);
+    for x in s.iter().step_by(step) {
+        prefetch(x);
+    }
+}
 
 /// Pixels per chunk of the lane loop.
 pub const LANES: usize = 8;

@@ -453,3 +453,16 @@ impl Gather for Avx2 {
         self.and(entry, self.splat(0xffff))
     }
 }
+
+/// Asks the CPU to bring `x` into its caches ahead of a read, without waiting for it.
+#[inline(always)]
+pub fn prefetch<T>(x: &T) {
+    let first = (x as *const T).cast::<i8>();
+    let last = first.wrapping_add(std::mem::size_of::<T>().saturating_sub(1));
+    // SAFETY: a prefetch is a hint: it reads nothing the program sees, never faults, and is
+    // given addresses of a live reference. SSE, which provides it, is part of x86-64.
+    unsafe {
+        _mm_prefetch::<_MM_HINT_T0>(first);
+        _mm_prefetch::<_MM_HINT_T0>(last);
+    }
+}
