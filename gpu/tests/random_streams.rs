@@ -275,13 +275,31 @@ proptest! {
 /// all cores and pools of 2 to 64: every configuration must draw what a serial run draws.
 #[test]
 fn many_triangles_in_one_call_equal_serial() {
-    let mut rng = Rng::new(0x5eed_0f7a_1a91_00e5);
+    let words = random_triangles(0x5eed_0f7a_1a91_00e5, 6000, Some(2000), false);
+    every_pool_draws_what_serial_draws(&words);
+}
+
+/// Queues of thousands of triangles handed to the job in the background, each scanned while
+/// the one before is drawn: every 700th triangle samples the drawn area (after a page change,
+/// so from VRAM as the batches before left it: the scan ahead must stop and wait for them),
+/// and 8-bit CLUTs that wrap past VRAM's right edge are copied from the snapshot meanwhile.
+#[test]
+fn queues_scanned_while_the_one_before_draws_equal_serial() {
+    let words = random_triangles(0x5eed_0f7a_1a91_0031, 20_000, None, true);
+    every_pool_draws_what_serial_draws(&words);
+}
+
+/// The words of `n` random triangles as [`many_triangles_in_one_call_equal_serial`] describes,
+/// with a fill and a copy every `transfers` triangles, 8-bit CLUTs anywhere right of x = 768
+/// (wrapping past the edge) when `wrapping`.
+fn random_triangles(seed: u64, n: u32, transfers: Option<u32>, wrapping: bool) -> Vec<u32> {
+    let mut rng = Rng::new(seed);
     let mut words = vec![0xe300_0000, 0xe407_ffff, 0xe500_0000];
     // Random texels and CLUTs all over VRAM.
     words.extend([0xa000_0000, 0, (512 << 16) | 1024]);
     words.extend((0..1024 * 512 / 2).map(|_| rng.next_u32()));
-    for i in 0..6000 {
-        if i % 2000 == 1999 {
+    for i in 0..n {
+        if transfers.is_some_and(|t| i % t == t - 1) {
             // A fill and a copy end the batch.
             let xy = (rng.below(400) << 16) | rng.below(600);
             words.extend([
@@ -309,7 +327,11 @@ fn many_triangles_in_one_call_equal_serial() {
             _ => 12,
         } + 16 * rng.below(2);
         let page = page | rng.below(4) << 5 | depth << 7;
-        let clut_x = if depth == 0 { 48 + rng.below(16) } else { 48 };
+        let clut_x = if depth == 0 || (wrapping && depth == 1) {
+            48 + rng.below(16)
+        } else {
+            48
+        };
         let clut = rng.below(512) << 6 | clut_x;
         words.push((op << 24) | (rng.next_u32() & 0xff_ffff));
         for k in 0..(if quad { 4 } else { 3 }) {
@@ -327,11 +349,16 @@ fn many_triangles_in_one_call_equal_serial() {
             }
         }
     }
+    words
+}
+
+/// Draws `words` serially, then on all cores and every pool: each must leave the same VRAM.
+fn every_pool_draws_what_serial_draws(words: &[u32]) {
     let run = |threads: usize| {
         let mut g = Gpu::new();
         g.set_threads(gpu::Threads::from_count(threads));
         g.set_parallel_min_load(0);
-        g.gp0_words(&words);
+        g.gp0_words(words);
         g.vram().to_vec()
     };
     let want = run(1);
