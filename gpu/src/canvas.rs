@@ -10,19 +10,16 @@
 //!    the tiles it may draw; a look-up that would sample what the pending batch may draw cuts
 //!    the batch there, and the part before it is drawn first;
 //! 3. **draw** (parallel): the batch's bands ([`bands::plan`], a pure function of the load and
-//!    the thread count) are drawn by the pool; each band draws the primitives meeting its rows
-//!    in command order, so who draws which band never changes a pixel.
+//!    the thread count) are drawn by the pool; each band walks the whole batch in command
+//!    order, so who draws which band never changes a pixel.
 //!
 //! With several threads, a queue long enough to pay ([`BACKGROUND_MIN_PACKETS`]) runs as a
 //! job on the pool while the caller queues the next one: the stage moves into the job and back,
 //! so the front end never touches it meanwhile and no `unsafe` is needed. The caller hands each
-//! further queue to the running job through a [`Mailbox`] holding at most one, and the job runs
-//! its queues as a pipeline ([`Stage::run_posted`]): one step draws the bands of a batch while
-//! it scans the next queue's chunks (with the snapshot alone to read: anything needing VRAM
-//! waits for the step's end) and prepares the queue after, all as one list of tasks on the
-//! pool, so the serial scan runs beside the bands and no thread waits between steps. The
-//! caller sleeps only while a queue it handed over still waits; the job ends when none is
-//! waiting and all is drawn.
+//! further queue to the running job through a [`Mailbox`] holding at most one: the job takes it
+//! when it starts scanning the queue before, prepares it on the pool's other threads while it
+//! scans (the one serial step), and runs it next without going back to the caller. The caller
+//! sleeps only while a queue it handed over still waits; the job ends when none is waiting.
 //! Whatever needs the stage — a transfer, a read of VRAM, a queue run differently — first waits
 //! for the job to end ([`Canvas::wait`]), so queues run in command order. Waiting sleeps on a
 //! condition variable; nothing spins. A panic in a job is caught and raised again on the
@@ -34,18 +31,18 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use rayon::prelude::*;
 use rayon::ThreadPool;
 
-use crate::prepare::{empty_chunks, prepare, prepare_all, Item, Look, Queue};
+use crate::prepare::{prepare_all, Look, Queue};
 
 mod mailbox;
 use crate::raster::bands;
 use crate::raster::batch::{Batch, Kind};
 use crate::raster::feedback::TexelSource;
 use crate::raster::span::Simd;
-use crate::raster::texcache::{Access, Images, TexCache};
+use crate::raster::texcache::{Images, TexCache};
 use crate::raster::texture::{ClutRef, ClutTable};
 use crate::raster::tiles::TileSet;
 use crate::raster::{Band, Hit, Prim, TexSource};
-use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
+use crate::{VRAM_HEIGHT, VRAM_WIDTH};
 use mailbox::{Done, Mailbox};
 
 /// The most threads a pool is given: a larger [`crate::Threads::Pool`] is taken as this many
@@ -88,10 +85,6 @@ pub(crate) struct Stage {
     spare: Vec<Batch>,
     /// The drawing-mode epoch the texture cache is at ([`crate::prepare::Snap::cache_epoch`]).
     epoch: u32,
-    /// The batch after the pending one, scanned while the pending one is drawn
-    /// ([`Stage::run_posted`]), and its CLUT table.
-    ahead: Vec<Batch>,
-    ahead_cluts: Vec<ClutTable>,
 }
 
 /// Where the scan of a chunk stops before its end.
@@ -100,20 +93,6 @@ enum Cut {
     Conflict(usize),
     /// At this look-up: its primitives are drawn in order through the texture cache.
     InOrder(Look),
-    /// At this entry: it needs VRAM, which the batch before is drawing (a scan with
-    /// [`Access::Snapshot`]).
-    Wait(usize),
-}
-
-/// What the scan reads and changes besides the chunk: the stage's texture coherence, epoch
-/// and CLUT table, with VRAM and the snapshot, or, while the batch before is drawn, the
-/// snapshot alone to read. Then whatever needs VRAM (a snapshot tile to copy, the texture
-/// cache's log to replay, a conflict to draw, primitives to draw in order) stops the scan.
-struct Scan<'a> {
-    tex: &'a mut TexCache,
-    epoch: &'a mut u32,
-    cluts: &'a mut Vec<ClutTable>,
-    images: Access<'a>,
 }
 
 impl Stage {
@@ -133,83 +112,38 @@ impl Stage {
         self.draw_pending(exec);
     }
 
-    /// Runs `queue`, then every queue handed to `mail` while it runs, until none waits, as
-    /// a pipeline: while the bands of one batch are drawn, the next queue's chunks are
-    /// scanned (up to anything that needs VRAM, [`Scan`]) and the one after is prepared, all
-    /// in one fork on the pool, so no step waits for a thread to wake between them. Returns
-    /// the last queue run, for its allocations.
+    /// Runs `queue`, then every queue handed to `mail` while it runs, until none waits: each
+    /// queue's chunks are prepared on the pool while the queue before it is scanned (which
+    /// is serial), so the pool's other threads are not idle meanwhile. Returns the last queue
+    /// run, for its allocations.
     fn run_posted(&mut self, mut queue: Queue, exec: &Exec, mail: &Mailbox) -> Queue {
-        let mut chunks = Some(prepare_all(&queue, true, &mut self.spare));
-        let mut next = mail.take_waiting();
+        let mut chunks = prepare_all(&queue, true, &mut self.spare);
         loop {
-            if self.pending.is_empty() && chunks.is_none() && next.is_none() {
-                next = mail.take_waiting_or_end();
-                if next.is_none() {
-                    return queue;
-                }
-            }
-            // Always: the scan ahead starts a CLUT table of its own.
-            self.begin_draw();
-            let mut outs = match &next {
-                Some(q) => empty_chunks(q, &mut self.spare),
-                None => Vec::new(),
-            };
-            let mut rest = Vec::new();
-            let mut tasks = Vec::new();
-            if let Some(chunks) = chunks.take() {
-                tasks.push(Task::Scan {
-                    scan: Scan {
-                        tex: &mut self.tex,
-                        epoch: &mut self.epoch,
-                        cluts: &mut self.ahead_cluts,
-                        images: Access::Snapshot(&self.images.snapshot),
-                    },
-                    chunks,
-                    ahead: &mut self.ahead,
-                    rest: &mut rest,
-                });
-            }
-            let bands = bands_of(&mut self.images.vram, &self.pending, exec);
-            let preparing: Vec<Task> = match &next {
-                Some(q) => (outs.iter_mut().zip(q.chunks()))
-                    .map(|(b, items)| Task::Chunk(b, q, items))
-                    .collect(),
-                None => Vec::new(),
-            };
-            interleave(&mut tasks, bands, preparing);
-            let src = TexSource {
-                vram: &self.images.snapshot,
-                cluts: &self.cluts,
-            };
-            let pending = &self.pending[..];
-            let run = |task: Task| match task {
-                Task::Scan {
-                    scan,
-                    chunks,
-                    ahead,
-                    rest,
-                } => *rest = scan.ahead(chunks, ahead),
-                Task::Band(mut band) => draw_band(pending, &mut band, src, exec),
-                Task::Chunk(b, q, items) => prepare(b, q, items),
-            };
-            match &exec.pool {
-                Some(pool) => pool.install(|| tasks.into_par_iter().with_max_len(1).for_each(run)),
-                None => tasks.into_iter().for_each(run),
-            }
-            let prepared = next.is_some().then_some(outs);
-            self.end_draw();
-            std::mem::swap(&mut self.pending, &mut self.ahead);
-            std::mem::swap(&mut self.cluts, &mut self.ahead_cluts);
-            // What the scan left for VRAM is scanned now, the batch before drawn.
-            self.scan_all(rest, exec);
+            let next = mail.take_waiting();
+            let mut spare = std::mem::take(&mut self.spare);
+            let (_, prepared) = rayon::join(
+                || self.scan_all(chunks, exec),
+                || next.as_ref().map(|q| prepare_all(q, true, &mut spare)),
+            );
+            self.spare.append(&mut spare);
+            self.draw_pending(exec);
             // `prepared` holds the chunks of `next`, if there was one.
-            chunks = prepared;
-            if let Some(q) = next {
-                let mut ran = std::mem::replace(&mut queue, q);
-                ran.clear();
-                mail.give_back(ran);
-            }
-            next = mail.take_waiting();
+            let next = match next.zip(prepared) {
+                Some((next, prepared)) => {
+                    chunks = prepared;
+                    next
+                }
+                None => match mail.take_waiting_or_end() {
+                    Some(next) => {
+                        chunks = prepare_all(&next, true, &mut self.spare);
+                        next
+                    }
+                    None => return queue,
+                },
+            };
+            let mut ran = std::mem::replace(&mut queue, next);
+            ran.clear();
+            mail.give_back(ran);
         }
     }
 
@@ -229,12 +163,12 @@ impl Stage {
     /// scan goes on after them.
     fn scan(&mut self, mut b: Batch, exec: &Exec) {
         loop {
-            match self.view().until_cut(&mut b) {
+            match self.scan_to_cut(&mut b) {
                 None => {
                     self.pending.push(b);
                     return;
                 }
-                Some(Cut::Conflict(at) | Cut::Wait(at)) => {
+                Some(Cut::Conflict(at)) => {
                     let rest = b.split_off(at);
                     self.pending.push(b);
                     self.draw_pending(exec);
@@ -262,24 +196,91 @@ impl Stage {
         }
     }
 
-    /// The scan's view of the stage, VRAM included.
-    fn view(&mut self) -> Scan<'_> {
-        Scan {
-            tex: &mut self.tex,
-            epoch: &mut self.epoch,
-            cluts: &mut self.cluts,
-            images: Access::Both(&mut self.images),
+    /// Scans `b` up to the first look-up that cuts it, if any (see [`Stage::scan`]).
+    fn scan_to_cut(&mut self, b: &mut Batch) -> Option<Cut> {
+        let mut next = 0;
+        let mut epochs = 0;
+        for li in 0..b.looks.len() {
+            let look = &b.looks[li];
+            let (at, end) = (look.at as usize, (look.at + look.count) as usize);
+            while next < at {
+                self.epoch_at(b, &mut epochs, next);
+                self.will_write(b.drawn[next]);
+                next += 1;
+            }
+            self.epoch_at(b, &mut epochs, next);
+            let area = (b.drawn[at..end].iter()).fold(TileSet::EMPTY, |a, &t| a.union(t));
+            self.feedback_write(area);
+            let sampled = look.sample.tiles;
+            if end > at && self.tex.feedback.in_order(sampled) {
+                return Some(Cut::InOrder(*look));
+            }
+            let got = (self.tex).texture(&mut self.images, &look.sample, &mut self.cluts);
+            let Ok(clut) = got else {
+                return Some(Cut::Conflict(at));
+            };
+            set_clut(b, at..end, clut);
+            // A new epoch right after these primitives empties the cache before anything
+            // could read their fetches from it: they need no log.
+            let emptied = (b.epochs.get(epochs))
+                .is_some_and(|&(e, epoch)| e as usize == end && epoch != self.epoch);
+            for k in at..end {
+                if !emptied {
+                    self.tex.feedback.log(b.prim(&b.order[k]), sampled);
+                }
+                self.tex.will_draw(b.drawn[k]);
+            }
+            next = end;
+        }
+        while next < b.len() {
+            self.epoch_at(b, &mut epochs, next);
+            self.will_write(b.drawn[next]);
+            next += 1;
+        }
+        self.epoch_at(b, &mut epochs, usize::MAX);
+        None
+    }
+
+    /// Applies the texture cache epochs of `b` marked at or before entry `at` (`epochs`: how
+    /// many of them are applied).
+    #[inline]
+    fn epoch_at(&mut self, b: &Batch, epochs: &mut usize, at: usize) {
+        while let Some(&(e, epoch)) = b.epochs.get(*epochs) {
+            if e as usize > at {
+                return;
+            }
+            self.sync_epoch(epoch);
+            *epochs += 1;
         }
     }
 
     /// The texture cache as of drawing-mode epoch `epoch`: emptied if it is a new one.
     pub fn sync_epoch(&mut self, epoch: u32) {
-        self.view().sync_epoch(epoch);
+        if self.epoch != epoch {
+            self.epoch = epoch;
+            self.tex.feedback.empty();
+        }
     }
 
-    /// `tiles` are about to be written (by a fill): see [`Scan::feedback_write`].
+    /// An untextured primitive of the pending batch may draw `tiles`.
+    #[inline]
+    fn will_write(&mut self, tiles: TileSet) {
+        self.feedback_write(tiles);
+        self.tex.will_draw(tiles);
+    }
+
+    /// `tiles` are about to be written (by a primitive, or a fill): the texture cache first
+    /// takes in the fetches of the batches' textured primitives that read there, from VRAM
+    /// as it is. That VRAM is final over what they read: the batch pending before each of
+    /// them drew nothing there (else its look-up would have been a conflict), and everything
+    /// after it that writes there comes here first.
+    #[inline]
     pub fn feedback_write(&mut self, tiles: TileSet) {
-        self.view().feedback_write(tiles);
+        let f = &mut self.tex.feedback;
+        if f.must_catch_up(tiles) {
+            f.catch_up(&self.images.vram);
+        }
+        f.will_write(tiles);
     }
 
     /// The CLUT entries of look-up `l`, whose primitives are drawn in order (nothing is
@@ -287,7 +288,9 @@ impl Stage {
     fn in_order_texture(&mut self, l: &Look) -> Box<ClutTable> {
         debug_assert!(self.pending.is_empty());
         self.tex.feedback.catch_up(&self.images.vram);
-        let got = (self.tex).texture(Access::Both(&mut self.images), &l.sample, &mut self.cluts);
+        let got = self
+            .tex
+            .texture(&mut self.images, &l.sample, &mut self.cluts);
         let clut = got.expect("nothing is pending, so nothing conflicts");
         let src = TexSource {
             vram: &self.images.snapshot,
@@ -318,30 +321,50 @@ impl Stage {
         if self.pending.is_empty() {
             return;
         }
-        self.begin_draw();
-        let im = &mut self.images;
-        draw_bands(&mut im.vram, &im.snapshot, &self.cluts, &self.pending, exec);
-        self.end_draw();
-    }
-
-    /// The pending batch is about to be drawn: the CLUT cache copies out the entries it will
-    /// overwrite and the snapshot stops being valid where it draws; the texture cache's record
-    /// of what the pending batch draws starts again, for the batch after it.
-    fn begin_draw(&mut self) {
         self.tex
             .before_write(&self.images.vram, self.tex.drawn_tiles());
-        self.tex.drawn_cleared();
-        self.tex.batch_drawn();
-    }
-
-    /// The pending batch has been drawn: its chunks are kept for their allocations and its
-    /// CLUT table emptied.
-    fn end_draw(&mut self) {
+        let mut load = vec![0u32; crate::raster::batch::BANDS];
+        for b in &self.pending {
+            for (sum, l) in load.iter_mut().zip(&b.load) {
+                *sum = sum.saturating_add(*l);
+            }
+        }
+        let total: u64 = load.iter().map(|&l| l as u64).sum();
+        let src = TexSource {
+            vram: &self.images.snapshot,
+            cluts: &self.cluts,
+        };
+        let (batch, simd) = (&self.pending[..], exec.simd);
+        let vram = &mut self.images.vram[..];
+        match &exec.pool {
+            Some(pool) if total >= exec.min_load => {
+                let edges = bands::plan(&load, exec.threads);
+                let mut rest: &mut [u16] = vram;
+                let mut rows = Vec::with_capacity(edges.len());
+                for w in edges.windows(2) {
+                    let (band, tail) = rest.split_at_mut((w[1] - w[0]) * VRAM_WIDTH);
+                    rows.push(Band::new(band, w[0], w[1]));
+                    rest = tail;
+                }
+                pool.install(|| {
+                    rows.into_par_iter().with_max_len(1).for_each(|mut band| {
+                        #[cfg(test)]
+                        if let Some(y) = exec.fault.filter(|y| (band.y0..band.y1).contains(y)) {
+                            panic!("injected in the band drawing row {y}");
+                        }
+                        bands::draw(batch, &mut band, src, simd)
+                    })
+                });
+            }
+            _ => bands::draw(batch, &mut Band::new(vram, 0, VRAM_HEIGHT), src, simd),
+        }
         for mut b in self.pending.drain(..) {
             b.clear();
             self.spare.push(b);
         }
         self.cluts.clear();
+        self.tex.drawn_cleared();
+        self.tex.batch_drawn();
     }
 
     /// Scans a prepared packet (the pending batch being empty, the texture cache at epoch
@@ -375,230 +398,6 @@ impl Stage {
     pub fn packet_drawn(&mut self) {
         self.cluts.clear();
         self.tex.batch_drawn();
-    }
-}
-
-/// Draws `batch` (prepared chunks, in command order) into `vram`, sampling `snapshot` and
-/// `cluts`: in bands on the pool when its estimate reaches `exec.min_load`, else in one.
-fn draw_bands(
-    vram: &mut VramImage,
-    snapshot: &VramImage,
-    cluts: &[ClutTable],
-    batch: &[Batch],
-    exec: &Exec,
-) {
-    let rows = bands_of(vram, batch, exec);
-    let src = TexSource {
-        vram: snapshot,
-        cluts,
-    };
-    match &exec.pool {
-        Some(pool) if rows.len() > 1 => pool.install(|| {
-            (rows.into_par_iter().with_max_len(1))
-                .for_each(|mut band| draw_band(batch, &mut band, src, exec))
-        }),
-        _ => (rows.into_iter()).for_each(|mut band| draw_band(batch, &mut band, src, exec)),
-    }
-}
-
-/// The bands `batch` is drawn in: those of [`bands::plan`] when `exec` has a pool and the
-/// batch's estimate reaches `exec.min_load`, else all of VRAM as one; none for no batch.
-fn bands_of<'a>(vram: &'a mut VramImage, batch: &[Batch], exec: &Exec) -> Vec<Band<'a>> {
-    if batch.is_empty() {
-        return Vec::new();
-    }
-    let mut load = vec![0u32; crate::raster::batch::BANDS];
-    for b in batch {
-        for (sum, l) in load.iter_mut().zip(&b.load) {
-            *sum = sum.saturating_add(*l);
-        }
-    }
-    let total: u64 = load.iter().map(|&l| l as u64).sum();
-    let edges = match &exec.pool {
-        Some(_) if total >= exec.min_load => bands::plan(&load, exec.threads),
-        _ => vec![0, VRAM_HEIGHT],
-    };
-    let mut rest: &mut [u16] = &mut vram[..];
-    let mut rows = Vec::with_capacity(edges.len());
-    for w in edges.windows(2) {
-        let (band, tail) = std::mem::take(&mut rest).split_at_mut((w[1] - w[0]) * VRAM_WIDTH);
-        rows.push(Band::new(band, w[0], w[1]));
-        rest = tail;
-    }
-    rows
-}
-
-/// Draws `band` of `batch` ([`bands::draw`]).
-fn draw_band(batch: &[Batch], band: &mut Band, src: TexSource, exec: &Exec) {
-    #[cfg(test)]
-    if let Some(y) = exec.fault.filter(|y| (band.y0..band.y1).contains(y)) {
-        panic!("injected in the band drawing row {y}");
-    }
-    bands::draw(batch, band, src, exec.simd)
-}
-
-/// One piece of a pipelined step's work, shared out on the pool ([`Stage::run_posted`]).
-enum Task<'a> {
-    /// Scanning the next queue's chunks ahead into `ahead` ([`Scan::ahead`]), leaving in
-    /// `rest` what needs VRAM.
-    Scan {
-        scan: Scan<'a>,
-        chunks: Vec<Batch>,
-        ahead: &'a mut Vec<Batch>,
-        rest: &'a mut Vec<Batch>,
-    },
-    /// Drawing one band of the pending batch.
-    Band(Band<'a>),
-    /// Preparing one chunk of the queue after ([`crate::prepare::prepare`]).
-    Chunk(&'a mut Batch, &'a Queue, &'a [Item]),
-}
-
-/// Appends `bands` to `tasks`, each followed by its share of `chunks`, in order. The pool
-/// splits the list in halves, and a thread runs its half front to back: so each half holds
-/// bands and chunks alike, and a thread ends with chunks, short pieces that another thread
-/// done early can take, rather than waiting alone on a last band.
-fn interleave<'a>(tasks: &mut Vec<Task<'a>>, bands: Vec<Band<'a>>, chunks: Vec<Task<'a>>) {
-    let (nb, nc) = (bands.len(), chunks.len());
-    let mut chunks = chunks.into_iter();
-    for (i, band) in bands.into_iter().enumerate() {
-        tasks.push(Task::Band(band));
-        tasks.extend(chunks.by_ref().take((i + 1) * nc / nb - i * nc / nb));
-    }
-    tasks.extend(chunks);
-}
-
-impl Scan<'_> {
-    /// Scans `chunks` in command order into `out` (the batch scanned ahead), up to the first
-    /// entry that needs VRAM or cuts the batch; returns what is left from there, for the scan
-    /// with VRAM ([`Stage::scan`]).
-    fn ahead(mut self, chunks: Vec<Batch>, out: &mut Vec<Batch>) -> Vec<Batch> {
-        let mut chunks = chunks.into_iter();
-        for mut b in chunks.by_ref() {
-            let Some(cut) = self.until_cut(&mut b) else {
-                out.push(b);
-                continue;
-            };
-            let at = match cut {
-                Cut::Conflict(at) | Cut::Wait(at) => at,
-                Cut::InOrder(l) => l.at as usize,
-            };
-            let rest = b.split_off(at);
-            out.push(b);
-            return std::iter::once(rest).chain(chunks).collect();
-        }
-        Vec::new()
-    }
-
-    /// Scans `b` up to the first look-up that cuts it, if any (see [`Stage::scan`]); without
-    /// VRAM, up to the first entry that needs it.
-    fn until_cut(&mut self, b: &mut Batch) -> Option<Cut> {
-        let mut next = 0;
-        let mut epochs = 0;
-        for li in 0..b.looks.len() {
-            let look = &b.looks[li];
-            let (at, end) = (look.at as usize, (look.at + look.count) as usize);
-            while next < at {
-                self.epoch_at(b, &mut epochs, next);
-                if !self.will_write(b.drawn[next]) {
-                    return Some(Cut::Wait(next));
-                }
-                next += 1;
-            }
-            self.epoch_at(b, &mut epochs, next);
-            let area = (b.drawn[at..end].iter()).fold(TileSet::EMPTY, |a, &t| a.union(t));
-            if !self.feedback_write(area) {
-                return Some(Cut::Wait(at));
-            }
-            let sampled = look.sample.tiles;
-            let both = matches!(self.images, Access::Both(_));
-            if end > at && self.tex.feedback.in_order(sampled) {
-                return Some(if both {
-                    Cut::InOrder(*look)
-                } else {
-                    Cut::Wait(at)
-                });
-            }
-            let got = (self.tex).texture(self.images.reborrow(), &look.sample, self.cluts);
-            let Ok(clut) = got else {
-                return Some(if both {
-                    Cut::Conflict(at)
-                } else {
-                    Cut::Wait(at)
-                });
-            };
-            set_clut(b, at..end, clut);
-            // A new epoch right after these primitives empties the cache before anything
-            // could read their fetches from it: they need no log.
-            let emptied = (b.epochs.get(epochs))
-                .is_some_and(|&(e, epoch)| e as usize == end && epoch != *self.epoch);
-            for k in at..end {
-                if !emptied {
-                    self.tex.feedback.log(b.prim(&b.order[k]), sampled);
-                }
-                self.tex.will_draw(b.drawn[k]);
-            }
-            next = end;
-        }
-        while next < b.len() {
-            self.epoch_at(b, &mut epochs, next);
-            if !self.will_write(b.drawn[next]) {
-                return Some(Cut::Wait(next));
-            }
-            next += 1;
-        }
-        self.epoch_at(b, &mut epochs, usize::MAX);
-        None
-    }
-
-    /// Applies the texture cache epochs of `b` marked at or before entry `at` (`epochs`: how
-    /// many of them are applied).
-    #[inline]
-    fn epoch_at(&mut self, b: &Batch, epochs: &mut usize, at: usize) {
-        while let Some(&(e, epoch)) = b.epochs.get(*epochs) {
-            if e as usize > at {
-                return;
-            }
-            self.sync_epoch(epoch);
-            *epochs += 1;
-        }
-    }
-
-    /// The texture cache as of drawing-mode epoch `epoch`: emptied if it is a new one.
-    fn sync_epoch(&mut self, epoch: u32) {
-        if *self.epoch != epoch {
-            *self.epoch = epoch;
-            self.tex.feedback.empty();
-        }
-    }
-
-    /// An untextured primitive of the pending batch may draw `tiles` (false, and nothing
-    /// changed, if that needs VRAM and the scan has none).
-    #[inline]
-    fn will_write(&mut self, tiles: TileSet) -> bool {
-        let written = self.feedback_write(tiles);
-        if written {
-            self.tex.will_draw(tiles);
-        }
-        written
-    }
-
-    /// `tiles` are about to be written (by a primitive, or a fill): the texture cache first
-    /// takes in the fetches of the batches' textured primitives that read there, from VRAM
-    /// as it is. That VRAM is final over what they read: the batch pending before each of
-    /// them drew nothing there (else its look-up would have been a conflict), and everything
-    /// after it that writes there comes here first. False, and nothing changed, when that
-    /// needs VRAM and the scan has none.
-    #[inline]
-    fn feedback_write(&mut self, tiles: TileSet) -> bool {
-        let f = &mut self.tex.feedback;
-        if f.must_catch_up(tiles) {
-            match &self.images {
-                Access::Both(im) => f.catch_up(&im.vram),
-                Access::Snapshot(_) => return false,
-            }
-        }
-        f.will_write(tiles);
-        true
     }
 }
 

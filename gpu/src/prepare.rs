@@ -75,11 +75,6 @@ impl Queue {
         self.items.is_empty()
     }
 
-    /// The packets in chunks of [`CHUNK`], each prepared into a batch of its own.
-    pub fn chunks(&self) -> std::slice::Chunks<'_, Item> {
-        self.items.chunks(CHUNK)
-    }
-
     /// The drawing state has changed: the next packet needs a new snap.
     #[inline]
     pub fn state_changed(&mut self) {
@@ -143,9 +138,11 @@ pub struct Look {
 /// Prepares every queued packet into batches of at most [`CHUNK`] packets each, in command
 /// order: on the current rayon pool when `parallel`, else here. The result is the same.
 pub fn prepare_all(queue: &Queue, parallel: bool, spare: &mut Vec<Batch>) -> Vec<Batch> {
-    let chunks = queue.chunks();
+    let chunks = queue.items.chunks(CHUNK);
     let n = chunks.len();
-    let mut out = empty_chunks(queue, spare);
+    let mut out: Vec<Batch> = std::iter::repeat_with(|| spare.pop().unwrap_or_default())
+        .take(n)
+        .collect();
     if parallel && n > 1 {
         (out.par_iter_mut())
             .zip(queue.items.par_chunks(CHUNK))
@@ -156,14 +153,6 @@ pub fn prepare_all(queue: &Queue, parallel: bool, spare: &mut Vec<Batch>) -> Vec
             .for_each(|(b, items)| prepare(b, queue, items));
     }
     out
-}
-
-/// An empty batch (from `spare` when it has one) for each chunk of `queue` to be prepared
-/// into ([`Queue::chunks`], [`prepare`]).
-pub fn empty_chunks(queue: &Queue, spare: &mut Vec<Batch>) -> Vec<Batch> {
-    std::iter::repeat_with(|| spare.pop().unwrap_or_default())
-        .take(queue.chunks().len())
-        .collect()
 }
 
 /// Prepares `items` of `queue` into `batch` (empty), in order.

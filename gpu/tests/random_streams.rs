@@ -279,12 +279,12 @@ fn many_triangles_in_one_call_equal_serial() {
     every_pool_draws_what_serial_draws(&words);
 }
 
-/// Queues of thousands of triangles handed to the job in the background, each scanned while
-/// the one before is drawn: every 700th triangle samples the drawn area (after a page change,
-/// so from VRAM as the batches before left it: the scan ahead must stop and wait for them),
-/// and 8-bit CLUTs that wrap past VRAM's right edge are copied from the snapshot meanwhile.
+/// Queues of thousands of triangles handed one after another to the job in the background
+/// (the next prepared while one is scanned): every 700th triangle samples the drawn area after
+/// a page change, so from VRAM as the batches before it left it, and 8-bit CLUTs wrap past
+/// VRAM's right edge (copied from the snapshot). Every pool draws what a serial run draws.
 #[test]
-fn queues_scanned_while_the_one_before_draws_equal_serial() {
+fn handed_over_queues_sampling_what_earlier_ones_drew_equal_serial() {
     let words = random_triangles(0x5eed_0f7a_1a91_0031, 20_000, None, true);
     every_pool_draws_what_serial_draws(&words);
 }

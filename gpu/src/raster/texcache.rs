@@ -204,25 +204,6 @@ impl Default for Images {
     }
 }
 
-/// What of VRAM the texture look-ups may use: VRAM and the snapshot, or, while a batch draws
-/// VRAM, the snapshot alone, to read.
-pub enum Access<'a> {
-    /// VRAM and the snapshot.
-    Both(&'a mut Images),
-    /// The snapshot, to read.
-    Snapshot(&'a VramImage),
-}
-
-impl Access<'_> {
-    /// The same access, for a shorter while.
-    pub fn reborrow(&mut self) -> Access<'_> {
-        match self {
-            Access::Both(im) => Access::Both(im),
-            Access::Snapshot(s) => Access::Snapshot(s),
-        }
-    }
-}
-
 /// The texture snapshot's coherence with VRAM, the CLUT cache and the texture cache.
 pub struct TexCache {
     /// Tiles of the snapshot holding VRAM's current contents.
@@ -267,13 +248,12 @@ impl Default for TexCache {
 impl TexCache {
     /// Where the CLUT entries are for a primitive sampling `sample`, with the snapshot made to
     /// hold what it samples; the entries added to `cluts` (the pending batch's table) when they
-    /// come from a copy. With the snapshot alone to read ([`Access::Snapshot`]: VRAM is being
-    /// drawn), a texture that needs snapshot tiles copied from VRAM is a conflict too. On
-    /// `Err` nothing has changed. Inlined: the serial scan calls it once per textured packet.
+    /// come from a copy. On `Err` nothing has changed. Inlined: the serial scan calls it once
+    /// per textured packet.
     #[inline(always)]
     pub fn texture(
         &mut self,
-        im: Access<'_>,
+        im: &mut Images,
         sample: &Sample,
         cluts: &mut Vec<ClutTable>,
     ) -> Result<ClutRef, Conflict> {
@@ -294,19 +274,12 @@ impl TexCache {
         }
         let missing = tiles.minus(self.valid);
         // From here on the snapshot equals VRAM over `tiles`, the CLUT's among them.
-        let snapshot: &VramImage = match im {
-            Access::Both(im) => {
-                if !missing.is_empty() {
-                    for t in missing.iter() {
-                        copy_tile(&mut im.snapshot[..], &im.vram[..], t);
-                    }
-                    self.valid = self.valid.union(missing);
-                }
-                &im.snapshot
+        if !missing.is_empty() {
+            for t in missing.iter() {
+                copy_tile(&mut im.snapshot[..], &im.vram[..], t);
             }
-            Access::Snapshot(_) if !missing.is_empty() => return Err(Conflict),
-            Access::Snapshot(snapshot) => snapshot,
-        };
+            self.valid = self.valid.union(missing);
+        }
         if n == 0 {
             return Ok(ClutRef::None);
         }
@@ -319,7 +292,7 @@ impl TexCache {
                     sample.clut_at as usize / VRAM_WIDTH,
                 );
                 let mut t = Box::new([0; 256]);
-                let row = &snapshot[y * VRAM_WIDTH..][..VRAM_WIDTH];
+                let row = &im.snapshot[y * VRAM_WIDTH..][..VRAM_WIDTH];
                 let head = n.min(VRAM_WIDTH - x);
                 t[..head].copy_from_slice(&row[x..][..head]);
                 t[head..n].copy_from_slice(&row[..n - head]);
