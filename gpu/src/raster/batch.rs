@@ -164,9 +164,10 @@ impl Batch {
 
     /// Calls `f` with each entry meeting load bands `bins` (of [`BAND_ROWS`] rows), in command
     /// order, reading one word per 64 entries per load band and then only the entries it
-    /// sets. Each primitive's data is fetched towards the cache 64 entries ahead of its turn:
-    /// it was written by the thread that prepared it, often on another core, and the wait
-    /// for it would otherwise fall on the drawing band.
+    /// sets. While one group of 64 entries is drawn, the primitives the next group will draw
+    /// are fetched towards the cache (and the entries and bin words of the group after): they
+    /// were written by the thread that prepared them, often on another core, and the wait for
+    /// them would otherwise fall on the drawing band.
     #[inline]
     pub(crate) fn each_meeting(&self, bins: std::ops::Range<usize>, mut f: impl FnMut(&Entry)) {
         let meeting = |g: usize| {
