@@ -28,7 +28,7 @@ pub const MIN_BAND_LOAD: u64 = 16 * 1024;
 
 /// Draws every primitive of `batch` (prepared chunks, in command order) clipped to `band`
 /// (whole load bands of VRAM), in command order, sampling `src`. A band visits only the
-/// primitives its load bands' bins hold ([`Batch::each_meeting`]), so cutting VRAM into many
+/// primitives its load bands' bins hold (`Batch::each_meeting`), so cutting VRAM into many
 /// bands does not make each of them walk every primitive.
 pub fn draw(batch: &[Batch], band: &mut Band, src: TexSource, simd: Simd) {
     if band.y0 >= band.y1 {
