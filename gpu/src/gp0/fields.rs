@@ -130,11 +130,14 @@ pub enum TextureDepth {
 impl TextureDepth {
     /// The depth of texpage bits 7–8 (`bits` 0–3; 3 is 15-bit).
     pub fn from_bits(bits: u8) -> TextureDepth {
-        match bits & 3 {
-            0 => TextureDepth::Clut4,
-            1 => TextureDepth::Clut8,
-            _ => TextureDepth::Direct15,
-        }
+        // A table, not a branch: a stream's depths follow no pattern.
+        const DEPTHS: [TextureDepth; 4] = [
+            TextureDepth::Clut4,
+            TextureDepth::Clut8,
+            TextureDepth::Direct15,
+            TextureDepth::Direct15,
+        ];
+        DEPTHS[(bits & 3) as usize]
     }
     /// The value of texpage bits 7–8 (0, 1 or 2).
     pub fn bits(self) -> u8 {

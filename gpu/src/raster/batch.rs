@@ -109,22 +109,20 @@ impl Batch {
         // The rows inside VRAM, and the load bands they meet.
         let (top, bottom) = (t.max(0) as usize, (b.max(0) as usize).min(VRAM_HEIGHT));
         if top < bottom {
-            let bands = top / BAND_ROWS..(bottom - 1) / BAND_ROWS + 1;
+            // Pixels per band: the bounding box (half of it for a triangle) spread over its
+            // rows, plus a set-up cost in its first; none without columns (0 wide). One loop
+            // over the bands, without a branch on the width: most primitives meet one to
+            // three bands, in no pattern a branch predictor learns.
+            let w = (r - l).max(0) as u32 >> matches!(p, Prim::Triangle(_)) as u32;
+            let cost = PRIM_COST * (l < r) as u32;
+            self.load[top / BAND_ROWS] += cost;
+            self.total += (cost + (bottom - top) as u32 * w) as u64;
             let group = at / 64 * BANDS;
-            for word in &mut self.bins[group + bands.start..group + bands.end] {
-                *word |= 1 << (at % 64);
-            }
-            if l < r {
-                // Pixels per band: the bounding box (half of it for a triangle) spread over
-                // its rows.
-                let w = (r - l) as u32 >> matches!(p, Prim::Triangle(_)) as u32;
-                self.load[top / BAND_ROWS] += PRIM_COST;
-                self.total += (PRIM_COST + (bottom - top) as u32 * w) as u64;
-                for band in bands {
-                    let (y0, y1) = (band * BAND_ROWS, (band + 1) * BAND_ROWS);
-                    let rows = (bottom.min(y1) - top.max(y0)) as u32;
-                    self.load[band] = self.load[band].saturating_add(rows * w);
-                }
+            for band in top / BAND_ROWS..(bottom - 1) / BAND_ROWS + 1 {
+                self.bins[group + band] |= 1 << (at % 64);
+                let (y0, y1) = (band * BAND_ROWS, (band + 1) * BAND_ROWS);
+                let rows = (bottom.min(y1) - top.max(y0)) as u32;
+                self.load[band] = self.load[band].saturating_add(rows * w);
             }
         }
         let (kind, index) = match p {

@@ -24,22 +24,17 @@ impl TileSet {
     /// The tiles of the VRAM rectangle at (x, y), `w` × `h` halfwords, wrapping at the VRAM
     /// edges (a size beyond VRAM's covers all of it; a zero size, nothing).
     pub fn rect(x: usize, y: usize, w: usize, h: usize) -> Self {
-        let (w, h) = (w.min(VRAM_WIDTH), h.min(VRAM_HEIGHT));
         if w == 0 || h == 0 {
             return TileSet::EMPTY;
         }
-        let mut cols = 0u64;
-        let x = x % VRAM_WIDTH;
-        for tx in x / TILE_W..=(x + w - 1) / TILE_W {
-            cols |= 1 << (tx % TILES_X);
-        }
-        let y = y % VRAM_HEIGHT;
-        let mut set = TileSet::EMPTY;
-        for ty in y / TILE_H..=(y + h - 1) / TILE_H {
-            let ty = ty % TILES_Y;
-            set.0[ty / 4] |= cols << (ty % 4 * 16);
-        }
-        set
+        let cols = ring(x % VRAM_WIDTH, w.min(VRAM_WIDTH), TILE_W);
+        let rows = ring(y % VRAM_HEIGHT, h.min(VRAM_HEIGHT), TILE_H);
+        // Lane ty (of word ty / 4) holds `cols` where bit ty of `rows` is set. No loop and no
+        // branch on the size: three of these run for every textured primitive prepared.
+        let lanes = cols * 0x0001_0001_0001_0001;
+        TileSet(std::array::from_fn(|i| {
+            lanes & LANES[(rows >> (4 * i)) as usize & 15]
+        }))
     }
 
     /// Every tile of either set.
@@ -78,6 +73,32 @@ impl TileSet {
         })
     }
 }
+
+/// The tiles, as a 16-bit mask around a ring of 16 tiles of `size` halfwords, that `len`
+/// (1 to 16 · `size`) halfwords from `at` (inside the ring) meet.
+#[inline]
+fn ring(at: usize, len: usize, size: usize) -> u64 {
+    let count = ((at % size + len - 1) / size + 1).min(16);
+    let run = ((1u64 << count) - 1) << (at / size);
+    (run | run >> 16) & 0xffff
+}
+
+/// For each 4-bit set of lanes, the mask of those 16-bit lanes of a word.
+const LANES: [u64; 16] = {
+    let mut t = [0u64; 16];
+    let mut n = 0;
+    while n < 16 {
+        let mut j = 0;
+        while j < 4 {
+            if n >> j & 1 == 1 {
+                t[n] |= 0xffff << (16 * j);
+            }
+            j += 1;
+        }
+        n += 1;
+    }
+    t
+};
 
 /// Copies tile (tx, ty) from `src` to `dst`, both whole VRAM images.
 pub fn copy_tile(dst: &mut [u16], src: &[u16], (tx, ty): (usize, usize)) {

@@ -92,14 +92,10 @@ pub(crate) fn x_step(dx: i32, dy: i32) -> i64 {
     if dy == 0 {
         return 0;
     }
-    let mut n = (dx as i64) << 32;
+    let n = (dx as i64) << 32;
     let d = dy as i64;
-    if n < 0 {
-        n -= d - 1;
-    } else if n > 0 {
-        n += d - 1;
-    }
-    n / d
+    // Away from zero by the sign, not a branch on it: edges slope either way at random.
+    (n + (d - 1) * n.signum()) / d
 }
 
 impl Triangle {
