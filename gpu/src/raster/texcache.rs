@@ -23,7 +23,7 @@
 
 use super::feedback::Feedback;
 use super::texture::{clut_len, ClutRef, ClutTable};
-use super::tiles::{copy_tile, RowTiles, TileSet};
+use super::tiles::{copy_tile, TileSet};
 use crate::gp0::fields::{Clut, TexPage, TexWindow, TextureDepth};
 use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
 
@@ -131,10 +131,10 @@ pub struct Conflict;
 pub struct Sample {
     /// The tiles its texture coordinates reach ([`UvBounds::sampled`]).
     pub tiles: TileSet,
-    /// The tiles of its CLUT's entries (none for 15-bit textures), kept small: the scan reads
-    /// a look-up per textured packet, and `tiles` and these are what it reads when its CLUT
-    /// is loaded.
-    pub clut_tiles: RowTiles,
+    /// The tiles of its CLUT's entries (none for 15-bit textures).
+    pub clut_tiles: TileSet,
+    /// `tiles` and `clut_tiles`: what it reads when its CLUT is loaded.
+    pub reads: TileSet,
     /// The CLUT attribute (bits 0–14), the CLUT cache's key.
     pub key: u16,
     /// CLUT entries the depth loads: 16, 256, or 0 for 15-bit textures.
@@ -152,9 +152,17 @@ impl Sample {
     pub fn new(page: TexPage, clut: Clut, window: TexWindow, uv: UvBounds) -> Self {
         let n = clut_len(page.depth());
         let at = clut.y() * VRAM_WIDTH + clut.x();
+        let (tiles, clut_tiles) = (
+            uv.sampled(page, window),
+            match n {
+                0 => TileSet::EMPTY,
+                _ => TileSet::rect(clut.x(), clut.y(), n, 1),
+            },
+        );
         Sample {
-            tiles: uv.sampled(page, window),
-            clut_tiles: RowTiles::new(clut.x(), clut.y(), n),
+            tiles,
+            clut_tiles,
+            reads: tiles.union(clut_tiles),
             key: clut.0 & 0x7fff,
             entries: n as u16,
             clut_at: at as u32,
@@ -259,10 +267,7 @@ impl TexCache {
         };
         let (clut_tiles, tiles) = match &self.clut {
             Some(c) if hit && n != 0 => (c.tiles, sample.tiles.union(c.tiles)),
-            _ => {
-                let c = sample.clut_tiles.set();
-                (c, sample.tiles.union(c))
-            }
+            _ => (sample.clut_tiles, sample.reads),
         };
         if tiles.meets(self.drawn) {
             return Err(Conflict);

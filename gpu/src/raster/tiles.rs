@@ -74,36 +74,6 @@ impl TileSet {
     }
 }
 
-/// The tiles of a run of halfwords within one VRAM row (a CLUT's entries): a [`TileSet`]
-/// of one tile row, kept in 4 bytes (a textured packet's look-up carries one).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RowTiles {
-    ty: u16,
-    cols: u16,
-}
-
-impl RowTiles {
-    /// The tiles of the `w` halfwords from (x, y), wrapping at VRAM's right edge; none when
-    /// `w` is 0. Equal to `TileSet::rect(x, y, w, 1)` as a set.
-    pub fn new(x: usize, y: usize, w: usize) -> Self {
-        RowTiles {
-            ty: (y % VRAM_HEIGHT / TILE_H) as u16,
-            cols: match w {
-                0 => 0,
-                _ => ring(x % VRAM_WIDTH, w.min(VRAM_WIDTH), TILE_W) as u16,
-            },
-        }
-    }
-
-    /// The tiles as a set.
-    #[inline]
-    pub fn set(self) -> TileSet {
-        let mut s = TileSet::EMPTY;
-        s.0[self.ty as usize / 4] = (self.cols as u64) << (self.ty % 4 * 16);
-        s
-    }
-}
-
 /// The tiles, as a 16-bit mask around a ring of 16 tiles of `size` halfwords, that `len`
 /// (1 to 16 · `size`) halfwords from `at` (inside the ring) meet.
 #[inline]
@@ -182,21 +152,6 @@ mod tests {
                 }
             }
             assert_eq!(tiles(TileSet::rect(x, y, w, h)), want, "{x},{y} {w}x{h}");
-        }
-    }
-
-    /// A run of halfwords in one row marks the tiles `rect` marks for it.
-    #[test]
-    fn row_tiles_are_one_row_rectangles() {
-        let mut r = crate::rng::XorShift::new(0x0e0a_711e);
-        for _ in 0..5000 {
-            let (x, y) = (r.below(2048) as usize, r.below(1024) as usize);
-            let w = [0, 1, 16, 256, r.below(1100) as usize][r.below(5) as usize];
-            assert_eq!(
-                RowTiles::new(x, y, w).set(),
-                TileSet::rect(x, y, w, 1),
-                "{x},{y} {w}"
-            );
         }
     }
 
