@@ -184,13 +184,8 @@ impl Batch {
             if let Some(words) = self.bins.get(later + bins.start..later + bins.end) {
                 prefetch_lines(words);
             }
-            prefetch_lines(
-                self.order
-                    .get((g + 2) * 64..)
-                    .unwrap_or(&[])
-                    .get(..64)
-                    .unwrap_or(&[]),
-            );
+            let ahead = self.order.get((g + 2) * 64..).unwrap_or(&[]);
+            prefetch_lines(&ahead[..ahead.len().min(64)]);
             while m != 0 {
                 f(&self.order[g * 64 + m.trailing_zeros() as usize]);
                 m &= m - 1;
