@@ -56,6 +56,33 @@ pub fn prefetch_lines<T>(s: &[T]) {
 /// Pixels per chunk of the lane loop.
 pub const LANES: usize = 8;
 
+/// The widest span [`Kernel::span_pair`] takes: half a chunk.
+pub const HALF: usize = LANES / 2;
+
+/// A span of at most [`HALF`] pixels for [`Kernel::span_pair`]: pixels `x0..x1` of `row`
+/// (`x0 < x1 ≤ x0 + HALF ≤ VRAM_WIDTH`), with the attributes `at` at `x0` and the dither
+/// offsets of pixels `x0..x0 + LANES`, as [`Kernel::span`] takes them.
+pub struct Short<'r, A> {
+    /// The VRAM row.
+    pub row: &'r mut [u16; VRAM_WIDTH],
+    /// The first pixel.
+    pub x0: usize,
+    /// Past the last pixel.
+    pub x1: usize,
+    /// r, g, b, u, v at `x0`.
+    pub at: A,
+    /// Dither offsets of pixels `x0..x0 + LANES`.
+    pub dither: &'static [i16; LANES],
+}
+
+impl<A> Short<'_, A> {
+    /// Whether pixels `x0..x1` make a span [`Kernel::span_pair`] takes.
+    #[inline(always)]
+    pub fn fits(x0: usize, x1: usize) -> bool {
+        x1 - x0 <= HALF && x0 + HALF <= VRAM_WIDTH
+    }
+}
+
 /// Fraction bits of the colour and texture-coordinate steppers.
 pub const FRAC: u32 = 12;
 
@@ -181,6 +208,22 @@ pub trait Kernel: Copy {
         dither: &[i16; LANES],
         smp: Option<&Sampler<DEPTH>>,
     );
+
+    /// Draws two short spans of the primitive `p` on two different rows, each as
+    /// [`Kernel::span`] would: a kernel whose chunks hold [`LANES`] pixels draws both in one
+    /// (a small triangle's rows are mostly a few pixels wide).
+    #[inline(always)]
+    fn span_pair<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
+        self,
+        p: &Self::Prim,
+        a: Short<'_, Self::Attrs>,
+        b: Short<'_, Self::Attrs>,
+        smp: Option<&Sampler<DEPTH>>,
+    ) {
+        for s in [a, b] {
+            self.span::<DEPTH, GOURAUD, RAW, BLEND>(p, s.row, s.x0, s.x1, s.at, s.dither, smp);
+        }
+    }
 
     /// Draws primitive `d`'s rows inside `bands` through this kernel: `d.spans` compiled for
     /// the kernel's instruction set, its row loop and spans inlined together.

@@ -20,7 +20,7 @@
 use std::arch::x86_64::*;
 
 use super::lanes::{Gather, Lanes};
-use super::{Kernel, PrimSteps, SpanDraw, FRAC, LANES};
+use super::{Kernel, PrimSteps, Short, SpanDraw, FRAC, HALF, LANES};
 use crate::raster::pixel::{pixel, Flags, Inputs, PixelOut};
 use crate::raster::texture::{fetch, ClutTable, Place, Sampler};
 use crate::raster::Band;
@@ -105,6 +105,18 @@ impl Kernel for Avx2 {
     ) {
         // SAFETY: as above.
         unsafe { span::<DEPTH, GOURAUD, RAW, BLEND>(p, row, x0, x1, at, dither, smp) }
+    }
+
+    #[inline(always)]
+    fn span_pair<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
+        self,
+        p: &Prim,
+        a: Short<'_, __m256i>,
+        b: Short<'_, __m256i>,
+        smp: Option<&Sampler<DEPTH>>,
+    ) {
+        // SAFETY: as above.
+        unsafe { span_pair::<DEPTH, GOURAUD, RAW, BLEND>(p, a, b, smp) }
     }
 
     #[inline(always)]
@@ -317,6 +329,66 @@ unsafe fn span<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEN
     }
 }
 
+/// Two short spans as one chunk (see [`Kernel::span_pair`]): lanes 0–3 are pixels
+/// `a.x0..a.x0 + 4` of `a.row`, lanes 4–7 pixels `b.x0..b.x0 + 4` of `b.row`; each half is
+/// read and written back whole, as a chunk is.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[inline(always)]
+unsafe fn span_pair<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
+    p: &Prim,
+    a: Short<'_, __m256i>,
+    b: Short<'_, __m256i>,
+    smp: Option<&Sampler<DEPTH>>,
+) {
+    // SAFETY: the caller guarantees AVX2, which the intrinsics and helpers below need; the
+    // loads and stores are through references of their size.
+    unsafe {
+        let load = |s: &Short<'_, __m256i>| {
+            let h: &[u16; HALF] = s.row[s.x0..s.x0 + HALF].try_into().expect("HALF pixels");
+            _mm_loadl_epi64(h.as_ptr().cast())
+        };
+        let dst = _mm256_cvtepu16_epi32(_mm_unpacklo_epi64(load(&a), load(&b)));
+        // `VALID[LANES - k..]` holds at least 4 lanes (16 readable bytes) for k ≤ 4.
+        let valid_half = |s: &Short<'_, __m256i>| {
+            _mm_loadu_si128(VALID[LANES - (s.x1 - s.x0)..].as_ptr().cast())
+        };
+        let valid = _mm256_set_m128i(valid_half(&b), valid_half(&a));
+        // The first 4 dither offsets of each (8 bytes each).
+        let dither = _mm256_cvtepi16_epi32(_mm_unpacklo_epi64(
+            _mm_loadl_epi64(a.dither.as_ptr().cast()),
+            _mm_loadl_epi64(b.dither.as_ptr().cast()),
+        ));
+        // r, g, b, u of `a` in the low half and of `b` in the high half; v of each in the
+        // first lane of its half. Each attribute is then spread over its half in-lane.
+        let rgbu = _mm256_permute2x128_si256::<0x20>(a.at, b.at);
+        let v = _mm256_permute2x128_si256::<0x31>(a.at, b.at);
+        let zero = _mm256_setzero_si256();
+        let mut lanes: Steppers = [zero; 5];
+        macro_rules! spread {
+            ($i:literal, $from:expr, $pick:literal) => {
+                if ($i < 3 && GOURAUD) || ($i >= 3 && DEPTH != 0) {
+                    let both = _mm256_shuffle_epi32::<$pick>($from);
+                    // Lanes 4–7 are pixels 0–3 of `b`: the offsets of lanes 0–3 again.
+                    let off = _mm256_permute2x128_si256::<0>(p.off[$i], p.off[$i]);
+                    lanes[$i] = _mm256_add_epi32(both, off);
+                }
+            };
+        }
+        spread!(0, rgbu, 0x00);
+        spread!(1, rgbu, 0x55);
+        spread!(2, rgbu, 0xaa);
+        spread!(3, rgbu, 0xff);
+        spread!(4, v, 0x00);
+        let out16 = lanes_out::<DEPTH, GOURAUD, RAW, BLEND>(dst, valid, &lanes, p, dither, smp);
+        let out_a: &mut [u16; HALF] = (&mut a.row[a.x0..a.x0 + HALF]).try_into().expect("HALF");
+        _mm_storel_epi64(out_a.as_mut_ptr().cast(), out16);
+        let out_b: &mut [u16; HALF] = (&mut b.row[b.x0..b.x0 + HALF]).try_into().expect("HALF");
+        _mm_storel_epi64(out_b.as_mut_ptr().cast(), _mm_unpackhi_epi64(out16, out16));
+    }
+}
+
 /// One chunk: the 8 pixels at `at`, of which the lanes in `valid` belong to the span; the
 /// others keep their value.
 #[target_feature(enable = "avx2")]
@@ -329,9 +401,26 @@ fn chunk<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>
     dither: __m256i,
     smp: Option<&Sampler<DEPTH>>,
 ) {
-    let k = Avx2 { _private: () };
     // SAFETY: `at` is 16 readable bytes; the load has no alignment requirement.
     let dst = _mm256_cvtepu16_epi32(unsafe { _mm_loadu_si128(at.as_ptr().cast()) });
+    let out16 = lanes_out::<DEPTH, GOURAUD, RAW, BLEND>(dst, valid, lanes, p, dither, smp);
+    // SAFETY: `at` is 16 writable bytes; the store has no alignment requirement.
+    unsafe { _mm_storeu_si128(at.as_mut_ptr().cast(), out16) };
+}
+
+/// The pixel rule over 8 lanes: `dst` the pixels as they are (zero-extended), the lanes in
+/// `valid` drawn; the result as 8 halfwords.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lanes_out<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
+    dst: __m256i,
+    valid: __m256i,
+    lanes: &Steppers,
+    p: &Prim,
+    dither: __m256i,
+    smp: Option<&Sampler<DEPTH>>,
+) -> __m128i {
+    let k = Avx2 { _private: () };
     let [r, g, b, u, v] = *lanes;
     const F: i32 = FRAC as i32;
     let texel = match smp {
@@ -354,12 +443,10 @@ fn chunk<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>
         covered: valid,
     };
     let out = pixel(k, Flags::new(DEPTH != 0, RAW, BLEND), inputs, p.out);
-    let out16 = _mm_packus_epi32(
+    _mm_packus_epi32(
         _mm256_castsi256_si128(out),
         _mm256_extracti128_si256::<1>(out),
-    );
-    // SAFETY: `at` is 16 writable bytes; the store has no alignment requirement.
-    unsafe { _mm_storeu_si128(at.as_mut_ptr().cast(), out16) };
+    )
 }
 
 impl Lanes for Avx2 {

@@ -249,6 +249,51 @@ fn check<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>
             });
             assert_eq!(got, want, "avx2, {what}");
         }
+
+        // Two short spans inside the first, on two rows, drawn as one pair.
+        let mut short = || {
+            let s = x0 + r.below(n as u32) as usize;
+            let e = s + 1 + r.below((x1 - s).min(HALF) as u32) as usize;
+            (s, e)
+        };
+        let (a, b) = (short(), short());
+        if !Short::<()>::fits(a.0, a.1) || !Short::<()>::fits(b.0, b.1) {
+            continue;
+        }
+        let rows = [case.row.clone(), case.row.iter().rev().copied().collect()];
+        let mut want = rows.clone();
+        for (row, (s, e)) in want.iter_mut().zip([a, b]) {
+            let acc = std::array::from_fn(|i| acc[i] + gdx[i] * (s - x0) as i64);
+            span_exact::<DEPTH, RAW, BLEND>(&mut row[s..e], dither_at(s), acc, gdx, smp, px);
+        }
+        let what = format!("{what}, pair {a:?} {b:?}");
+        macro_rules! pair {
+            ($k:expr) => {{
+                let k = $k;
+                let p = k.prim(&steps, smp);
+                let (at, d) = (k.attrs(at), k.attrs(steps.gdx));
+                let mut got = rows.clone();
+                let [ra, rb] = &mut got;
+                macro_rules! short {
+                    ($row:expr, $span:expr) => {
+                        Short {
+                            row: (&mut $row[..]).try_into().expect("a VRAM row"),
+                            x0: $span.0,
+                            x1: $span.1,
+                            at: k.attrs_mul_add(at, d, ($span.0 - x0) as i32),
+                            dither: dither_at($span.0),
+                        }
+                    };
+                }
+                k.span_pair::<DEPTH, GOURAUD, RAW, BLEND>(&p, short!(ra, a), short!(rb, b), smp);
+                got
+            }};
+        }
+        assert_eq!(pair!(Portable), want, "portable, {what}");
+        #[cfg(target_arch = "x86_64")]
+        if let Some(k) = avx2::Avx2::detect() {
+            assert_eq!(pair!(k), want, "avx2, {what}");
+        }
     }
 }
 

@@ -4,7 +4,7 @@ use super::setup::Grad;
 use super::{x_fp, Triangle};
 use crate::raster::pixel::PixelOut;
 use crate::raster::span::{
-    span_exact, Kernel, PrimSteps, SpanDraw, DITHER_LANES, FRAC, LANES, NO_DITHER_LANES,
+    span_exact, Kernel, PrimSteps, Short, SpanDraw, DITHER_LANES, FRAC, LANES, NO_DITHER_LANES,
 };
 use crate::raster::texture::Sampler;
 use crate::raster::Band;
@@ -171,14 +171,34 @@ impl<A: Copy> Run<A> {
     ) where
         K: Kernel<Attrs = A>,
     {
+        // A short span waits for the next row's: two short ones are drawn as one chunk. Rows
+        // are distinct pixels and the batch samples the snapshot, so their order is free.
+        let mut held: Option<Short<'_, A>> = None;
         for (y, row, l, r) in row_spans(band, rows, e, self.clip) {
             if l < r {
                 let at = k.attrs_mul_add(col0, self.gdx, l - self.core_x);
                 let dither = &self.dither[(y & 3) as usize][(l & 3) as usize];
                 let (x0, x1) = (l as usize, r as usize);
-                k.span::<DEPTH, GOURAUD, RAW, BLEND>(prim, row, x0, x1, at, dither, smp);
+                if Short::<A>::fits(x0, x1) {
+                    let s = Short {
+                        row,
+                        x0,
+                        x1,
+                        at,
+                        dither,
+                    };
+                    match held.take() {
+                        Some(h) => k.span_pair::<DEPTH, GOURAUD, RAW, BLEND>(prim, h, s, smp),
+                        None => held = Some(s),
+                    }
+                } else {
+                    k.span::<DEPTH, GOURAUD, RAW, BLEND>(prim, row, x0, x1, at, dither, smp);
+                }
             }
             col0 = k.attrs_add(col0, self.gdy);
+        }
+        if let Some(h) = held {
+            k.span::<DEPTH, GOURAUD, RAW, BLEND>(prim, h.row, h.x0, h.x1, h.at, h.dither, smp);
         }
     }
 
