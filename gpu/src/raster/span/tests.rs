@@ -131,6 +131,23 @@ impl Case {
     }
 }
 
+/// Random colours ·2¹² at the first of `n` pixels and their steps (0 unless `gouraud`): start
+/// and end in 0..=255, so every pixel is (the kernels' precondition).
+fn colours(r: &mut XorShift, n: usize, gouraud: bool) -> ([i32; 3], [i32; 3]) {
+    let mut rgb = [0i32; 3];
+    let mut drgb = [0i32; 3];
+    for c in 0..3 {
+        let (a, b) = (r.below(256) as i32, r.below(256) as i32);
+        rgb[c] = (a << FRAC) | r.below(1 << FRAC) as i32;
+        drgb[c] = if gouraud && n > 1 {
+            ((b << FRAC) - rgb[c]) / (n as i32 - 1)
+        } else {
+            0
+        };
+    }
+    (rgb, drgb)
+}
+
 /// Random spans of one specialisation: the portable kernel and (where the CPU has it) the
 /// AVX2 kernel must write exactly what the pixel-by-pixel reference writes, everywhere in
 /// the row.
@@ -147,18 +164,7 @@ fn check<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>
             r.below((VRAM_WIDTH - n) as u32 + 1) as usize
         };
         let x1 = x0 + n;
-        // Colours: start and end in 0..=255, so every pixel is (the kernels' precondition).
-        let mut rgb = [0i32; 3];
-        let mut drgb = [0i32; 3];
-        for c in 0..3 {
-            let (a, b) = (r.below(256) as i32, r.below(256) as i32);
-            rgb[c] = (a << FRAC) | r.below(1 << FRAC) as i32;
-            drgb[c] = if GOURAUD && n > 1 {
-                ((b << FRAC) - rgb[c]) / (n as i32 - 1)
-            } else {
-                0
-            };
-        }
+        let (rgb, drgb) = colours(r, n, GOURAUD);
         let uv = [r.next_u32(), r.next_u32()];
         let (s0, s1) = (r.below(32), r.below(32));
         let duv = [r.next_u32() >> s0, (r.next_u32() >> s1).wrapping_neg()];
@@ -166,10 +172,7 @@ fn check<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>
         let s0 = x0 + r.below(n as u32) as usize;
         let s1 = s0 + 1 + r.below((x1 - s0) as u32) as usize;
         let dither_row = (r.below(2) == 0).then(|| r.below(4) as usize);
-        let dither_at = |x: usize| match dither_row {
-            None => &NO_DITHER,
-            Some(y) => &DITHER_LANES[y][x & 3],
-        };
+        let dither_at = |x: usize| dither_lanes(dither_row, x);
         let dither = dither_at(x0);
         let px = PixelOut {
             check: if r.below(2) == 0 { 0x8000 } else { 0 },
@@ -250,50 +253,109 @@ fn check<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>
             assert_eq!(got, want, "avx2, {what}");
         }
 
-        // Two short spans inside the first, on two rows, drawn as one pair.
-        let mut short = || {
-            let s = x0 + r.below(n as u32) as usize;
-            let e = s + 1 + r.below((x1 - s).min(HALF) as u32) as usize;
-            (s, e)
+        let drawn = Drawn {
+            x0,
+            x1,
+            acc,
+            gdx,
+            at,
+            steps,
+            dither_row,
+            smp,
+            px,
+            what: &what,
         };
-        let (a, b) = (short(), short());
-        if !Short::<()>::fits(a.0, a.1) || !Short::<()>::fits(b.0, b.1) {
-            continue;
-        }
-        let rows = [case.row.clone(), case.row.iter().rev().copied().collect()];
-        let mut want = rows.clone();
-        for (row, (s, e)) in want.iter_mut().zip([a, b]) {
-            let acc = std::array::from_fn(|i| acc[i] + gdx[i] * (s - x0) as i64);
-            span_exact::<DEPTH, RAW, BLEND>(&mut row[s..e], dither_at(s), acc, gdx, smp, px);
-        }
-        let what = format!("{what}, pair {a:?} {b:?}");
-        macro_rules! pair {
-            ($k:expr) => {{
-                let k = $k;
-                let p = k.prim(&steps, smp);
-                let (at, d) = (k.attrs(at), k.attrs(steps.gdx));
-                let mut got = rows.clone();
-                let [ra, rb] = &mut got;
-                macro_rules! short {
-                    ($row:expr, $span:expr) => {
-                        Short {
-                            row: (&mut $row[..]).try_into().expect("a VRAM row"),
-                            x0: $span.0,
-                            x1: $span.1,
-                            at: k.attrs_mul_add(at, d, ($span.0 - x0) as i32),
-                            dither: dither_at($span.0),
-                        }
-                    };
-                }
-                k.span_pair::<DEPTH, GOURAUD, RAW, BLEND>(&p, short!(ra, a), short!(rb, b), smp);
-                got
-            }};
-        }
-        assert_eq!(pair!(Portable), want, "portable, {what}");
-        #[cfg(target_arch = "x86_64")]
-        if let Some(k) = avx2::Avx2::detect() {
-            assert_eq!(pair!(k), want, "avx2, {what}");
-        }
+        check_pair::<DEPTH, GOURAUD, RAW, BLEND>(r, case, &drawn);
+    }
+}
+
+/// A random span's primitive as [`check`] drew it: what spans inside it need.
+struct Drawn<'a, const DEPTH: u8> {
+    x0: usize,
+    x1: usize,
+    /// r, g, b, u, v ·2¹² at `x0` and their steps, as `span_exact` takes them.
+    acc: [i64; 5],
+    gdx: [i64; 5],
+    /// The attributes at `x0` and the primitive's constants, as the kernels take them.
+    at: [i32; 5],
+    steps: PrimSteps,
+    dither_row: Option<usize>,
+    smp: Option<&'a Sampler<'a, DEPTH>>,
+    px: PixelOut,
+    what: &'a str,
+}
+
+/// The dither lanes of a span starting at column `x` on dither row `row` (`None`: no dither).
+fn dither_lanes(row: Option<usize>, x: usize) -> &'static [i16; LANES] {
+    match row {
+        None => &NO_DITHER,
+        Some(y) => &DITHER_LANES[y][x & 3],
+    }
+}
+
+/// Two short spans inside `d`'s, on two rows, drawn as one pair by each kernel, must write
+/// what the pixel-by-pixel reference writes on each row.
+fn check_pair<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND: u8>(
+    r: &mut XorShift,
+    case: &Case,
+    d: &Drawn<'_, DEPTH>,
+) {
+    let Drawn {
+        x0,
+        x1,
+        acc,
+        gdx,
+        at,
+        steps,
+        dither_row,
+        smp,
+        px,
+        what,
+    } = *d;
+    let dither_at = |x: usize| dither_lanes(dither_row, x);
+    let n = x1 - x0;
+    let mut short = || {
+        let s = x0 + r.below(n as u32) as usize;
+        let e = s + 1 + r.below((x1 - s).min(HALF) as u32) as usize;
+        (s, e)
+    };
+    let (a, b) = (short(), short());
+    if !Short::<()>::fits(a.0, a.1) || !Short::<()>::fits(b.0, b.1) {
+        return;
+    }
+    let rows = [case.row.clone(), case.row.iter().rev().copied().collect()];
+    let mut want = rows.clone();
+    for (row, (s, e)) in want.iter_mut().zip([a, b]) {
+        let acc = std::array::from_fn(|i| acc[i] + gdx[i] * (s - x0) as i64);
+        span_exact::<DEPTH, RAW, BLEND>(&mut row[s..e], dither_at(s), acc, gdx, smp, px);
+    }
+    let what = format!("{what}, pair {a:?} {b:?}");
+    macro_rules! pair {
+        ($k:expr) => {{
+            let k = $k;
+            let p = k.prim(&steps, smp);
+            let (at, d) = (k.attrs(at), k.attrs(steps.gdx));
+            let mut got = rows.clone();
+            let [ra, rb] = &mut got;
+            macro_rules! short {
+                ($row:expr, $span:expr) => {
+                    Short {
+                        row: (&mut $row[..]).try_into().expect("a VRAM row"),
+                        x0: $span.0,
+                        x1: $span.1,
+                        at: k.attrs_mul_add(at, d, ($span.0 - x0) as i32),
+                        dither: dither_at($span.0),
+                    }
+                };
+            }
+            k.span_pair::<DEPTH, GOURAUD, RAW, BLEND>(&p, short!(ra, a), short!(rb, b), smp);
+            got
+        }};
+    }
+    assert_eq!(pair!(Portable), want, "portable, {what}");
+    #[cfg(target_arch = "x86_64")]
+    if let Some(k) = avx2::Avx2::detect() {
+        assert_eq!(pair!(k), want, "avx2, {what}");
     }
 }
 
