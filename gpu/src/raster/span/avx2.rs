@@ -345,16 +345,15 @@ unsafe fn span_pair<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const
     // SAFETY: the caller guarantees AVX2, which the intrinsics and helpers below need; the
     // loads and stores are through references of their size.
     unsafe {
-        let load = |s: &Short<'_, __m256i>| {
-            let h: &[u16; HALF] = s.row[s.x0..s.x0 + HALF].try_into().expect("HALF pixels");
-            _mm_loadl_epi64(h.as_ptr().cast())
-        };
-        let dst = _mm256_cvtepu16_epi32(_mm_unpacklo_epi64(load(&a), load(&b)));
+        let ha: &mut [u16; HALF] = (&mut a.row[a.x0..a.x0 + HALF]).try_into().expect("HALF");
+        let hb: &mut [u16; HALF] = (&mut b.row[b.x0..b.x0 + HALF]).try_into().expect("HALF");
+        let dst = _mm256_cvtepu16_epi32(_mm_unpacklo_epi64(
+            _mm_loadl_epi64(ha.as_ptr().cast()),
+            _mm_loadl_epi64(hb.as_ptr().cast()),
+        ));
         // `VALID[LANES - k..]` holds at least 4 lanes (16 readable bytes) for k ≤ 4.
-        let valid_half = |s: &Short<'_, __m256i>| {
-            _mm_loadu_si128(VALID[LANES - (s.x1 - s.x0)..].as_ptr().cast())
-        };
-        let valid = _mm256_set_m128i(valid_half(&b), valid_half(&a));
+        let valid_half = |n: usize| _mm_loadu_si128(VALID[LANES - n..].as_ptr().cast());
+        let valid = _mm256_set_m128i(valid_half(b.x1 - b.x0), valid_half(a.x1 - a.x0));
         // The first 4 dither offsets of each (8 bytes each).
         let dither = _mm256_cvtepi16_epi32(_mm_unpacklo_epi64(
             _mm_loadl_epi64(a.dither.as_ptr().cast()),
@@ -382,10 +381,8 @@ unsafe fn span_pair<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const
         spread!(3, rgbu, 0xff);
         spread!(4, v, 0x00);
         let out16 = lanes_out::<DEPTH, GOURAUD, RAW, BLEND>(dst, valid, &lanes, p, dither, smp);
-        let out_a: &mut [u16; HALF] = (&mut a.row[a.x0..a.x0 + HALF]).try_into().expect("HALF");
-        _mm_storel_epi64(out_a.as_mut_ptr().cast(), out16);
-        let out_b: &mut [u16; HALF] = (&mut b.row[b.x0..b.x0 + HALF]).try_into().expect("HALF");
-        _mm_storel_epi64(out_b.as_mut_ptr().cast(), _mm_unpackhi_epi64(out16, out16));
+        _mm_storel_epi64(ha.as_mut_ptr().cast(), out16);
+        _mm_storel_epi64(hb.as_mut_ptr().cast(), _mm_unpackhi_epi64(out16, out16));
     }
 }
 

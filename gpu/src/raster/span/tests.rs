@@ -300,19 +300,8 @@ fn check_pair<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND
     case: &Case,
     d: &Drawn<'_, DEPTH>,
 ) {
-    let Drawn {
-        x0,
-        x1,
-        acc,
-        gdx,
-        at,
-        steps,
-        dither_row,
-        smp,
-        px,
-        what,
-    } = *d;
-    let dither_at = |x: usize| dither_lanes(dither_row, x);
+    let (x0, x1, acc, gdx, smp, px) = (d.x0, d.x1, d.acc, d.gdx, d.smp, d.px);
+    let dither_at = |x: usize| dither_lanes(d.dither_row, x);
     let n = x1 - x0;
     let mut short = || {
         let s = x0 + r.below(n as u32) as usize;
@@ -329,12 +318,12 @@ fn check_pair<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND
         let acc = std::array::from_fn(|i| acc[i] + gdx[i] * (s - x0) as i64);
         span_exact::<DEPTH, RAW, BLEND>(&mut row[s..e], dither_at(s), acc, gdx, smp, px);
     }
-    let what = format!("{what}, pair {a:?} {b:?}");
+    let what = format!("{}, pair {a:?} {b:?}", d.what);
     macro_rules! pair {
         ($k:expr) => {{
             let k = $k;
-            let p = k.prim(&steps, smp);
-            let (at, d) = (k.attrs(at), k.attrs(steps.gdx));
+            let p = k.prim(&d.steps, smp);
+            let (at, step) = (k.attrs(d.at), k.attrs(d.steps.gdx));
             let mut got = rows.clone();
             let [ra, rb] = &mut got;
             macro_rules! short {
@@ -343,7 +332,7 @@ fn check_pair<const DEPTH: u8, const GOURAUD: bool, const RAW: bool, const BLEND
                         row: (&mut $row[..]).try_into().expect("a VRAM row"),
                         x0: $span.0,
                         x1: $span.1,
-                        at: k.attrs_mul_add(at, d, ($span.0 - x0) as i32),
+                        at: k.attrs_mul_add(at, step, ($span.0 - x0) as i32),
                         dither: dither_at($span.0),
                     }
                 };
