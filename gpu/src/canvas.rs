@@ -9,8 +9,8 @@
 //!    ([`TexCache::texture`]: the CLUT cache, snapshot tiles, conflicts) and each primitive adds
 //!    the tiles it may draw; a look-up that would sample what the pending batch may draw cuts
 //!    the batch there, and the part before it is drawn first;
-//! 3. **draw** (parallel): the batch's bands ([`bands::plan`], a pure function of the load and
-//!    the thread count) are drawn by the pool; each band walks the whole batch in command
+//! 3. **draw** (parallel): the batch's bands ([`bands::plan`], a pure function of the load,
+//!    the primitives across each cut and the thread count) are drawn by the pool; each band walks the whole batch in command
 //!    order, so who draws which band never changes a pixel.
 //!
 //! With several threads, a queue long enough to pay ([`BACKGROUND_MIN_PACKETS`]) runs as a
@@ -338,7 +338,11 @@ impl Stage {
         let vram = &mut self.images.vram[..];
         match &exec.pool {
             Some(pool) if total >= exec.min_load => {
-                let edges = bands::plan(&load, exec.threads);
+                let mut crossings = [0; crate::raster::batch::BANDS];
+                for b in &self.pending {
+                    b.add_crossings(&mut crossings);
+                }
+                let edges = bands::plan(&load, &crossings, exec.threads);
                 let mut rest: &mut [u16] = vram;
                 let mut rows = Vec::with_capacity(edges.len());
                 for w in edges.windows(2) {

@@ -13,9 +13,9 @@
 //! [`Gpu::gp0_words`] with slices of any length queue the same primitives and draw the same
 //! batches, which end at every read of VRAM, transfer, texture sampled from what the batch drew,
 //! or [`raster::batch::MAX_BATCH`] primitives. A batch heavy enough for several threads is cut
-//! into bands by [`raster::bands::plan`] (a pure function of the batch and the thread count)
-//! and drawn by a rayon pool in the background while the caller queues the next one
-//! (`canvas.rs`); anything that needs VRAM as it is waits for it.
+//! into bands by [`raster::bands::plan`] (a pure function of the batch's estimate and the
+//! thread count) and drawn by a rayon pool in the background while the caller queues the next
+//! one (`canvas.rs`); anything that needs VRAM as it is waits for it.
 //!
 //! Power-on state: VRAM zeroed, all GP0 state zero (as after GP1(00h)), display disabled with
 //! the GP1(00h) default ranges.

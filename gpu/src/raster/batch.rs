@@ -29,7 +29,7 @@ pub const BANDS: usize = VRAM_HEIGHT / BAND_ROWS;
 /// bounds memory and latency on long streams.
 pub const MAX_BATCH: usize = 4096;
 /// Estimated cost of a primitive beyond its pixels (its set-up), in pixels.
-const PRIM_COST: u32 = 32;
+pub(crate) const PRIM_COST: u32 = 32;
 
 /// Which vector of the batch holds a primitive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,6 +143,17 @@ impl Batch {
     pub fn mark_epoch(&mut self, epoch: u32) {
         if self.epochs.last().is_none_or(|&(_, e)| e != epoch) {
             self.epochs.push((self.len() as u32, epoch));
+        }
+    }
+
+    /// Adds to `crossings[b]` (for each of the [`BANDS`] load bands) the entries that meet both
+    /// load band `b - 1` and load band `b`: the primitives a cut at `b`'s first row would
+    /// have set up twice ([`super::bands::plan`]).
+    pub(crate) fn add_crossings(&self, crossings: &mut [u32; BANDS]) {
+        for group in self.bins.chunks_exact(BANDS) {
+            for (b, w) in group.windows(2).enumerate() {
+                crossings[b + 1] += (w[0] & w[1]).count_ones();
+            }
         }
     }
 
