@@ -26,7 +26,7 @@ use crate::VRAM_HEIGHT;
 pub const BANDS_PER_THREAD: usize = 2;
 
 /// The second band per thread is cut only while the set-up it repeats (the primitives across
-/// its extra cuts, [`PRIM_COST`] each) is at most this fraction of the batch's load: it insures
+/// its extra cuts, `PRIM_COST` each) is at most this fraction of the batch's load: it insures
 /// against a band estimated a few per cent light, and is not worth more than that. At two
 /// threads a 640×480 frame of small triangles repeats about 1.3%, at sixteen about 8.5%.
 pub const SECOND_BAND_SHARE: u64 = 16;
@@ -65,7 +65,7 @@ fn draw_entry(batch: &Batch, e: &Entry, band: &mut Band, src: TexSource, simd: S
 }
 
 /// The bands a batch with `load` (per [`BAND_ROWS`] rows of VRAM) and `crossings` (per load
-/// band, the primitives meeting it and the one above: [`Batch::add_crossings`]) is drawn in
+/// band, the primitives meeting it and the one above: `Batch::add_crossings`) is drawn in
 /// on `threads` threads: the rows where each begins, then `VRAM_HEIGHT`. Each of whole load
 /// bands, none lighter than [`MIN_BAND_LOAD`] (so at least one); one per thread, or
 /// [`BANDS_PER_THREAD`] when the extra cuts repeat at most 1/[`SECOND_BAND_SHARE`] of the
