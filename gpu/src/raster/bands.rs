@@ -65,7 +65,7 @@ fn draw_entry(batch: &Batch, e: &Entry, band: &mut Band, src: TexSource, simd: S
 }
 
 /// The bands a batch with `load` (per [`BAND_ROWS`] rows of VRAM) and `crossings` (per load
-/// band, the primitives meeting it and the one above: `Batch::add_crossings`) is drawn in
+/// band, the primitives meeting it and the one above: `Batch::crossings`) is drawn in
 /// on `threads` threads: the rows where each begins, then `VRAM_HEIGHT`. Each of whole load
 /// bands, none lighter than [`MIN_BAND_LOAD`] (so at least one); one per thread, or
 /// [`BANDS_PER_THREAD`] when the extra cuts repeat at most 1/[`SECOND_BAND_SHARE`] of the

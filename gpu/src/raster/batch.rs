@@ -65,6 +65,9 @@ pub struct Batch {
     pub(crate) epochs: Vec<(u32, u32)>,
     /// Estimated pixels drawn (plus [`PRIM_COST`] per primitive) per band of [`BAND_ROWS`].
     pub(crate) load: Vec<u32>,
+    /// Per band of [`BAND_ROWS`], the entries meeting it and the band above: the primitives a
+    /// cut at its first row would have set up twice ([`super::bands::plan`]).
+    pub(crate) crossings: Vec<u32>,
     /// Which entries meet which band of [`BAND_ROWS`] (its bin), as bits: word `g * BANDS + b`
     /// has bit `k` set when entry `64 g + k` meets band `b`. A drawing band ORs its load
     /// bands' words, one per 64 entries, and visits only the entries set
@@ -95,6 +98,7 @@ impl Batch {
     pub fn push(&mut self, p: Prim) {
         if self.load.is_empty() {
             self.load = vec![0; BANDS];
+            self.crossings = vec![0; BANDS];
         }
         let at = self.order.len();
         if at.is_multiple_of(64) {
@@ -117,9 +121,10 @@ impl Batch {
             let cost = PRIM_COST * (l < r) as u32;
             self.load[top / BAND_ROWS] += cost;
             self.total += (cost + (bottom - top) as u32 * w) as u64;
-            let group = at / 64 * BANDS;
-            for band in top / BAND_ROWS..(bottom - 1) / BAND_ROWS + 1 {
+            let (group, first) = (at / 64 * BANDS, top / BAND_ROWS);
+            for band in first..(bottom - 1) / BAND_ROWS + 1 {
                 self.bins[group + band] |= 1 << (at % 64);
+                self.crossings[band] += (band > first) as u32;
                 let (y0, y1) = (band * BAND_ROWS, (band + 1) * BAND_ROWS);
                 let rows = (bottom.min(y1) - top.max(y0)) as u32;
                 self.load[band] = self.load[band].saturating_add(rows * w);
@@ -146,14 +151,10 @@ impl Batch {
         }
     }
 
-    /// Adds to `crossings[b]` (for each of the [`BANDS`] load bands) the entries that meet both
-    /// load band `b - 1` and load band `b`: the primitives a cut at `b`'s first row would
-    /// have set up twice ([`super::bands::plan`]).
+    /// Adds the batch's [`crossings`](Batch::crossings) to `crossings`.
     pub(crate) fn add_crossings(&self, crossings: &mut [u32; BANDS]) {
-        for group in self.bins.chunks_exact(BANDS) {
-            for (b, w) in group.windows(2).enumerate() {
-                crossings[b + 1] += (w[0] & w[1]).count_ones();
-            }
+        for (sum, c) in crossings.iter_mut().zip(&self.crossings) {
+            *sum += c;
         }
     }
 
@@ -167,6 +168,7 @@ impl Batch {
         self.looks.clear();
         self.epochs.clear();
         self.load.fill(0);
+        self.crossings.fill(0);
         self.bins.clear();
         self.total = 0;
     }
@@ -333,13 +335,22 @@ mod tests {
         chunks.pop().unwrap()
     }
 
-    /// Splitting at every entry keeps each primitive, its drawn tiles and its load on its
-    /// side, and rebases the look-ups and epochs of the part after the cut.
+    /// Splitting at every entry keeps each primitive, its drawn tiles, its load and its
+    /// crossings on its side, and rebases the look-ups and epochs of the part after the cut.
     #[test]
     fn split_off_partitions_a_batch_at_every_entry() {
         let whole = mixed();
         let n = whole.len();
         assert!(n > 24 && whole.looks.len() == 12 && whole.epochs.len() == 3);
+        // The crossings are the entries the bins set in both a band and the one above.
+        let mut want = [0; BANDS];
+        for group in whole.bins.chunks_exact(BANDS) {
+            for (b, w) in group.windows(2).enumerate() {
+                want[b + 1] += (w[0] & w[1]).count_ones();
+            }
+        }
+        assert!(want.iter().sum::<u32>() > 0);
+        assert_eq!(whole.crossings[..], want[..]);
         for at in 0..=n {
             let mut head = mixed();
             let tail = head.split_off(at);
@@ -358,6 +369,10 @@ mod tests {
                 .collect();
             let want: Vec<u64> = (0..BANDS).map(|i| whole.load[i] as u64).collect();
             assert_eq!(load, want, "cut at {at}");
+            let mut crossings = [0; BANDS];
+            head.add_crossings(&mut crossings);
+            tail.add_crossings(&mut crossings);
+            assert_eq!(crossings[..], whole.crossings[..], "cut at {at}");
             let looks: Vec<(u32, u32)> = (head.looks.iter().map(|l| (l.at, l.count)))
                 .chain(tail.looks.iter().map(|l| (l.at + at as u32, l.count)))
                 .collect();
