@@ -10,8 +10,8 @@
 //!    the tiles it may draw; a look-up that would sample what the pending batch may draw cuts
 //!    the batch there, and the part before it is drawn first;
 //! 3. **draw** (parallel): the batch's bands ([`bands::plan`], a pure function of the load,
-//!    the primitives across each cut and the thread count) are drawn by the pool; each band walks the whole batch in command
-//!    order, so who draws which band never changes a pixel.
+//!    the primitives across each cut and the thread count) are drawn by the pool; each band
+//!    walks the whole batch in command order, so who draws which band never changes a pixel.
 //!
 //! With several threads, a queue long enough to pay ([`BACKGROUND_MIN_PACKETS`]) runs as a
 //! job on the pool while the caller queues the next one: the stage moves into the job and back,

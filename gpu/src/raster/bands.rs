@@ -6,14 +6,12 @@
 //! thread count; two bands per thread so that a thread done early takes another (the pool's
 //! work stealing, `canvas.rs`) while the cuts that adds are cheap, one when they are not, and
 //! none lighter than [`MIN_BAND_LOAD`], since every cut sets up the triangles across it once
-//! more. Each band
-//! draws, in command order, every primitive of the batch that meets its rows, clipped to them
-//! ([`draw`]): the primitives its load bands' bins list, or, for a band so wide that merging
-//! its bins costs more, every entry of the batch. Every pixel thus sees exactly the writes of
-//! a serial run, in the same order, whatever the number of threads and whichever thread draws
-//! which band. A triangle is set up by each band it reaches (set-up is cheap next to its
-//! pixels, and a band never waits for another); textures are read from the texture cache's
-//! snapshot, which no band writes.
+//! more. Each band draws, in command order, every primitive of the batch that meets its rows,
+//! clipped to them ([`draw`]): the primitives its load bands' bins list. Every pixel thus sees
+//! exactly the writes of a serial run, in the same order, whatever the number of threads and
+//! whichever thread draws which band. A triangle is set up by each band it reaches (set-up is
+//! cheap next to its pixels, and a band never waits for another); textures are read from the
+//! texture cache's snapshot, which no band writes.
 
 use super::batch::{Batch, Entry, Kind, BANDS, BAND_ROWS, PRIM_COST};
 use super::span::Simd;
