@@ -31,11 +31,11 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use rayon::prelude::*;
 use rayon::ThreadPool;
 
-use crate::prepare::{prepare_all, Look, Queue};
+use crate::prepare::{prepare_all, Queue};
 
 mod mailbox;
 use crate::raster::bands;
-use crate::raster::batch::{Batch, Kind};
+use crate::raster::batch::{Batch, Kind, Look};
 use crate::raster::feedback::TexelSource;
 use crate::raster::span::Simd;
 use crate::raster::texcache::{Images, TexCache};

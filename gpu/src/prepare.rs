@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use crate::gp0::decode::{decode, Gp0Command, PolyFlags, RawVertex, RectSize};
 use crate::gp0::fields::{Clut, ColorWord};
-use crate::raster::batch::Batch;
+use crate::raster::batch::{Batch, Look};
 use crate::raster::line::Line;
 use crate::raster::rect::Rect;
 use crate::raster::texcache::{Sample, UvBounds};
@@ -121,18 +121,6 @@ impl Queue {
         self.snaps.clear();
         self.stale = true;
     }
-}
-
-/// A texture look-up left to the serial scan: what a textured packet samples, and the
-/// entries of its batch (`at..at + count` in command order) that take its CLUT's place.
-#[derive(Clone, Copy, Debug)]
-pub struct Look {
-    /// The first entry the texture belongs to.
-    pub at: u32,
-    /// How many entries (a quad's two triangles; 0 when culled).
-    pub count: u32,
-    /// What it samples.
-    pub sample: Sample,
 }
 
 /// Prepares every queued packet into batches of at most [`CHUNK`] packets each, in command

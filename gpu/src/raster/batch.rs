@@ -12,10 +12,10 @@
 use super::line::Line;
 use super::rect::Rect;
 use super::span::{prefetch, prefetch_lines};
+use super::texcache::Sample;
 use super::tiles::TileSet;
 use super::triangle::TriangleCmd;
 use super::Prim;
-use crate::prepare::Look;
 use crate::VRAM_HEIGHT;
 
 /// Rows per band of the load estimate.
@@ -30,6 +30,18 @@ pub const BANDS: usize = VRAM_HEIGHT / BAND_ROWS;
 pub const MAX_BATCH: usize = 4096;
 /// Estimated cost of a primitive beyond its pixels (its set-up), in pixels.
 pub(crate) const PRIM_COST: u32 = 32;
+
+/// A texture look-up left to the serial scan: what a textured packet samples, and the
+/// entries of its batch (`at..at + count` in command order) that take its CLUT's place.
+#[derive(Clone, Copy, Debug)]
+pub struct Look {
+    /// The first entry the texture belongs to.
+    pub at: u32,
+    /// How many entries (a quad's two triangles; 0 when culled).
+    pub count: u32,
+    /// What it samples.
+    pub sample: Sample,
+}
 
 /// Which vector of the batch holds a primitive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
