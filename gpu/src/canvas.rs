@@ -323,11 +323,15 @@ impl Stage {
         }
         self.tex
             .before_write(&self.images.vram, self.tex.drawn_tiles());
+        // The pending chunks' estimates, summed: the load per band, and the primitives across
+        // each possible cut (for the plan).
         let mut load = vec![0u32; crate::raster::batch::BANDS];
+        let mut crossings = [0; crate::raster::batch::BANDS];
         for b in &self.pending {
             for (sum, l) in load.iter_mut().zip(&b.load) {
                 *sum = sum.saturating_add(*l);
             }
+            b.add_crossings(&mut crossings);
         }
         let total: u64 = load.iter().map(|&l| l as u64).sum();
         let src = TexSource {
@@ -338,10 +342,6 @@ impl Stage {
         let vram = &mut self.images.vram[..];
         match &exec.pool {
             Some(pool) if total >= exec.min_load => {
-                let mut crossings = [0; crate::raster::batch::BANDS];
-                for b in &self.pending {
-                    b.add_crossings(&mut crossings);
-                }
                 let edges = bands::plan(&load, &crossings, exec.threads);
                 let mut rest: &mut [u16] = vram;
                 let mut rows = Vec::with_capacity(edges.len());
