@@ -219,7 +219,12 @@ impl Stage {
             let Ok(clut) = got else {
                 return Some(Cut::Conflict(at));
             };
-            set_clut(b, at..end, clut);
+            // Primitives are prepared with their CLUT in place: only a copied-out one is
+            // written into them, so the scan mostly leaves them alone (they were written on
+            // another thread and are next read where they are drawn).
+            if clut != look.sample.clut_in_place() {
+                set_clut(b, at..end, clut);
+            }
             // A new epoch right after these primitives empties the cache before anything
             // could read their fetches from it: they need no log.
             let emptied = (b.epochs.get(epochs))

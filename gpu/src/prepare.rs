@@ -17,7 +17,7 @@ use crate::raster::batch::{Batch, Look};
 use crate::raster::line::Line;
 use crate::raster::rect::Rect;
 use crate::raster::texcache::{Sample, UvBounds};
-use crate::raster::texture::{ClutRef, Texture};
+use crate::raster::texture::Texture;
 use crate::raster::triangle::{Shading, TriangleCmd, Vtx};
 use crate::raster::Prim;
 use crate::state::{wrap_shift, DrawState};
@@ -268,7 +268,8 @@ fn wrapped<const N: usize>(mut v: [Vtx; N]) -> [Vtx; N] {
 }
 
 /// Notes the look-up of a textured packet whose entries come next, and returns its texture
-/// with the CLUT's place left for the scan.
+/// with its CLUT entries in place in VRAM (the scan changes that if the CLUT cache says
+/// otherwise).
 fn look(batch: &mut Batch, snap: &Snap, clut: Clut, uv: UvBounds) -> Texture {
     let s = &snap.state;
     batch.looks.push(Look {
@@ -276,7 +277,8 @@ fn look(batch: &mut Batch, snap: &Snap, clut: Clut, uv: UvBounds) -> Texture {
         count: 0,
         sample: Sample::new(s.draw_mode, clut, s.tex_window, uv),
     });
-    Texture::new(s.draw_mode, s.tex_window, ClutRef::None)
+    let at = batch.looks[batch.looks.len() - 1].sample.clut_in_place();
+    Texture::new(s.draw_mode, s.tex_window, at)
 }
 
 /// Queues `p`; `textured`: it belongs to the last look-up.

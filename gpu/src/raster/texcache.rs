@@ -169,6 +169,16 @@ impl Sample {
             copied: n != 0 && (clut.x() + n > VRAM_WIDTH || at + 256 > VRAM_SIZE),
         }
     }
+
+    /// Where its CLUT entries are while the CLUT cache has not copied them out: in VRAM at
+    /// the CLUT's place (none for 15-bit textures). A primitive is prepared with this, so the
+    /// scan writes into it only when [`TexCache::texture`] answers otherwise.
+    pub fn clut_in_place(&self) -> ClutRef {
+        match self.entries {
+            0 => ClutRef::None,
+            _ => ClutRef::Vram(self.clut_at),
+        }
+    }
 }
 
 /// The CLUT cache's contents.
