@@ -26,6 +26,7 @@
 //! caller's thread when it waits: a rasteriser bug is a panic, never a hang.
 
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rayon::prelude::*;
@@ -67,6 +68,9 @@ pub(crate) struct Exec {
     pub threads: usize,
     pub simd: Simd,
     pub min_load: u64,
+    /// The calling thread (outside the pool) prepared the queue, so the batch is in its
+    /// core's cache: it draws bands too, beside the pool's threads.
+    pub caller_draws: bool,
     /// A row whose band panics while drawing: the tests' injected fault.
     #[cfg(test)]
     pub fault: Option<i32>,
@@ -102,14 +106,21 @@ impl Stage {
     /// [`PARALLEL_PREPARE_PACKETS`] and draws only a heavy batch: handing less to it costs more
     /// wake-ups than it saves.
     fn run(&mut self, queue: &Queue, exec: &Exec) {
-        let chunks = match &exec.pool {
-            Some(pool) if queue.len() >= PARALLEL_PREPARE_PACKETS => {
-                pool.install(|| prepare_all(queue, true, &mut self.spare))
-            }
-            _ => prepare_all(queue, false, &mut self.spare),
+        let (chunks, exec) = match &exec.pool {
+            Some(pool) if queue.len() >= PARALLEL_PREPARE_PACKETS => (
+                pool.install(|| prepare_all(queue, true, &mut self.spare)),
+                exec.clone(),
+            ),
+            _ => (
+                prepare_all(queue, false, &mut self.spare),
+                Exec {
+                    caller_draws: true,
+                    ..exec.clone()
+                },
+            ),
         };
-        self.scan_all(chunks, exec);
-        self.draw_pending(exec);
+        self.scan_all(chunks, &exec);
+        self.draw_pending(&exec);
     }
 
     /// Runs `queue`, then every queue handed to `mail` while it runs, until none waits: each
@@ -355,15 +366,40 @@ impl Stage {
                     rows.push(Band::new(band, w[0], w[1]));
                     rest = tail;
                 }
-                pool.install(|| {
-                    rows.into_par_iter().with_max_len(1).for_each(|mut band| {
-                        #[cfg(test)]
-                        if let Some(y) = exec.fault.filter(|y| (band.y0..band.y1).contains(y)) {
-                            panic!("injected in the band drawing row {y}");
+                let draw = |mut band: Band| {
+                    #[cfg(test)]
+                    if let Some(y) = exec.fault.filter(|y| (band.y0..band.y1).contains(y)) {
+                        panic!("injected in the band drawing row {y}");
+                    }
+                    bands::draw(batch, &mut band, src, simd)
+                };
+                if !exec.caller_draws || pool.current_thread_index().is_some() {
+                    // The bands are tasks the pool's threads steal.
+                    pool.install(|| rows.into_par_iter().with_max_len(1).for_each(draw));
+                } else {
+                    // The caller's thread, which prepared the batch: rather than sleep until
+                    // the pool's threads have woken and drawn everything, it draws too. Each
+                    // thread takes the next band no thread has taken, so the caller goes on
+                    // taking bands while the others are still waking.
+                    let next = AtomicUsize::new(0);
+                    let slots: Vec<Mutex<Option<Band>>> =
+                        rows.into_iter().map(|b| Mutex::new(Some(b))).collect();
+                    let take = || {
+                        let slot = slots.get(next.fetch_add(1, Ordering::Relaxed))?;
+                        slot.lock().unwrap_or_else(PoisonError::into_inner).take()
+                    };
+                    let draw_all = || {
+                        while let Some(band) = take() {
+                            draw(band);
                         }
-                        bands::draw(batch, &mut band, src, simd)
-                    })
-                });
+                    };
+                    pool.in_place_scope(|s| {
+                        for _ in 1..exec.threads.min(slots.len()) {
+                            s.spawn(|_| draw_all());
+                        }
+                        draw_all();
+                    });
+                }
             }
             _ => bands::draw(batch, &mut Band::new(vram, 0, VRAM_HEIGHT), src, simd),
         }
@@ -609,6 +645,7 @@ mod tests {
             threads,
             simd: Simd::best(),
             min_load: 0,
+            caller_draws: false,
             fault,
         }
     }
@@ -633,6 +670,49 @@ mod tests {
             let mut q = rects(n);
             canvas.run(&mut q, &exec(3, None));
             assert_eq!(canvas.images().vram[0], 0x001f, "{n} packets");
+        }
+    }
+
+    /// A batch the caller prepared is drawn in bands by the caller and the pool's threads
+    /// together; a panic in any band, whichever thread drew it, reaches the caller, and the
+    /// stage draws again afterwards.
+    #[test]
+    fn a_panic_in_a_band_drawn_beside_the_caller_reaches_it() {
+        // 64 rectangles of 512×8 down VRAM: heavy enough for six bands at three threads, from
+        // a queue short enough to be prepared and run on the caller.
+        let all = || crate::prepare::Snap {
+            state: crate::state::DrawState {
+                area_br: 1023 | 511 << 10,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let q = || {
+            let mut q = Queue::default();
+            for i in 0..64u32 {
+                q.push(&[0x6000_00f8, (i * 8) << 16, 8 << 16 | 512], all);
+            }
+            q
+        };
+        for row in [4, 200, 400, 508] {
+            let mut canvas = Canvas::default();
+            let mut fault = exec(3, Some(row));
+            fault.min_load = 1;
+            let caught = panic::catch_unwind(AssertUnwindSafe(|| {
+                canvas.run(&mut q(), &fault);
+                canvas.wait();
+            }));
+            let msg = caught.expect_err("the panic is raised on the caller");
+            let msg = msg.downcast_ref::<String>().expect("a message");
+            assert_eq!(*msg, format!("injected in the band drawing row {row}"));
+            let mut ok = exec(3, None);
+            ok.min_load = 1;
+            canvas.run(&mut q(), &ok);
+            let vram = &canvas.images().vram;
+            assert!(
+                (0..512).all(|y| vram[y * VRAM_WIDTH + 511] == 0x001f),
+                "row {row}"
+            );
         }
     }
 

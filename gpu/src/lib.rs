@@ -324,6 +324,7 @@ impl Gpu {
             threads,
             simd: self.simd,
             min_load: self.parallel_min_load,
+            caller_draws: false,
             #[cfg(test)]
             fault: None,
         }
