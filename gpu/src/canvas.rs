@@ -10,8 +10,9 @@
 //!    the tiles it may draw; a look-up that would sample what the pending batch may draw cuts
 //!    the batch there, and the part before it is drawn first;
 //! 3. **draw** (parallel): the batch's bands ([`bands::plan`], a pure function of the load,
-//!    the primitives across each cut and the thread count) are drawn by the pool; each band
-//!    walks the whole batch in command order, so who draws which band never changes a pixel.
+//!    the primitives across each cut and the thread count) are drawn by the pool (with the
+//!    caller, for a queue the caller prepared); each band draws, in command order, every
+//!    primitive meeting its rows, so who draws which band never changes a pixel.
 //!
 //! With several threads, a queue long enough to pay ([`BACKGROUND_MIN_PACKETS`]) runs as a
 //! job on the pool while the caller queues the next one: the stage moves into the job and back,
@@ -104,7 +105,8 @@ impl Stage {
     ///
     /// On the caller's thread, the pool prepares only a queue of at least
     /// [`PARALLEL_PREPARE_PACKETS`] and draws only a heavy batch: handing less to it costs more
-    /// wake-ups than it saves.
+    /// wake-ups than it saves. A heavy batch of a queue prepared here is drawn by the caller
+    /// and the pool together ([`Exec::caller_draws`]).
     fn run(&mut self, queue: &Queue, exec: &Exec) {
         let (chunks, exec) = match &exec.pool {
             Some(pool) if queue.len() >= PARALLEL_PREPARE_PACKETS => (
