@@ -27,7 +27,6 @@
 //! caller's thread when it waits: a rasteriser bug is a panic, never a hang.
 
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rayon::prelude::*;
@@ -383,20 +382,16 @@ impl Stage {
                     // the pool's threads have woken and drawn everything, it draws too. Each
                     // thread takes the next band no thread has taken, so the caller goes on
                     // taking bands while the others are still waking.
-                    let next = AtomicUsize::new(0);
-                    let slots: Vec<Mutex<Option<Band>>> =
-                        rows.into_iter().map(|b| Mutex::new(Some(b))).collect();
-                    let take = || {
-                        let slot = slots.get(next.fetch_add(1, Ordering::Relaxed))?;
-                        slot.lock().unwrap_or_else(PoisonError::into_inner).take()
-                    };
+                    let takers = exec.threads.min(rows.len());
+                    let rows = Mutex::new(rows.into_iter());
+                    let take = || rows.lock().unwrap_or_else(PoisonError::into_inner).next();
                     let draw_all = || {
                         while let Some(band) = take() {
                             draw(band);
                         }
                     };
                     pool.in_place_scope(|s| {
-                        for _ in 1..exec.threads.min(slots.len()) {
+                        for _ in 1..takers {
                             s.spawn(|_| draw_all());
                         }
                         draw_all();

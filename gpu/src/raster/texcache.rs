@@ -291,7 +291,7 @@ impl TexCache {
             self.valid = self.valid.union(missing);
         }
         if n == 0 {
-            return Ok(ClutRef::None);
+            return Ok(sample.clut_in_place());
         }
         if !hit {
             // A CLUT the snapshot cannot hand out as 256 halfwords in a row (it wraps past the
@@ -320,7 +320,7 @@ impl TexCache {
         // The cache now serves this depth: 8-bit primitives after a 4-bit one load again.
         c.loaded = n;
         Ok(match &c.saved {
-            None => ClutRef::Vram(sample.clut_at),
+            None => sample.clut_in_place(),
             Some(t) => ClutRef::Table(*c.slot.get_or_insert_with(|| {
                 cluts.push(**t);
                 (cluts.len() - 1) as u32
