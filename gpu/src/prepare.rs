@@ -272,12 +272,13 @@ fn wrapped<const N: usize>(mut v: [Vtx; N]) -> [Vtx; N] {
 /// otherwise).
 fn look(batch: &mut Batch, snap: &Snap, clut: Clut, uv: UvBounds) -> Texture {
     let s = &snap.state;
+    let sample = Sample::new(s.draw_mode, clut, s.tex_window, uv);
+    let at = sample.clut_in_place();
     batch.looks.push(Look {
         at: batch.len() as u32,
         count: 0,
-        sample: Sample::new(s.draw_mode, clut, s.tex_window, uv),
+        sample,
     });
-    let at = batch.looks[batch.looks.len() - 1].sample.clut_in_place();
     Texture::new(s.draw_mode, s.tex_window, at)
 }
 
