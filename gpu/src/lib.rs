@@ -64,12 +64,17 @@ pub const VRAM_HEIGHT: usize = 512;
 /// masks instead of bounds checks).
 pub type VramImage = [u16; VRAM_WIDTH * VRAM_HEIGHT];
 
-/// A zeroed VRAM image on the heap.
+/// A zeroed VRAM image on the heap, every page of it written here. A zeroed allocation
+/// (`vec![0; n]`) leaves fresh pages unmapped until first written: the first batch would map
+/// them from whichever band's thread draws there, and page faults taken by several threads at
+/// once wait on each other. Memory the allocator reuses is written either way.
 pub(crate) fn boxed_vram() -> Box<VramImage> {
-    vec![0u16; VRAM_WIDTH * VRAM_HEIGHT]
-        .into_boxed_slice()
-        .try_into()
-        .expect("VRAM-sized")
+    let mut v: Vec<u16> = Vec::with_capacity(VRAM_WIDTH * VRAM_HEIGHT);
+    // Hidden from the optimiser, which would otherwise make allocation and fill one zeroed
+    // allocation again.
+    v = std::hint::black_box(v);
+    v.resize(VRAM_WIDTH * VRAM_HEIGHT, 0);
+    v.into_boxed_slice().try_into().expect("VRAM-sized")
 }
 
 /// Estimated work (pixels, see [`raster::batch::Batch::load`]) from which a batch is drawn on several threads
