@@ -64,11 +64,21 @@ pub const VRAM_HEIGHT: usize = 512;
 /// masks instead of bounds checks).
 pub type VramImage = [u16; VRAM_WIDTH * VRAM_HEIGHT];
 
-/// A zeroed VRAM image on the heap, every page of it written here. A zeroed allocation
-/// (`vec![0; n]`) leaves fresh pages unmapped until first written: the first batch would map
-/// them from whichever band's thread draws there, and page faults taken by several threads at
-/// once wait on each other. Memory the allocator reuses is written either way.
+/// A zeroed VRAM image on the heap, its pages mapped as they are first written.
 pub(crate) fn boxed_vram() -> Box<VramImage> {
+    vec![0u16; VRAM_WIDTH * VRAM_HEIGHT]
+        .into_boxed_slice()
+        .try_into()
+        .expect("VRAM-sized")
+}
+
+/// A zeroed VRAM image on the heap with every page written here: the image bands draw into.
+/// Left to be mapped as first written ([`boxed_vram`]), its pages would be mapped by
+/// whichever band's thread first draws there, and page faults taken by several threads at
+/// once wait on each other. (The snapshot is written only by the serial scan, so it stays
+/// lazy: a GPU that never samples most of VRAM never maps it.) Memory the allocator reuses is
+/// written either way.
+pub(crate) fn written_vram() -> Box<VramImage> {
     let mut v: Vec<u16> = Vec::with_capacity(VRAM_WIDTH * VRAM_HEIGHT);
     // Hidden from the optimiser, which would otherwise make allocation and fill one zeroed
     // allocation again.

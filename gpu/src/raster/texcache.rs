@@ -208,7 +208,7 @@ impl Default for Images {
     /// Both zeroed.
     fn default() -> Self {
         Images {
-            vram: crate::boxed_vram(),
+            vram: crate::written_vram(),
             snapshot: crate::boxed_vram(),
         }
     }
