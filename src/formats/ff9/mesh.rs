@@ -26,12 +26,75 @@
 
 use super::WriteError;
 use crate::formats::reader::Reader;
-use crate::formats::Result;
+use crate::formats::{ErrorKind, Result};
 
 /// Size of the model header.
 pub const HEADER_SIZE: usize = 0x14;
 /// Size of one group header.
 pub const GROUP_HEADER_SIZE: usize = 40;
+
+/// Most polygons one model holds, all groups together. The header's u16 data size keeps a real
+/// model's group data under 64 KiB, about 3300 polygons; the cap leaves a wide margin and bounds
+/// the faces every pose hands the renderer whatever the file's size.
+pub const MAX_POLYGONS: u64 = 1 << 16;
+/// Bytes of polygon, vertex and UV arrays a model may read per byte of the model: a well-formed
+/// model reads each of its arrays once.
+pub const BUDGET_PER_BYTE: u64 = 4;
+/// Bytes of those arrays every model may read whatever its size.
+pub const BUDGET_BASE: u64 = 1 << 20;
+
+/// What a model may still read. Each group's counts are capped only by their 16-bit fields and
+/// nothing stops 255 groups pointing at one region of the file, so only totals over all groups
+/// bound what a model costs: its bytes of arrays in proportion to its size, its polygons by
+/// [`MAX_POLYGONS`]. Every array is charged before anything is allocated for it.
+struct Allowance {
+    /// Bytes of arrays read so far.
+    bytes_read: u64,
+    /// The most bytes of arrays the model may read.
+    byte_limit: u64,
+    /// Polygons read so far.
+    polygons: u64,
+}
+
+impl Allowance {
+    /// The allowance of a model of `len` bytes.
+    fn for_model(len: u64) -> Allowance {
+        Allowance {
+            bytes_read: 0,
+            byte_limit: BUDGET_BASE.saturating_add(len.saturating_mul(BUDGET_PER_BYTE)),
+            polygons: 0,
+        }
+    }
+
+    /// Charges `n` polygons of the group whose counts are at `at`.
+    fn polygons(&mut self, r: &Reader, at: u64, n: u64) -> Result<()> {
+        self.polygons += n;
+        r.check_count(
+            at,
+            self.polygons,
+            MAX_POLYGONS,
+            "polygons (all groups together)",
+        )?;
+        Ok(())
+    }
+
+    /// Charges `bytes` of an array whose pointer is at `at`.
+    fn bytes(&mut self, r: &Reader, at: u64, bytes: u64) -> Result<()> {
+        let total = self.bytes_read.saturating_add(bytes);
+        if total > self.byte_limit {
+            return Err(r.error(
+                at,
+                ErrorKind::CountTooLarge {
+                    what: "bytes of polygon, vertex and UV arrays read (all groups together)",
+                    count: total,
+                    max: self.byte_limit,
+                },
+            ));
+        }
+        self.bytes_read = total;
+        Ok(())
+    }
+}
 
 /// The three polygon layouts of a group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -244,12 +307,14 @@ impl Mesh {
             GROUP_HEADER_SIZE as u64,
             "group headers",
         )?;
+        let mut allowance = Allowance::for_model(r.len());
         let mut groups = Vec::with_capacity(group_count as usize);
         for g in 0..group_count {
             groups.push(parse_group(
                 &r,
                 group_ptr + g * GROUP_HEADER_SIZE as u64,
                 bones.len(),
+                &mut allowance,
             )?);
         }
         Ok(Mesh {
@@ -445,11 +510,12 @@ fn write_polygon(out: &mut Vec<u8>, p: &Polygon) {
     out.extend_from_slice(&rec);
 }
 
-fn parse_group(r: &Reader, h: u64, bone_count: usize) -> Result<Group> {
+fn parse_group(r: &Reader, h: u64, bone_count: usize, allow: &mut Allowance) -> Result<Group> {
     let mut counts = [0u64; 6];
     for (i, c) in counts.iter_mut().enumerate() {
         *c = u64::from(r.u16_at(h + 2 + 2 * i as u64, "polygon count")?);
     }
+    allow.polygons(r, h + 2, counts.iter().sum())?;
     let offset = [
         r.i16_at(h + 0x0E, "group x")?,
         r.i16_at(h + 0x10, "group y")?,
@@ -463,6 +529,7 @@ fn parse_group(r: &Reader, h: u64, bone_count: usize) -> Result<Group> {
     for ((kind, quad), &n) in PolyKind::ORDER.iter().zip(&counts) {
         let size = kind.record_size(*quad);
         let bytes = r.array(h + 0x1C, off, n, size, "polygon records")?;
+        allow.bytes(r, h + 0x1C, bytes.len() as u64)?;
         polygons.reserve(n as usize);
         for rec in bytes.chunks_exact(size as usize) {
             polygons.push(parse_polygon(*kind, *quad, rec));
@@ -480,6 +547,7 @@ fn parse_group(r: &Reader, h: u64, bone_count: usize) -> Result<Group> {
     let vertex_count = used(|p| &p.vertices);
     let uv_count = used(|p| &p.uvs);
     let vbytes = r.array(h + 0x18, vertex_ptr, vertex_count, 8, "vertex array")?;
+    allow.bytes(r, h + 0x18, vbytes.len() as u64)?;
     let mut vertices = Vec::with_capacity(vertex_count as usize);
     for (i, v) in vbytes.chunks_exact(8).enumerate() {
         let bone = v[6];
@@ -496,6 +564,7 @@ fn parse_group(r: &Reader, h: u64, bone_count: usize) -> Result<Group> {
         });
     }
     let uvbytes = r.array(h + 0x20, uv_ptr, uv_count, 2, "UV array")?;
+    allow.bytes(r, h + 0x20, uvbytes.len() as u64)?;
     let uvs = uvbytes.chunks_exact(2).map(|c| [c[0], c[1]]).collect();
     Ok(Group {
         offset,
@@ -572,6 +641,149 @@ mod tests {
             let wide = quad && kind != PolyKind::B;
             assert_eq!(g.polygons[0].flags, if wide { 0x0001_0021 } else { 0x21 });
         }
+    }
+
+    /// A bare one-bone model with one group header per entry of `regions`: group `g` reads
+    /// polygon region `regions[g]` (regions may repeat, so groups share one) and every group
+    /// the same vertex and UV arrays. A region holds `per_kind` zeroed records of every kind
+    /// and one more A triangle; its last record, a triangle either way, names vertex and UV
+    /// `last_index` in its third corner. Returns the file and where the group headers start.
+    fn model_with_groups(regions: &[usize], per_kind: u16, last_index: u16) -> (Vec<u8>, u64) {
+        let group_ptr = HEADER_SIZE + 4;
+        let mut d = vec![0u8; group_ptr + GROUP_HEADER_SIZE * regions.len()];
+        d[2] = 1;
+        d[3] = regions.len() as u8;
+        d[0x0C..0x10].copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
+        d[0x10..0x14].copy_from_slice(&(group_ptr as u32).to_le_bytes());
+        d[HEADER_SIZE] = 100;
+        let vertex_ptr = d.len();
+        d.resize(vertex_ptr + 8 * (usize::from(last_index) + 1), 0);
+        let uv_ptr = d.len();
+        d.resize(uv_ptr + 2 * (usize::from(last_index) + 1), 0);
+        let region_size: u64 = PolyKind::ORDER
+            .iter()
+            .map(|(k, q)| u64::from(per_kind) * k.record_size(*q))
+            .sum::<u64>()
+            + 20;
+        let nregions = regions.iter().max().map_or(0, |m| m + 1);
+        let first_region = d.len();
+        for _ in 0..nregions {
+            let at = d.len() + region_size as usize - 20;
+            d.resize(d.len() + region_size as usize, 0);
+            // A and C triangles keep the third vertex at 4 and the third UV at 16.
+            d[at + 4..at + 6].copy_from_slice(&last_index.to_le_bytes());
+            d[at + 16..at + 18].copy_from_slice(&last_index.to_le_bytes());
+        }
+        for (g, &region) in regions.iter().enumerate() {
+            let h = group_ptr + g * GROUP_HEADER_SIZE;
+            let poly = first_region + region * region_size as usize;
+            for (i, (kind, quad)) in PolyKind::ORDER.iter().enumerate() {
+                let n = per_kind + u16::from(*kind == PolyKind::A && !*quad);
+                d[h + 2 + 2 * i..h + 4 + 2 * i].copy_from_slice(&n.to_le_bytes());
+            }
+            for (field, ptr) in [(0x18, vertex_ptr), (0x1C, poly), (0x20, uv_ptr)] {
+                d[h + field..h + field + 4].copy_from_slice(&(ptr as u32).to_le_bytes());
+            }
+        }
+        (d, group_ptr as u64)
+    }
+
+    fn assert_refused_at(data: &[u8], at: u64, what: &str) {
+        let e = Mesh::parse(data).expect_err("a model that should be refused loaded");
+        assert!(matches!(e.kind, ErrorKind::CountTooLarge { .. }), "{e}");
+        assert!(e.to_string().contains(what), "{e}");
+        assert_eq!(e.offset, at, "{e}");
+    }
+
+    /// 64 groups reading one region of 1537 polygons would materialise over 98000 polygons
+    /// from a 40 KB file: the read budget refuses it at the polygon pointer of the group that goes
+    /// over, before its records are read.
+    #[test]
+    fn groups_sharing_one_polygon_region_are_refused() {
+        let (data, groups) = model_with_groups(&[0; 64], 256, 0);
+        let region_bytes = 256 * (24 + 20 + 32 + 24 + 24 + 20) + 20;
+        // Each group also reads one vertex (8 bytes) and one UV (2 bytes).
+        let per_group = region_bytes + 10;
+        let limit = BUDGET_BASE + BUDGET_PER_BYTE * data.len() as u64;
+        let k = (0..64u64)
+            .find(|k| k * per_group + region_bytes > limit)
+            .expect("64 groups pass the budget");
+        assert!(
+            (k + 1) * (6 * 256 + 1) <= MAX_POLYGONS,
+            "the polygon cap would trip first"
+        );
+        let at = groups + k * GROUP_HEADER_SIZE as u64 + 0x1C;
+        assert_refused_at(&data, at, "bytes of polygon, vertex and UV arrays");
+        // Two groups sharing it are fine.
+        let (data, _) = model_with_groups(&[0; 2], 256, 0);
+        let m = Mesh::parse(&data).expect("two groups sharing polygons load");
+        assert_eq!(m.groups[1].polygons.len(), 6 * 256 + 1);
+    }
+
+    /// One triangle per group naming vertex and UV 65535 makes each group read a 512 KiB
+    /// vertex array; 16 groups sharing one would hold a million vertices.
+    #[test]
+    fn groups_sharing_one_vertex_array_are_refused() {
+        let (data, groups) = model_with_groups(&[0; 16], 0, u16::MAX);
+        // One 20-byte triangle, 65536 vertices and 65536 UVs a group.
+        let per_group = 20 + 8 * 65536 + 2 * 65536;
+        let limit = BUDGET_BASE + BUDGET_PER_BYTE * data.len() as u64;
+        let k = (0..16u64)
+            .find(|k| (k + 1) * per_group > limit)
+            .expect("16 groups pass the budget");
+        let at = groups + k * GROUP_HEADER_SIZE as u64;
+        let e = Mesh::parse(&data).expect_err("shared vertex arrays loaded");
+        assert!(
+            e.offset == at + 0x18 || e.offset == at + 0x20,
+            "at 0x{:x}, expected group {k}'s vertex or UV pointer: {e}",
+            e.offset
+        );
+        assert!(matches!(e.kind, ErrorKind::CountTooLarge { .. }), "{e}");
+    }
+
+    /// Past [`MAX_POLYGONS`] a model is refused at the counts of the group that goes over, even
+    /// when no two groups share anything.
+    #[test]
+    fn more_polygons_than_the_cap_are_refused_at_the_group() {
+        let regions: Vec<usize> = (0..11).collect();
+        let (data, groups) = model_with_groups(&regions, 1000, 0);
+        // 6001 polygons a group: the 11th passes 65536.
+        assert_refused_at(
+            &data,
+            groups + 10 * GROUP_HEADER_SIZE as u64 + 2,
+            "polygons (all groups together)",
+        );
+        let (data, _) = model_with_groups(&regions[..10], 1000, 0);
+        let m = Mesh::parse(&data).expect("60010 polygons load");
+        assert_eq!(m.groups.len(), 10);
+    }
+
+    /// The demo character (built by our writer from the documented layout) reads each array
+    /// once, far inside both limits.
+    #[test]
+    fn the_demo_model_is_far_inside_the_limits() {
+        let (mesh, ..) = super::super::demo_parts();
+        let data = mesh.write().unwrap();
+        let read: u64 = mesh
+            .groups
+            .iter()
+            .map(|g| {
+                let polys: u64 = g
+                    .polygons
+                    .iter()
+                    .map(|p| p.kind.record_size(p.is_quad()))
+                    .sum();
+                polys + 8 * g.vertices.len() as u64 + 2 * g.uvs.len() as u64
+            })
+            .sum();
+        let polygons: usize = mesh.groups.iter().map(|g| g.polygons.len()).sum();
+        let limit = BUDGET_BASE + BUDGET_PER_BYTE * data.len() as u64;
+        println!(
+            "demo model: {} bytes, {polygons} polygons, {read} bytes of arrays of {limit}",
+            data.len()
+        );
+        assert!(read <= data.len() as u64 && polygons as u64 <= MAX_POLYGONS / 16);
+        assert_eq!(Mesh::parse(&data).unwrap(), mesh);
     }
 
     #[test]

@@ -16,8 +16,8 @@
 //! visibility @0xC0.
 
 use super::parse::{read_all, to_scene};
-use super::track::{Rot, Time, Track, TRACK_SIZE};
-use super::{blend_of, M2Array, M2Model};
+use super::track::{Key, Rot, Time, Track, TRACK_SIZE};
+use super::{blend_of, M2Array, M2Model, ReadBudget};
 use crate::effects::{
     Atlas, CellAnimation, Emission, EmitterDef, EmitterSource, EmitterState, Facing, OverLife,
 };
@@ -184,6 +184,27 @@ pub struct Extras {
     pub cameras: Vec<Camera>,
 }
 
+/// What every effect track is read with: the model's global sequences, and the load's read
+/// budget, which each track's arrays are charged to (many tracks may point at one region).
+#[derive(Clone, Copy)]
+struct Keys<'b> {
+    global_sequences: usize,
+    budget: &'b ReadBudget,
+}
+
+impl Keys<'_> {
+    /// The track whose header is at `at`, keys of `size` bytes read by `read`.
+    fn track<T: Key>(
+        self,
+        r: &Reader,
+        at: u64,
+        size: u64,
+        read: impl Fn(&Reader, u64) -> Result<T>,
+    ) -> Result<Track<T>> {
+        Track::read_charged(r, self.budget, at, self.global_sequences, size, read)
+    }
+}
+
 fn vec3(r: &Reader, at: u64, what: &'static str) -> Result<[f32; 3]> {
     Ok([
         r.f32_at(at, what)?,
@@ -192,18 +213,18 @@ fn vec3(r: &Reader, at: u64, what: &'static str) -> Result<[f32; 3]> {
     ])
 }
 
-fn f32_track(r: &Reader, at: u64, ngs: usize) -> Result<Track<f32>> {
-    Track::read(r, at, ngs, 4, |r, v| r.f32_at(v, "float key"))
+fn f32_track(r: &Reader, at: u64, keys: Keys) -> Result<Track<f32>> {
+    keys.track(r, at, 4, |r, v| r.f32_at(v, "float key"))
 }
 
-fn u8_track(r: &Reader, at: u64, ngs: usize) -> Result<Track<f32>> {
-    Track::read(r, at, ngs, 1, |r, v| {
+fn u8_track(r: &Reader, at: u64, keys: Keys) -> Result<Track<f32>> {
+    keys.track(r, at, 1, |r, v| {
         Ok(f32::from(r.bytes(v, 1, "byte key")?[0]))
     })
 }
 
-fn fixed16_track(r: &Reader, at: u64, ngs: usize) -> Result<Track<f32>> {
-    Track::read(r, at, ngs, 2, |r, v| {
+fn fixed16_track(r: &Reader, at: u64, keys: Keys) -> Result<Track<f32>> {
+    keys.track(r, at, 2, |r, v| {
         Ok(f32::from(r.i16_at(v, "fixed16 key")?) / 32767.0)
     })
 }
@@ -217,10 +238,22 @@ fn index(r: &Reader, at: u64, v: usize, n: usize, what: &str) -> Result<usize> {
     }
 }
 
-/// Reads the effect arrays; `ngs` global sequences, `nbones` bones, `ntextures` textures.
-pub fn parse(r: &Reader, ngs: usize, nbones: usize, ntextures: usize) -> Result<Extras> {
-    let rf = M2Array::read(
+/// Reads the effect arrays, charging them to `budget`; `ngs` global sequences, `nbones` bones,
+/// `ntextures` textures.
+pub fn parse(
+    r: &Reader,
+    budget: &ReadBudget,
+    ngs: usize,
+    nbones: usize,
+    ntextures: usize,
+) -> Result<Extras> {
+    let keys = Keys {
+        global_sequences: ngs,
+        budget,
+    };
+    let rf = M2Array::read_charged(
         r,
+        budget,
         super::parse::OFS_RENDER_FLAGS,
         1 << 16,
         4,
@@ -229,33 +262,33 @@ pub fn parse(r: &Reader, ngs: usize, nbones: usize, ntextures: usize) -> Result<
     let blends = (0..rf.count)
         .map(|i| r.u16_at(rf.at(i, 4) + 2, "blend mode"))
         .collect::<Result<Vec<_>>>()?;
-    let records =
-        |at: u64, size: u64, what: &'static str| M2Array::read(r, at, MAX_EFFECTS, size, what);
+    let records = |at: u64, size: u64, what: &'static str| {
+        M2Array::read_charged(r, budget, at, MAX_EFFECTS, size, what)
+    };
     let particles = read_all(
         records(OFS_PARTICLES, PARTICLE_SIZE, "particle emitters")?,
         PARTICLE_SIZE,
-        |o| read_particle(r, o, ngs, nbones, ntextures),
+        |o| read_particle(r, o, keys, nbones, ntextures),
     )?;
     let ribbons = read_all(
         records(OFS_RIBBONS, RIBBON_SIZE, "ribbon emitters")?,
         RIBBON_SIZE,
-        |o| read_ribbon(r, o, ngs, nbones, ntextures, &blends),
+        |o| read_ribbon(r, o, keys, nbones, ntextures, &blends),
     )?;
     let anims = records(OFS_TEXTURE_ANIMS, TEXTURE_ANIM_SIZE, "texture animations")?;
     let texture_anims = read_all(anims, TEXTURE_ANIM_SIZE, |o| {
         Ok(TextureAnim {
-            translation: Track::read(r, o, ngs, 12, |r, v| vec3(r, v, "uv translation"))?,
-            rotation: Track::read(r, o + TRACK_SIZE, ngs, 16, |r, v| {
+            translation: keys.track(r, o, 12, |r, v| vec3(r, v, "uv translation"))?,
+            rotation: keys.track(r, o + TRACK_SIZE, 16, |r, v| {
                 let c = |k: u64| r.f32_at(v + 4 * k, "uv rotation");
                 Ok(Rot([c(0)?, c(1)?, c(2)?, c(3)?]))
             })?,
-            scaling: Track::read(r, o + 2 * TRACK_SIZE, ngs, 12, |r, v| {
-                vec3(r, v, "uv scaling")
-            })?,
+            scaling: keys.track(r, o + 2 * TRACK_SIZE, 12, |r, v| vec3(r, v, "uv scaling"))?,
         })
     })?;
-    let lookup = M2Array::read(
+    let lookup = M2Array::read_charged(
         r,
+        budget,
         OFS_TEXTURE_ANIM_LOOKUP,
         1 << 16,
         2,
@@ -265,7 +298,7 @@ pub fn parse(r: &Reader, ngs: usize, nbones: usize, ntextures: usize) -> Result<
     let cameras = read_all(
         records(OFS_CAMERAS, CAMERA_SIZE, "cameras")?,
         CAMERA_SIZE,
-        |o| read_camera(r, o, ngs),
+        |o| read_camera(r, o, keys),
     )?;
     Ok(Extras {
         particles,
@@ -279,7 +312,7 @@ pub fn parse(r: &Reader, ngs: usize, nbones: usize, ntextures: usize) -> Result<
 fn read_particle(
     r: &Reader,
     o: u64,
-    ngs: usize,
+    keys: Keys,
     nbones: usize,
     ntextures: usize,
 ) -> Result<ParticleEmitter> {
@@ -288,7 +321,7 @@ fn read_particle(
     let blend = r.bytes(o + 0x28, 2, "particle blend")?;
     let mut tracks = Vec::with_capacity(9);
     for k in 0..9 {
-        tracks.push(f32_track(r, o + 0x34 + TRACK_SIZE * k, ngs)?);
+        tracks.push(f32_track(r, o + 0x34 + TRACK_SIZE * k, keys)?);
     }
     let colors = [0u64, 1, 2].map(|k| r.bytes(o + 0x150 + 4 * k, 4, "particle colour"));
     let mut rgba = [[0u8; 4]; 3];
@@ -330,27 +363,27 @@ fn read_particle(
         ],
         drag: f(0x194, "particle drag")?,
         spin: f(0x198, "particle spin")?,
-        enabled: u8_track(r, o + 0x1DC, ngs)?,
+        enabled: u8_track(r, o + 0x1DC, keys)?,
     })
 }
 
 fn read_ribbon(
     r: &Reader,
     o: u64,
-    ngs: usize,
+    keys: Keys,
     nbones: usize,
     ntextures: usize,
     blends: &[u16],
 ) -> Result<RibbonEmitter> {
     let bone = r.u32_at(o + 4, "ribbon bone")? as usize;
-    let mat = M2Array::read(r, o + 0x1C, 1 << 10, 2, "ribbon materials")?;
+    let mat = M2Array::read_charged(r, keys.budget, o + 0x1C, 1 << 10, 2, "ribbon materials")?;
     let blend = if mat.count == 0 {
         0
     } else {
         let m = usize::from(r.u16_at(mat.offset, "ribbon material")?);
         blends[index(r, mat.offset, m, blends.len(), "ribbon material")?]
     };
-    let tex = M2Array::read(r, o + 0x14, 1 << 10, 2, "ribbon textures")?;
+    let tex = M2Array::read_charged(r, keys.budget, o + 0x14, 1 << 10, 2, "ribbon textures")?;
     let texture = if tex.count == 0 {
         None
     } else {
@@ -362,10 +395,10 @@ fn read_ribbon(
         position: to_scene(vec3(r, o + 8, "ribbon position")?),
         texture,
         blend,
-        color: Track::read(r, o + 0x24, ngs, 12, |r, v| vec3(r, v, "ribbon colour"))?,
-        alpha: fixed16_track(r, o + 0x40, ngs)?,
-        above: f32_track(r, o + 0x5C, ngs)?,
-        below: f32_track(r, o + 0x78, ngs)?,
+        color: keys.track(r, o + 0x24, 12, |r, v| vec3(r, v, "ribbon colour"))?,
+        alpha: fixed16_track(r, o + 0x40, keys)?,
+        above: f32_track(r, o + 0x5C, keys)?,
+        below: f32_track(r, o + 0x78, keys)?,
         edges_per_second: r.f32_at(o + 0x94, "ribbon edges per second")?,
         edge_lifetime: r.f32_at(o + 0x98, "ribbon edge lifetime")?,
         gravity: r.f32_at(o + 0x9C, "ribbon gravity")?,
@@ -373,17 +406,13 @@ fn read_ribbon(
             r.u16_at(o + 0xA0, "ribbon rows")?,
             r.u16_at(o + 0xA2, "ribbon columns")?,
         ],
-        visibility: u8_track(r, o + 0xC0, ngs)?,
+        visibility: u8_track(r, o + 0xC0, keys)?,
     })
 }
 
-fn read_camera(r: &Reader, o: u64, ngs: usize) -> Result<Camera> {
+fn read_camera(r: &Reader, o: u64, keys: Keys) -> Result<Camera> {
     // Spline keys: value, in-tangent, out-tangent; only the value is used.
-    let spline3 = |at| {
-        Track::read(r, at, ngs, 36, |r, v| {
-            Ok(to_scene(vec3(r, v, "camera key")?))
-        })
-    };
+    let spline3 = |at| keys.track(r, at, 36, |r, v| Ok(to_scene(vec3(r, v, "camera key")?)));
     Ok(Camera {
         kind: r.i32_at(o, "camera type")?,
         fov: r.f32_at(o + 4, "camera field of view")?,

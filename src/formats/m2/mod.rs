@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 pub use parse::{MAX_VERSION, MIN_VERSION};
 
-use super::error::Result;
+use super::error::{ErrorKind, Result};
 use super::reader::Reader;
 use super::{LoadError, LoadOptions};
 use crate::scene::{AnimationInfo, Blend, Model, PoseRequest, PosedMesh, Texture};
@@ -54,9 +54,80 @@ impl M2Array {
         Ok(M2Array { count, offset })
     }
 
+    /// [`M2Array::read`], then charges the array's `count × size` bytes to `budget`; going
+    /// over is refused at `at`, where the pair was read.
+    pub fn read_charged(
+        r: &Reader,
+        budget: &ReadBudget,
+        at: u64,
+        max: u64,
+        size: u64,
+        what: &'static str,
+    ) -> Result<M2Array> {
+        let a = M2Array::read(r, at, max, size, what)?;
+        budget.charge(r, at, a.count * size)?;
+        Ok(a)
+    }
+
     /// Offset of element `i` of `size` bytes.
     pub fn at(&self, i: u64, size: u64) -> u64 {
         self.offset + i * size
+    }
+}
+
+/// Read budget per byte of the file: a well-formed model reads each byte of its arrays once,
+/// and four times leaves room for exporters that point several tracks at one block of keys.
+pub const BUDGET_PER_FILE_BYTE: u64 = 4;
+/// Read budget every load has whatever its size, so tiny hand-made models are never refused.
+pub const BUDGET_BASE: u64 = 1 << 20;
+
+/// Bytes of arrays one load may still read. Every array is charged its stored size when it is
+/// read: each count is capped on its own, but nothing stops many arrays pointing at one region
+/// of the file (4096 bones whose tracks all claim the same block of keys), and only a total
+/// keeps the memory a load takes proportional to the file. Decoded values take at most twice
+/// their stored size (int16 quaternions become f32), so the memory stays within a small
+/// multiple of the budget.
+#[derive(Debug)]
+pub struct ReadBudget {
+    limit: u64,
+    used: std::cell::Cell<u64>,
+}
+
+impl ReadBudget {
+    /// The budget of a file of `len` bytes.
+    pub fn for_file(len: u64) -> ReadBudget {
+        ReadBudget {
+            limit: BUDGET_BASE.saturating_add(len.saturating_mul(BUDGET_PER_FILE_BYTE)),
+            used: std::cell::Cell::new(0),
+        }
+    }
+
+    /// Bytes charged so far.
+    pub fn used(&self) -> u64 {
+        self.used.get()
+    }
+
+    /// The most bytes the load may read.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// Charges `bytes` read from an array whose pair is at `at`; fails with `CountTooLarge`
+    /// there when the total would pass the limit.
+    pub fn charge(&self, r: &Reader, at: u64, bytes: u64) -> Result<()> {
+        let total = self.used.get().saturating_add(bytes);
+        if total > self.limit {
+            return Err(r.error(
+                at,
+                ErrorKind::CountTooLarge {
+                    what: "bytes of arrays read (all arrays together)",
+                    count: total,
+                    max: self.limit,
+                },
+            ));
+        }
+        self.used.set(total);
+        Ok(())
     }
 }
 
@@ -255,13 +326,15 @@ pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<M2Model, Loa
 
 fn load_inner(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<M2Model> {
     let r = Reader::new(data, FORMAT);
-    let p = parse::parse(&r, opts.lod)?;
+    let budget = ReadBudget::for_file(r.len());
+    let p = parse::parse(&r, &budget, opts.lod)?;
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
     let skins = textures::find_skins(path, opts)?;
     let textures = textures::resolve(path, &p.textures, opts, &skins, &mut warnings, &mut notes);
     let extras = effects::parse(
         &r,
+        &budget,
         p.global_sequences.len(),
         p.bones.len(),
         p.textures.len(),

@@ -6,7 +6,9 @@
 //! colour 56, transparency 28.
 
 use super::track::{Rot, Track, TRACK_SIZE};
-use super::{Bone, ColorTrack, M2Array, M2Vertex, Sequence, Submesh, TextureUnit, View};
+use super::{
+    Bone, ColorTrack, M2Array, M2Vertex, ReadBudget, Sequence, Submesh, TextureUnit, View,
+};
 use crate::formats::error::{ErrorKind, Result};
 use crate::formats::reader::Reader;
 
@@ -135,18 +137,20 @@ pub(super) fn read_all<T>(a: M2Array, size: u64, f: impl Fn(u64) -> Result<T>) -
 }
 
 /// A u16 lookup table (texture, transparency) as indices.
-fn lookup(r: &Reader, at: u64, what: &'static str) -> Result<Vec<i16>> {
-    let a = M2Array::read(r, at, MAX_TABLE, 2, what)?;
+fn lookup(r: &Reader, b: &ReadBudget, at: u64, what: &'static str) -> Result<Vec<i16>> {
+    let a = M2Array::read_charged(r, b, at, MAX_TABLE, 2, what)?;
     read_all(a, 2, |o| r.i16_at(o, what))
 }
 
-/// Parses the file; `lod` selects the view that must exist. Tables are read in the order the
-/// header lists them, so a file broken in two places reports the same first error.
-pub fn parse(r: &Reader, lod: usize) -> Result<Parsed> {
+/// Parses the file, charging every array read to `b`; `lod` selects the view that must exist.
+/// Tables are read in the order the header lists them, so a file broken in two places reports
+/// the same first error.
+pub fn parse(r: &Reader, b: &ReadBudget, lod: usize) -> Result<Parsed> {
     let version = read_header(r)?;
-    let name = read_string(r, OFS_NAME, "model name")?;
-    let gs_a = M2Array::read(
+    let name = read_string(r, b, OFS_NAME, "model name")?;
+    let gs_a = M2Array::read_charged(
         r,
+        b,
         OFS_GLOBAL_SEQUENCES,
         MAX_GLOBAL_SEQUENCES,
         4,
@@ -154,25 +158,32 @@ pub fn parse(r: &Reader, lod: usize) -> Result<Parsed> {
     )?;
     let global_sequences = read_all(gs_a, 4, |o| r.u32_at(o, "global sequence"))?;
     let ngs = global_sequences.len();
-    let sequences = read_sequences(r)?;
-    let (bones, bone_order) = read_bones(r, version, ngs)?;
-    let vertices = read_vertices(r, bones.len())?;
-    let colors = read_colors(r, ngs)?;
-    let tr_a = M2Array::read(r, OFS_TRANSPARENCY, MAX_TABLE, TRACK_SIZE, "transparency")?;
+    let sequences = read_sequences(r, b)?;
+    let (bones, bone_order) = read_bones(r, b, version, ngs)?;
+    let vertices = read_vertices(r, b, bones.len())?;
+    let colors = read_colors(r, b, ngs)?;
+    let tr_a = M2Array::read_charged(
+        r,
+        b,
+        OFS_TRANSPARENCY,
+        MAX_TABLE,
+        TRACK_SIZE,
+        "transparency",
+    )?;
     let transparency = read_all(tr_a, TRACK_SIZE, |o| {
-        Track::read(r, o, ngs, 2, read_fixed16)
+        Track::read_charged(r, b, o, ngs, 2, read_fixed16)
     })?;
-    let textures = read_textures(r)?;
+    let textures = read_textures(r, b)?;
     let tables = Tables {
-        render_flags: read_render_flags(r)?,
-        texture_lookup: lookup(r, OFS_TEXTURE_LOOKUP, "texture lookup")?,
-        transparency_lookup: lookup(r, OFS_TRANSPARENCY_LOOKUP, "transparency lookup")?,
+        render_flags: read_render_flags(r, b)?,
+        texture_lookup: lookup(r, b, OFS_TEXTURE_LOOKUP, "texture lookup")?,
+        transparency_lookup: lookup(r, b, OFS_TRANSPARENCY_LOOKUP, "transparency lookup")?,
         textures: textures.len(),
         colors: colors.len(),
         transparency: transparency.len(),
         vertices: vertices.len(),
     };
-    let views = read_views(r, lod, version, &tables)?;
+    let views = read_views(r, b, lod, version, &tables)?;
     Ok(Parsed {
         version,
         name,
@@ -215,8 +226,8 @@ fn read_header(r: &Reader) -> Result<u32> {
 }
 
 /// The string an M2Array of bytes at `at` holds, without its trailing NULs.
-fn read_string(r: &Reader, at: u64, what: &'static str) -> Result<String> {
-    let a = M2Array::read(r, at, MAX_NAME, 1, what)?;
+fn read_string(r: &Reader, b: &ReadBudget, at: u64, what: &'static str) -> Result<String> {
+    let a = M2Array::read_charged(r, b, at, MAX_NAME, 1, what)?;
     if a.count == 0 {
         return Ok(String::new());
     }
@@ -224,8 +235,15 @@ fn read_string(r: &Reader, at: u64, what: &'static str) -> Result<String> {
     Ok(String::from_utf8_lossy(raw).trim_matches('\0').to_string())
 }
 
-fn read_sequences(r: &Reader) -> Result<Vec<Sequence>> {
-    let seq_a = M2Array::read(r, OFS_SEQUENCES, MAX_SEQUENCES, SEQUENCE_SIZE, "sequences")?;
+fn read_sequences(r: &Reader, b: &ReadBudget) -> Result<Vec<Sequence>> {
+    let seq_a = M2Array::read_charged(
+        r,
+        b,
+        OFS_SEQUENCES,
+        MAX_SEQUENCES,
+        SEQUENCE_SIZE,
+        "sequences",
+    )?;
     read_all(seq_a, SEQUENCE_SIZE, |o| {
         Ok(Sequence {
             id: r.u16_at(o, "sequence id")?,
@@ -239,9 +257,14 @@ fn read_sequences(r: &Reader) -> Result<Vec<Sequence>> {
 }
 
 /// The bones (`ngs` global sequences) and their order, parents first.
-fn read_bones(r: &Reader, version: u32, ngs: usize) -> Result<(Vec<Bone>, Vec<usize>)> {
+fn read_bones(
+    r: &Reader,
+    b: &ReadBudget,
+    version: u32,
+    ngs: usize,
+) -> Result<(Vec<Bone>, Vec<usize>)> {
     let bsize = bone_size(version);
-    let bone_a = M2Array::read(r, OFS_BONES, MAX_BONES, bsize, "bones")?;
+    let bone_a = M2Array::read_charged(r, b, OFS_BONES, MAX_BONES, bsize, "bones")?;
     let nbones = bone_a.count as usize;
     let tracks_at = if version >= TBC_VERSION { 16 } else { 12 };
     let bones = read_all(bone_a, bsize, |o| {
@@ -254,16 +277,16 @@ fn read_bones(r: &Reader, version: u32, ngs: usize) -> Result<(Vec<Bone>, Vec<us
             }
         };
         let t = o + tracks_at;
-        let rotation = read_rotation(r, t + TRACK_SIZE, ngs, version)?;
+        let rotation = read_rotation(r, b, t + TRACK_SIZE, ngs, version)?;
         Ok(Bone {
             key_bone: r.i32_at(o, "key bone")?,
             flags: r.u32_at(o + 4, "bone flags")?,
             parent,
-            translation: Track::read(r, t, ngs, 12, |r, v| {
+            translation: Track::read_charged(r, b, t, ngs, 12, |r, v| {
                 Ok(to_scene(vec3(r, v, "translation key")?))
             })?,
             rotation,
-            scale: Track::read(r, t + 2 * TRACK_SIZE, ngs, 12, |r, v| {
+            scale: Track::read_charged(r, b, t + 2 * TRACK_SIZE, ngs, 12, |r, v| {
                 Ok(to_scene(vec3(r, v, "scale key")?))
             })?,
             pivot: to_scene(vec3(r, t + 3 * TRACK_SIZE, "bone pivot")?),
@@ -274,16 +297,22 @@ fn read_bones(r: &Reader, version: u32, ngs: usize) -> Result<(Vec<Bone>, Vec<us
 }
 
 /// A bone's rotation track: packed int16 quaternions from TBC on, f32 before.
-fn read_rotation(r: &Reader, at: u64, ngs: usize, version: u32) -> Result<Track<Rot>> {
+fn read_rotation(
+    r: &Reader,
+    b: &ReadBudget,
+    at: u64,
+    ngs: usize,
+    version: u32,
+) -> Result<Track<Rot>> {
     if version >= TBC_VERSION {
-        Track::read(r, at, ngs, 8, |r, v| {
+        Track::read_charged(r, b, at, ngs, 8, |r, v| {
             let c = |i: u64| -> Result<f32> {
                 Ok(unpack_quat_component(r.i16_at(v + 2 * i, "rotation key")?))
             };
             Ok(quat_to_scene([c(0)?, c(1)?, c(2)?, c(3)?]))
         })
     } else {
-        Track::read(r, at, ngs, 16, |r, v| {
+        Track::read_charged(r, b, at, ngs, 16, |r, v| {
             let c = |i: u64| r.f32_at(v + 4 * i, "rotation key");
             Ok(quat_to_scene([c(0)?, c(1)?, c(2)?, c(3)?]))
         })
@@ -291,14 +320,14 @@ fn read_rotation(r: &Reader, at: u64, ngs: usize, version: u32) -> Result<Track<
 }
 
 /// The vertices; a weighted bone index must name one of the `nbones` bones.
-fn read_vertices(r: &Reader, nbones: usize) -> Result<Vec<M2Vertex>> {
-    let vert_a = M2Array::read(r, OFS_VERTICES, MAX_VERTICES, VERTEX_SIZE, "vertices")?;
+fn read_vertices(r: &Reader, b: &ReadBudget, nbones: usize) -> Result<Vec<M2Vertex>> {
+    let vert_a = M2Array::read_charged(r, b, OFS_VERTICES, MAX_VERTICES, VERTEX_SIZE, "vertices")?;
     read_all(vert_a, VERTEX_SIZE, |o| {
         let w = r.bytes(o + 12, 4, "vertex weights")?;
-        let b = r.bytes(o + 16, 4, "vertex bones")?;
+        let ix = r.bytes(o + 16, 4, "vertex bones")?;
         let (weights, bones): ([u8; 4], [u8; 4]) = (
             w.try_into().unwrap_or_default(),
-            b.try_into().unwrap_or_default(),
+            ix.try_into().unwrap_or_default(),
         );
         for k in 0..4 {
             if weights[k] > 0 && bones[k] as usize >= nbones {
@@ -321,38 +350,44 @@ fn read_vertices(r: &Reader, nbones: usize) -> Result<Vec<M2Vertex>> {
     })
 }
 
-fn read_colors(r: &Reader, ngs: usize) -> Result<Vec<ColorTrack>> {
-    let color_a = M2Array::read(r, OFS_COLORS, MAX_TABLE, COLOR_SIZE, "colors")?;
+fn read_colors(r: &Reader, b: &ReadBudget, ngs: usize) -> Result<Vec<ColorTrack>> {
+    let color_a = M2Array::read_charged(r, b, OFS_COLORS, MAX_TABLE, COLOR_SIZE, "colors")?;
     read_all(color_a, COLOR_SIZE, |o| {
         Ok(ColorTrack {
-            rgb: Track::read(r, o, ngs, 12, |r, v| vec3(r, v, "colour key"))?,
-            alpha: Track::read(r, o + TRACK_SIZE, ngs, 2, read_fixed16)?,
+            rgb: Track::read_charged(r, b, o, ngs, 12, |r, v| vec3(r, v, "colour key"))?,
+            alpha: Track::read_charged(r, b, o + TRACK_SIZE, ngs, 2, read_fixed16)?,
         })
     })
 }
 
 /// `(type, flags, file name)` per texture.
-fn read_textures(r: &Reader) -> Result<Vec<(u32, u32, String)>> {
-    let tex_a = M2Array::read(r, OFS_TEXTURES, MAX_TABLE, TEXTURE_SIZE, "textures")?;
+fn read_textures(r: &Reader, b: &ReadBudget) -> Result<Vec<(u32, u32, String)>> {
+    let tex_a = M2Array::read_charged(r, b, OFS_TEXTURES, MAX_TABLE, TEXTURE_SIZE, "textures")?;
     read_all(tex_a, TEXTURE_SIZE, |o| {
         let kind = r.u32_at(o, "texture type")?;
         let flags = r.u32_at(o + 4, "texture flags")?;
-        let name = read_string(r, o + 8, "texture file name")?;
+        let name = read_string(r, b, o + 8, "texture file name")?;
         Ok((kind, flags, name))
     })
 }
 
 /// `(render flags, blend mode)` per record.
-fn read_render_flags(r: &Reader) -> Result<Vec<(u16, u16)>> {
-    let rf_a = M2Array::read(r, OFS_RENDER_FLAGS, MAX_TABLE, 4, "render flags")?;
+fn read_render_flags(r: &Reader, b: &ReadBudget) -> Result<Vec<(u16, u16)>> {
+    let rf_a = M2Array::read_charged(r, b, OFS_RENDER_FLAGS, MAX_TABLE, 4, "render flags")?;
     read_all(rf_a, 4, |o| {
         Ok((r.u16_at(o, "render flags")?, r.u16_at(o + 2, "blend mode")?))
     })
 }
 
 /// Every view; view `lod` must exist.
-fn read_views(r: &Reader, lod: usize, version: u32, tables: &Tables) -> Result<Vec<View>> {
-    let view_a = M2Array::read(r, OFS_VIEWS, MAX_VIEWS, VIEW_SIZE, "views")?;
+fn read_views(
+    r: &Reader,
+    b: &ReadBudget,
+    lod: usize,
+    version: u32,
+    tables: &Tables,
+) -> Result<Vec<View>> {
+    let view_a = M2Array::read_charged(r, b, OFS_VIEWS, MAX_VIEWS, VIEW_SIZE, "views")?;
     if lod >= view_a.count as usize {
         return Err(r.invalid(
             OFS_VIEWS,
@@ -362,7 +397,7 @@ fn read_views(r: &Reader, lod: usize, version: u32, tables: &Tables) -> Result<V
             ),
         ));
     }
-    read_all(view_a, VIEW_SIZE, |o| read_view(r, o, version, tables))
+    read_all(view_a, VIEW_SIZE, |o| read_view(r, b, o, version, tables))
 }
 
 /// An int16 "fixed16" value, 32767 = 1.0.
@@ -415,12 +450,12 @@ struct Tables {
     vertices: usize,
 }
 
-fn read_view(r: &Reader, o: u64, version: u32, t: &Tables) -> Result<View> {
-    let idx_a = M2Array::read(r, o, MAX_INDICES, 2, "view indices")?;
-    let tri_a = M2Array::read(r, o + 8, MAX_INDICES, 2, "view triangles")?;
+fn read_view(r: &Reader, b: &ReadBudget, o: u64, version: u32, t: &Tables) -> Result<View> {
+    let idx_a = M2Array::read_charged(r, b, o, MAX_INDICES, 2, "view indices")?;
+    let tri_a = M2Array::read_charged(r, b, o + 8, MAX_INDICES, 2, "view triangles")?;
     let ssize = submesh_size(version);
-    let sub_a = M2Array::read(r, o + 24, MAX_SUBMESHES, ssize, "submeshes")?;
-    let unit_a = M2Array::read(r, o + 32, MAX_SUBMESHES, UNIT_SIZE, "texture units")?;
+    let sub_a = M2Array::read_charged(r, b, o + 24, MAX_SUBMESHES, ssize, "submeshes")?;
+    let unit_a = M2Array::read_charged(r, b, o + 32, MAX_SUBMESHES, UNIT_SIZE, "texture units")?;
     let indices = read_all(idx_a, 2, |p| {
         let v = r.u16_at(p, "view index")?;
         if v as usize >= t.vertices {
@@ -584,7 +619,192 @@ fn check_unread_arrays(r: &Reader) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::writer::{SynthBatch, SynthBone, SynthModel, SynthVertex};
     use super::*;
+
+    /// A one-bone, one-triangle vanilla model from the writer.
+    fn small_model() -> Vec<u8> {
+        let v = |x: f32| SynthVertex {
+            position: [x, 1.0 - x, 0.0],
+            weights: [255, 0, 0, 0],
+            ..Default::default()
+        };
+        SynthModel {
+            version: MIN_VERSION,
+            name: "Small".into(),
+            bones: vec![SynthBone {
+                parent: -1,
+                ..Default::default()
+            }],
+            vertices: vec![v(0.0), v(0.5), v(1.0)],
+            batches: vec![SynthBatch {
+                triangles: vec![[0, 1, 2]],
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+        .write()
+    }
+
+    /// `small_model` given a new table of `bones` bones whose three tracks all claim `keys`
+    /// ranges, timestamps and values in one shared zeroed region; returns the file and where
+    /// the new bone table starts.
+    fn bones_sharing_keys(bones: u32, keys: u32) -> (Vec<u8>, u64) {
+        let mut d = small_model();
+        d.resize(d.len().next_multiple_of(16), 0);
+        let region = d.len() as u32;
+        // 16 bytes a key holds the largest value (an f32 quaternion).
+        d.resize(d.len() + 16 * keys as usize, 0);
+        let table = d.len() as u64;
+        for i in 0..bones {
+            let mut rec = vec![0u8; bone_size(MIN_VERSION) as usize];
+            rec[0..4].copy_from_slice(&(-1i32).to_le_bytes());
+            let parent: i16 = if i == 0 { -1 } else { 0 };
+            rec[8..10].copy_from_slice(&parent.to_le_bytes());
+            for t in 0..3 {
+                let h = 12 + 28 * t;
+                rec[h..h + 2].copy_from_slice(&1u16.to_le_bytes());
+                rec[h + 2..h + 4].copy_from_slice(&(-1i16).to_le_bytes());
+                for k in 0..3 {
+                    let pair = h + 4 + 8 * k;
+                    rec[pair..pair + 4].copy_from_slice(&keys.to_le_bytes());
+                    rec[pair + 4..pair + 8].copy_from_slice(&region.to_le_bytes());
+                }
+            }
+            d.extend_from_slice(&rec);
+        }
+        let at = OFS_BONES as usize;
+        d[at..at + 4].copy_from_slice(&bones.to_le_bytes());
+        d[at + 4..at + 8].copy_from_slice(&(table as u32).to_le_bytes());
+        (d, table)
+    }
+
+    fn parse_all(data: &[u8]) -> (Result<Parsed>, ReadBudget) {
+        let r = Reader::new(data, super::super::FORMAT);
+        let b = ReadBudget::for_file(r.len());
+        (parse(&r, &b, 0), b)
+    }
+
+    /// Bones whose tracks all point at one block of keys read that block once per track. Each
+    /// track is under its own cap, so only the load's read budget stops 256 bones × 3 tracks ×
+    /// 4096 keys (about 80 MB of keys from a 100 KB file), and it does so at the pair of the
+    /// array that goes over, before reading it.
+    #[test]
+    fn tracks_sharing_one_region_cannot_multiply_memory() {
+        let (data, table) = bones_sharing_keys(256, 4096);
+        let (res, budget) = parse_all(&data);
+        let Err(e) = res else {
+            panic!("a file whose tracks share keys 768 times loaded");
+        };
+        assert!(
+            matches!(e.kind, ErrorKind::CountTooLarge { max, .. } if max == budget.limit()),
+            "{e}"
+        );
+        assert!(e.to_string().contains("bytes of arrays read"), "{e}");
+        // The offset is a ranges, timestamps or values pair of a track in the new bone table.
+        let size = bone_size(MIN_VERSION);
+        assert!(e.offset > table && e.offset < table + 256 * size, "{e}");
+        let in_bone = (e.offset - table) % size;
+        let pairs: Vec<u64> = (0..3)
+            .flat_map(|t| (0..3).map(move |k| 12 + 28 * t + 4 + 8 * k))
+            .collect();
+        assert!(
+            pairs.contains(&in_bone),
+            "0x{in_bone:x} is no track pair: {e}"
+        );
+        assert!(budget.used() <= budget.limit());
+    }
+
+    /// Effect tracks are charged to the same budget: 256 texture animations whose three tracks
+    /// all point at one block of 4096 keys (about 80 MB of keys from a 170 KB file) are refused
+    /// at a track pair of the animation table, before the keys are read.
+    #[test]
+    fn effect_tracks_sharing_one_region_cannot_multiply_memory() {
+        use super::super::effects::{self, OFS_TEXTURE_ANIMS, TEXTURE_ANIM_SIZE};
+        let (anims, keys) = (256u32, 4096u32);
+        let mut d = small_model();
+        d.resize(d.len().next_multiple_of(16), 0);
+        let region = d.len() as u32;
+        d.resize(d.len() + 16 * keys as usize, 0);
+        let table = d.len() as u64;
+        for _ in 0..anims {
+            let mut rec = vec![0u8; TEXTURE_ANIM_SIZE as usize];
+            for t in 0..3 {
+                let h = TRACK_SIZE as usize * t;
+                rec[h..h + 2].copy_from_slice(&1u16.to_le_bytes());
+                rec[h + 2..h + 4].copy_from_slice(&(-1i16).to_le_bytes());
+                for k in 0..3 {
+                    let pair = h + 4 + 8 * k;
+                    rec[pair..pair + 4].copy_from_slice(&keys.to_le_bytes());
+                    rec[pair + 4..pair + 8].copy_from_slice(&region.to_le_bytes());
+                }
+            }
+            d.extend_from_slice(&rec);
+        }
+        let at = OFS_TEXTURE_ANIMS as usize;
+        d[at..at + 4].copy_from_slice(&anims.to_le_bytes());
+        d[at + 4..at + 8].copy_from_slice(&(table as u32).to_le_bytes());
+        let r = Reader::new(&d, super::super::FORMAT);
+        let budget = ReadBudget::for_file(r.len());
+        let Err(e) = effects::parse(&r, &budget, 0, 1, 0) else {
+            panic!("texture animations sharing keys 768 times loaded");
+        };
+        assert!(
+            matches!(e.kind, ErrorKind::CountTooLarge { max, .. } if max == budget.limit()),
+            "{e}"
+        );
+        let end = table + anims as u64 * TEXTURE_ANIM_SIZE;
+        assert!(e.offset > table && e.offset < end, "{e}");
+        assert!(budget.used() <= budget.limit());
+    }
+
+    /// Sharing within the budget is fine: two bones reading one block of keys load.
+    #[test]
+    fn a_few_tracks_sharing_keys_still_load() {
+        let (data, _) = bones_sharing_keys(2, 256);
+        let (res, budget) = parse_all(&data);
+        let p = res.expect("two bones sharing keys load");
+        assert_eq!(p.bones.len(), 2);
+        assert_eq!(p.bones[1].rotation.values.len(), 256);
+        // Each bone's three tracks read 256 × (8 + 4 + 12/16/12) bytes.
+        assert!(budget.used() >= 2 * 256 * (3 * 12 + 12 + 16 + 12));
+    }
+
+    /// Every real model reads each byte of its arrays about once: well inside a quarter of the
+    /// budget, which is what lets the budget stay proportional to the file.
+    #[test]
+    #[cfg_attr(no_shared, ignore = "needs ../shared/samples/m2")]
+    fn real_models_stay_well_inside_the_read_budget() {
+        let dir = std::path::Path::new(env!("PSXRENDER_SHARED_DIR")).join("samples/m2");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).expect("samples/m2 is there") {
+            let path = entry.unwrap().path();
+            if !path.to_string_lossy().to_lowercase().ends_with(".m2") {
+                continue;
+            }
+            let data = std::fs::read(&path).unwrap();
+            let (res, budget) = parse_all(&data);
+            if let Err(e) = res {
+                panic!("{}: {e}", path.display());
+            }
+            println!(
+                "{}: {} bytes, read {} of a budget of {}",
+                path.display(),
+                data.len(),
+                budget.used(),
+                budget.limit()
+            );
+            assert!(
+                budget.used() <= data.len() as u64,
+                "{}: read {} bytes of arrays from a {}-byte file",
+                path.display(),
+                budget.used(),
+                data.len()
+            );
+            seen += 1;
+        }
+        assert!(seen >= 4, "only {seen} models in {}", dir.display());
+    }
 
     #[test]
     fn packed_quaternion_components_round_trip() {

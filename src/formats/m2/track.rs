@@ -6,7 +6,7 @@
 //! sequence's `(first, last)` key range is used, `first == last` meaning a constant. Hermite and
 //! Bezier tracks store `(value, in-tangent, out-tangent)` per key.
 
-use super::M2Array;
+use super::{M2Array, ReadBudget};
 use crate::formats::error::Result;
 use crate::formats::reader::Reader;
 use crate::math::{normalize4, slerp, Quat};
@@ -99,9 +99,12 @@ pub struct Track<T> {
 }
 
 impl<T: Key> Track<T> {
-    /// Reads a track header at `at`; `size` and `read` describe one stored value.
-    pub fn read(
+    /// Reads a track header at `at`, charging its ranges, timestamps and values to `budget`
+    /// (many tracks may point at one region: each is charged for what it reads); `size` and
+    /// `read` describe one stored value.
+    pub fn read_charged(
         r: &Reader,
+        budget: &ReadBudget,
         at: u64,
         global_sequences: usize,
         size: u64,
@@ -125,9 +128,13 @@ impl<T: Key> Track<T> {
                 format!("track global sequence {gs} but the model has {global_sequences}"),
             ));
         };
-        let ranges_a = M2Array::read(r, at + 4, MAX_KEYS, 8, "track ranges")?;
-        let times_a = M2Array::read(r, at + 12, MAX_KEYS, 4, "track timestamps")?;
-        let values_a = M2Array::read(r, at + 20, 3 * MAX_KEYS, size, "track values")?;
+        // Each array is charged before any of its elements is read.
+        let array = |at: u64, max: u64, size: u64, what: &'static str| {
+            M2Array::read_charged(r, budget, at, max, size, what)
+        };
+        let ranges_a = array(at + 4, MAX_KEYS, 8, "track ranges")?;
+        let times_a = array(at + 12, MAX_KEYS, 4, "track timestamps")?;
+        let values_a = array(at + 20, 3 * MAX_KEYS, size, "track values")?;
         let ranges = (0..ranges_a.count)
             .map(|i| {
                 let o = ranges_a.offset + 8 * i;
