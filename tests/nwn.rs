@@ -329,7 +329,7 @@ fn c_satyrarcher_reports_its_missing_supermodel_and_still_renders() {
     // Only the skin is drawn (the _g parts have render 0); it renders with the fallback texture.
     assert_eq!(m.drawn_counts(), (1, 964, 1250));
     let pose = m.pose(&PoseRequest::default());
-    assert_eq!(pose.textures[0].image, textures::fallback());
+    assert_eq!(*pose.textures[0].image, textures::fallback());
     assert_finite(&m, &PoseRequest::default());
 }
 

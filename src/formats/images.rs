@@ -1,5 +1,9 @@
-//! Images through the `image` crate (PNG; JPEG inside glTF), capped before decoding. Which
-//! decoder any image file goes to is [`crate::detect::decode_image`]'s choice, by content.
+//! Images through the `image` crate (PNG; JPEG inside glTF), capped before decoding, and the
+//! allowance all decoded textures of one model share. Which decoder any image file goes to is
+//! [`crate::detect::decode_image`]'s choice, by content.
+
+use std::cell::Cell;
+use std::path::Path;
 
 use super::error::{ErrorKind, LoadError, Result};
 use crate::scene::RgbaImage;
@@ -8,6 +12,73 @@ use serde::Serialize;
 /// Largest side, in pixels, of an image the `image` crate decodes (PNG; JPEG inside glTF). The
 /// other decoders have their own caps of the same size.
 pub const MAX_IMAGE_SIDE: u32 = 8192;
+
+/// Most bytes the decoded textures of one model may hold together (RGBA, 4 bytes a pixel): four
+/// of the largest size, [`MAX_IMAGE_SIDE`]², or sixteen of 4096². Decoded images need an
+/// allowance of their own because a compressed file is no bound on its decoded size: a
+/// run-length TGA or a DXT1 BLP of one colour is a hundredth of it or less, and a PNG a
+/// thousandth.
+pub const MAX_DECODED_IMAGE_BYTES: u64 = 1 << 30;
+
+/// The decoded image bytes one model's textures hold against a limit. A loader charges each
+/// texture as it decodes it; the first that would take the total past the limit is refused with
+/// its file named, and is not counted, since the loader does not keep it.
+#[derive(Debug)]
+pub struct ImageAllowance {
+    limit: u64,
+    used: Cell<u64>,
+}
+
+impl Default for ImageAllowance {
+    /// An allowance of [`MAX_DECODED_IMAGE_BYTES`].
+    fn default() -> Self {
+        ImageAllowance::new(MAX_DECODED_IMAGE_BYTES)
+    }
+}
+
+impl ImageAllowance {
+    /// An allowance of `limit` bytes, nothing used.
+    pub fn new(limit: u64) -> Self {
+        ImageAllowance {
+            limit,
+            used: Cell::new(0),
+        }
+    }
+
+    /// Charges a decoded `width`×`height` RGBA image read from `file` (a `format` file); fails
+    /// with `CountTooLarge`, naming `file`, when the model's textures would then hold more
+    /// than the limit.
+    pub fn charge(&self, format: &'static str, file: &Path, width: u32, height: u32) -> Result<()> {
+        let bytes = u64::from(width)
+            .saturating_mul(u64::from(height))
+            .saturating_mul(4);
+        let total = self.used.get().saturating_add(bytes);
+        if total > self.limit {
+            return Err(LoadError::new(
+                format,
+                0,
+                ErrorKind::CountTooLarge {
+                    what: "decoded image bytes (all textures of the model)",
+                    count: total,
+                    max: self.limit,
+                },
+            )
+            .in_file(file));
+        }
+        self.used.set(total);
+        Ok(())
+    }
+
+    /// Bytes charged so far.
+    pub fn used(&self) -> u64 {
+        self.used.get()
+    }
+
+    /// The limit in force.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+}
 
 /// A PNG through the `image` crate, refusing sides above [`MAX_IMAGE_SIDE`] (with the IHDR
 /// offset) before decoding.
@@ -158,5 +229,46 @@ pub fn png_facts(d: &[u8]) -> PngFacts {
             Some(6) => "RGBA",
             _ => "unknown",
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allowance_refuses_the_texture_that_passes_it_and_names_its_file() {
+        // Sixteen 4096² textures fill the real allowance exactly; a seventeenth is refused.
+        let full = ImageAllowance::default();
+        for i in 0..16 {
+            let file = format!("t{i}.tga");
+            full.charge("TGA", Path::new(&file), 4096, 4096).unwrap();
+        }
+        assert_eq!(full.used(), MAX_DECODED_IMAGE_BYTES);
+        let e = full.charge("TGA", Path::new("t16.tga"), 1, 1).unwrap_err();
+        assert_eq!(e.file.as_deref(), Some(Path::new("t16.tga")));
+
+        // The same rule at a small scale: textures of 40, 40 and 40 bytes against 100.
+        let a = ImageAllowance::new(100);
+        a.charge("BLP2", Path::new("a.blp"), 5, 2).unwrap();
+        a.charge("BLP2", Path::new("b.blp"), 2, 5).unwrap();
+        let e = a.charge("BLP2", Path::new("c.blp"), 10, 1).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "c.blp: BLP2 decoded image bytes (all textures of the model) count 120 is larger \
+             than the limit 100 at byte 0x0"
+        );
+        // The refused texture is not kept, so it is not counted: a smaller one still fits.
+        assert_eq!(a.used(), 80);
+        a.charge("BLP2", Path::new("d.blp"), 5, 1).unwrap();
+        assert_eq!(a.used(), 100);
+    }
+
+    #[test]
+    fn allowance_saturates_instead_of_overflowing() {
+        let a = ImageAllowance::new(u64::MAX - 1);
+        a.charge("DDS", Path::new("x.dds"), u32::MAX, u32::MAX)
+            .unwrap_err();
+        assert_eq!(a.used(), 0);
     }
 }

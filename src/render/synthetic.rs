@@ -225,15 +225,15 @@ impl Model for Robot {
                 textures: vec![
                     Texture {
                         name: "checker".into(),
-                        image: checker(),
+                        image: checker().into(),
                     },
                     Texture {
                         name: "face".into(),
-                        image: face_texture(),
+                        image: face_texture().into(),
                     },
                     Texture {
                         name: "glow".into(),
-                        image: glow(),
+                        image: glow().into(),
                     },
                 ],
                 shading: Shading::Lit,

@@ -10,6 +10,8 @@
 
 mod extras;
 
+use std::sync::Arc;
+
 pub use extras::{Effects, ModelCamera, ModelLight, ModelLights, Sprite};
 
 /// An 8-bit RGBA image, row-major, top row first.
@@ -140,7 +142,9 @@ pub struct Texture {
     /// Name as the model gives it (resref, path).
     pub name: String,
     /// The decoded image; a loader that could not find the file puts a visible fallback here.
-    pub image: RgbaImage,
+    /// Shared, not owned: a model keeps its textures and every pose hands out the same image
+    /// (an 8192² texture is 256 MiB, and frames rendered in parallel each pose the model).
+    pub image: Arc<RgbaImage>,
 }
 
 /// One animation a model offers.

@@ -268,7 +268,7 @@ pub fn ps1_form(
 ) -> Result<Ps1Form, TextureError> {
     let texture = Texture {
         name: String::new(),
-        image: img.clone(),
+        image: img.clone().into(),
     };
     let set = prepare(&[texture], &[(0, class)], depth, &[framebuffer])?;
     let placed = set.placed[&(0, class)];
@@ -315,7 +315,8 @@ mod tests {
                 width: w,
                 height: h,
                 pixels,
-            },
+            }
+            .into(),
         }
     }
 

@@ -43,12 +43,11 @@ pub const FORMAT: &str = "glTF";
 
 /// Fixed part of the memory budget, bytes.
 pub const BUDGET_BASE: u64 = 64 << 20;
-/// Most bytes all decoded images of one model may hold (RGBA): four textures of the largest
-/// size, [`images::MAX_IMAGE_SIDE`]², or sixteen of 4096². Images have their own allowance as a
-/// compressed image is not a bound on its decoded size (a PNG of one colour shrinks ~1000×).
+/// Most bytes all decoded images of one model may hold (RGBA): the allowance every model's
+/// textures have, [`images::MAX_DECODED_IMAGE_BYTES`].
 ///
-/// [`images::MAX_IMAGE_SIDE`]: super::images::MAX_IMAGE_SIDE
-pub const MAX_IMAGE_BYTES: u64 = 1 << 30;
+/// [`images::MAX_DECODED_IMAGE_BYTES`]: super::images::MAX_DECODED_IMAGE_BYTES
+pub const MAX_IMAGE_BYTES: u64 = super::images::MAX_DECODED_IMAGE_BYTES;
 /// Budget per byte of input (model file plus the external files it names).
 pub const BUDGET_PER_INPUT_BYTE: u64 = 32;
 

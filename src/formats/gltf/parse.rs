@@ -350,7 +350,7 @@ fn images(
             },
             texture: Texture {
                 name,
-                image: decoded,
+                image: decoded.into(),
             },
         });
     }
@@ -587,7 +587,8 @@ fn variants(
                     width: src.width,
                     height: src.height,
                     pixels,
-                },
+                }
+                .into(),
             },
         });
         per_material.push(Some(out.len() - 1));

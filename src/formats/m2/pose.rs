@@ -307,3 +307,60 @@ pub fn pose(m: &M2Model, request: &PoseRequest) -> PosedMesh {
         shading: Shading::Lit,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::writer::{SynthBatch, SynthBone, SynthModel, SynthVertex};
+    use crate::formats::{blp, LoadOptions};
+    use crate::scene::{Model, PoseRequest};
+
+    #[test]
+    fn poses_share_the_model_textures_instead_of_copying_them() {
+        let dir = std::env::temp_dir().join(format!("psxrender-m2-pose-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let tex = blp::write_palettized(2, 2, &[[1, 2, 3]], &[0; 4], &[255; 4], 0);
+        std::fs::write(dir.join("tex.blp"), tex).unwrap();
+        let corner = |position| SynthVertex {
+            position,
+            weights: [255, 0, 0, 0],
+            ..SynthVertex::default()
+        };
+        let synth = SynthModel {
+            version: 256,
+            name: "Shared".into(),
+            bones: vec![SynthBone {
+                parent: -1,
+                ..SynthBone::default()
+            }],
+            vertices: vec![
+                corner([0.0, 0.0, 0.0]),
+                corner([1.0, 0.0, 0.0]),
+                corner([0.0, 1.0, 0.0]),
+            ],
+            batches: vec![SynthBatch {
+                triangles: vec![[0, 1, 2]],
+                texture: Some(0),
+                ..SynthBatch::default()
+            }],
+            textures: vec![(0, "tex.blp".into())],
+            ..SynthModel::default()
+        };
+        let path = dir.join("Shared.m2");
+        let m = super::super::load(&path, &synth.write(), &LoadOptions::default()).unwrap();
+        assert!(m.textures[0].resolved.is_some(), "{:?}", m.warnings());
+        let a = m.pose(&PoseRequest::default());
+        let b = m.pose(&PoseRequest {
+            frame: 15,
+            ..PoseRequest::default()
+        });
+        // The same pixels, not copies: a texture may be 256 MiB and every frame poses the model.
+        let pixels = |p: &crate::scene::PosedMesh| p.textures[0].image.pixels.as_ptr();
+        assert!(std::ptr::eq(pixels(&a), pixels(&b)));
+        assert!(std::ptr::eq(
+            pixels(&a),
+            m.textures[0].texture.image.pixels.as_ptr()
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

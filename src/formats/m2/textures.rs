@@ -6,7 +6,8 @@
 //! Replaceable types (11 = creature skin, …) come from `--texture TYPE=PATH`; a creature skin
 //! (types 11-13) not given that way is looked for beside the model (see [`skin_prefix`] and
 //! [`skin_candidates`]), the first in name order unless `--skin` picks another. Anything not
-//! found becomes a magenta/black checkerboard and a warning.
+//! found becomes a magenta/black checkerboard and a warning; so does a texture that would take
+//! the model's decoded textures past their allowance ([`ImageAllowance`]).
 //!
 //! Why a name rule: WoW itself takes creature skins from its display database, which names
 //! the files; model folders as people have them hold the model and its skins side by side,
@@ -16,6 +17,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{TextureSlot, TextureSource};
+use crate::formats::images::ImageAllowance;
 use crate::formats::{blp, model_dir, read_file, Folders, LoadError, LoadOptions, MAX_FILE_SIZE};
 use crate::scene::{RgbaImage, Texture};
 
@@ -250,6 +252,20 @@ pub fn resolve(
     warnings: &mut Vec<String>,
     notes: &mut Vec<String>,
 ) -> Vec<TextureSlot> {
+    let allowance = ImageAllowance::default();
+    resolve_within(model, textures, opts, skins, &allowance, warnings, notes)
+}
+
+/// [`resolve`], the decoded textures charged to `allowance`.
+pub fn resolve_within(
+    model: &Path,
+    textures: &[(u32, u32, String)],
+    opts: &LoadOptions,
+    skins: &Skins,
+    allowance: &ImageAllowance,
+    warnings: &mut Vec<String>,
+    notes: &mut Vec<String>,
+) -> Vec<TextureSlot> {
     let folders = Folders::new(model_dir(model), opts);
     textures
         .iter()
@@ -294,6 +310,7 @@ pub fn resolve(
                 };
                 (given, label)
             };
+            let from_user = matches!(source, TextureSource::Given);
             let image = match &path {
                 None if *kind == 0 => {
                     warnings.push(format!(
@@ -316,11 +333,11 @@ pub fn resolve(
                     ));
                     None
                 }
-                Some(p) => match load_blp(&folders, p, matches!(source, TextureSource::Given)) {
+                Some(p) => match load_blp(&folders, p, from_user, allowance) {
                     Ok(img) => Some(img),
                     Err(e) => {
                         warnings.push(format!(
-                            "M2 texture {i} '{label}' could not be decoded ({e}); drawing a checkerboard"
+                            "M2 texture {i} '{label}' could not be loaded ({e}); drawing a checkerboard"
                         ));
                         None
                     }
@@ -335,27 +352,78 @@ pub fn resolve(
                 source,
                 texture: Texture {
                     name: label,
-                    image: image.unwrap_or_else(fallback_image),
+                    image: image.unwrap_or_else(fallback_image).into(),
                 },
             }
         })
         .collect()
 }
 
-/// Reads and decodes a BLP2 texture: a file the model names (found beside it or in a
-/// `--texture-dir`) only inside `folders`, a file the user gave (`--texture`) from anywhere.
-fn load_blp(folders: &Folders, path: &Path, given: bool) -> Result<RgbaImage, LoadError> {
+/// Reads and decodes a BLP2 texture, charged to `allowance`: a file the model names (found
+/// beside it or in a `--texture-dir`) only inside `folders`, a file the user gave (`--texture`)
+/// from anywhere.
+fn load_blp(
+    folders: &Folders,
+    path: &Path,
+    given: bool,
+    allowance: &ImageAllowance,
+) -> Result<RgbaImage, LoadError> {
     let data = if given {
         read_file(path, blp::FORMAT)?
     } else {
         folders.read(path, blp::FORMAT, MAX_FILE_SIZE)?
     };
-    blp::decode(&data).map_err(|e| e.in_file(path))
+    let image = blp::decode(&data).map_err(|e| e.in_file(path))?;
+    allowance.charge(blp::FORMAT, path, image.width, image.height)?;
+    Ok(image)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn textures_past_the_model_allowance_are_checkerboards_named_in_a_warning() {
+        let dir = std::env::temp_dir().join(format!("psxr-allowance-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let tex = blp::write_palettized(4, 4, &[[1, 2, 3]], &[0; 16], &[255; 16], 0);
+        let names: Vec<(u32, u32, String)> = ["a.blp", "b.blp", "c.blp"]
+            .iter()
+            .map(|n| {
+                std::fs::write(dir.join(n), &tex).unwrap();
+                (0, 0, n.to_string())
+            })
+            .collect();
+        // Three 4×4 textures of 64 decoded bytes each against 150: the third does not fit.
+        let allowance = ImageAllowance::new(150);
+        let skins = Skins {
+            candidates: Vec::new(),
+            chosen: None,
+        };
+        let (mut warnings, mut notes) = (Vec::new(), Vec::new());
+        let slots = resolve_within(
+            &dir.join("m.m2"),
+            &names,
+            &LoadOptions::default(),
+            &skins,
+            &allowance,
+            &mut warnings,
+            &mut notes,
+        );
+        assert!(slots[0].resolved.is_some() && slots[1].resolved.is_some());
+        assert_eq!(slots[2].resolved, None);
+        assert_eq!(*slots[2].texture.image, fallback_image());
+        assert_eq!(allowance.used(), 128);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        let c = dir.join("c.blp");
+        assert!(
+            warnings[0].contains(&format!("{}: BLP2 decoded image bytes", c.display()))
+                && warnings[0].contains("count 192 is larger than the limit 150"),
+            "{warnings:?}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn skin_prefixes() {

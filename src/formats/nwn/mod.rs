@@ -129,6 +129,7 @@ pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<NWNModel, Lo
     }
 
     let mut texs: Vec<textures::Resolved> = Vec::new();
+    let allowance = crate::formats::images::ImageAllowance::default();
     let mut node_texture = Vec::with_capacity(mdl.nodes.len());
     for n in &mdl.nodes {
         let mesh_tex = n
@@ -146,7 +147,13 @@ pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<NWNModel, Lo
             match texs.iter().position(|t| t.name.eq_ignore_ascii_case(name)) {
                 Some(i) => i,
                 None => {
-                    texs.push(textures::resolve(name, &dir, opts, &mut warnings));
+                    texs.push(textures::resolve_within(
+                        name,
+                        &dir,
+                        opts,
+                        &allowance,
+                        &mut warnings,
+                    ));
                     texs.len() - 1
                 }
             }

@@ -194,3 +194,45 @@ pub(super) fn pose(model: &NWNModel, request: &PoseRequest) -> PosedMesh {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::writer::{build, sample_model};
+    use crate::formats::LoadOptions;
+    use crate::scene::{Model, PoseRequest};
+
+    /// A `side`² TGA of one colour.
+    fn tga(side: u32) -> Vec<u8> {
+        let mut out = std::io::Cursor::new(Vec::new());
+        image::RgbaImage::from_pixel(side, side, image::Rgba([1, 2, 3, 255]))
+            .write_to(&mut out, image::ImageFormat::Tga)
+            .unwrap();
+        out.into_inner()
+    }
+
+    #[test]
+    fn poses_share_the_model_textures_instead_of_copying_them() {
+        let dir = std::env::temp_dir().join(format!("psxrender-nwn-pose-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("tex.tga"), tga(8)).unwrap();
+        let path = dir.join("synth.mdl");
+        let data = build(&sample_model());
+        let m = super::super::load(&path, &data, &LoadOptions::default()).unwrap();
+        assert_eq!(m.textures[0].path.as_deref(), Some(&*dir.join("tex.tga")));
+        let a = m.pose(&PoseRequest::default());
+        let b = m.pose(&PoseRequest {
+            frame: 15,
+            ..PoseRequest::default()
+        });
+        // The same pixels, not copies: a texture may be 256 MiB and every frame poses the model.
+        let pixels = |p: &crate::scene::PosedMesh| p.textures[0].image.pixels.as_ptr();
+        assert!(std::ptr::eq(pixels(&a), pixels(&b)));
+        assert!(std::ptr::eq(
+            pixels(&a),
+            m.textures[0].image.pixels.as_ptr()
+        ));
+        assert_eq!(a.textures[0].image.width, 8);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -7,6 +7,7 @@ use super::writer::{
     build, sample_model, BuildController, BuildMesh, BuildModel, BuildNode, BuildSkin,
 };
 use super::*;
+use crate::formats::images::ImageAllowance;
 use crate::scene::{Model, PoseRequest};
 
 fn close(a: [f32; 3], b: [f32; 3]) -> bool {
@@ -148,12 +149,47 @@ fn texture_missing_is_a_warning_and_a_checkerboard() {
     );
     let pose = m.pose(&PoseRequest::default());
     assert_eq!(pose.textures.len(), 1);
-    assert_eq!(pose.textures[0].image, textures::fallback());
+    assert_eq!(*pose.textures[0].image, textures::fallback());
     assert!(matches!(
         pose.faces[0].texture,
         crate::scene::FaceTexture::Image { texture: 0, .. }
     ));
     assert!(m.info().contains("tex -> MISSING"), "{}", m.info());
+}
+
+#[test]
+fn textures_past_the_model_allowance_are_checkerboards_named_in_a_warning() {
+    let dir = scratch("allowance");
+    let mut tga = std::io::Cursor::new(Vec::new());
+    image::RgbaImage::from_pixel(8, 8, image::Rgba([1, 2, 3, 255]))
+        .write_to(&mut tga, image::ImageFormat::Tga)
+        .unwrap();
+    for name in ["a", "b", "c"] {
+        std::fs::write(dir.join(format!("{name}.tga")), tga.get_ref()).unwrap();
+    }
+    // Three 8×8 textures of 256 decoded bytes each against 600: the third does not fit.
+    let allowance = ImageAllowance::new(600);
+    let mut warnings = Vec::new();
+    let got: Vec<textures::Resolved> = ["a", "b", "c"]
+        .iter()
+        .map(|n| {
+            textures::resolve_within(n, &dir, &LoadOptions::default(), &allowance, &mut warnings)
+        })
+        .collect();
+    assert!(got[0].path.is_some() && got[1].path.is_some());
+    assert_eq!(
+        (got[2].path.as_ref(), &*got[2].image),
+        (None, &textures::fallback())
+    );
+    assert_eq!(allowance.used(), 512);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let c = dir.join("c.tga");
+    assert!(
+        warnings[0].contains(&format!("{}: TGA decoded image bytes", c.display()))
+            && warnings[0].contains("count 768 is larger than the limit 600"),
+        "{warnings:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 fn skin_model() -> BuildModel {

@@ -1,10 +1,14 @@
 //! Texture lookup by resref: case-insensitive, in the model's directory and then each
 //! `--texture-dir`; inside a directory DDS beats TGA beats PLT (the order NWN's resource
 //! manager prefers, format-notes §2.1). A file that fails to decode is reported and the next
-//! candidate tried; nothing found gives a magenta/black checkerboard and a warning.
+//! candidate tried; nothing found gives a magenta/black checkerboard and a warning. The model's
+//! decoded textures share one [`ImageAllowance`]: a texture that would pass it is drawn as the
+//! checkerboard too, with a warning naming its file.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use crate::formats::images::ImageAllowance;
 use crate::formats::{dds, plt, Folders, LoadOptions, MAX_FILE_SIZE};
 use crate::scene::RgbaImage;
 use serde::Serialize;
@@ -22,8 +26,8 @@ pub struct Resolved {
     pub name: String,
     /// The file used, `None` when missing.
     pub path: Option<PathBuf>,
-    /// The image (the fallback when missing).
-    pub image: RgbaImage,
+    /// The image (the fallback when missing), shared with every pose.
+    pub image: Arc<RgbaImage>,
     /// Text of a `.txi` sidecar, lower-cased, if any.
     pub txi: String,
 }
@@ -110,6 +114,18 @@ pub fn resolve(
     opts: &LoadOptions,
     warnings: &mut Vec<String>,
 ) -> Resolved {
+    resolve_within(name, model_dir, opts, &ImageAllowance::default(), warnings)
+}
+
+/// [`resolve`], the decoded texture charged to `allowance`, which all textures of the model
+/// share.
+pub fn resolve_within(
+    name: &str,
+    model_dir: &Path,
+    opts: &LoadOptions,
+    allowance: &ImageAllowance,
+    warnings: &mut Vec<String>,
+) -> Resolved {
     let stem = name.to_ascii_lowercase();
     let mut dirs = vec![model_dir.to_path_buf()];
     dirs.extend(opts.texture_dirs.iter().cloned());
@@ -117,7 +133,19 @@ pub fn resolve(
     for dir in &dirs {
         for path in candidates(dir, &stem) {
             match decode_file(&folders, &path, model_dir, opts, warnings) {
-                Ok(image) => {
+                Ok((format, image)) => {
+                    // The search ends: a later candidate is a file NWN itself would not use.
+                    if let Err(e) = allowance.charge(format, &path, image.width, image.height) {
+                        warnings.push(format!(
+                            "texture '{name}': {e}; drawn as a magenta checkerboard"
+                        ));
+                        return Resolved {
+                            name: name.to_string(),
+                            path: None,
+                            image: Arc::new(fallback()),
+                            txi: String::new(),
+                        };
+                    }
                     let txi = find_file(std::slice::from_ref(dir), &stem, "txi")
                         .and_then(|p| folders.read(&p, "NWN TXI", MAX_TXI_SIZE).ok())
                         .map(|b| {
@@ -128,7 +156,7 @@ pub fn resolve(
                     return Resolved {
                         name: name.to_string(),
                         path: Some(path),
-                        image,
+                        image: Arc::new(image),
                         txi,
                     };
                 }
@@ -146,7 +174,7 @@ pub fn resolve(
     Resolved {
         name: name.to_string(),
         path: None,
-        image: fallback(),
+        image: Arc::new(fallback()),
         txi: String::new(),
     }
 }
@@ -157,7 +185,7 @@ fn decode_file(
     model_dir: &Path,
     opts: &LoadOptions,
     warnings: &mut Vec<String>,
-) -> Result<RgbaImage, String> {
+) -> Result<(&'static str, RgbaImage), String> {
     let data = folders
         .read(path, "texture", MAX_FILE_SIZE)
         .map_err(|e| e.to_string())?;
@@ -166,14 +194,17 @@ fn decode_file(
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
     match ext.as_str() {
-        "dds" => dds::decode(&data).map_err(|e| e.in_file(path).to_string()),
-        "tga" => decode_tga(&data),
+        "dds" => dds::decode(&data)
+            .map(|i| ("DDS", i))
+            .map_err(|e| e.in_file(path).to_string()),
+        "tga" => decode_tga(&data).map(|i| ("TGA", i)),
         _ => {
             let p = plt::parse(&data).map_err(|e| e.in_file(path).to_string())?;
-            Ok(p.composite(
+            let image = p.composite(
                 &palettes(model_dir, opts, warnings),
                 opts.plt_colors.unwrap_or([0; 10]),
-            ))
+            );
+            Ok(("PLT", image))
         }
     }
 }
