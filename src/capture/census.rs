@@ -25,9 +25,8 @@ use gpu::gp0::fields::{AreaCorner, DrawOffset};
 use gpu::gp1;
 use gpu::vram::{transfer_size, transfer_xy};
 
-use crate::capture::dump::Packet;
+use crate::capture::dump::PacketRef;
 use crate::capture::input::Input;
-use crate::hwtest::stream::Item;
 
 /// An inclusive VRAM rectangle, in halfwords and lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -359,36 +358,17 @@ impl Census {
         if done(&c) {
             return c.finish();
         }
-        match input {
-            Input::Stream { items, .. } => {
-                for item in items {
-                    match *item {
-                        Item::Gp0(w) => c.gp0(&[w]),
-                        Item::Gp1(w) => c.gp1(w),
-                        Item::Frame => {
-                            c.census.frames += 1;
-                            if done(&c) {
-                                break;
-                            }
-                        }
-                        _ => {}
+        for (_, p) in input.packets() {
+            match p {
+                PacketRef::Gp0(ws) => c.gp0(ws),
+                PacketRef::Gp1(ws) => ws.iter().for_each(|&w| c.gp1(w)),
+                PacketRef::VSync(_) => {
+                    c.census.frames += 1;
+                    if done(&c) {
+                        break;
                     }
                 }
-            }
-            Input::Dump(d) => {
-                for p in d.packets() {
-                    match p {
-                        Packet::Gp0(ws) => c.gp0(ws),
-                        Packet::Gp1(ws) => ws.iter().for_each(|&w| c.gp1(w)),
-                        Packet::VSync(_) => {
-                            c.census.frames += 1;
-                            if done(&c) {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
+                _ => {}
             }
         }
         c.finish()
@@ -450,11 +430,11 @@ impl Census {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hwtest::stream::Item;
 
     /// A text stream of `items` (lines numbered from 1).
     fn stream(items: Vec<Item>) -> Input {
-        let lines = (1..=items.len()).collect();
-        Input::Stream { items, lines }
+        Input::from_items(&items)
     }
 
     fn census(words: &[u32]) -> Census {

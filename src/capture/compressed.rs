@@ -1,5 +1,6 @@
 //! Compressed GPU dumps as DuckStation writes them (`.psxgpu.zst` by default, `.psxgpu.xz` on
-//! request): recognised by content, decoded as a stream, and written on request.
+//! request), and compressed text streams: recognised by content, decoded as a stream (what it
+//! decodes to is told apart by its first bytes, [`peek`]), and written on request.
 //!
 //! Crates: `ruzstd` (zstd) and `lzma-rust2` (xz), both pure Rust, both with streaming readers,
 //! so a replay decodes a dump as it plays and never holds it whole.
@@ -102,6 +103,18 @@ pub fn write_dump(path: &Path, bytes: &[u8]) -> io::Result<()> {
         Some(c) => crate::output::write_atomic(path, &c.compress(bytes)?),
         None => crate::output::write_atomic(path, bytes),
     }
+}
+
+/// The first `n` bytes `input` gives (fewer if it ends first), and `input` with them put back
+/// in front: a look at what a decoder decodes to without decoding it twice.
+pub fn peek<'a>(
+    mut input: Box<dyn Read + 'a>,
+    n: usize,
+) -> io::Result<(Vec<u8>, Box<dyn Read + 'a>)> {
+    let mut head = Vec::with_capacity(n);
+    (&mut input).take(n as u64).read_to_end(&mut head)?;
+    let again = io::Cursor::new(head.clone()).chain(input);
+    Ok((head, Box::new(again)))
 }
 
 /// The [`LoadError`] a decoder's `io::Error` carries, if it carries one.

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::capture::census::Census;
-use crate::capture::dump::{self, Dump, Magic, Packet};
+use crate::capture::dump::{self, Dump, Magic, PacketRef};
 use crate::capture::input::{Input, STREAM_FORMAT};
 
 /// A GPU dump's or text stream's facts.
@@ -14,7 +14,7 @@ pub struct GpuFacts {
     pub format: &'static str,
     /// GPUDUMP: which magic.
     pub magic: Option<&'static str>,
-    /// GPUDUMP: the file's compression (`zstd`, `xz`), if any.
+    /// The file's compression (`zstd`, `xz`), if any.
     pub compression: Option<&'static str>,
     /// GPUDUMP: packets.
     pub packets: Option<usize>,
@@ -33,10 +33,10 @@ impl GpuFacts {
     pub fn of(input: Input) -> GpuFacts {
         let census = Census::of(&input);
         match &input {
-            Input::Stream { .. } => GpuFacts {
+            Input::Stream { .. } | Input::Text(_) => GpuFacts {
                 format: STREAM_FORMAT,
                 magic: None,
-                compression: None,
+                compression: input.compression().map(|c| c.name()),
                 packets: None,
                 notes: Vec::new(),
                 census,
@@ -63,12 +63,12 @@ fn dump_notes(d: &Dump) -> Vec<String> {
     let mut out = Vec::new();
     for p in d.packets() {
         match p {
-            Packet::Gp0(w) => gp0 += w.len(),
-            Packet::GameId(s) => out.push(format!("game ID: {s}")),
-            Packet::VideoFormat(s) => out.push(format!("video format: {s}")),
-            Packet::Comment(s) => out.push(format!("comment: {s}")),
-            Packet::GpuVersion(v) => out.push(format!("GPU version word: {v}")),
-            Packet::TraceBegin => {
+            PacketRef::Gp0(w) => gp0 += w.len(),
+            PacketRef::GameId(s) => out.push(format!("game ID: {s}")),
+            PacketRef::VideoFormat(s) => out.push(format!("video format: {s}")),
+            PacketRef::Comment(s) => out.push(format!("comment: {s}")),
+            PacketRef::GpuVersion(v) => out.push(format!("GPU version word: {v}")),
+            PacketRef::TraceBegin => {
                 out.push(format!("trace begins after {gp0} state-restore GP0 words"))
             }
             _ => {}

@@ -6,23 +6,29 @@
 //! the first). Without a frame, everything runs, including words after the last mark.
 //!
 //! Dump packets map to the GPU as: GP0/GP1 words → `gp0`/`gp1`; discard and read-back →
-//! that many `gpuread` calls (capped at [`dump::MAX_READ_WORDS`], a whole VRAM);
-//! everything else (trace begin, version, strings, unknown types) is information only.
+//! that many `gpuread` calls (capped at [`dump::MAX_READ_WORDS`], a whole VRAM, and ending with
+//! the GP0(C0h) transfer they read, past which a read changes nothing); everything else (trace
+//! begin, version, strings, unknown types) is information only.
 //!
 //! Before running, the input is [`Prepared`]: consecutive GP0 words become one slice for
 //! [`Gpu::gp0_words`] (the GPU takes a slice exactly as word by word, in fewer calls), so a
-//! text stream of a million `gp0` lines is fed like a dump's one packet. [`repeat`] times a
-//! prepared input on fresh GPUs (`replay --repeat`).
+//! text stream of a million `gp0` lines is fed like a dump's one packet, and consecutive frame
+//! marks one step. [`repeat`] times a prepared input on fresh GPUs (`replay --repeat`).
 
 use std::fmt;
-use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use gpu::Gpu;
 
-use crate::capture::dump::{self, Packet};
+use crate::capture::dump::{self, Packet, PacketRef};
 use crate::capture::input::Input;
-use crate::hwtest::stream::Item;
+
+/// Most runs `replay --repeat` makes: more than any timing needs, few enough that the command
+/// ends and the run times it keeps stay small.
+pub const MAX_REPEAT: u32 = 100_000;
+
+/// GPUSTAT bit 27 (psx-spx "ready to send VRAM to CPU"): a GP0(C0h) transfer has words left.
+const GPUSTAT_READ_PENDING: u32 = 1 << 27;
 
 /// How to replay.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -75,22 +81,23 @@ pub struct Replayed {
     pub frames_run: u64,
 }
 
-/// One thing a prepared input does to the GPU.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One thing a prepared input does to the GPU. Each is 8 bytes, and runs of words or frame
+/// marks are one step, so a prepared input costs no more than the packets it was made from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Step {
-    /// These words of [`Prepared::gp0`] to GP0, in one call.
-    Gp0(Range<usize>),
+    /// The next this many words of [`Prepared::gp0`] to GP0, in one call.
+    Gp0(u32),
     /// A GP1 word.
     Gp1(u32),
     /// This many GPUREAD reads (discard or read-back), capped at [`dump::MAX_READ_WORDS`].
     Read(u32),
-    /// A frame mark.
-    Frame,
+    /// This many frame marks in a row.
+    Frames(u32),
 }
 
 /// An input as the GPU takes it, to be fed any number of times: every run of consecutive GP0
 /// words (stream lines, or dump packets with only information packets between them) is one
-/// slice.
+/// slice, every run of frame marks one step.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Prepared {
     steps: Vec<Step>,
@@ -102,47 +109,44 @@ impl Prepared {
     /// Prepares `input`.
     pub fn new(input: &Input) -> Self {
         let mut p = Prepared::default();
-        match input {
-            Input::Stream { items, .. } => {
-                for item in items {
-                    match *item {
-                        Item::Gp0(w) => p.gp0(&[w]),
-                        Item::Gp1(w) => p.steps.push(Step::Gp1(w)),
-                        Item::Frame => p.frame(),
-                        _ => {}
-                    }
+        for (_, packet) in input.packets() {
+            match packet {
+                PacketRef::Gp0(words) => p.gp0(words),
+                PacketRef::Gp1(words) => p.steps.extend(words.iter().map(|&w| Step::Gp1(w))),
+                PacketRef::Discard(n) | PacketRef::Readback(n) => {
+                    p.steps.push(Step::Read(n.min(dump::MAX_READ_WORDS)))
                 }
-            }
-            Input::Dump(d) => {
-                for packet in d.packets() {
-                    match packet {
-                        Packet::Gp0(words) => p.gp0(words),
-                        Packet::Gp1(words) => p.steps.extend(words.iter().map(|&w| Step::Gp1(w))),
-                        Packet::Discard(n) | Packet::Readback(n) => {
-                            p.steps.push(Step::Read((*n).min(dump::MAX_READ_WORDS)))
-                        }
-                        Packet::VSync(_) => p.frame(),
-                        _ => {}
-                    }
-                }
+                PacketRef::VSync(_) => p.frame(),
+                _ => {}
             }
         }
         p
     }
 
-    /// Appends GP0 words, to the run before them when the last step is one.
+    /// Appends GP0 words, to the run before them when the last step is one (a run that would
+    /// pass `u32::MAX` words goes on in a new step).
     fn gp0(&mut self, words: &[u32]) {
-        let start = self.gp0.len();
         self.gp0.extend_from_slice(words);
-        match self.steps.last_mut() {
-            Some(Step::Gp0(run)) => run.end = self.gp0.len(),
-            _ => self.steps.push(Step::Gp0(start..self.gp0.len())),
+        let mut left = words.len();
+        while left > 0 {
+            if let Some(Step::Gp0(n)) = self.steps.last_mut() {
+                let add = left.min((u32::MAX - *n) as usize);
+                *n += add as u32;
+                left -= add;
+            }
+            if left > 0 {
+                self.steps.push(Step::Gp0(0));
+            }
         }
     }
 
+    /// Appends a frame mark, to the run before it when the last step is one.
     fn frame(&mut self) {
-        self.steps.push(Step::Frame);
         self.frames += 1;
+        match self.steps.last_mut() {
+            Some(Step::Frames(n)) if *n < u32::MAX => *n += 1,
+            _ => self.steps.push(Step::Frames(1)),
+        }
     }
 
     /// GP0 calls a feed makes for the whole input (one per run of consecutive words).
@@ -166,20 +170,24 @@ impl Prepared {
         if frame == Some(0) {
             return Ok(0);
         }
-        for step in &self.steps {
+        // The next word of `self.gp0` to feed.
+        let mut at = 0;
+        for &step in &self.steps {
             match step {
-                Step::Gp0(run) => gpu.gp0_words(&self.gp0[run.clone()]),
-                Step::Gp1(w) => gpu.gp1(*w),
-                Step::Read(n) => {
-                    for _ in 0..*n {
-                        gpu.gpuread();
-                    }
+                Step::Gp0(n) => {
+                    let end = at + n as usize;
+                    gpu.gp0_words(&self.gp0[at..end]);
+                    at = end;
                 }
-                Step::Frame => {
-                    frames_run += 1;
-                    if frame == Some(frames_run) {
-                        break;
+                Step::Gp1(w) => gpu.gp1(w),
+                Step::Read(n) => read_back(gpu, n),
+                Step::Frames(n) => {
+                    // The frame asked for lies past the marks run so far.
+                    if let Some(f) = frame.filter(|f| f.saturating_sub(frames_run) <= u64::from(n))
+                    {
+                        return Ok(f);
                     }
+                    frames_run += u64::from(n);
                 }
             }
         }
@@ -204,15 +212,24 @@ pub fn apply(gpu: &mut Gpu, packet: &Packet) -> bool {
     match packet {
         Packet::Gp0(words) => gpu.gp0_words(words),
         Packet::Gp1(words) => words.iter().for_each(|&w| gpu.gp1(w)),
-        Packet::Discard(n) | Packet::Readback(n) => {
-            for _ in 0..(*n).min(dump::MAX_READ_WORDS) {
-                gpu.gpuread();
-            }
-        }
+        Packet::Discard(n) | Packet::Readback(n) => read_back(gpu, *n),
         Packet::VSync(_) => return true,
         _ => {}
     }
     false
+}
+
+/// The GPUREAD reads of a discard or read-back packet of `n` words: at most
+/// [`dump::MAX_READ_WORDS`], and none once no GP0(C0h) transfer is under way, since such a read
+/// only returns the latched word again. So a dump of such packets costs the words it reads, not
+/// the counts it claims.
+fn read_back(gpu: &mut Gpu, n: u32) {
+    for _ in 0..n.min(dump::MAX_READ_WORDS) {
+        if gpu.gpustat() & GPUSTAT_READ_PENDING == 0 {
+            break;
+        }
+        gpu.gpuread();
+    }
 }
 
 /// A power-on GPU set up as `opts` asks (threads, parallel threshold, pixel history).
@@ -270,17 +287,18 @@ impl Timing {
     }
 }
 
-/// Replays `input` `times` times (at least once), each on a fresh GPU made as `opts` asks and
-/// fed the prepared input up to `opts.frame`, timing from the first word to the end of the
-/// closing VRAM read (which draws what is still queued). Preparing the input and counting its
-/// pixels are not timed.
+/// Replays `input` `times` times (at least once, at most [`MAX_REPEAT`]), each on a fresh GPU
+/// made as `opts` asks and fed the prepared input up to `opts.frame`, timing from the first word
+/// to the end of the closing VRAM read (which draws what is still queued). Preparing the input
+/// and counting its pixels are not timed.
 pub fn repeat(input: &Input, opts: &Options, times: usize) -> Result<Timing, ReplayError> {
     let prepared = Prepared::new(input);
     let pixels = crate::capture::census::Census::up_to(input, opts.frame).pixels;
-    let mut runs = Vec::with_capacity(times);
+    // Grown run by run: `times` is the caller's number.
+    let mut runs = Vec::new();
     let cpu_before = crate::cpu_time::process_cpu_seconds();
     let mut last = None;
-    for _ in 0..times.max(1) {
+    for _ in 0..times.clamp(1, MAX_REPEAT as usize) {
         let mut gpu = Prepared::gpu(opts);
         let start = Instant::now();
         let frames_run = prepared.feed(&mut gpu, opts.frame)?;
@@ -304,6 +322,7 @@ pub fn repeat(input: &Input, opts: &Options, times: usize) -> Result<Timing, Rep
 mod tests {
     use super::*;
     use crate::capture::dump::{encode, VSyncTime};
+    use crate::capture::input::Place;
 
     #[test]
     fn detects_dumps_and_streams_by_content() {
@@ -312,12 +331,14 @@ mod tests {
         assert!(matches!(input, Input::Dump(_)));
         assert_eq!(input.frames(), 1);
         let s = Input::parse(b"gp1 00000000\n# x\ngp0 e1000400\nframe\ncase a\n").unwrap();
+        let packets: Vec<_> = s.packets().map(|(at, p)| (at, p.to_packet())).collect();
         assert_eq!(
-            s,
-            Input::Stream {
-                items: vec![Item::Gp1(0), Item::Gp0(0xe100_0400), Item::Frame],
-                lines: vec![1, 3, 4],
-            }
+            packets,
+            [
+                (Place::Line(1), Packet::Gp1(vec![0])),
+                (Place::Line(3), Packet::Gp0(vec![0xe100_0400])),
+                (Place::Line(4), Packet::VSync(VSyncTime::None)),
+            ]
         );
         let e = Input::parse(&[0xff, 0xfe, 0]).unwrap_err();
         assert_eq!(e.offset, 0);
@@ -333,7 +354,7 @@ mod tests {
         let Input::Dump(d) = d else {
             panic!("not a dump")
         };
-        let packets: Vec<Packet> = d.packets().cloned().collect();
+        let packets: Vec<Packet> = d.packets().map(|p| p.to_packet()).collect();
         assert!(matches!(packets[0], Packet::Comment(_)));
         assert_eq!(
             packets[1..],
@@ -431,8 +452,43 @@ mod tests {
         .unwrap();
         let p = Prepared::new(&Input::parse(&d).unwrap());
         assert_eq!(p.gp0_calls(), 2);
-        assert_eq!(p.steps[0], Step::Gp0(0..3));
+        assert_eq!(p.steps[0], Step::Gp0(3));
         assert_eq!(p.steps[1], Step::Read(2));
+    }
+
+    /// A run of frame marks is one step, and a frame inside it stops there.
+    #[test]
+    fn runs_of_frame_marks_are_one_step() {
+        let s = Input::parse(b"frame\nframe\ngp0 0\nframe\nframe\nframe\n").unwrap();
+        let p = Prepared::new(&s);
+        assert_eq!(p.steps, [Step::Frames(2), Step::Gp0(1), Step::Frames(3)]);
+        for frame in 0..=5 {
+            assert_eq!(p.feed(&mut Gpu::new(), Some(frame)), Ok(frame));
+        }
+        assert_eq!(p.feed(&mut Gpu::new(), None), Ok(5));
+    }
+
+    /// A read-back reads what a GP0(C0h) transfer has, then stops: the GPU goes on taking
+    /// commands, and reads past the transfer change nothing.
+    #[test]
+    fn read_backs_end_with_their_transfer() {
+        let mut g = Gpu::new();
+        // A 2x1 upload at (0,0), then a 2x1 read of it (one GPUREAD word).
+        g.gp0_words(&[
+            0xA000_0000,
+            0,
+            0x0001_0002,
+            0x7fff_001f,
+            0xC000_0000,
+            0,
+            0x0001_0002,
+        ]);
+        assert_ne!(g.gpustat() & GPUSTAT_READ_PENDING, 0);
+        read_back(&mut g, dump::MAX_READ_WORDS);
+        assert_eq!(g.gpustat() & GPUSTAT_READ_PENDING, 0);
+        assert_eq!(g.gpuread(), 0x7fff_001f);
+        g.gp0_words(&[0x02ff_0000, 0, 0x0001_0010]);
+        assert_eq!(g.vram()[0], 0x7c00, "a blue fill after the read");
     }
 
     #[test]

@@ -15,11 +15,10 @@ use std::path::{Path, PathBuf};
 
 use gpu::Gpu;
 
-use crate::capture::compressed::Compression;
-use crate::capture::dump::{self, Packet, PacketReader, VSyncTime};
-use crate::capture::input::Input;
+use crate::capture::compressed::{self, Compression};
+use crate::capture::dump::{self, Packet, PacketReader};
+use crate::capture::input::{Cursor, Input};
 use crate::capture::replay;
-use crate::hwtest::stream::Item;
 use crate::read::LoadError;
 
 /// Most bytes a compressed dump may decode to when played as a stream: far beyond any real
@@ -30,12 +29,13 @@ pub const MAX_STREAMED_BYTES: u64 = 16 << 30;
 pub enum Packets {
     /// A dump, read from its file (or decoder) as it plays.
     Dump(PacketReader<Box<dyn Read>>),
-    /// A text stream (read whole: streams are hand-made and small), its items from `next`.
+    /// A text stream (read whole, size capped: streams are hand-made), its packets from
+    /// `next`.
     Stream {
-        /// The items.
-        items: Vec<Item>,
-        /// The next item to hand out.
-        next: usize,
+        /// The stream.
+        input: Input,
+        /// Where the next packet is.
+        next: Cursor,
     },
 }
 
@@ -44,25 +44,10 @@ impl Packets {
     pub fn next_packet(&mut self) -> Result<Option<Packet>, LoadError> {
         match self {
             Packets::Dump(r) => Ok(r.next_entry()?.map(|e| e.packet)),
-            Packets::Stream { items, next } => loop {
-                let Some(item) = items.get(*next) else {
-                    return Ok(None);
-                };
-                *next += 1;
-                match *item {
-                    Item::Gp0(w) => {
-                        let mut words = vec![w];
-                        while let Some(Item::Gp0(w)) = items.get(*next) {
-                            words.push(*w);
-                            *next += 1;
-                        }
-                        return Ok(Some(Packet::Gp0(words)));
-                    }
-                    Item::Gp1(w) => return Ok(Some(Packet::Gp1(vec![w]))),
-                    Item::Frame => return Ok(Some(Packet::VSync(VSyncTime::None))),
-                    _ => {}
-                }
-            },
+            Packets::Stream { input, next } => Ok(input.packet_at(*next).map(|((_, p), after)| {
+                *next = after;
+                p.to_packet()
+            })),
         }
     }
 
@@ -84,31 +69,40 @@ pub struct Opened {
 }
 
 /// Opens `path`: a GPU dump (plain, zstd or xz, by content) is read as it plays; a text stream
-/// is read whole (size capped). Errors name the file.
+/// (also plain or compressed: told apart from a dump by what it decodes to) is read whole, size
+/// capped. Errors name the file.
 pub fn open(path: &Path) -> Result<Opened, LoadError> {
     let in_file = |e: LoadError| e.in_file(path);
-    let io = |e: std::io::Error| LoadError::io("GPU stream", path, &e);
+    let io = |e: std::io::Error| match compressed::carried(&e) {
+        Some(carried) => carried.clone().in_file(path),
+        None => LoadError::io("GPU stream", path, &e),
+    };
     let mut file = BufReader::new(File::open(path).map_err(io)?);
-    let head = std::io::BufRead::fill_buf(&mut file).map_err(io)?.to_vec();
-    let compression = Compression::detect(&head);
+    let head = std::io::BufRead::fill_buf(&mut file).map_err(io)?;
+    let compression = Compression::detect(head);
     let reader: Box<dyn Read> = match compression {
         Some(c) => c.decoder(file, MAX_STREAMED_BYTES),
-        None if head.starts_with(&dump::MAGIC_PREFIX[..10]) => Box::new(file),
-        None => {
-            let Input::Stream { items, .. } = Input::load(path)? else {
-                // The head said "not a dump", and load sniffs the same bytes.
-                return Err(in_file(LoadError::invalid(
-                    "GPU stream",
-                    0,
-                    "changed while being read",
-                )));
-            };
-            return Ok(Opened {
-                packets: Packets::Stream { items, next: 0 },
-                compression: None,
-            });
-        }
+        None => Box::new(file),
     };
+    let (head, reader) = compressed::peek(reader, dump::MAGIC_PREFIX.len()).map_err(io)?;
+    if !dump::has_magic(&head) {
+        let input = Input::load(path)?;
+        if let Input::Dump(_) = input {
+            // The head said "not a dump", and load sniffs the same bytes.
+            return Err(in_file(LoadError::invalid(
+                "GPU stream",
+                0,
+                "changed while being read",
+            )));
+        }
+        return Ok(Opened {
+            packets: Packets::Stream {
+                input,
+                next: Cursor::default(),
+            },
+            compression,
+        });
+    }
     let packets = Packets::Dump(PacketReader::new(reader).map_err(in_file)?);
     Ok(Opened {
         packets,

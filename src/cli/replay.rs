@@ -12,8 +12,9 @@ use psxrender::capture::replay;
 use psxrender::capture::{compressed, display, history};
 use psxrender::output::{save_png_rgb, write_atomic};
 
-/// Replay a GPU text stream or GPUDUMP (.psxgpu, also zstd/xz-compressed as DuckStation writes
-/// them) from power-on; save VRAM and the display, at one frame or every frame of a range.
+/// Replay a GPU text stream or GPUDUMP (.psxgpu), plain or zstd/xz-compressed (dumps as
+/// DuckStation writes them), from power-on; save VRAM and the display, at one frame or every
+/// frame of a range.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// Text stream (`gp0 HEX` / `gp1 HEX` / `frame` lines) or GPUDUMP file, plain or zstd/xz
@@ -59,14 +60,16 @@ pub struct Args {
     /// Example: `--history 129,125`
     #[arg(long, value_name = "X,Y", value_parser = parse_xy)]
     pub history: Vec<(u16, u16)>,
-    /// Time the GPU: parse once, then run N times on a fresh GPU (with --threads, up to --frame),
-    /// each run timed from the first word to the end of drawing (parsing and GPU set-up not
-    /// timed). Prints each run, `cpu X s per run` (user + system CPU of all threads, from
-    /// /proc/self/stat; n/a elsewhere), and last `median X s, min Y s, Z M px/s`, where Z is
-    /// the pixels the drawing commands cover over the median: triangles |cross|/2, quads as two
-    /// triangles, rectangles and fills w*h, lines max(|dx|,|dy|)+1, before clipping (uploads
-    /// and copies not counted). Outputs are written once, from the last run.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// Time the GPU: parse once, then run N times (N up to 100000) on a fresh GPU (with
+    /// --threads, up to --frame), each run timed from the first word to the end of drawing
+    /// (parsing and GPU set-up not timed). Prints each run, `cpu X s per run` (user + system
+    /// CPU of all threads, from /proc/self/stat; n/a elsewhere), and last `median X s, min Y s,
+    /// Z M px/s`, where Z is the pixels the drawing commands cover over the median: triangles
+    /// |cross|/2, quads as two triangles, rectangles and fills w*h, lines max(|dx|,|dy|)+1,
+    /// before clipping (uploads and copies not counted). Outputs are written once, from the
+    /// last run.
+    #[arg(long, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(replay::MAX_REPEAT)))]
     pub repeat: Option<u32>,
 }
 

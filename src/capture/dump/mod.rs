@@ -8,14 +8,17 @@
 //!
 //! Reading is strict about structure (a truncated packet is an error naming its offset) and
 //! lenient about content: unknown packet types are kept as [`Packet::Unknown`] and skipped by
-//! replay; odd payload sizes of known types become warnings. Packets are read one at a time from
-//! any byte stream ([`PacketReader`]: a file, a slice, a zstd/xz decoder); a payload's buffer
-//! grows with the bytes that arrive, so a length the input cannot back allocates nothing.
+//! replay; odd payload sizes of known types become warnings (the first [`MAX_WARNINGS`]). Packets
+//! are read one at a time from any byte stream ([`PacketReader`]: a file, a slice, a zstd/xz
+//! decoder); a payload's buffer grows with the bytes that arrive, so a length the input cannot
+//! back allocates nothing. A whole parsed dump is held as its file's words ([`Entries`]), so it
+//! costs its own size in memory, and read back as [`PacketRef`] views.
 //!
 //! How sure we are: the layout follows the spec text; the 14-byte variant and DuckStation's
 //! VRAM-restore quirks come from `gpu-dump-notes.md`. No hardware-captured dump exists to test
 //! against, so the tests are round trips and hand-built files.
 
+mod entries;
 mod reader;
 mod writer;
 
@@ -24,6 +27,7 @@ use std::io::Read;
 use crate::capture::compressed::Compression;
 use crate::read::Result;
 
+pub use entries::{Entries, EntryRef, Iter};
 pub use reader::PacketReader;
 pub use writer::{capture, encode, frame_dump, PacketTooLong, Writer};
 
@@ -43,6 +47,9 @@ pub const MAX_STRING_WORDS: u64 = 4096;
 pub const MAX_PACKET_WORDS: usize = 0xFF_FFFF;
 /// Largest GPUREAD discard/read-back honoured by replay, in words: a whole 1 MiB VRAM.
 pub const MAX_READ_WORDS: u32 = 1 << 18;
+/// Warnings kept per dump: each odd packet can be as small as its 4-byte header while its
+/// warning is a line of text, so past this many they are counted in one closing line.
+pub const MAX_WARNINGS: usize = 100;
 
 /// Which magic a dump starts with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,6 +165,90 @@ impl Packet {
     }
 }
 
+/// A packet as a held dump ([`Entries`]) gives it: the words borrowed from the store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PacketRef<'a> {
+    /// GP0 words.
+    Gp0(&'a [u32]),
+    /// GP1 words.
+    Gp1(&'a [u32]),
+    /// A VSync: one frame ends.
+    VSync(VSyncTime),
+    /// Discard this many GPUREAD words.
+    Discard(u32),
+    /// Read back this many GPUREAD words.
+    Readback(u32),
+    /// Trace begin.
+    TraceBegin,
+    /// GPU version word.
+    GpuVersion(u32),
+    /// Game ID.
+    GameId(String),
+    /// Video format.
+    VideoFormat(String),
+    /// Comment.
+    Comment(String),
+    /// A type this reader does not know, with its payload.
+    Unknown {
+        /// The type byte.
+        kind: PacketType,
+        /// The payload words.
+        payload: &'a [u32],
+    },
+}
+
+impl<'a> PacketRef<'a> {
+    /// What a packet of type `kind` with these payload words holds: a VSync's time is its first
+    /// two words, a count or version its first word, a string its bytes up to the first NUL
+    /// (invalid UTF-8 replaced). The reader refuses a packet that lacks a word it needs and warns
+    /// of extra words ([`PacketReader`]); a missing word reads as 0 here.
+    pub fn new(kind: PacketType, payload: &'a [u32]) -> Self {
+        let first = payload.first().copied().unwrap_or(0);
+        let string = || {
+            let bytes: Vec<u8> = payload.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+            String::from_utf8_lossy(&bytes[..end]).into_owned()
+        };
+        match kind {
+            PacketType::GP0 => PacketRef::Gp0(payload),
+            PacketType::GP1 => PacketRef::Gp1(payload),
+            PacketType::VSYNC => PacketRef::VSync(match payload {
+                [] => VSyncTime::None,
+                [t] => VSyncTime::U32(*t),
+                [lo, hi, ..] => VSyncTime::U64(u64::from(*lo) | u64::from(*hi) << 32),
+            }),
+            PacketType::DISCARD => PacketRef::Discard(first),
+            PacketType::READBACK => PacketRef::Readback(first),
+            PacketType::TRACE_BEGIN => PacketRef::TraceBegin,
+            PacketType::GPU_VERSION => PacketRef::GpuVersion(first),
+            PacketType::GAME_ID => PacketRef::GameId(string()),
+            PacketType::VIDEO_FORMAT => PacketRef::VideoFormat(string()),
+            PacketType::COMMENT => PacketRef::Comment(string()),
+            _ => PacketRef::Unknown { kind, payload },
+        }
+    }
+
+    /// The packet with its words copied out.
+    pub fn to_packet(&self) -> Packet {
+        match self {
+            PacketRef::Gp0(w) => Packet::Gp0(w.to_vec()),
+            PacketRef::Gp1(w) => Packet::Gp1(w.to_vec()),
+            PacketRef::VSync(t) => Packet::VSync(*t),
+            PacketRef::Discard(n) => Packet::Discard(*n),
+            PacketRef::Readback(n) => Packet::Readback(*n),
+            PacketRef::TraceBegin => Packet::TraceBegin,
+            PacketRef::GpuVersion(v) => Packet::GpuVersion(*v),
+            PacketRef::GameId(s) => Packet::GameId(s.clone()),
+            PacketRef::VideoFormat(s) => Packet::VideoFormat(s.clone()),
+            PacketRef::Comment(s) => Packet::Comment(s.clone()),
+            PacketRef::Unknown { kind, payload } => Packet::Unknown {
+                kind: *kind,
+                payload: payload.to_vec(),
+            },
+        }
+    }
+}
+
 /// A packet and the file offset of its header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
@@ -173,7 +264,7 @@ pub struct Dump {
     /// The magic the file starts with.
     pub magic: Magic,
     /// Every packet, in file order.
-    pub entries: Vec<Entry>,
+    pub entries: Entries,
     /// Things that were odd but readable (odd payload sizes, unknown types).
     pub warnings: Vec<String>,
     /// The compression of the file it was read from, if any.
@@ -182,15 +273,23 @@ pub struct Dump {
 
 impl Dump {
     /// The packets without their offsets.
-    pub fn packets(&self) -> impl Iterator<Item = &Packet> {
-        self.entries.iter().map(|e| &e.packet)
+    pub fn packets(&self) -> impl Iterator<Item = PacketRef<'_>> {
+        self.entries.iter().map(|e| e.packet)
     }
 
     /// Number of VSync packets (frames).
     pub fn frames(&self) -> u64 {
         self.packets()
-            .filter(|p| matches!(p, Packet::VSync(_)))
+            .filter(|p| matches!(p, PacketRef::VSync(_)))
             .count() as u64
+    }
+
+    /// The dump in the spec's 16-byte form: the magic, then its packets as they are (a
+    /// 14-byte-magic dump changes only its magic).
+    pub fn to_spec_bytes(&self) -> Vec<u8> {
+        let mut out = MAGIC_SPEC.to_vec();
+        self.entries.write_to(&mut out);
+        out
     }
 
     /// A one-paragraph summary: magic, packets, words, frames, IDs and comments.
@@ -200,13 +299,13 @@ impl Dump {
         let mut lines = Vec::new();
         for p in self.packets() {
             match p {
-                Packet::Gp0(w) => gp0 += w.len(),
-                Packet::Gp1(w) => gp1 += w.len(),
-                Packet::GameId(s) => lines.push(format!("game ID: {s}")),
-                Packet::VideoFormat(s) => lines.push(format!("video format: {s}")),
-                Packet::Comment(s) => lines.push(format!("comment: {s}")),
-                Packet::GpuVersion(v) => lines.push(format!("GPU version word: {v}")),
-                Packet::TraceBegin => lines.push(format!(
+                PacketRef::Gp0(w) => gp0 += w.len(),
+                PacketRef::Gp1(w) => gp1 += w.len(),
+                PacketRef::GameId(s) => lines.push(format!("game ID: {s}")),
+                PacketRef::VideoFormat(s) => lines.push(format!("video format: {s}")),
+                PacketRef::Comment(s) => lines.push(format!("comment: {s}")),
+                PacketRef::GpuVersion(v) => lines.push(format!("GPU version word: {v}")),
+                PacketRef::TraceBegin => lines.push(format!(
                     "trace begins after {gp0} state-restore GP0 words and {gp1} GP1 words"
                 )),
                 _ => {}
@@ -233,10 +332,17 @@ impl Dump {
     }
 }
 
-/// True when `data` looks like a GPU dump (starts `PSXGPUDUMP`, or is a zstd/xz stream, which
-/// is read as a compressed dump): the content test `replay` uses.
+/// True when `data` starts with a dump's magic (its first 10 bytes, `PSXGPUDUMP`, so a dump of
+/// an unknown version is recognised and refused by name).
+pub fn has_magic(data: &[u8]) -> bool {
+    data.starts_with(&MAGIC_PREFIX[..10])
+}
+
+/// True when `data` looks like recorded GPU input of the binary kind: a dump's magic, or a
+/// zstd/xz stream, which [`crate::capture::input::Input`] reads as a dump or a text stream by
+/// what it decodes to.
 pub fn looks_like_dump(data: &[u8]) -> bool {
-    data.starts_with(&MAGIC_PREFIX[..10]) || Compression::detect(data).is_some()
+    has_magic(data) || Compression::detect(data).is_some()
 }
 
 /// Parses a whole dump held in memory, plain or compressed (detected by content).
@@ -247,18 +353,22 @@ pub fn parse(data: &[u8]) -> Result<Dump> {
         Some(c) => collect(PacketReader::new(
             c.decoder(data, crate::read::MAX_FILE_SIZE),
         )?)?,
-        None => collect(PacketReader::new(data)?)?,
+        // A plain dump's words are known: room for all of them at once.
+        None => collect_into(PacketReader::new(data)?, data.len() / 4)?,
     };
     dump.compression = compression;
     Ok(dump)
 }
 
 /// Reads every packet of `reader` into a [`Dump`].
-pub fn collect<R: Read>(mut reader: PacketReader<R>) -> Result<Dump> {
-    let mut entries = Vec::new();
-    while let Some(e) = reader.next_entry()? {
-        entries.push(e);
-    }
+pub fn collect<R: Read>(reader: PacketReader<R>) -> Result<Dump> {
+    collect_into(reader, 0)
+}
+
+/// [`collect`] into a store with room for `words` words.
+fn collect_into<R: Read>(mut reader: PacketReader<R>, words: usize) -> Result<Dump> {
+    let mut entries = Entries::with_capacity(reader.magic().len() as u64, words);
+    while reader.read_into(&mut entries)? {}
     Ok(Dump {
         magic: reader.magic(),
         entries,

@@ -3,8 +3,8 @@
 use std::io::{self, Read};
 
 use super::{
-    Entry, Magic, Packet, PacketType, VSyncTime, FORMAT, MAGIC_PREFIX, MAGIC_SHORT, MAGIC_SPEC,
-    MAX_STRING_WORDS,
+    Entries, Entry, Magic, PacketRef, PacketType, FORMAT, MAGIC_PREFIX, MAGIC_SHORT, MAGIC_SPEC,
+    MAX_STRING_WORDS, MAX_WARNINGS,
 };
 use crate::read::{ErrorKind, LoadError, Result};
 
@@ -19,7 +19,16 @@ pub struct PacketReader<R: Read> {
     magic: Magic,
     seen_gpu_packet: bool,
     warnings: Vec<String>,
+    /// Warnings met, listed or not.
+    warned: u64,
+    /// Unlisted warnings already reported by [`Self::take_warnings`].
+    unlisted_told: u64,
+    /// Room for one chunk of a payload on its way to words.
+    chunk: Vec<u8>,
 }
+
+/// Bytes of payload read at a time: a whole number of words.
+const CHUNK: usize = 16 << 10;
 
 impl<R: Read> PacketReader<R> {
     /// Reads and checks the magic.
@@ -30,6 +39,9 @@ impl<R: Read> PacketReader<R> {
             magic: Magic::Spec,
             seen_gpu_packet: false,
             warnings: Vec::new(),
+            warned: 0,
+            unlisted_told: 0,
+            chunk: vec![0; CHUNK],
         };
         let bad_magic = LoadError::new(
             FORMAT,
@@ -89,9 +101,19 @@ impl<R: Read> PacketReader<R> {
         self.off
     }
 
-    /// The warnings gathered since the last call (odd payload sizes, unknown types).
+    /// The warnings gathered since the last call (odd payload sizes, unknown types); the
+    /// first [`MAX_WARNINGS`] of the dump, then once a line saying how many more there were.
     pub fn take_warnings(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.warnings)
+        let mut out = std::mem::take(&mut self.warnings);
+        let unlisted = self.warned.saturating_sub(MAX_WARNINGS as u64);
+        if unlisted > self.unlisted_told {
+            out.push(format!(
+                "{} more odd packets not listed (only the first {MAX_WARNINGS} are)",
+                unlisted - self.unlisted_told
+            ));
+            self.unlisted_told = unlisted;
+        }
+        out
     }
 
     fn error(&self, off: u64, kind: ErrorKind) -> LoadError {
@@ -126,6 +148,32 @@ impl<R: Read> PacketReader<R> {
 
     /// The next packet and its offset; `None` at the end of the input.
     pub fn next_entry(&mut self) -> Result<Option<Entry>> {
+        let Some((offset, kind, len)) = self.header()? else {
+            return Ok(None);
+        };
+        let mut words = Vec::new();
+        self.payload(offset, kind, len, &mut words)?;
+        Ok(Some(Entry {
+            offset,
+            packet: PacketRef::new(kind, &words).to_packet(),
+        }))
+    }
+
+    /// Reads the next packet into `entries`; false at the end of the input. After an error
+    /// `entries` ends with a partial packet and is to be dropped.
+    pub(super) fn read_into(&mut self, entries: &mut Entries) -> Result<bool> {
+        let Some((offset, kind, len)) = self.header()? else {
+            return Ok(false);
+        };
+        entries.push_header(kind, len);
+        self.payload(offset, kind, len, entries.payload())?;
+        Ok(true)
+    }
+
+    /// The next packet header's offset, type and payload length in words; `None` at the end of
+    /// the input. A string longer than [`MAX_STRING_WORDS`] is refused here, before its payload
+    /// is read.
+    fn header(&mut self) -> Result<Option<(u64, PacketType, usize)>> {
         let off = self.off;
         let mut header = [0u8; 4];
         match self.fill(&mut header)? {
@@ -143,132 +191,132 @@ impl<R: Read> PacketReader<R> {
         }
         let header = u32::from_le_bytes(header);
         let kind = PacketType((header >> 24) as u8);
-        let len = u64::from(header & 0xFF_FFFF);
+        let len = header & 0xFF_FFFF;
         if matches!(
             kind,
             PacketType::GAME_ID | PacketType::VIDEO_FORMAT | PacketType::COMMENT
-        ) && len > MAX_STRING_WORDS
+        ) && u64::from(len) > MAX_STRING_WORDS
         {
             return Err(self.error(
                 off,
                 ErrorKind::CountTooLarge {
                     what: "string payload words",
-                    count: len,
+                    count: len.into(),
                     max: MAX_STRING_WORDS,
                 },
             ));
         }
-        // Grows with the bytes that arrive, so a length the input cannot back costs nothing.
-        let mut payload = Vec::new();
-        let got = (&mut self.input)
-            .take(len * 4)
-            .read_to_end(&mut payload)
-            .map_err(|e| self.io_error(e))?;
-        self.off += got as u64;
-        if got as u64 != len * 4 {
+        Ok(Some((off, kind, len as usize)))
+    }
+
+    /// Appends the `len` payload words of the packet whose header is at `off` to `words`, and
+    /// checks them ([`Self::check`]). They are read a chunk at a time, so a length the input
+    /// cannot back costs only the bytes that arrive.
+    fn payload(
+        &mut self,
+        off: u64,
+        kind: PacketType,
+        len: usize,
+        words: &mut Vec<u32>,
+    ) -> Result<()> {
+        let start = words.len();
+        let mut chunk = std::mem::take(&mut self.chunk);
+        let read = self.read_words(len, &mut chunk, words);
+        self.chunk = chunk;
+        if !read? {
             return Err(self.error(
                 off,
                 ErrorKind::OutOfBounds {
                     what: "packet payload",
                     target: off + 4,
-                    len: len * 4,
+                    len: len as u64 * 4,
                 },
             ));
         }
-        let packet = self.decode(off, kind, &payload)?;
+        self.check(off, kind, &words[start..])?;
         if kind.0 <= PacketType::TRACE_BEGIN.0 {
             self.seen_gpu_packet = true;
         }
-        Ok(Some(Entry {
-            offset: off,
-            packet,
-        }))
+        Ok(())
     }
 
-    /// One packet from its type and payload bytes (a whole number of words).
-    fn decode(&mut self, off: u64, kind: PacketType, payload: &[u8]) -> Result<Packet> {
-        let len = payload.len() as u64 / 4;
-        let words = || -> Vec<u32> {
-            payload
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect()
-        };
-        let warnings = &mut self.warnings;
-        let mut warn = |msg: String| {
-            warnings.push(format!(
-                "packet at byte 0x{off:x} (type 0x{:02x}): {msg}",
-                kind.0
-            ))
-        };
+    /// Appends `len` words read through `chunk` to `words`; false when the input ends first.
+    fn read_words(&mut self, len: usize, chunk: &mut [u8], words: &mut Vec<u32>) -> Result<bool> {
+        let mut left = len * 4;
+        while left > 0 {
+            // `left` and the chunk are whole words, so a short read means the input ended.
+            let want = left.min(chunk.len());
+            let got = self.fill(&mut chunk[..want])?;
+            words.extend(
+                chunk[..got]
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+            );
+            if got < want {
+                return Ok(false);
+            }
+            left -= want;
+        }
+        Ok(true)
+    }
+
+    /// Refuses a packet that lacks a word its type needs, and warns of odd payload sizes and
+    /// unknown types (what [`PacketRef::new`] makes of them is in its docs).
+    fn check(&mut self, off: u64, kind: PacketType, payload: &[u32]) -> Result<()> {
+        let len = payload.len();
+        let seen_gpu_packet = self.seen_gpu_packet;
+        let mut warn = |msg: String| self.warn(off, kind, msg);
         let one_word = |warn: &mut dyn FnMut(String)| -> Result<u32> {
             if len > 1 {
                 warn(format!("{len} payload words, expected 1; using the first"));
             }
-            payload
-                .get(..4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .ok_or_else(|| {
-                    LoadError::invalid(
-                        FORMAT,
-                        off,
-                        format!("packet type 0x{:02x} needs a word", kind.0),
-                    )
-                })
+            payload.first().copied().ok_or_else(|| {
+                LoadError::invalid(
+                    FORMAT,
+                    off,
+                    format!("packet type 0x{:02x} needs a word", kind.0),
+                )
+            })
         };
-        Ok(match kind {
-            PacketType::GP0 => Packet::Gp0(words()),
-            PacketType::GP1 => Packet::Gp1(words()),
+        match kind {
+            PacketType::GP0 | PacketType::GP1 => {}
+            PacketType::GAME_ID | PacketType::VIDEO_FORMAT | PacketType::COMMENT => {}
             PacketType::VSYNC => {
-                let w = words();
-                match w.len() {
-                    0 => Packet::VSync(VSyncTime::None),
-                    1 => Packet::VSync(VSyncTime::U32(w[0])),
-                    n => {
-                        if n > 2 {
-                            warn(format!("VSync with {n} payload words; using the first two"));
-                        }
-                        Packet::VSync(VSyncTime::U64(u64::from(w[0]) | u64::from(w[1]) << 32))
-                    }
+                if len > 2 {
+                    warn(format!(
+                        "VSync with {len} payload words; using the first two"
+                    ));
                 }
             }
-            PacketType::DISCARD => Packet::Discard(one_word(&mut warn)?),
-            PacketType::READBACK => Packet::Readback(one_word(&mut warn)?),
+            PacketType::DISCARD | PacketType::READBACK => {
+                one_word(&mut warn)?;
+            }
             PacketType::TRACE_BEGIN => {
                 if len != 0 {
                     warn(format!("trace begin with {len} payload words, expected 0"));
                 }
-                Packet::TraceBegin
             }
             PacketType::GPU_VERSION => {
-                if self.seen_gpu_packet {
+                if seen_gpu_packet {
                     warn("GPU version after GPU packets (the spec allows it only before)".into());
                 }
-                let v = one_word(&mut warn)?;
-                if v == 3 {
+                if one_word(&mut warn)? == 3 {
                     warn("GPU version 3 (2 MiB VRAM): only the first 1 MiB is emulated".into());
                 }
-                Packet::GpuVersion(v)
             }
-            PacketType::GAME_ID | PacketType::VIDEO_FORMAT | PacketType::COMMENT => {
-                let end = payload
-                    .iter()
-                    .position(|&b| b == 0)
-                    .unwrap_or(payload.len());
-                let s = String::from_utf8_lossy(&payload[..end]).into_owned();
-                match kind {
-                    PacketType::GAME_ID => Packet::GameId(s),
-                    PacketType::VIDEO_FORMAT => Packet::VideoFormat(s),
-                    _ => Packet::Comment(s),
-                }
-            }
-            _ => {
-                warn(format!("unknown packet type, {len} words skipped"));
-                Packet::Unknown {
-                    kind,
-                    payload: words(),
-                }
-            }
-        })
+            _ => warn(format!("unknown packet type, {len} words skipped")),
+        }
+        Ok(())
+    }
+
+    /// Records a warning about the packet at `off`; past [`MAX_WARNINGS`], only counts it.
+    fn warn(&mut self, off: u64, kind: PacketType, msg: String) {
+        self.warned += 1;
+        if self.warned <= MAX_WARNINGS as u64 {
+            self.warnings.push(format!(
+                "packet at byte 0x{off:x} (type 0x{:02x}): {msg}",
+                kind.0
+            ));
+        }
     }
 }

@@ -32,7 +32,7 @@ fn round_trip_gives_the_same_packets() {
     assert_eq!(bytes.len() % 4, 0);
     let dump = parse(&bytes).unwrap();
     assert_eq!(dump.magic, Magic::Spec);
-    let back: Vec<Packet> = dump.packets().cloned().collect();
+    let back: Vec<Packet> = dump.packets().map(|p| p.to_packet()).collect();
     assert_eq!(back, packets);
     assert_eq!(dump.frames(), 3);
     assert!(
@@ -41,7 +41,7 @@ fn round_trip_gives_the_same_packets() {
         "{}",
         dump.summary()
     );
-    assert_eq!(dump.entries[0].offset, 16);
+    assert_eq!(dump.entries.iter().next().unwrap().offset, 16);
     // Re-encoding the parsed packets reproduces the file byte for byte.
     assert_eq!(encode(&back).unwrap(), bytes);
 }
@@ -82,10 +82,10 @@ fn short_magic_is_accepted() {
     }
     let dump = parse(&data).unwrap();
     assert_eq!(dump.magic, Magic::Short);
-    assert_eq!(dump.entries[0].offset, 14);
-    assert_eq!(dump.entries[1].offset, 30);
+    let offsets: Vec<u64> = dump.entries.iter().map(|e| e.offset).collect();
+    assert_eq!(offsets, [14, 30]);
     assert_eq!(
-        dump.packets().cloned().collect::<Vec<_>>(),
+        dump.packets().map(|p| p.to_packet()).collect::<Vec<_>>(),
         vec![
             Packet::Gp0(vec![0xA000_0000, 0, 0]),
             Packet::VSync(VSyncTime::U64(0))
@@ -145,7 +145,7 @@ fn odd_payloads_are_warnings() {
     let dump = parse(&data).unwrap();
     assert_eq!(dump.warnings.len(), 3, "{:?}", dump.warnings);
     assert_eq!(
-        dump.packets().cloned().collect::<Vec<_>>(),
+        dump.packets().map(|p| p.to_packet()).collect::<Vec<_>>(),
         vec![
             Packet::VSync(VSyncTime::U64(0x2_0000_0001)),
             Packet::TraceBegin,
@@ -162,7 +162,7 @@ fn vram_restore_is_a_full_upload() {
     let mut w = Writer::new();
     w.restore_vram(&vram);
     let dump = parse(&w.finish()).unwrap();
-    let Some(Packet::Gp0(words)) = dump.packets().next() else {
+    let Some(PacketRef::Gp0(words)) = dump.packets().next() else {
         panic!("no GP0 packet");
     };
     assert_eq!(words.len(), 3 + 1024 * 512 / 2);
@@ -183,4 +183,36 @@ fn random_bytes_never_panic() {
             Ok(())
         })
         .unwrap();
+}
+
+/// A header-only packet is held as its one header word, and each has its own offset.
+#[test]
+fn held_packets_cost_their_file_words() {
+    let mut data = MAGIC_SPEC.to_vec();
+    for w in [0u32, 0, 0x0000_0001, 7, 0x0200_0000] {
+        data.extend_from_slice(&w.to_le_bytes());
+    }
+    let dump = parse(&data).unwrap();
+    let offsets: Vec<u64> = dump.entries.iter().map(|e| e.offset).collect();
+    assert_eq!(offsets, [16, 20, 24, 32]);
+    assert_eq!(dump.entries.len(), 4);
+    let mut words = Vec::new();
+    dump.entries.write_to(&mut words);
+    assert_eq!(words, data[16..], "held as the file's words");
+    assert_eq!(dump.to_spec_bytes(), data);
+}
+
+/// Past [`MAX_WARNINGS`] odd packets, one line says how many more there were.
+#[test]
+fn warnings_stop_at_the_cap() {
+    let mut data = MAGIC_SPEC.to_vec();
+    for _ in 0..MAX_WARNINGS + 5 {
+        data.extend_from_slice(&0x7f00_0000u32.to_le_bytes());
+    }
+    let mut reader = PacketReader::new(&data[..]).unwrap();
+    while reader.next_entry().unwrap().is_some() {}
+    let w = reader.take_warnings();
+    assert_eq!(w.len(), MAX_WARNINGS + 1);
+    assert!(w[MAX_WARNINGS].starts_with("5 more odd packets"), "{w:?}");
+    assert!(reader.take_warnings().is_empty(), "told once");
 }
