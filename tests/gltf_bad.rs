@@ -586,3 +586,190 @@ fn structural_mutations_of_the_fox_json_never_panic() {
     eprintln!("JSON mutations: {ok} loaded, {err} refused");
     assert!(ok > 20 && err > 200, "{ok} loaded, {err} refused");
 }
+
+/// `n` copies of `item`, comma-separated.
+fn repeat(item: &str, n: usize) -> String {
+    vec![item; n].join(",")
+}
+
+/// Documents whose JSON costs far more parsed than written: empty elements of every top-level
+/// array, nested lists, attribute and extension maps, `Value` trees, structs written as arrays.
+fn costly_documents(n: usize) -> Vec<(&'static str, String)> {
+    let doc = |body: String| format!(r#"{{"asset":{{"version":"2.0"}},{body}}}"#);
+    let keys = |prefix: &str| {
+        (0..n)
+            .map(|i| format!(r#""{prefix}{i}":0"#))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let mut docs = Vec::new();
+    for array in [
+        "nodes",
+        "materials",
+        "samplers",
+        "images",
+        "scenes",
+        "textures",
+        "buffers",
+    ] {
+        docs.push((array, doc(format!(r#""{array}":[{}]"#, repeat("{}", n)))));
+    }
+    let item =
+        |key: &'static str, item: &str| (key, doc(format!(r#""{key}":[{}]"#, repeat(item, n))));
+    docs.extend([
+        item("cameras", r#"{"type":"x"}"#),
+        item("textures", r#"{"source":0}"#),
+        item("buffers", r#"{"byteLength":0}"#),
+        item("bufferViews", r#"{"buffer":0,"byteLength":0}"#),
+        item(
+            "accessors",
+            r#"{"componentType":5126,"count":1,"type":"VEC3"}"#,
+        ),
+        item("animations", r#"{"channels":[],"samplers":[]}"#),
+        item("skins", r#"{"joints":[]}"#),
+        item("meshes", r#"{"primitives":[]}"#),
+        item("extensionsUsed", r#""""#),
+        item("nodes", r#"{"extensions":{"a":{"b":[]}}}"#),
+        item("nodes", r#"{"extras":{"a":[0]}}"#),
+        item("nodes", "[]"),
+        item("nodes", "[null,[]]"),
+        item(
+            "materials",
+            r#"{"pbrMetallicRoughness":{"baseColorTexture":{"index":0,"extensions":{"x":0}}}}"#,
+        ),
+        item("n\\u006fdes", "{}"),
+    ]);
+    let one = |key: &'static str, body: String| (key, doc(body));
+    docs.extend([
+        one(
+            "meshes",
+            format!(
+                r#""meshes":[{{"primitives":[{}]}}]"#,
+                repeat(r#"{"attributes":{"_A":0}}"#, n)
+            ),
+        ),
+        one(
+            "meshes",
+            format!(
+                r#""meshes":[{{"primitives":[{{"attributes":{{{}}}}}]}}]"#,
+                keys("_")
+            ),
+        ),
+        one(
+            "meshes",
+            format!(
+                r#""meshes":[{{"primitives":[{{"attributes":{{}},"targets":[{}]}}]}}]"#,
+                repeat("{}", n)
+            ),
+        ),
+        one(
+            "accessors",
+            format!(
+                r#""accessors":[{{"componentType":5126,"count":1,"type":"VEC3","min":[{}]}}]"#,
+                repeat("0", n)
+            ),
+        ),
+        one(
+            "accessors",
+            format!(
+                r#""accessors":[{{"componentType":5126,"count":1,"type":"VEC3","max":[{}]}}]"#,
+                repeat("[{}]", n)
+            ),
+        ),
+        one(
+            "animations",
+            format!(
+                r#""animations":[{{"channels":[{}],"samplers":[]}}]"#,
+                repeat(r#"{"sampler":0,"target":{"node":0,"path":""}}"#, n)
+            ),
+        ),
+        one(
+            "animations",
+            format!(
+                r#""animations":[{{"channels":[],"samplers":[{}]}}]"#,
+                repeat(r#"{"input":0,"output":0}"#, n)
+            ),
+        ),
+        one(
+            "skins",
+            format!(r#""skins":[{{"joints":[{}]}}]"#, repeat("0", n)),
+        ),
+        one(
+            "nodes",
+            format!(r#""nodes":[{{"children":[{}]}}]"#, repeat("0", n)),
+        ),
+        one(
+            "nodes",
+            format!(
+                r#""nodes":[{{"extensions":{{"x":[{}]}}}}]"#,
+                repeat("[]", n)
+            ),
+        ),
+        one(
+            "nodes",
+            format!(r#""nodes":[{{"extensions":{{"x":[{}]}}}}]"#, repeat("0", n)),
+        ),
+        one(
+            "nodes",
+            format!(r#""nodes":[{{"extensions":{{{}}}}}]"#, keys("")),
+        ),
+        one(
+            "nodes",
+            format!(r#""nodes":[{{"extensions":{{"x":{{{}}}}}}}]"#, keys("")),
+        ),
+        one(
+            "extensions",
+            format!(r#""extensions":{{"x":[{}]}}"#, repeat(r#"{"name":""}"#, n)),
+        ),
+        one("nodes", format!(r#""nodes":[[null,[{}]]]"#, repeat("0", n))),
+    ]);
+    docs
+}
+
+#[test]
+fn parsing_costly_json_stays_within_what_the_load_charged() {
+    // The `gltf` crate parses the whole document before the loader sees a count: what it will
+    // allocate is charged from the text first. Each document is measured opening (the crate's
+    // parse and validation) against the charge.
+    let _g = serial();
+    let path = cli_run::tmp("gltf-bad", "costly.gltf");
+    let mut parsed = 0;
+    for (name, text) in costly_documents(20_000) {
+        let budget = gltf::Budget::new(text.len() as u64);
+        let folders = psxrender::formats::Folders::new(Path::new("."), &LoadOptions::default());
+        let before = LIVE.load(Ordering::Relaxed);
+        PEAK.store(before, Ordering::Relaxed);
+        let r = gltf::source::open(&path, text.as_bytes(), &budget, folders);
+        let peak = (PEAK.load(Ordering::Relaxed) - before) as u64;
+        drop(r);
+        // A document refused by its charge was never parsed: only its error was allocated.
+        let error = 4096;
+        assert!(
+            peak <= budget.used() + error,
+            "{name} ({} bytes): peak {peak} over the {} charged",
+            text.len(),
+            budget.used()
+        );
+        parsed += usize::from(budget.used() > 0);
+    }
+    assert!(parsed >= 30, "only {parsed} documents were parsed");
+}
+
+#[test]
+fn a_document_too_costly_to_parse_is_refused_naming_its_array() {
+    // An empty node is written in three bytes and parsed into a whole node struct: this many
+    // are charged more than the budget (64 MiB + 32 × input) and refused before any is parsed.
+    let _g = serial();
+    let n = 100_000;
+    let text = format!(
+        r#"{{"asset":{{"version":"2.0"}},"nodes":[{}]}}"#,
+        repeat("{}", n)
+    );
+    let e = load_err("empty-nodes.gltf", text.as_bytes());
+    let msg = e.to_string();
+    assert!(
+        matches!(&e.kind, ErrorKind::Json { path, .. } if path == "nodes"),
+        "{msg}"
+    );
+    assert!(msg.contains(&format!("{n} elements")), "{msg}");
+}

@@ -3,11 +3,12 @@
 //! targets, drawn through the same GTE/GPU path as every other format.
 //!
 //! Data flow: [`source`] opens the container (GLB header checks, then the `gltf` crate parses and
-//! validates the JSON), resolves buffers (GLB BIN chunk, base64 data URIs, external files) and
-//! decodes images through the `image` crate; [`parse`] turns the document into plain arrays —
-//! every accessor read through [`accessor`]'s bounds-checked reader, KHR_draco_mesh_compression
-//! geometry through `draco.rs`; `pose.rs` samples animations, walks the node tree, skins and morphs
-//! on the CPU (as a PS1 game's CPU would) and hands the renderer triangles.
+//! validates the JSON, once `json_cost.rs` has charged what that parse allocates), resolves
+//! buffers (GLB BIN chunk, base64 data URIs, external files) and decodes images through the
+//! `image` crate; [`parse`] turns the document into plain arrays — every accessor read through
+//! [`accessor`]'s bounds-checked reader, KHR_draco_mesh_compression geometry through `draco.rs`;
+//! `pose.rs` samples animations, walks the node tree, skins and morphs on the CPU (as a PS1
+//! game's CPU would) and hands the renderer triangles.
 //!
 //! Conventions: glTF is already the scene's space (right-handed, +Y up, front facing +Z,
 //! counter-clockwise front faces, UV origin at the image's top-left), so nothing is converted.
@@ -16,14 +17,15 @@
 //! on textured faces, ×255 on untextured ones.
 //!
 //! Safety: every count read from the file is charged to a [`Budget`] derived from the input's
-//! size before anything is allocated, so a hostile file fails with a typed error instead of
-//! exhausting memory; the `gltf` crate's own accessor iterators are not used because they assume
-//! well-formed data (they subtract one from a count that may be zero and index with unchecked
-//! sums).
+//! size before anything is allocated (the JSON's arrays and maps before the crate parses them),
+//! so a hostile file fails with a typed error instead of exhausting memory; the `gltf` crate's
+//! own accessor iterators are not used because they assume well-formed data (they subtract one
+//! from a count that may be zero and index with unchecked sums).
 
 pub mod accessor;
 mod draco;
 mod info;
+mod json_cost;
 mod mesh;
 pub mod parse;
 mod pose;

@@ -1,6 +1,7 @@
 //! Opening a glTF file: the GLB container's header and chunks (checked here, so the `gltf`
-//! crate is only handed a well-formed container), the JSON parsed and validated by the `gltf`
-//! crate, then every buffer resolved — the GLB BIN chunk, a base64 data URI (decoded by the
+//! crate is only handed a well-formed container), what parsing the JSON will allocate charged
+//! to the load's budget from its text (`json_cost.rs`), the JSON parsed and validated by the
+//! `gltf` crate, then every buffer resolved — the GLB BIN chunk, a base64 data URI (decoded by the
 //! crate), or a file beside the model — with its declared `byteLength` checked against the bytes
 //! actually there, and images decoded through the `image` crate under the load's budget.
 
@@ -8,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use ::gltf::json;
 
-use super::{json_error, Budget, Container, FORMAT};
+use super::{json_cost, json_error, Budget, Container, FORMAT};
 use crate::formats::error::{ErrorKind, LoadError, Result};
 use crate::formats::images;
 use crate::formats::reader::Reader;
@@ -234,25 +235,29 @@ fn pre_validate(root: &json::Root) -> Result<()> {
 /// zeros, and it is how KHR_draco_mesh_compression primitives declare their attributes.
 fn validate(root: json::Root) -> Result<::gltf::Document> {
     use json::validation::Validate;
-    let mut errors = Vec::new();
+    // The first error is reported and the rest only counted: a document can have one per
+    // element.
+    let mut first = None;
+    let mut count = 0u64;
     root.validate(&root, json::Path::new, &mut |path, error| {
-        errors.push((path(), error))
-    });
-    errors.retain(|(path, error)| {
+        let path = path();
         let p = path.as_str();
-        let zero_filled = *error == json::validation::Error::Missing
+        let zero_filled = error == json::validation::Error::Missing
             && p.starts_with("accessors[")
             && p.ends_with("].bufferView");
-        !zero_filled
+        if !zero_filled {
+            count += 1;
+            first.get_or_insert((path, error));
+        }
     });
-    if let Some((path, kind)) = errors.first() {
-        let more = match errors.len() {
+    if let Some((path, kind)) = first {
+        let more = match count {
             1 => String::new(),
             n => format!(" (and {} more validation errors)", n - 1),
         };
         return Err(json_error(
             path.as_str(),
-            format!("{}{more}", validation_words(*kind)),
+            format!("{}{more}", validation_words(kind)),
         ));
     }
     // Backstop for an enum value the crate's validation does not visit: such a value cannot be
@@ -266,6 +271,32 @@ fn validate(root: json::Root) -> Result<::gltf::Document> {
     Ok(::gltf::Document::from_json_without_validation(root))
 }
 
+/// Charges what the `gltf` crate will allocate parsing `json` (and copying a GLB BIN chunk of
+/// `bin_len` bytes), before it runs: a document that would not fit the budget is refused, naming
+/// the top-level member that costs the most.
+fn charge_parse(json: &[u8], bin_len: u64, budget: &Budget) -> Result<()> {
+    let cost = json_cost::of(json);
+    let bytes = cost.bytes.saturating_add(bin_len);
+    if bytes > budget.remaining() {
+        let (path, what) = match &cost.largest {
+            Some(m) if m.elements > 0 => (m.key.clone(), format!("{} elements take", m.elements)),
+            Some(m) => (m.key.clone(), "takes".to_string()),
+            None => ("(document)".to_string(), "takes".to_string()),
+        };
+        let part = cost.largest.as_ref().map_or(bytes, |m| m.bytes);
+        return Err(json_error(
+            path,
+            format!(
+                "{what} up to {part} bytes once parsed (the document {bytes}), more than the \
+                 load's budget has left ({} of {} bytes)",
+                budget.remaining(),
+                budget.limit()
+            ),
+        ));
+    }
+    budget.charge(bytes, "JSON document once parsed (bytes)")
+}
+
 /// Extensions this loader implements itself (removed from `extensionsRequired` before the crate
 /// validates, as the crate does not know them).
 pub const HANDLED_EXTENSIONS: &[&str] = &["KHR_draco_mesh_compression"];
@@ -273,7 +304,7 @@ pub const HANDLED_EXTENSIONS: &[&str] = &["KHR_draco_mesh_compression"];
 /// Parses and validates the document, resolves its buffers (external ones only inside
 /// `folders`).
 pub fn open(path: &Path, data: &[u8], budget: &Budget, folders: Folders) -> Result<Source> {
-    let (container, json_range, glb_end) = if data.starts_with(b"glTF") {
+    let (container, json_range, glb_end, glb_bin_len) = if data.starts_with(b"glTF") {
         let l = glb_layout(data)?;
         (
             Container::Binary {
@@ -282,14 +313,14 @@ pub fn open(path: &Path, data: &[u8], budget: &Budget, folders: Folders) -> Resu
             },
             l.json,
             Some(l.end),
+            l.bin.map_or(0, |b| b.1),
         )
     } else {
-        (Container::Json, (0, data.len() as u64), None)
+        (Container::Json, (0, data.len() as u64), None, 0)
     };
     let json_offset = json_range.0;
     let json_text = &data[json_range.0 as usize..(json_range.0 + json_range.1) as usize];
-    // The JSON becomes a tree of values: bounded by a small multiple of its text.
-    budget.charge(json_range.1.saturating_mul(16), "JSON document (bytes)")?;
+    charge_parse(json_text, glb_bin_len, budget).map_err(|e| with_offset(e, json_offset))?;
     let slice = match glb_end {
         Some(end) => &data[..end as usize],
         None => data,
