@@ -649,6 +649,18 @@ mod tests {
     /// `small_model` given a new table of `bones` bones whose three tracks all claim `keys`
     /// ranges, timestamps and values in one shared zeroed region; returns the file and where
     /// the new bone table starts.
+    /// Writes at the start of `h` a linear track without a global sequence whose ranges,
+    /// timestamps and values each claim `keys` elements at `region`.
+    fn shared_track(h: &mut [u8], keys: u32, region: u32) {
+        h[0..2].copy_from_slice(&1u16.to_le_bytes());
+        h[2..4].copy_from_slice(&(-1i16).to_le_bytes());
+        for k in 0..3 {
+            let pair = 4 + 8 * k;
+            h[pair..pair + 4].copy_from_slice(&keys.to_le_bytes());
+            h[pair + 4..pair + 8].copy_from_slice(&region.to_le_bytes());
+        }
+    }
+
     fn bones_sharing_keys(bones: u32, keys: u32) -> (Vec<u8>, u64) {
         let mut d = small_model();
         d.resize(d.len().next_multiple_of(16), 0);
@@ -662,14 +674,7 @@ mod tests {
             let parent: i16 = if i == 0 { -1 } else { 0 };
             rec[8..10].copy_from_slice(&parent.to_le_bytes());
             for t in 0..3 {
-                let h = 12 + 28 * t;
-                rec[h..h + 2].copy_from_slice(&1u16.to_le_bytes());
-                rec[h + 2..h + 4].copy_from_slice(&(-1i16).to_le_bytes());
-                for k in 0..3 {
-                    let pair = h + 4 + 8 * k;
-                    rec[pair..pair + 4].copy_from_slice(&keys.to_le_bytes());
-                    rec[pair + 4..pair + 8].copy_from_slice(&region.to_le_bytes());
-                }
+                shared_track(&mut rec[12 + 28 * t..], keys, region);
             }
             d.extend_from_slice(&rec);
         }
@@ -730,14 +735,7 @@ mod tests {
         for _ in 0..anims {
             let mut rec = vec![0u8; TEXTURE_ANIM_SIZE as usize];
             for t in 0..3 {
-                let h = TRACK_SIZE as usize * t;
-                rec[h..h + 2].copy_from_slice(&1u16.to_le_bytes());
-                rec[h + 2..h + 4].copy_from_slice(&(-1i16).to_le_bytes());
-                for k in 0..3 {
-                    let pair = h + 4 + 8 * k;
-                    rec[pair..pair + 4].copy_from_slice(&keys.to_le_bytes());
-                    rec[pair + 4..pair + 8].copy_from_slice(&region.to_le_bytes());
-                }
+                shared_track(&mut rec[TRACK_SIZE as usize * t..], keys, region);
             }
             d.extend_from_slice(&rec);
         }
