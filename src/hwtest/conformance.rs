@@ -6,17 +6,18 @@
 //! apart and never fail a run.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use gpu::Gpu;
 
-use crate::hwtest::stream::{cases, parse, Case, Item, Probe};
+use crate::hwtest::stream::{each_case, Case, Item, Probe};
 use crate::read::{LoadError, Result};
 
 /// One probe that did not match.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mismatch {
-    /// Case name.
-    pub case: String,
+    /// Case name, shared by the case's mismatches.
+    pub case: Arc<str>,
     /// The probe.
     pub probe: Probe,
     /// The halfword found in VRAM.
@@ -88,6 +89,7 @@ pub fn run_case(case: &Case, threads: usize) -> Report {
     let mut r = Report::default();
     let mut hw = false;
     let mut ok = true;
+    let mut name: Option<Arc<str>> = None;
     for p in &case.probes {
         let got = vram[p.y as usize * gpu::VRAM_WIDTH + p.x as usize];
         let pass = (got == p.value) != p.not_equal;
@@ -101,7 +103,9 @@ pub fn run_case(case: &Case, threads: usize) -> Report {
         }
         if !pass {
             r.mismatches.push(Mismatch {
-                case: case.name.clone(),
+                case: name
+                    .get_or_insert_with(|| Arc::from(case.name.as_str()))
+                    .clone(),
                 probe: p.clone(),
                 got,
             });
@@ -117,10 +121,13 @@ pub fn run_case(case: &Case, threads: usize) -> Report {
     r
 }
 
-/// Runs every case of probe-file text.
+/// Runs every case of probe-file text. The whole text is read once first, so a file with an
+/// error anywhere costs no replay; then each case is run as it is read again, so a run holds one
+/// case at a time. A case without probes checks nothing and is not replayed.
 pub fn run_text(text: &str, threads: usize) -> Result<Report> {
-    let cs = cases(&parse(text)?)?;
-    if cs.is_empty() {
+    let mut any = false;
+    each_case(text, |_| any = true)?;
+    if !any {
         // A file that checks nothing must not read as passing.
         return Err(LoadError::invalid(
             "probe file",
@@ -129,9 +136,11 @@ pub fn run_text(text: &str, threads: usize) -> Result<Report> {
         ));
     }
     let mut total = Report::default();
-    for c in &cs {
-        total.merge(run_case(c, threads));
-    }
+    each_case(text, |c| {
+        if !c.probes.is_empty() {
+            total.merge(run_case(&c, threads));
+        }
+    })?;
     Ok(total)
 }
 
@@ -164,5 +173,25 @@ mod tests {
         );
         assert_eq!(r.mismatches.len(), 2);
         assert_eq!(r.mismatches[1].got, 0x001f);
+    }
+
+    #[test]
+    fn a_case_name_is_held_once_however_many_probes_fail() {
+        let text = format!(
+            "case {}\ngp0 020000f8\ngp0 00000000\ngp0 00010010\n{}end\n",
+            "n".repeat(200),
+            "probe 0 0 0000 hw\n".repeat(1000)
+        );
+        let r = run_text(&text, 1).unwrap();
+        assert_eq!(r.mismatches.len(), 1000);
+        let first = &r.mismatches[0].case;
+        assert!(r.mismatches.iter().all(|m| Arc::ptr_eq(&m.case, first)));
+    }
+
+    #[test]
+    fn files_without_probes_still_need_a_case() {
+        assert!(run_text("gp0 0\n", 1).is_err());
+        let r = run_text(&"case 1/x\nend\n".repeat(1000), 1).unwrap();
+        assert_eq!(r, Report::default());
     }
 }

@@ -3,7 +3,7 @@
 //! `#` starts a comment; blank lines are ignored; keywords this parser does not know are
 //! skipped (so any text stream replays), but a known keyword with bad operands is an error.
 
-use crate::read::{LoadError, Result};
+use crate::read::{ErrorKind, LoadError, Result};
 
 /// One meaningful line of a stream or probe file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,6 +73,15 @@ pub fn likely_lines(text: &str) -> usize {
 /// [`parse`], handing each item to `f` in order instead of collecting them.
 #[inline]
 pub fn each_line(text: &str, mut f: impl FnMut(Line)) -> Result<()> {
+    try_each_line(text, |l| {
+        f(l);
+        Ok(())
+    })
+}
+
+/// [`each_line`] with a handler that can stop the reading: its first error is returned.
+#[inline]
+pub fn try_each_line(text: &str, mut f: impl FnMut(Line) -> Result<()>) -> Result<()> {
     let bytes = text.as_bytes();
     // A UTF-8 byte-order mark is not part of the first line (offsets stay the file's).
     let mut start = bytes.len() - crate::read::text::strip_bom(bytes).len();
@@ -94,7 +103,7 @@ pub fn each_line(text: &str, mut f: impl FnMut(Line)) -> Result<()> {
                 line: line_no,
                 offset: start,
                 item,
-            });
+            })?;
         }
         start = next;
     }
@@ -237,45 +246,95 @@ pub struct Case {
     pub probes: Vec<Probe>,
 }
 
+/// Most cases one probe file may hold. Each case with probes is replayed on a GPU fresh from
+/// power-on, its whole VRAM allocated and cleared, so the count bounds a run's time; the
+/// upstream suites' files hold tens of cases.
+pub const MAX_CASES: usize = 10_000;
+/// Longest case name, bytes: names are `phase/test_name`, and every mismatch is reported with
+/// its case's name, so a long name would be repeated once per failing probe.
+pub const MAX_NAME: usize = 256;
+
 /// Groups a parsed probe file into cases. Probes are evaluated after the case's last word (the
 /// files put every probe after it).
 pub fn cases(lines: &[Line]) -> Result<Vec<Case>> {
-    let mut out: Vec<Case> = Vec::new();
-    let mut current: Option<Case> = None;
+    let mut out = Vec::new();
+    let mut cases = Grouping::default();
     for l in lines {
-        match &l.item {
+        cases.push(l.clone(), &mut |c| out.push(c))?;
+    }
+    out.extend(cases.current);
+    Ok(out)
+}
+
+/// [`parse`] and [`cases`] in one pass, handing each case to `f` as soon as it ends (at `end`,
+/// the next `case` or the end of the text): a caller that runs and drops each case holds one at
+/// a time, however long the file.
+pub fn each_case(text: &str, mut f: impl FnMut(Case)) -> Result<()> {
+    let mut cases = Grouping::default();
+    try_each_line(text, |l| cases.push(l, &mut f))?;
+    if let Some(c) = cases.current {
+        f(c);
+    }
+    Ok(())
+}
+
+/// Lines gathered into cases: the case being read and how many have begun.
+#[derive(Default)]
+struct Grouping {
+    current: Option<Case>,
+    begun: usize,
+}
+
+impl Grouping {
+    /// Adds one line; a case it ends goes to `done`.
+    fn push(&mut self, l: Line, done: &mut impl FnMut(Case)) -> Result<()> {
+        let at = l.offset as u64;
+        match l.item {
             Item::Case(name) => {
-                if let Some(c) = current.take() {
-                    out.push(c);
+                if let Some(c) = self.current.take() {
+                    done(c);
                 }
-                current = Some(Case {
-                    name: name.clone(),
+                let too_large = |what, count: usize, max: usize| {
+                    LoadError::new(
+                        "probe file",
+                        at,
+                        ErrorKind::CountTooLarge {
+                            what,
+                            count: count as u64,
+                            max: max as u64,
+                        },
+                    )
+                };
+                if self.begun >= MAX_CASES {
+                    return Err(too_large("cases", self.begun + 1, MAX_CASES));
+                }
+                if name.len() > MAX_NAME {
+                    return Err(too_large("case name bytes", name.len(), MAX_NAME));
+                }
+                self.begun += 1;
+                self.current = Some(Case {
+                    name,
                     stream: Vec::new(),
                     probes: Vec::new(),
                 });
             }
             Item::End => {
-                if let Some(c) = current.take() {
-                    out.push(c);
+                if let Some(c) = self.current.take() {
+                    done(c);
                 }
             }
             item => {
-                let c = current.as_mut().ok_or_else(|| {
-                    LoadError::invalid(
-                        "probe file",
-                        l.offset as u64,
-                        format!("line {}: outside a case", l.line),
-                    )
+                let c = self.current.as_mut().ok_or_else(|| {
+                    LoadError::invalid("probe file", at, format!("line {}: outside a case", l.line))
                 })?;
                 match item {
-                    Item::Probe(p) => c.probes.push(p.clone()),
-                    other => c.stream.push(other.clone()),
+                    Item::Probe(p) => c.probes.push(p),
+                    other => c.stream.push(other),
                 }
             }
         }
+        Ok(())
     }
-    out.extend(current);
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -368,5 +427,40 @@ mod tests {
         assert_eq!(e.offset, 13);
         assert!(e.to_string().contains("line 2"), "{e}");
         assert!(parse("probe 1024 0 0000 hw").is_err());
+    }
+
+    #[test]
+    fn cases_are_handed_over_one_at_a_time_as_they_end() {
+        let text = "case 1/a\ngp0 e1000400\nprobe 0 0 0000 hw\nend\ngp1 0 # outside\n";
+        assert!(each_case(text, |_| {}).is_err());
+        let text = "case 1/a\ngp0 e1000400\nprobe 0 0 0000 hw\ncase 1/b\nframe\nend\ncase 1/c\n";
+        let mut seen = Vec::new();
+        each_case(text, |c| seen.push(c)).unwrap();
+        assert_eq!(seen, cases(&parse(text).unwrap()).unwrap());
+        let names: Vec<_> = seen.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["1/a", "1/b", "1/c"]);
+    }
+
+    #[test]
+    fn case_count_and_name_length_are_capped_at_the_case_line() {
+        let case = "case 1/x\nend\n";
+        let text = case.repeat(MAX_CASES + 1);
+        let mut handed = 0;
+        let e = each_case(&text, |_| handed += 1).unwrap_err();
+        assert_eq!(handed, MAX_CASES);
+        assert_eq!(e.offset, (MAX_CASES * case.len()) as u64);
+        assert!(
+            matches!(e.kind, ErrorKind::CountTooLarge { count, max, .. }
+                if count == MAX_CASES as u64 + 1 && max == MAX_CASES as u64),
+            "{e}"
+        );
+        assert!(cases(&parse(&text).unwrap()).is_err());
+        each_case(&case.repeat(MAX_CASES), |_| {}).unwrap();
+
+        let long = format!("end\ncase {}\nend\n", "n".repeat(MAX_NAME + 1));
+        let e = each_case(&long, |_| {}).unwrap_err();
+        assert_eq!(e.offset, 4);
+        assert!(matches!(e.kind, ErrorKind::CountTooLarge { .. }), "{e}");
+        each_case(&format!("case {}\n", "n".repeat(MAX_NAME)), |_| {}).unwrap();
     }
 }

@@ -8,6 +8,9 @@
 //! count or ended by `endlist`, `…bezierkey`), and `newanim NAME MODEL … doneanim` blocks
 //! (`length`, `transtime`, `animroot`, `event`, nodes). Unknown keywords and the data rows of
 //! unknown list keywords are skipped. Errors name the byte offset of the offending line.
+//!
+//! The text is read into one list of its words, each line a run of that list: a line costs a
+//! fixed number of bytes and no allocation of its own, however many lines a file has.
 
 mod node;
 
@@ -20,9 +23,10 @@ pub const FORMAT: &str = "NWN ASCII MDL";
 /// Most nodes per geometry.
 pub const MAX_NODES: usize = 4096;
 
+/// One line that has words: where it starts, and its words (a run of the file's word list).
 struct Line<'a> {
     off: u64,
-    words: Vec<&'a str>,
+    words: &'a [&'a str],
 }
 
 struct Lines<'s, 'a> {
@@ -30,26 +34,131 @@ struct Lines<'s, 'a> {
     pos: usize,
 }
 
-fn split_lines(text: &str) -> Vec<Line<'_>> {
-    {
-        let mut lines = Vec::new();
-        let mut off = 0u64;
-        for raw in text.split_inclusive('\n') {
-            let trimmed = raw.trim_start();
-            // `#part-number N` is the one comment that carries data.
-            let content = if trimmed.starts_with("#part-number") {
-                &trimmed[1..]
-            } else {
-                raw.split('#').next().unwrap_or("")
-            };
-            let words: Vec<&str> = content.split_whitespace().collect();
-            if !words.is_empty() {
-                lines.push(Line { off, words });
-            }
-            off += raw.len() as u64;
-        }
-        lines
+/// What a byte is to [`each_word`].
+#[derive(Clone, Copy, PartialEq)]
+enum Byte {
+    /// Part of a word (a continuation byte of a character included).
+    Word,
+    /// ASCII white space other than a newline.
+    Space,
+    /// `\n`, which ends a line.
+    Newline,
+    /// `#`, which starts a comment.
+    Hash,
+    /// The first byte of a non-ASCII character, which may be white space.
+    Wide,
+}
+
+/// Each byte's class, looked up once per byte: the scan visits every byte of the file.
+const BYTES: [Byte; 256] = {
+    let mut t = [Byte::Word; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = match b as u8 {
+            b'\n' => Byte::Newline,
+            b'\t' | 0x0b | 0x0c | b'\r' | b' ' => Byte::Space,
+            b'#' => Byte::Hash,
+            0xc0..=0xff => Byte::Wide,
+            _ => Byte::Word,
+        };
+        b += 1;
     }
+    t
+};
+
+/// Calls `f(word, first)` for each word of `text` in order, `first` on a line's first word.
+/// Words are separated by white space (`char::is_whitespace`, as `str::split_whitespace`); a
+/// line's words end at its first `#`, except that a line starting `#part-number` (after white
+/// space), the one comment that carries data, is read whole, from `part-number` on.
+fn each_word<'a>(text: &'a str, mut f: impl FnMut(&'a str, bool)) {
+    let bytes = text.as_bytes();
+    // The length of the white-space character at `i` (a `Wide` byte), or 0.
+    let wide_space = |i: usize| match text[i..].chars().next() {
+        Some(c) if c.is_whitespace() => c.len_utf8(),
+        _ => 0,
+    };
+    let mut i = 0;
+    // Per line: no word yet, nothing but white space yet, and whether `#` ends the words.
+    let (mut first, mut blank, mut hash_ends) = (true, true, true);
+    while i < bytes.len() {
+        match BYTES[bytes[i] as usize] {
+            Byte::Newline => {
+                (first, blank, hash_ends) = (true, true, true);
+                i += 1;
+                continue;
+            }
+            Byte::Space => {
+                i += 1;
+                continue;
+            }
+            Byte::Wide if wide_space(i) > 0 => {
+                i += wide_space(i);
+                continue;
+            }
+            Byte::Hash if hash_ends => {
+                if blank && bytes[i..].starts_with(b"#part-number") {
+                    hash_ends = false;
+                    i += 1;
+                } else {
+                    i = bytes[i..]
+                        .iter()
+                        .position(|&b| b == b'\n')
+                        .map_or(bytes.len(), |n| i + n);
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        blank = false;
+        let start = i;
+        while i < bytes.len() {
+            match BYTES[bytes[i] as usize] {
+                Byte::Word => i += 1,
+                Byte::Hash if !hash_ends => i += 1,
+                Byte::Wide if wide_space(i) == 0 => i += 1,
+                _ => break,
+            }
+        }
+        f(&text[start..i], first);
+        first = false;
+    }
+}
+
+/// Every word of `text`, in order, in one list (lines then refer to runs of it, so a file needs
+/// no list per line), and how many lines have words. Counted first, allocated once at its size.
+fn words(text: &str) -> (Vec<&str>, usize) {
+    let (mut words, mut lines) = (0, 0);
+    each_word(text, |_, first| {
+        words += 1;
+        lines += usize::from(first);
+    });
+    let mut list = Vec::with_capacity(words);
+    each_word(text, |w, _| list.push(w));
+    (list, lines)
+}
+
+/// The `count` lines of `text` that have words, each holding its run of `words` (the list
+/// [`words`] made of `text`).
+fn split_lines<'a>(text: &str, words: &'a [&'a str], count: usize) -> Vec<Line<'a>> {
+    // Each word is a slice of `text`: a new line begins at a word when the text between it and
+    // the word before holds a newline, and starts just past the last such newline.
+    let bytes = text.as_bytes();
+    let at = |w: &str| w.as_ptr() as usize - text.as_ptr() as usize;
+    let mut lines = Vec::with_capacity(count);
+    let mut gap_start = 0;
+    for (k, w) in words.iter().enumerate() {
+        let start = at(w);
+        let newline = bytes[gap_start..start].iter().rposition(|&b| b == b'\n');
+        match (newline, lines.last_mut()) {
+            (None, Some(Line { words: run, .. })) => *run = &words[k - run.len()..=k],
+            (n, _) => lines.push(Line {
+                off: n.map_or(0, |n| gap_start + n + 1) as u64,
+                words: &words[k..=k],
+            }),
+        }
+        gap_start = start + w.len();
+    }
+    lines
 }
 
 impl<'s, 'a> Lines<'s, 'a> {
@@ -136,7 +245,8 @@ fn is_numeric(w: &str) -> bool {
 /// Parses an ASCII MDL; recoverable problems go to `warnings`.
 pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
     let text = String::from_utf8_lossy(data);
-    let all = split_lines(&text);
+    let (words, count) = words(&text);
+    let all = split_lines(&text, &words, count);
     let mut lines = Lines {
         lines: &all,
         pos: 0,
@@ -234,4 +344,84 @@ fn parse_anim(lines: &mut Lines<'_, '_>, anim: &mut Animation, at: u64) -> Resul
         anim.length = 0.0;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines as a list per line: the definition [`split_lines`] must match.
+    fn split_slowly(text: &str) -> Vec<(u64, Vec<String>)> {
+        let mut lines = Vec::new();
+        let mut off = 0u64;
+        for raw in text.split_inclusive('\n') {
+            let trimmed = raw.trim_start();
+            let content = if trimmed.starts_with("#part-number") {
+                &trimmed[1..]
+            } else {
+                raw.split('#').next().unwrap_or("")
+            };
+            let words: Vec<String> = content.split_whitespace().map(String::from).collect();
+            if !words.is_empty() {
+                lines.push((off, words));
+            }
+            off += raw.len() as u64;
+        }
+        lines
+    }
+
+    fn split(text: &str) -> Vec<(u64, Vec<String>)> {
+        let (words, count) = words(text);
+        let lines = split_lines(text, &words, count);
+        let owned = |l: &Line| l.words.iter().map(|w| w.to_string()).collect();
+        lines.iter().map(|l| (l.off, owned(l))).collect()
+    }
+
+    #[test]
+    fn lines_split_as_the_format_says() {
+        for text in [
+            "",
+            "\n\n",
+            "node dummy a\n  parent NULL\nendnode",
+            "a b # c d\n# whole line\n  #part-number 3\n#part-number\t4 # x\n",
+            "x #part-number 5\n  # part-number 6\n",
+            "v 1\r\n\r\n\t2 3\u{b}4\u{a0}5\u{3000}6\n",
+            "tail without newline  ",
+            "#\n#\n##part-number 1\n",
+        ] {
+            assert_eq!(split(text), split_slowly(text), "{text:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Lines made of the pieces the splitter looks at split as the format says.
+        #[test]
+        fn split_and_slow_split_agree(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "#", "#part-number", "part-number", " ", "\t", "\r", "\n", "\u{b}", "\u{a0}",
+                "\u{2003}", "\u{85}", "é", "x", "12", "endnode", "##",
+            ]), 0..40)
+        ) {
+            let text: String = pieces.concat();
+            proptest::prop_assert_eq!(split(&text), split_slowly(&text), "{:?}", text);
+        }
+    }
+
+    #[test]
+    fn words_are_one_list_allocated_at_its_size() {
+        // A line per word: no list per line, and neither list grown past what it holds.
+        let text = "newmodel m\nbeginmodelgeom m\n".to_string() + &"x\n".repeat(10_000);
+        let (words, count) = words(&text);
+        let lines = split_lines(&text, &words, count);
+        assert_eq!(lines.len(), 10_002);
+        assert_eq!(lines.capacity(), lines.len());
+        assert_eq!(words.len(), 10_004);
+        assert_eq!(words.capacity(), words.len());
+        let list = words.as_ptr_range();
+        for l in &lines {
+            assert!(list.contains(&l.words.as_ptr()));
+        }
+        let e = parse(text.as_bytes(), &mut Vec::new()).unwrap_err();
+        assert!(e.to_string().contains("block without endmodelgeom"), "{e}");
+    }
 }
