@@ -661,27 +661,43 @@ mod tests {
         }
     }
 
-    fn bones_sharing_keys(bones: u32, keys: u32) -> (Vec<u8>, u64) {
+    /// The small model with a block of `keys` zeroed keys, then a table of `count` records of
+    /// `size` bytes (each written by `fill`, given its index, the record and the block's
+    /// offset) named by the header array pair at `ofs`. Returns the file and the table's offset.
+    fn records_sharing_keys(
+        ofs: u64,
+        count: u32,
+        size: usize,
+        keys: u32,
+        fill: impl Fn(u32, &mut [u8], u32),
+    ) -> (Vec<u8>, u64) {
         let mut d = small_model();
         d.resize(d.len().next_multiple_of(16), 0);
         let region = d.len() as u32;
         // 16 bytes a key holds the largest value (an f32 quaternion).
         d.resize(d.len() + 16 * keys as usize, 0);
         let table = d.len() as u64;
-        for i in 0..bones {
-            let mut rec = vec![0u8; bone_size(MIN_VERSION) as usize];
+        for i in 0..count {
+            let mut rec = vec![0u8; size];
+            fill(i, &mut rec, region);
+            d.extend_from_slice(&rec);
+        }
+        let at = ofs as usize;
+        d[at..at + 4].copy_from_slice(&count.to_le_bytes());
+        d[at + 4..at + 8].copy_from_slice(&(table as u32).to_le_bytes());
+        (d, table)
+    }
+
+    fn bones_sharing_keys(bones: u32, keys: u32) -> (Vec<u8>, u64) {
+        let size = bone_size(MIN_VERSION) as usize;
+        records_sharing_keys(OFS_BONES, bones, size, keys, |i, rec, region| {
             rec[0..4].copy_from_slice(&(-1i32).to_le_bytes());
             let parent: i16 = if i == 0 { -1 } else { 0 };
             rec[8..10].copy_from_slice(&parent.to_le_bytes());
             for t in 0..3 {
                 shared_track(&mut rec[12 + 28 * t..], keys, region);
             }
-            d.extend_from_slice(&rec);
-        }
-        let at = OFS_BONES as usize;
-        d[at..at + 4].copy_from_slice(&bones.to_le_bytes());
-        d[at + 4..at + 8].copy_from_slice(&(table as u32).to_le_bytes());
-        (d, table)
+        })
     }
 
     fn parse_all(data: &[u8]) -> (Result<Parsed>, ReadBudget) {
@@ -727,21 +743,13 @@ mod tests {
     fn effect_tracks_sharing_one_region_cannot_multiply_memory() {
         use super::super::effects::{self, OFS_TEXTURE_ANIMS, TEXTURE_ANIM_SIZE};
         let (anims, keys) = (256u32, 4096u32);
-        let mut d = small_model();
-        d.resize(d.len().next_multiple_of(16), 0);
-        let region = d.len() as u32;
-        d.resize(d.len() + 16 * keys as usize, 0);
-        let table = d.len() as u64;
-        for _ in 0..anims {
-            let mut rec = vec![0u8; TEXTURE_ANIM_SIZE as usize];
-            for t in 0..3 {
-                shared_track(&mut rec[TRACK_SIZE as usize * t..], keys, region);
-            }
-            d.extend_from_slice(&rec);
-        }
-        let at = OFS_TEXTURE_ANIMS as usize;
-        d[at..at + 4].copy_from_slice(&anims.to_le_bytes());
-        d[at + 4..at + 8].copy_from_slice(&(table as u32).to_le_bytes());
+        let size = TEXTURE_ANIM_SIZE as usize;
+        let (d, table) =
+            records_sharing_keys(OFS_TEXTURE_ANIMS, anims, size, keys, |_, rec, region| {
+                for t in 0..3 {
+                    shared_track(&mut rec[TRACK_SIZE as usize * t..], keys, region);
+                }
+            });
         let r = Reader::new(&d, super::super::FORMAT);
         let budget = ReadBudget::for_file(r.len());
         let Err(e) = effects::parse(&r, &budget, 0, 1, 0) else {
