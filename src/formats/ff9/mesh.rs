@@ -26,7 +26,8 @@
 
 use super::WriteError;
 use crate::formats::reader::Reader;
-use crate::formats::{ErrorKind, Result};
+use crate::formats::Result;
+use crate::read::ReadBudget;
 
 /// Size of the model header.
 pub const HEADER_SIZE: usize = 0x14;
@@ -37,31 +38,25 @@ pub const GROUP_HEADER_SIZE: usize = 40;
 /// model's group data under 64 KiB, about 3300 polygons; the cap leaves a wide margin and bounds
 /// the faces every pose hands the renderer whatever the file's size.
 pub const MAX_POLYGONS: u64 = 1 << 16;
-/// Bytes of polygon, vertex and UV arrays a model may read per byte of the model: a well-formed
-/// model reads each of its arrays once.
-pub const BUDGET_PER_BYTE: u64 = 4;
-/// Bytes of those arrays every model may read whatever its size.
-pub const BUDGET_BASE: u64 = 1 << 20;
+/// The read budget's rate: polygon, vertex and UV arrays, a well-formed model reading each once.
+pub use crate::read::budget::MODELS as BUDGET_RATE;
 
 /// What a model may still read. Each group's counts are capped only by their 16-bit fields and
 /// nothing stops 255 groups pointing at one region of the file, so only totals over all groups
-/// bound what a model costs: its bytes of arrays in proportion to its size, its polygons by
+/// bound what a model costs: its bytes of arrays by the read budget, its polygons by
 /// [`MAX_POLYGONS`]. Every array is charged before anything is allocated for it.
 struct Allowance {
-    /// Bytes of arrays read so far.
-    bytes_read: u64,
-    /// The most bytes of arrays the model may read.
-    byte_limit: u64,
+    /// Bytes of arrays.
+    bytes: ReadBudget,
     /// Polygons read so far.
     polygons: u64,
 }
 
 impl Allowance {
-    /// The allowance of a model of `len` bytes.
-    fn for_model(len: u64) -> Allowance {
+    /// The allowance of the model `r` reads.
+    fn for_model(r: &Reader) -> Allowance {
         Allowance {
-            bytes_read: 0,
-            byte_limit: BUDGET_BASE.saturating_add(len.saturating_mul(BUDGET_PER_BYTE)),
+            bytes: ReadBudget::new(r.format(), BUDGET_RATE, r.len()),
             polygons: 0,
         }
     }
@@ -79,20 +74,9 @@ impl Allowance {
     }
 
     /// Charges `bytes` of an array whose pointer is at `at`.
-    fn bytes(&mut self, r: &Reader, at: u64, bytes: u64) -> Result<()> {
-        let total = self.bytes_read.saturating_add(bytes);
-        if total > self.byte_limit {
-            return Err(r.error(
-                at,
-                ErrorKind::CountTooLarge {
-                    what: "bytes of polygon, vertex and UV arrays read (all groups together)",
-                    count: total,
-                    max: self.byte_limit,
-                },
-            ));
-        }
-        self.bytes_read = total;
-        Ok(())
+    fn bytes(&mut self, at: u64, bytes: u64) -> Result<()> {
+        let what = "bytes of polygon, vertex and UV arrays read (all groups together)";
+        self.bytes.charge(at, bytes, what)
     }
 }
 
@@ -307,7 +291,7 @@ impl Mesh {
             GROUP_HEADER_SIZE as u64,
             "group headers",
         )?;
-        let mut allowance = Allowance::for_model(r.len());
+        let mut allowance = Allowance::for_model(&r);
         let mut groups = Vec::with_capacity(group_count as usize);
         for g in 0..group_count {
             groups.push(parse_group(
@@ -529,7 +513,7 @@ fn parse_group(r: &Reader, h: u64, bone_count: usize, allow: &mut Allowance) -> 
     for ((kind, quad), &n) in PolyKind::ORDER.iter().zip(&counts) {
         let size = kind.record_size(*quad);
         let bytes = r.array(h + 0x1C, off, n, size, "polygon records")?;
-        allow.bytes(r, h + 0x1C, bytes.len() as u64)?;
+        allow.bytes(h + 0x1C, bytes.len() as u64)?;
         polygons.reserve(n as usize);
         for rec in bytes.chunks_exact(size as usize) {
             polygons.push(parse_polygon(*kind, *quad, rec));
@@ -547,7 +531,7 @@ fn parse_group(r: &Reader, h: u64, bone_count: usize, allow: &mut Allowance) -> 
     let vertex_count = used(|p| &p.vertices);
     let uv_count = used(|p| &p.uvs);
     let vbytes = r.array(h + 0x18, vertex_ptr, vertex_count, 8, "vertex array")?;
-    allow.bytes(r, h + 0x18, vbytes.len() as u64)?;
+    allow.bytes(h + 0x18, vbytes.len() as u64)?;
     let mut vertices = Vec::with_capacity(vertex_count as usize);
     for (i, v) in vbytes.chunks_exact(8).enumerate() {
         let bone = v[6];
@@ -564,7 +548,7 @@ fn parse_group(r: &Reader, h: u64, bone_count: usize, allow: &mut Allowance) -> 
         });
     }
     let uvbytes = r.array(h + 0x20, uv_ptr, uv_count, 2, "UV array")?;
-    allow.bytes(r, h + 0x20, uvbytes.len() as u64)?;
+    allow.bytes(h + 0x20, uvbytes.len() as u64)?;
     let uvs = uvbytes.chunks_exact(2).map(|c| [c[0], c[1]]).collect();
     Ok(Group {
         offset,
@@ -577,6 +561,7 @@ fn parse_group(r: &Reader, h: u64, bone_count: usize, allow: &mut Allowance) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::ErrorKind;
 
     fn one_poly_mesh(p: Polygon) -> Mesh {
         let n = p.corners as usize;
@@ -704,7 +689,7 @@ mod tests {
         let region_bytes = 256 * (24 + 20 + 32 + 24 + 24 + 20) + 20;
         // Each group also reads one vertex (8 bytes) and one UV (2 bytes).
         let per_group = region_bytes + 10;
-        let limit = BUDGET_BASE + BUDGET_PER_BYTE * data.len() as u64;
+        let limit = BUDGET_RATE.limit(data.len() as u64);
         let k = (0..64u64)
             .find(|k| k * per_group + region_bytes > limit)
             .expect("64 groups pass the budget");
@@ -727,7 +712,7 @@ mod tests {
         let (data, groups) = model_with_groups(&[0; 16], 0, u16::MAX);
         // One 20-byte triangle, 65536 vertices and 65536 UVs a group.
         let per_group = 20 + 8 * 65536 + 2 * 65536;
-        let limit = BUDGET_BASE + BUDGET_PER_BYTE * data.len() as u64;
+        let limit = BUDGET_RATE.limit(data.len() as u64);
         let k = (0..16u64)
             .find(|k| (k + 1) * per_group > limit)
             .expect("16 groups pass the budget");
@@ -777,7 +762,7 @@ mod tests {
             })
             .sum();
         let polygons: usize = mesh.groups.iter().map(|g| g.polygons.len()).sum();
-        let limit = BUDGET_BASE + BUDGET_PER_BYTE * data.len() as u64;
+        let limit = BUDGET_RATE.limit(data.len() as u64);
         println!(
             "demo model: {} bytes, {polygons} polygons, {read} bytes of arrays of {limit}",
             data.len()

@@ -38,6 +38,7 @@ use std::path::{Path, PathBuf};
 use super::error::{ErrorKind, LoadError, Result};
 use super::LoadOptions;
 use crate::math::{Affine, Quat};
+use crate::read::budget::{Rate, ReadBudget};
 use crate::scene::{AnimationInfo, Model, PoseRequest, PosedMesh, Texture};
 
 /// Format name errors carry.
@@ -83,46 +84,31 @@ pub fn looks_like(data: &[u8]) -> bool {
 /// from the file is charged before it is made.
 #[derive(Debug)]
 pub struct Budget {
-    limit: Cell<u64>,
-    used: Cell<u64>,
+    bytes: ReadBudget,
     images: Cell<u64>,
 }
 
 impl Budget {
     /// A budget for `input_bytes` of input.
     pub fn new(input_bytes: u64) -> Budget {
+        let rate = Rate {
+            base: BUDGET_BASE,
+            per_input_byte: BUDGET_PER_INPUT_BYTE,
+        };
         Budget {
-            limit: Cell::new(BUDGET_BASE.saturating_add(input_bytes * BUDGET_PER_INPUT_BYTE)),
-            used: Cell::new(0),
+            bytes: ReadBudget::new(FORMAT, rate, input_bytes),
             images: Cell::new(0),
         }
     }
 
     /// More input was read (an external buffer or image): the budget grows with it.
     pub fn add_input(&self, bytes: u64) {
-        self.limit.set(
-            self.limit
-                .get()
-                .saturating_add(bytes * BUDGET_PER_INPUT_BYTE),
-        );
+        self.bytes.add_input(bytes);
     }
 
     /// Charges `bytes` for `what`; fails with `CountTooLarge` when the total would pass the limit.
     pub fn charge(&self, bytes: u64, what: &'static str) -> Result<()> {
-        let total = self.used.get().saturating_add(bytes);
-        if total > self.limit.get() {
-            return Err(LoadError::new(
-                FORMAT,
-                0,
-                ErrorKind::CountTooLarge {
-                    what,
-                    count: total,
-                    max: self.limit.get(),
-                },
-            ));
-        }
-        self.used.set(total);
-        Ok(())
+        self.bytes.charge(0, bytes, what)
     }
 
     /// Charges `bytes` of decoded image to the image allowance, [`MAX_IMAGE_BYTES`].
@@ -145,17 +131,17 @@ impl Budget {
 
     /// Bytes still free.
     pub fn remaining(&self) -> u64 {
-        self.limit.get().saturating_sub(self.used.get())
+        self.bytes.remaining()
     }
 
     /// Bytes charged so far.
     pub fn used(&self) -> u64 {
-        self.used.get()
+        self.bytes.used()
     }
 
     /// The limit in force.
     pub fn limit(&self) -> u64 {
-        self.limit.get()
+        self.bytes.limit()
     }
 }
 

@@ -23,14 +23,18 @@ use std::path::{Path, PathBuf};
 
 pub use parse::{MAX_VERSION, MIN_VERSION};
 
-use super::error::{ErrorKind, Result};
+use super::error::Result;
 use super::reader::Reader;
 use super::{LoadError, LoadOptions};
+pub use crate::read::budget::{ReadBudget, MODELS as BUDGET_RATE};
 use crate::scene::{AnimationInfo, Blend, Model, PoseRequest, PosedMesh, Texture};
 use track::Track;
 
 /// Format name errors carry.
 pub const FORMAT: &str = "M2";
+/// What a refused charge of the read budget names: every array counts against one total, since
+/// nothing stops many of them pointing at one region of the file.
+const BUDGET_WHAT: &str = "bytes of arrays read (all arrays together)";
 
 /// A `{u32 count, u32 offset}` pair from the file, already checked to lie inside it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -65,69 +69,13 @@ impl M2Array {
         what: &'static str,
     ) -> Result<M2Array> {
         let a = M2Array::read(r, at, max, size, what)?;
-        budget.charge(r, at, a.count * size)?;
+        budget.charge(at, a.count * size, BUDGET_WHAT)?;
         Ok(a)
     }
 
     /// Offset of element `i` of `size` bytes.
     pub fn at(&self, i: u64, size: u64) -> u64 {
         self.offset + i * size
-    }
-}
-
-/// Read budget per byte of the file: a well-formed model reads each byte of its arrays once,
-/// and four times leaves room for exporters that point several tracks at one block of keys.
-pub const BUDGET_PER_FILE_BYTE: u64 = 4;
-/// Read budget every load has whatever its size, so tiny hand-made models are never refused.
-pub const BUDGET_BASE: u64 = 1 << 20;
-
-/// Bytes of arrays one load may still read. Every array is charged its stored size when it is
-/// read: each count is capped on its own, but nothing stops many arrays pointing at one region
-/// of the file (4096 bones whose tracks all claim the same block of keys), and only a total
-/// keeps the memory a load takes proportional to the file. Decoded values take at most twice
-/// their stored size (int16 quaternions become f32), so the memory stays within a small
-/// multiple of the budget.
-#[derive(Debug)]
-pub struct ReadBudget {
-    limit: u64,
-    used: std::cell::Cell<u64>,
-}
-
-impl ReadBudget {
-    /// The budget of a file of `len` bytes.
-    pub fn for_file(len: u64) -> ReadBudget {
-        ReadBudget {
-            limit: BUDGET_BASE.saturating_add(len.saturating_mul(BUDGET_PER_FILE_BYTE)),
-            used: std::cell::Cell::new(0),
-        }
-    }
-
-    /// Bytes charged so far.
-    pub fn used(&self) -> u64 {
-        self.used.get()
-    }
-
-    /// The most bytes the load may read.
-    pub fn limit(&self) -> u64 {
-        self.limit
-    }
-
-    /// Charges `bytes` read from an array whose pair is at `at`; fails with `CountTooLarge`
-    /// there when the total would pass the limit.
-    pub fn charge(&self, r: &Reader, at: u64, bytes: u64) -> Result<()> {
-        let total = self.used.get().saturating_add(bytes);
-        if total > self.limit {
-            return Err(r.error(
-                at,
-                ErrorKind::CountTooLarge {
-                    what: "bytes of arrays read (all arrays together)",
-                    count: total,
-                    max: self.limit,
-                },
-            ));
-        }
-        self.used.set(total);
-        Ok(())
     }
 }
 
@@ -326,7 +274,7 @@ pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<M2Model, Loa
 
 fn load_inner(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<M2Model> {
     let r = Reader::new(data, FORMAT);
-    let budget = ReadBudget::for_file(r.len());
+    let budget = ReadBudget::new(FORMAT, BUDGET_RATE, r.len());
     let p = parse::parse(&r, &budget, opts.lod)?;
     let mut warnings = Vec::new();
     let mut notes = Vec::new();

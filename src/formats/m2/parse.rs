@@ -621,6 +621,7 @@ fn check_unread_arrays(r: &Reader) -> Result<()> {
 mod tests {
     use super::super::writer::{SynthBatch, SynthBone, SynthModel, SynthVertex};
     use super::*;
+    use crate::formats::m2;
 
     /// A one-bone, one-triangle vanilla model from the writer.
     fn small_model() -> Vec<u8> {
@@ -702,7 +703,7 @@ mod tests {
 
     fn parse_all(data: &[u8]) -> (Result<Parsed>, ReadBudget) {
         let r = Reader::new(data, super::super::FORMAT);
-        let b = ReadBudget::for_file(r.len());
+        let b = ReadBudget::new(m2::FORMAT, m2::BUDGET_RATE, r.len());
         (parse(&r, &b, 0), b)
     }
 
@@ -751,7 +752,7 @@ mod tests {
                 }
             });
         let r = Reader::new(&d, super::super::FORMAT);
-        let budget = ReadBudget::for_file(r.len());
+        let budget = ReadBudget::new(m2::FORMAT, m2::BUDGET_RATE, r.len());
         let Err(e) = effects::parse(&r, &budget, 0, 1, 0) else {
             panic!("texture animations sharing keys 768 times loaded");
         };

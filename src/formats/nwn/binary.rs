@@ -13,6 +13,7 @@ use super::mdl::{
 };
 use crate::formats::error::{ErrorKind, Result};
 use crate::formats::reader::Reader;
+use crate::read::budget::{self, ReadBudget};
 
 /// Format name in errors.
 pub const FORMAT: &str = "NWN MDL";
@@ -47,9 +48,9 @@ struct Bin<'a> {
     r: Reader<'a>,
     raw_base: u64,
     warnings: Vec<String>,
-    /// Bytes of arrays still allowed to be read: shared subtrees (several pointers to one
-    /// node or mesh) must not multiply the memory a small file costs.
-    budget: std::cell::Cell<u64>,
+    /// Bytes of arrays the model may read: shared subtrees (several pointers to one node or
+    /// mesh) must not multiply the memory a small file costs.
+    budget: ReadBudget,
 }
 
 /// A node's skin lanes as (bone part number, weight) before the part numbers are resolved.
@@ -83,7 +84,7 @@ impl<'a> Bin<'a> {
         }
         let off = MODEL_BASE + u64::from(ptr);
         let bytes = self.r.array(at, off, count, size, what)?;
-        self.charge(at, bytes.len() as u64, what)?;
+        self.budget.charge(at, bytes.len() as u64, what)?;
         Ok((bytes, off))
     }
 
@@ -97,25 +98,8 @@ impl<'a> Bin<'a> {
         what: &'static str,
     ) -> Result<&'a [u8]> {
         let bytes = self.r.array(at, off, count, size, what)?;
-        self.charge(at, bytes.len() as u64, what)?;
+        self.budget.charge(at, bytes.len() as u64, what)?;
         Ok(bytes)
-    }
-
-    /// Spends `len` bytes of the read budget.
-    fn charge(&self, at: u64, len: u64, what: &'static str) -> Result<()> {
-        let left = self.budget.get();
-        if len > left {
-            return Err(self.r.error(
-                at,
-                ErrorKind::CountTooLarge {
-                    what,
-                    count: len,
-                    max: left,
-                },
-            ));
-        }
-        self.budget.set(left - len);
-        Ok(())
     }
 
     fn name(&self, at: u64, len: u64, what: &'static str) -> Result<String> {
@@ -164,8 +148,7 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
         r,
         raw_base: MODEL_BASE + model_size,
         warnings: Vec::new(),
-        // Every array of a well-formed file is read once; allow generous sharing on top.
-        budget: std::cell::Cell::new(4 * r.len() + (1 << 20)),
+        budget: ReadBudget::new(r.format(), budget::MODELS, r.len()),
     };
     let h = MODEL_BASE;
     let name = b.name(h + 0x08, 64, "model name")?;
