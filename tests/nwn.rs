@@ -5,6 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use psxrender::formats::images::ImageAllowance;
 use psxrender::formats::nwn::{self, textures, NWNModel};
 use psxrender::formats::{dds, plt, LoadOptions};
 use psxrender::scene::{Blend, FaceTexture, Model, PoseRequest};
@@ -379,7 +380,13 @@ fn plt_head_composites_from_palettes() {
         ..Default::default()
     };
     let mut warnings = Vec::new();
-    let r = textures::resolve("PMH0_HEAD001", p.parent().unwrap(), &opts, &mut warnings);
+    let r = textures::resolve(
+        "PMH0_HEAD001",
+        p.parent().unwrap(),
+        &opts,
+        &ImageAllowance::default(),
+        &mut warnings,
+    );
     assert!(warnings.is_empty(), "{warnings:?}");
     assert!(r.path.unwrap().ends_with("pmh0_head001.plt"));
     assert_eq!((r.image.width, r.image.height), (256, 256));
@@ -399,6 +406,7 @@ fn plt_head_composites_from_palettes() {
             plt_colors: Some([10; 10]),
             ..opts
         },
+        &ImageAllowance::default(),
         &mut warnings,
     );
     assert_ne!(other.image, r.image);

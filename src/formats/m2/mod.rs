@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 pub use parse::{MAX_VERSION, MIN_VERSION};
 
 use super::error::Result;
+use super::images::ImageAllowance;
 use super::reader::Reader;
 use super::{LoadError, LoadOptions};
 pub use crate::read::budget::{ReadBudget, MODELS as BUDGET_RATE};
@@ -279,7 +280,16 @@ fn load_inner(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<M2Model> {
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
     let skins = textures::find_skins(path, opts)?;
-    let textures = textures::resolve(path, &p.textures, opts, &skins, &mut warnings, &mut notes);
+    let allowance = ImageAllowance::default();
+    let textures = textures::resolve(
+        path,
+        &p.textures,
+        opts,
+        &skins,
+        &allowance,
+        &mut warnings,
+        &mut notes,
+    );
     let extras = effects::parse(
         &r,
         &budget,

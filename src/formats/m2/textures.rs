@@ -14,7 +14,9 @@
 //! named after the model: `Wolf.m2` beside `WolfSkinTimber.blp`, `Rabbit2.m2` beside
 //! `rabbitskin2_default.blp` (the model's trailing digits follow "skin").
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::{TextureSlot, TextureSource};
 use crate::formats::images::ImageAllowance;
@@ -243,21 +245,9 @@ pub fn find_skins(model: &Path, opts: &LoadOptions) -> Result<Skins, LoadError> 
 }
 
 /// Resolves and decodes every texture, pushing a warning for each miss and a note for each
-/// skin taken from the skin search.
+/// skin taken from the skin search. Each file is decoded once, however many slots name it, and
+/// charged once to `allowance`, which every texture of the model shares.
 pub fn resolve(
-    model: &Path,
-    textures: &[(u32, u32, String)],
-    opts: &LoadOptions,
-    skins: &Skins,
-    warnings: &mut Vec<String>,
-    notes: &mut Vec<String>,
-) -> Vec<TextureSlot> {
-    let allowance = ImageAllowance::default();
-    resolve_within(model, textures, opts, skins, &allowance, warnings, notes)
-}
-
-/// [`resolve`], the decoded textures charged to `allowance`.
-pub fn resolve_within(
     model: &Path,
     textures: &[(u32, u32, String)],
     opts: &LoadOptions,
@@ -266,6 +256,7 @@ pub fn resolve_within(
     warnings: &mut Vec<String>,
     notes: &mut Vec<String>,
 ) -> Vec<TextureSlot> {
+    let mut decoded: HashMap<(PathBuf, bool), Result<Arc<RgbaImage>, LoadError>> = HashMap::new();
     let folders = Folders::new(model_dir(model), opts);
     textures
         .iter()
@@ -333,8 +324,10 @@ pub fn resolve_within(
                     ));
                     None
                 }
-                Some(p) => match load_blp(&folders, p, from_user, allowance) {
-                    Ok(img) => Some(img),
+                Some(p) => match (decoded.entry((p.clone(), from_user)))
+                    .or_insert_with(|| load_blp(&folders, p, from_user, allowance).map(Arc::new))
+                {
+                    Ok(img) => Some(img.clone()),
                     Err(e) => {
                         warnings.push(format!(
                             "M2 texture {i} '{label}' could not be loaded ({e}); drawing a checkerboard"
@@ -352,7 +345,7 @@ pub fn resolve_within(
                 source,
                 texture: Texture {
                     name: label,
-                    image: image.unwrap_or_else(fallback_image).into(),
+                    image: image.unwrap_or_else(|| Arc::new(fallback_image())),
                 },
             }
         })
@@ -388,21 +381,22 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let tex = blp::write_palettized(4, 4, &[[1, 2, 3]], &[0; 16], &[255; 16], 0);
-        let names: Vec<(u32, u32, String)> = ["a.blp", "b.blp", "c.blp"]
+        let names: Vec<(u32, u32, String)> = ["a.blp", "b.blp", "c.blp", "a.blp"]
             .iter()
             .map(|n| {
                 std::fs::write(dir.join(n), &tex).unwrap();
                 (0, 0, n.to_string())
             })
             .collect();
-        // Three 4×4 textures of 64 decoded bytes each against 150: the third does not fit.
+        // Three 4×4 textures of 64 decoded bytes each against 150: the third does not fit. The
+        // fourth slot names the first file again: decoded once, charged once, shared.
         let allowance = ImageAllowance::new(150);
         let skins = Skins {
             candidates: Vec::new(),
             chosen: None,
         };
         let (mut warnings, mut notes) = (Vec::new(), Vec::new());
-        let slots = resolve_within(
+        let slots = resolve(
             &dir.join("m.m2"),
             &names,
             &LoadOptions::default(),
@@ -414,6 +408,10 @@ mod tests {
         assert!(slots[0].resolved.is_some() && slots[1].resolved.is_some());
         assert_eq!(slots[2].resolved, None);
         assert_eq!(*slots[2].texture.image, fallback_image());
+        assert!(Arc::ptr_eq(
+            &slots[3].texture.image,
+            &slots[0].texture.image
+        ));
         assert_eq!(allowance.used(), 128);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         let c = dir.join("c.blp");

@@ -147,7 +147,7 @@ pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<NWNModel, Lo
             match texs.iter().position(|t| t.name.eq_ignore_ascii_case(name)) {
                 Some(i) => i,
                 None => {
-                    texs.push(textures::resolve_within(
+                    texs.push(textures::resolve(
                         name,
                         &dir,
                         opts,

@@ -65,7 +65,7 @@ fn blend_for(node: &mdl::Node, mesh: &mdl::Mesh, tex: Option<&textures::Resolved
     }
     // Texture alpha is transparency only on meshes flagged with a transparency hint: creature
     // textures (c_aribeth's DDS: 70 % of texels) carry a reflection mask there.
-    if mesh.transparency_hint != 0 && t.image.pixels.iter().any(|p| p[3] < 255) {
+    if mesh.transparency_hint != 0 && t.translucent {
         Blend::Alpha
     } else {
         Blend::Opaque
@@ -203,11 +203,48 @@ mod tests {
 
     /// A `side`² TGA of one colour.
     fn tga(side: u32) -> Vec<u8> {
+        tga_with_alpha(side, 255)
+    }
+
+    /// A `side`² TGA of one colour, its last texel's alpha `alpha`.
+    fn tga_with_alpha(side: u32, alpha: u8) -> Vec<u8> {
         let mut out = std::io::Cursor::new(Vec::new());
-        image::RgbaImage::from_pixel(side, side, image::Rgba([1, 2, 3, 255]))
-            .write_to(&mut out, image::ImageFormat::Tga)
-            .unwrap();
+        let mut img = image::RgbaImage::from_pixel(side, side, image::Rgba([1, 2, 3, 255]));
+        img.put_pixel(side - 1, side - 1, image::Rgba([1, 2, 3, alpha]));
+        img.write_to(&mut out, image::ImageFormat::Tga).unwrap();
         out.into_inner()
+    }
+
+    /// Texture alpha makes a mesh translucent only under a transparency hint, and only when
+    /// some texel's alpha is below 255 (the last one here, which a scan must reach).
+    #[test]
+    fn texture_alpha_blends_only_hinted_meshes_with_a_translucent_texel() {
+        use crate::scene::Blend;
+        let dir = std::env::temp_dir().join(format!("psxrender-nwn-blend-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("synth.mdl");
+        let data = build(&sample_model());
+        for (alpha, hint, want) in [
+            (255, 1, Blend::Opaque),
+            (254, 0, Blend::Opaque),
+            (254, 1, Blend::Alpha),
+        ] {
+            std::fs::write(dir.join("tex.tga"), tga_with_alpha(8, alpha)).unwrap();
+            let mut m = super::super::load(&path, &data, &LoadOptions::default()).unwrap();
+            assert_eq!(m.textures[0].translucent, alpha < 255);
+            for n in &mut m.mdl.nodes {
+                if let Some(mesh) = &mut n.mesh {
+                    mesh.transparency_hint = hint;
+                }
+            }
+            let pose = m.pose(&PoseRequest::default());
+            assert!(!pose.faces.is_empty());
+            for f in &pose.faces {
+                assert_eq!(f.blend, want, "alpha {alpha}, hint {hint}");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -172,9 +172,7 @@ fn textures_past_the_model_allowance_are_checkerboards_named_in_a_warning() {
     let mut warnings = Vec::new();
     let got: Vec<textures::Resolved> = ["a", "b", "c"]
         .iter()
-        .map(|n| {
-            textures::resolve_within(n, &dir, &LoadOptions::default(), &allowance, &mut warnings)
-        })
+        .map(|n| textures::resolve(n, &dir, &LoadOptions::default(), &allowance, &mut warnings))
         .collect();
     assert!(got[0].path.is_some() && got[1].path.is_some());
     assert_eq!(

@@ -30,6 +30,8 @@ pub struct Resolved {
     pub image: Arc<RgbaImage>,
     /// Text of a `.txi` sidecar, lower-cased, if any.
     pub txi: String,
+    /// Some texel's alpha is below 255 (decided once here, not on every pose).
+    pub translucent: bool,
 }
 
 /// The visible stand-in for a missing texture: 16×16, 4-pixel magenta/black checks.
@@ -107,19 +109,9 @@ pub fn decode_tga(data: &[u8]) -> Result<RgbaImage, String> {
     })
 }
 
-/// Looks up and decodes texture `name` for a model in `model_dir`.
+/// Looks up and decodes texture `name` for a model in `model_dir`, the decoded image charged
+/// to `allowance`, which all textures of the model share.
 pub fn resolve(
-    name: &str,
-    model_dir: &Path,
-    opts: &LoadOptions,
-    warnings: &mut Vec<String>,
-) -> Resolved {
-    resolve_within(name, model_dir, opts, &ImageAllowance::default(), warnings)
-}
-
-/// [`resolve`], the decoded texture charged to `allowance`, which all textures of the model
-/// share.
-pub fn resolve_within(
     name: &str,
     model_dir: &Path,
     opts: &LoadOptions,
@@ -144,6 +136,7 @@ pub fn resolve_within(
                             path: None,
                             image: Arc::new(fallback()),
                             txi: String::new(),
+                            translucent: false,
                         };
                     }
                     let txi = find_file(std::slice::from_ref(dir), &stem, "txi")
@@ -156,6 +149,7 @@ pub fn resolve_within(
                     return Resolved {
                         name: name.to_string(),
                         path: Some(path),
+                        translucent: image.pixels.iter().any(|p| p[3] < 255),
                         image: Arc::new(image),
                         txi,
                     };
@@ -176,6 +170,7 @@ pub fn resolve_within(
         path: None,
         image: Arc::new(fallback()),
         txi: String::new(),
+        translucent: false,
     }
 }
 
