@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::formats::images::ImageAllowance;
+use crate::formats::images::{self, ImageAllowance};
 use crate::formats::{dds, plt, Folders, LoadOptions, MAX_FILE_SIZE};
 use crate::scene::RgbaImage;
 use serde::Serialize;
@@ -98,15 +98,10 @@ pub fn decode_tga(data: &[u8]) -> Result<RgbaImage, String> {
             ));
         }
     }
-    let img = image::load_from_memory_with_format(data, image::ImageFormat::Tga)
-        .map_err(|e| e.to_string())?
-        .to_rgba8();
-    let (width, height) = img.dimensions();
-    Ok(RgbaImage {
-        width,
-        height,
-        pixels: img.pixels().map(|p| p.0).collect(),
-    })
+    // Decoded under the same limits as every image the crate decodes, and converted by move:
+    // at most two copies of the picture are held at once.
+    let img = images::decode_limited(data, image::ImageFormat::Tga)?;
+    Ok(images::to_rgba(img))
 }
 
 /// Looks up and decodes texture `name` for a model in `model_dir`, the decoded image charged
