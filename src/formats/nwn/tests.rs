@@ -509,3 +509,36 @@ fn unknown_node_flags_are_a_typed_error_at_the_flags_word() {
     assert_eq!(e.offset, (root_off + 0x6C) as u64, "{e}");
     assert!(e.to_string().contains("unknown flags 0x1001"), "{e}");
 }
+
+/// A palette is cut to the 256×256 texels a PLT samples, and one wider than
+/// `MAX_PALETTE_SIDE` is refused with a warning (a grey ramp instead), never decoded whole.
+#[test]
+fn palettes_are_cut_to_what_a_plt_samples_and_huge_ones_refused() {
+    let dir = scratch("palettes");
+    let tga = |w: u32, h: u32| {
+        let mut out = std::io::Cursor::new(Vec::new());
+        image::RgbaImage::from_fn(w, h, |x, y| image::Rgba([x as u8, y as u8, 7, 255]))
+            .write_to(&mut out, image::ImageFormat::Tga)
+            .unwrap();
+        out.into_inner()
+    };
+    let [skin, hair, ..] = crate::formats::plt::PALETTE_FILES;
+    std::fs::write(dir.join(format!("{skin}.tga")), tga(300, 260)).unwrap();
+    std::fs::write(dir.join(format!("{hair}.tga")), tga(1025, 2)).unwrap();
+    let mut warnings = Vec::new();
+    let pals = textures::palettes(&dir, &LoadOptions::default(), &mut warnings);
+    let skin_pal = pals[0].as_ref().expect("the skin palette is read");
+    assert_eq!((skin_pal.width, skin_pal.height), (256, 256));
+    assert_eq!(skin_pal.pixels[255 * 256 + 255], [255, 255, 7, 255]);
+    assert_eq!(skin_pal.pixels[3 * 256 + 200], [200, 3, 7, 255]);
+    assert!(pals[1].is_none());
+    let refused = warnings
+        .iter()
+        .filter(|w| w.contains(hair))
+        .collect::<Vec<_>>();
+    assert!(
+        refused.len() == 1 && refused[0].contains("1025x2 is larger than the limit 1024"),
+        "{warnings:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -83,14 +83,19 @@ pub fn find_file(dirs: &[PathBuf], stem: &str, ext: &str) -> Option<PathBuf> {
     })
 }
 
+/// Width and height from a TGA header (little-endian, at bytes 12 and 14), if it is that long.
+fn tga_size(data: &[u8]) -> Option<(u32, u32)> {
+    let side = |at: usize| {
+        data.get(at..at + 2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+    };
+    Some((side(12)?.into(), side(14)?.into()))
+}
+
 /// Decodes a TGA through `image`, its size checked from the header first (sides up to
 /// [`dds::MAX_DIMENSION`]), so the decoder never allocates for a size the file only claims.
 pub fn decode_tga(data: &[u8]) -> Result<RgbaImage, String> {
-    let side = |at: usize| {
-        data.get(at..at + 2)
-            .map(|b| u32::from(u16::from_le_bytes([b[0], b[1]])))
-    };
-    if let (Some(w), Some(h)) = (side(12), side(14)) {
+    if let Some((w, h)) = tga_size(data) {
         if w > dds::MAX_DIMENSION || h > dds::MAX_DIMENSION {
             return Err(format!(
                 "TGA size {w}x{h} is larger than the limit {} per side",
@@ -213,18 +218,51 @@ pub fn palettes(
     let folders = Folders::new(model_dir, opts);
     let mut out: [Option<RgbaImage>; 10] = Default::default();
     for (slot, name) in out.iter_mut().zip(plt::PALETTE_FILES) {
-        let img = find_file(&dirs, name, "tga").and_then(|p| {
-            let data = folders.read(&p, "palette", MAX_FILE_SIZE).ok()?;
-            decode_tga(&data).ok()
-        });
-        if img.is_none() && !warnings.iter().any(|w| w.contains(name)) {
-            warnings.push(format!(
+        let found = find_file(&dirs, name, "tga");
+        let img = found.as_ref().map(|p| read_palette(&folders, p));
+        let warning = match &img {
+            None => Some(format!(
                 "PLT palette {name}.tga not found (use --palette-dir); using a grey ramp"
-            ));
+            )),
+            Some(Err(e)) => Some(format!("PLT palette {name}.tga: {e}; using a grey ramp")),
+            Some(Ok(_)) => None,
+        };
+        if let Some(w) = warning.filter(|_| !warnings.iter().any(|w| w.contains(name))) {
+            warnings.push(w);
         }
-        *slot = img;
+        *slot = img.and_then(Result::ok);
     }
     out
+}
+
+/// Largest side of a palette image read: a PLT samples only its first 256 rows and columns (a
+/// row and a colour index are bytes), and NWN's own palettes are 256 wide.
+pub const MAX_PALETTE_SIDE: u32 = 1024;
+
+/// A palette TGA, cut to the 256×256 texels a PLT can sample: ten palettes are read for every
+/// PLT texture, so a palette the size of a texture would cost ten textures' memory each time.
+fn read_palette(folders: &Folders, path: &Path) -> Result<RgbaImage, String> {
+    let data = (folders.read(path, "palette", MAX_FILE_SIZE)).map_err(|e| e.to_string())?;
+    if let Some((w, h)) = tga_size(&data) {
+        if w.max(h) > MAX_PALETTE_SIDE {
+            return Err(format!(
+                "{w}x{h} is larger than the limit {MAX_PALETTE_SIDE} per side"
+            ));
+        }
+    }
+    let full = decode_tga(&data)?;
+    let (width, height) = (full.width.min(256), full.height.min(256));
+    let pixels = (0..height as usize)
+        .flat_map(|y| {
+            let row = y * full.width as usize;
+            full.pixels[row..row + width as usize].iter().copied()
+        })
+        .collect();
+    Ok(RgbaImage {
+        width,
+        height,
+        pixels,
+    })
 }
 
 /// TGA facts.
