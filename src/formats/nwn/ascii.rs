@@ -9,8 +9,9 @@
 //! (`length`, `transtime`, `animroot`, `event`, nodes). Unknown keywords and the data rows of
 //! unknown list keywords are skipped. Errors name the byte offset of the offending line.
 //!
-//! The text is read into one list of its words, each line a run of that list: a line costs a
-//! fixed number of bytes and no allocation of its own, however many lines a file has.
+//! The text is read in place, line by line: a line is its offset and a slice of the text, its
+//! words split when asked for, so reading a file allocates nothing per line or word (a file of
+//! millions of one-word lines costs only what its nodes hold).
 
 mod node;
 
@@ -23,15 +24,39 @@ pub const FORMAT: &str = "NWN ASCII MDL";
 /// Most nodes per geometry.
 pub const MAX_NODES: usize = 4096;
 
-/// One line that has words: where it starts, and its words (a run of the file's word list).
+/// One line that has words: where it starts, and its text (without its newline).
+#[derive(Clone, Copy)]
 struct Line<'a> {
     off: u64,
-    words: &'a [&'a str],
+    text: &'a str,
 }
 
-struct Lines<'s, 'a> {
-    lines: &'s [Line<'a>],
-    pos: usize,
+impl<'a> Line<'a> {
+    /// Its words, split as [`Words`] does.
+    fn words(&self) -> impl Iterator<Item = &'a str> {
+        Words::new(self.text).map(|(w, _)| w)
+    }
+
+    /// Word `i`, if it has one.
+    fn word(&self, i: usize) -> Option<&'a str> {
+        self.words().nth(i)
+    }
+
+    /// Its first word (the keyword, or a list row's first value).
+    fn key(&self) -> &'a str {
+        self.word(0).unwrap_or("")
+    }
+}
+
+/// The lines of a text that have words, in order, read in place.
+struct Lines<'a> {
+    text: &'a str,
+    /// Where the next line is looked for.
+    words: Words<'a>,
+    /// The next line, when [`Lines::peek`] has read it.
+    peeked: Option<Line<'a>>,
+    /// Lines with words not yet taken.
+    left: usize,
 }
 
 /// What a byte is to [`each_word`].
@@ -66,119 +91,152 @@ const BYTES: [Byte; 256] = {
     t
 };
 
-/// Calls `f(word, first)` for each word of `text` in order, `first` on a line's first word.
-/// Words are separated by white space (`char::is_whitespace`, as `str::split_whitespace`); a
-/// line's words end at its first `#`, except that a line starting `#part-number` (after white
-/// space), the one comment that carries data, is read whole, from `part-number` on.
-fn each_word<'a>(text: &'a str, mut f: impl FnMut(&'a str, bool)) {
-    let bytes = text.as_bytes();
-    // The length of the white-space character at `i` (a `Wide` byte), or 0.
-    let wide_space = |i: usize| match text[i..].chars().next() {
-        Some(c) if c.is_whitespace() => c.len_utf8(),
-        _ => 0,
-    };
-    let mut i = 0;
-    // Per line: no word yet, nothing but white space yet, and whether `#` ends the words.
-    let (mut first, mut blank, mut hash_ends) = (true, true, true);
-    while i < bytes.len() {
-        match BYTES[bytes[i] as usize] {
-            Byte::Newline => {
-                (first, blank, hash_ends) = (true, true, true);
-                i += 1;
-                continue;
-            }
-            Byte::Space => {
-                i += 1;
-                continue;
-            }
-            Byte::Wide if wide_space(i) > 0 => {
-                i += wide_space(i);
-                continue;
-            }
-            Byte::Hash if hash_ends => {
-                if blank && bytes[i..].starts_with(b"#part-number") {
-                    hash_ends = false;
-                    i += 1;
-                } else {
-                    i = bytes[i..]
-                        .iter()
-                        .position(|&b| b == b'\n')
-                        .map_or(bytes.len(), |n| i + n);
+/// The words of a text in order, each with whether it is its line's first. Words are separated
+/// by white space (`char::is_whitespace`, as `str::split_whitespace`); a line's words end at its
+/// first `#`, except that a line starting `#part-number` (after white space), the one comment
+/// that carries data, is read whole, from `part-number` on.
+#[derive(Clone)]
+struct Words<'a> {
+    text: &'a str,
+    i: usize,
+    /// Per line: no word yet, nothing but white space yet, and whether `#` ends the words.
+    first: bool,
+    blank: bool,
+    hash_ends: bool,
+}
+
+impl<'a> Words<'a> {
+    fn new(text: &'a str) -> Self {
+        Words {
+            text,
+            i: 0,
+            first: true,
+            blank: true,
+            hash_ends: true,
+        }
+    }
+
+    /// The length of the white-space character at `i` (a `Wide` byte), or 0.
+    fn wide_space(&self, i: usize) -> usize {
+        match self.text[i..].chars().next() {
+            Some(c) if c.is_whitespace() => c.len_utf8(),
+            _ => 0,
+        }
+    }
+
+    /// Goes on from byte `at`, a newline or the end of the text.
+    fn resume_at(&mut self, at: usize) {
+        self.i = at;
+    }
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = (&'a str, bool);
+
+    fn next(&mut self) -> Option<(&'a str, bool)> {
+        let bytes = self.text.as_bytes();
+        while self.i < bytes.len() {
+            let i = self.i;
+            match BYTES[bytes[i] as usize] {
+                Byte::Newline => {
+                    (self.first, self.blank, self.hash_ends) = (true, true, true);
+                    self.i += 1;
                     continue;
                 }
+                Byte::Space => {
+                    self.i += 1;
+                    continue;
+                }
+                Byte::Wide if self.wide_space(i) > 0 => {
+                    self.i += self.wide_space(i);
+                    continue;
+                }
+                Byte::Hash if self.hash_ends => {
+                    if self.blank && bytes[i..].starts_with(b"#part-number") {
+                        self.hash_ends = false;
+                        self.i += 1;
+                    } else {
+                        self.i = (bytes[i..].iter().position(|&b| b == b'\n'))
+                            .map_or(bytes.len(), |n| i + n);
+                        continue;
+                    }
+                }
+                _ => {}
             }
-            _ => {}
-        }
-        blank = false;
-        let start = i;
-        while i < bytes.len() {
-            match BYTES[bytes[i] as usize] {
-                Byte::Word => i += 1,
-                Byte::Hash if !hash_ends => i += 1,
-                Byte::Wide if wide_space(i) == 0 => i += 1,
-                _ => break,
+            self.blank = false;
+            let start = self.i;
+            while self.i < bytes.len() {
+                match BYTES[bytes[self.i] as usize] {
+                    Byte::Word => self.i += 1,
+                    Byte::Hash if !self.hash_ends => self.i += 1,
+                    Byte::Wide if self.wide_space(self.i) == 0 => self.i += 1,
+                    _ => break,
+                }
             }
+            let first = std::mem::replace(&mut self.first, false);
+            return Some((&self.text[start..self.i], first));
         }
-        f(&text[start..i], first);
-        first = false;
+        None
     }
 }
 
-/// Every word of `text`, in order, in one list (lines then refer to runs of it, so a file needs
-/// no list per line), and how many lines have words. Counted first, allocated once at its size.
-fn words(text: &str) -> (Vec<&str>, usize) {
-    let (mut words, mut lines) = (0, 0);
-    each_word(text, |_, first| {
-        words += 1;
-        lines += usize::from(first);
-    });
-    let mut list = Vec::with_capacity(words);
-    each_word(text, |w, _| list.push(w));
-    (list, lines)
-}
+impl<'a> Lines<'a> {
+    /// The lines of `text` (counted first, for [`Lines::remaining`]).
+    fn new(text: &'a str) -> Self {
+        let fresh = || Lines {
+            text,
+            words: Words::new(text),
+            peeked: None,
+            left: 0,
+        };
+        let mut counting = fresh();
+        let left = std::iter::from_fn(|| counting.scan()).count();
+        Lines { left, ..fresh() }
+    }
 
-/// The `count` lines of `text` that have words, each holding its run of `words` (the list
-/// [`words`] made of `text`).
-fn split_lines<'a>(text: &str, words: &'a [&'a str], count: usize) -> Vec<Line<'a>> {
-    // Each word is a slice of `text`: a new line begins at a word when the text between it and
-    // the word before holds a newline, and starts just past the last such newline.
-    let bytes = text.as_bytes();
-    let at = |w: &str| w.as_ptr() as usize - text.as_ptr() as usize;
-    let mut lines = Vec::with_capacity(count);
-    let mut gap_start = 0;
-    for (k, w) in words.iter().enumerate() {
-        let start = at(w);
-        let newline = bytes[gap_start..start].iter().rposition(|&b| b == b'\n');
-        match (newline, lines.last_mut()) {
-            (None, Some(Line { words: run, .. })) => *run = &words[k - run.len()..=k],
-            (n, _) => lines.push(Line {
-                off: n.map_or(0, |n| gap_start + n + 1) as u64,
-                words: &words[k..=k],
-            }),
+    /// Reads the next line with words: the line of the next word, which is always a line's
+    /// first, as the rest of each line is skipped.
+    fn scan(&mut self) -> Option<Line<'a>> {
+        let (w, _) = self.words.next()?;
+        let bytes = self.text.as_bytes();
+        let at = w.as_ptr() as usize - self.text.as_ptr() as usize;
+        let start = bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |n| n + 1);
+        let end = (bytes[at..].iter().position(|&b| b == b'\n')).map_or(bytes.len(), |n| at + n);
+        self.words.resume_at(end);
+        Some(Line {
+            off: start as u64,
+            text: &self.text[start..end],
+        })
+    }
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        let l = self.peeked.take().or_else(|| self.scan())?;
+        self.left -= 1;
+        Some(l)
+    }
+
+    fn peek(&mut self) -> Option<Line<'a>> {
+        if self.peeked.is_none() {
+            self.peeked = self.scan();
         }
-        gap_start = start + w.len();
-    }
-    lines
-}
-
-impl<'s, 'a> Lines<'s, 'a> {
-    fn next(&mut self) -> Option<&'s Line<'a>> {
-        let l = self.lines.get(self.pos);
-        self.pos += 1;
-        l
-    }
-
-    fn peek(&self) -> Option<&'s Line<'a>> {
-        self.lines.get(self.pos)
+        self.peeked
     }
 
     fn remaining(&self) -> usize {
-        self.lines.len().saturating_sub(self.pos)
+        self.left
     }
 
-    /// `count` data rows (or up to `endlist` when `count` is `None`).
-    fn rows(&mut self, count: Option<usize>, at: u64) -> Result<Vec<&'s Line<'a>>> {
-        let mut out = Vec::new();
+    /// Takes `count` data rows (or the rows up to `endlist` when `count` is `None`) and calls
+    /// `row` on each in order: every row of the list is taken unless `row` fails.
+    fn each_row(
+        &mut self,
+        count: Option<usize>,
+        at: u64,
+        mut row: impl FnMut(Line<'a>) -> Result<()>,
+    ) -> Result<()> {
         match count {
             Some(n) => {
                 if n > self.remaining() {
@@ -192,33 +250,26 @@ impl<'s, 'a> Lines<'s, 'a> {
                     ));
                 }
                 for _ in 0..n {
-                    let i = self.pos;
-                    self.pos += 1;
-                    out.push(i);
+                    row(self.next().expect("counted among the lines left"))?;
                 }
             }
             None => loop {
-                let Some(l) = self.lines.get(self.pos) else {
+                let Some(l) = self.next() else {
                     return Err(LoadError::invalid(FORMAT, at, "list without endlist"));
                 };
-                self.pos += 1;
-                if l.words[0].eq_ignore_ascii_case("endlist") {
+                if l.key().eq_ignore_ascii_case("endlist") {
                     break;
                 }
-                out.push(self.pos - 1);
+                row(l)?;
             },
         }
-        Ok(out.into_iter().map(|i| &self.lines[i]).collect())
+        Ok(())
     }
 }
 
 fn num(l: &Line, i: usize) -> Result<f32> {
-    let w = l.words.get(i).ok_or_else(|| {
-        LoadError::invalid(
-            FORMAT,
-            l.off,
-            format!("'{}': value {i} missing", l.words[0]),
-        )
+    let w = l.word(i).ok_or_else(|| {
+        LoadError::invalid(FORMAT, l.off, format!("'{}': value {i} missing", l.key()))
     })?;
     w.parse::<f32>()
         .map_err(|_| LoadError::invalid(FORMAT, l.off, format!("'{w}' is not a number")))
@@ -229,7 +280,7 @@ fn nums(l: &Line, from: usize, n: usize) -> Result<Vec<f32>> {
 }
 
 fn count(l: &Line) -> Result<Option<usize>> {
-    match l.words.get(1) {
+    match l.word(1) {
         None => Ok(None),
         Some(w) => w
             .parse::<usize>()
@@ -245,12 +296,7 @@ fn is_numeric(w: &str) -> bool {
 /// Parses an ASCII MDL; recoverable problems go to `warnings`.
 pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
     let text = String::from_utf8_lossy(data);
-    let (words, count) = words(&text);
-    let all = split_lines(&text, &words, count);
-    let mut lines = Lines {
-        lines: &all,
-        pos: 0,
-    };
+    let mut lines = Lines::new(&text);
     let mut mdl = Mdl {
         name: String::new(),
         supermodel: None,
@@ -263,9 +309,9 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
     };
     let mut saw_geometry = false;
     while let Some(l) = lines.next() {
-        let key = l.words[0].to_ascii_lowercase();
+        let key = l.key().to_ascii_lowercase();
         let off = l.off;
-        let arg = |i: usize| l.words.get(i).copied().unwrap_or("").to_string();
+        let arg = |i: usize| l.word(i).unwrap_or("").to_string();
         match key.as_str() {
             "newmodel" => mdl.name = arg(1),
             "setsupermodel" => {
@@ -282,7 +328,7 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
                 }
             }
             "setanimationscale" => {
-                let s = num(l, 1)?;
+                let s = num(&l, 1)?;
                 if s.is_finite() && s > 0.0 {
                     mdl.animation_scale = s;
                 }
@@ -317,21 +363,21 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
     Ok(mdl)
 }
 
-fn parse_anim(lines: &mut Lines<'_, '_>, anim: &mut Animation, at: u64) -> Result<()> {
+fn parse_anim(lines: &mut Lines<'_>, anim: &mut Animation, at: u64) -> Result<()> {
     // Header lines up to the first node, then nodes until doneanim.
     loop {
         let Some(l) = lines.peek() else {
             return Err(LoadError::invalid(FORMAT, at, "newanim without doneanim"));
         };
-        let key = l.words[0].to_ascii_lowercase();
+        let key = l.key().to_ascii_lowercase();
+        let l = &l;
         match key.as_str() {
             "length" => anim.length = num(l, 1)?.max(0.0),
             "transtime" => anim.transtime = num(l, 1)?,
-            "animroot" => anim.root = l.words.get(1).copied().unwrap_or("").to_string(),
-            "event" => anim.events.push((
-                num(l, 1)?,
-                l.words.get(2).copied().unwrap_or("").to_string(),
-            )),
+            "animroot" => anim.root = l.word(1).unwrap_or("").to_string(),
+            "event" => anim
+                .events
+                .push((num(l, 1)?, l.word(2).unwrap_or("").to_string())),
             "node" | "doneanim" => break,
             _ => {}
         }
@@ -350,7 +396,7 @@ fn parse_anim(lines: &mut Lines<'_, '_>, anim: &mut Animation, at: u64) -> Resul
 mod tests {
     use super::*;
 
-    /// Lines as a list per line: the definition [`split_lines`] must match.
+    /// Lines as a list per line: the definition [`Lines`] must match.
     fn split_slowly(text: &str) -> Vec<(u64, Vec<String>)> {
         let mut lines = Vec::new();
         let mut off = 0u64;
@@ -371,10 +417,15 @@ mod tests {
     }
 
     fn split(text: &str) -> Vec<(u64, Vec<String>)> {
-        let (words, count) = words(text);
-        let lines = split_lines(text, &words, count);
-        let owned = |l: &Line| l.words.iter().map(|w| w.to_string()).collect();
-        lines.iter().map(|l| (l.off, owned(l))).collect()
+        let mut lines = Lines::new(text);
+        let counted = lines.remaining();
+        let mut out = Vec::new();
+        while let Some(l) = lines.next() {
+            out.push((l.off, l.words().map(String::from).collect()));
+            assert_eq!(lines.remaining(), counted - out.len());
+        }
+        assert_eq!(out.len(), counted, "{text:?}");
+        out
     }
 
     #[test]
@@ -408,20 +459,38 @@ mod tests {
     }
 
     #[test]
-    fn words_are_one_list_allocated_at_its_size() {
-        // A line per word: no list per line, and neither list grown past what it holds.
+    fn lines_are_read_in_place() {
+        // A line per word: each line a slice of the text, not a copy; peeking takes nothing.
         let text = "newmodel m\nbeginmodelgeom m\n".to_string() + &"x\n".repeat(10_000);
-        let (words, count) = words(&text);
-        let lines = split_lines(&text, &words, count);
-        assert_eq!(lines.len(), 10_002);
-        assert_eq!(lines.capacity(), lines.len());
-        assert_eq!(words.len(), 10_004);
-        assert_eq!(words.capacity(), words.len());
-        let list = words.as_ptr_range();
-        for l in &lines {
-            assert!(list.contains(&l.words.as_ptr()));
+        let mut lines = Lines::new(&text);
+        assert_eq!(lines.remaining(), 10_002);
+        let peeked = lines.peek().unwrap();
+        assert_eq!((peeked.off, peeked.key()), (0, "newmodel"));
+        assert_eq!(lines.remaining(), 10_002);
+        let range = text.as_bytes().as_ptr_range();
+        while let Some(l) = lines.next() {
+            assert!(range.contains(&l.text.as_ptr()));
+            assert_eq!(&text[l.off as usize..][..l.text.len()], l.text);
         }
         let e = parse(text.as_bytes(), &mut Vec::new()).unwrap_err();
         assert!(e.to_string().contains("block without endmodelgeom"), "{e}");
+    }
+
+    /// A list's rows are all taken whether or not its keyword is read, and a list without
+    /// `endlist` is refused at its keyword's line.
+    #[test]
+    fn lists_take_all_their_rows() {
+        let mut lines = Lines::new("a\n1\n2\nendlist\nb\n3\n");
+        lines.next();
+        lines.each_row(None, 0, |_| Ok(())).unwrap();
+        assert_eq!(lines.next().unwrap().key(), "b");
+        let e = lines.each_row(Some(2), 8, |_| Ok(())).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("list of 2 rows but only 1 lines remain"),
+            "{e}"
+        );
+        let e = lines.each_row(None, 8, |_| Ok(())).unwrap_err();
+        assert!(e.to_string().contains("list without endlist"), "{e}");
     }
 }

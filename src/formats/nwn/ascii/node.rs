@@ -20,7 +20,7 @@ struct RawNode {
 }
 
 pub(super) fn parse_nodes(
-    lines: &mut Lines<'_, '_>,
+    lines: &mut Lines<'_>,
     end: &str,
     at: u64,
     warnings: &mut Vec<String>,
@@ -34,7 +34,7 @@ pub(super) fn parse_nodes(
                 format!("block without {end}"),
             ));
         };
-        let key = l.words[0].to_ascii_lowercase();
+        let key = l.key().to_ascii_lowercase();
         if key == end {
             break;
         }
@@ -49,22 +49,17 @@ pub(super) fn parse_nodes(
             ));
         }
         let off = l.off;
-        let type_word = l.words.get(1).copied().unwrap_or("");
+        let type_word = l.word(1).unwrap_or("");
         let kind = NodeKind::from_name(type_word).ok_or_else(|| {
             LoadError::invalid(FORMAT, off, format!("unknown node type '{type_word}'"))
         })?;
-        let name = l.words.get(2).copied().unwrap_or("").to_string();
+        let name = l.word(2).unwrap_or("").to_string();
         raw.push(parse_node(lines, kind, name, off)?);
     }
     link(raw, warnings)
 }
 
-fn parse_node(
-    lines: &mut Lines<'_, '_>,
-    kind: NodeKind,
-    name: String,
-    off: u64,
-) -> Result<RawNode> {
+fn parse_node(lines: &mut Lines<'_>, kind: NodeKind, name: String, off: u64) -> Result<RawNode> {
     let mut raw = RawNode {
         node: new_node(kind, name),
         parent_name: String::new(),
@@ -76,14 +71,14 @@ fn parse_node(
         let Some(l) = lines.next() else {
             return Err(LoadError::invalid(FORMAT, off, "node without endnode"));
         };
-        let key = l.words[0].to_ascii_lowercase();
+        let key = l.key().to_ascii_lowercase();
         if is_numeric(&key) {
             continue; // data row of a list keyword we do not read
         }
         if key == "endnode" {
             break;
         }
-        raw.read_line(lines, l, &key)?;
+        raw.read_line(lines, &l, &key)?;
     }
     Ok(raw)
 }
@@ -156,11 +151,11 @@ fn static_controller(ty: ControllerType, v: Vec<f32>) -> Controller {
 
 impl RawNode {
     /// One keyword line of the node (`key` in lower case), with the list rows it heads.
-    fn read_line(&mut self, lines: &mut Lines<'_, '_>, l: &Line, key: &str) -> Result<()> {
+    fn read_line(&mut self, lines: &mut Lines<'_>, l: &Line, key: &str) -> Result<()> {
         let node = &mut self.node;
         match key {
             "part-number" => node.part = num(l, 1)? as i32,
-            "parent" => self.parent_name = l.words.get(1).copied().unwrap_or("").to_string(),
+            "parent" => self.parent_name = l.word(1).unwrap_or("").to_string(),
             "position" => node
                 .controllers
                 .push(static_controller(ControllerType::POSITION, nums(l, 1, 3)?)),
@@ -182,16 +177,18 @@ impl RawNode {
                 }
             }
             "constraints" if node.kind == NodeKind::Dangly => {
-                let rows = lines.rows(count(l)?, l.off)?;
+                let mut read = Vec::new();
+                lines.each_row(count(l)?, l.off, |r| {
+                    read.push(num(&r, 0)?);
+                    Ok(())
+                })?;
                 if let NodeDetail::Dangly {
                     constraints,
                     weights,
                     ..
                 } = &mut node.detail
                 {
-                    for r in rows {
-                        weights.push(num(r, 0)?);
-                    }
+                    weights.extend(read);
                     *constraints = weights.len() as u32;
                 }
             }
@@ -209,7 +206,7 @@ impl RawNode {
 
     /// A mesh field or data list (`verts`, `tverts`, `faces`, `weights`); other keywords, and
     /// any of these on a node without a mesh, are skipped.
-    fn read_mesh_line(&mut self, lines: &mut Lines<'_, '_>, l: &Line, key: &str) -> Result<()> {
+    fn read_mesh_line(&mut self, lines: &mut Lines<'_>, l: &Line, key: &str) -> Result<()> {
         let kind = self.node.kind;
         let Some(m) = self.node.mesh.as_mut() else {
             return Ok(());
@@ -225,28 +222,24 @@ impl RawNode {
             }
             "render" => m.render = num(l, 1)? != 0.0 && kind != NodeKind::Aabb,
             "transparencyhint" => m.transparency_hint = num(l, 1)?.max(0.0) as u32,
-            "verts" => {
-                for r in lines.rows(count(l)?, l.off)? {
-                    let v = nums(r, 0, 3)?;
-                    m.vertices.push([v[0], v[1], v[2]]);
-                }
-            }
-            "tverts" => {
-                for r in lines.rows(count(l)?, l.off)? {
-                    let v = nums(r, 0, 2)?;
-                    self.tverts.push([v[0], v[1]]);
-                }
-            }
-            "faces" => {
-                for r in lines.rows(count(l)?, l.off)? {
-                    m.faces.push(face(r)?);
-                }
-            }
-            "weights" => {
-                for r in lines.rows(count(l)?, l.off)? {
-                    self.weights.push(weight_lanes(r)?);
-                }
-            }
+            "verts" => lines.each_row(count(l)?, l.off, |r| {
+                let v = nums(&r, 0, 3)?;
+                m.vertices.push([v[0], v[1], v[2]]);
+                Ok(())
+            })?,
+            "tverts" => lines.each_row(count(l)?, l.off, |r| {
+                let v = nums(&r, 0, 2)?;
+                self.tverts.push([v[0], v[1]]);
+                Ok(())
+            })?,
+            "faces" => lines.each_row(count(l)?, l.off, |r| {
+                m.faces.push(face(&r)?);
+                Ok(())
+            })?,
+            "weights" => lines.each_row(count(l)?, l.off, |r| {
+                self.weights.push(weight_lanes(&r)?);
+                Ok(())
+            })?,
             _ => {}
         }
         Ok(())
@@ -257,7 +250,7 @@ impl RawNode {
 /// position, orientation, scale and alpha keys (emitters: their own controller names).
 /// Orientation rows (axis + angle) become quaternions.
 fn read_key_list(
-    lines: &mut Lines<'_, '_>,
+    lines: &mut Lines<'_>,
     l: &Line,
     key: &str,
     kind: NodeKind,
@@ -276,19 +269,23 @@ fn read_key_list(
         _ => (None, 0),
     };
     let n = count(l)?;
-    let rows = lines.rows(n, l.off)?;
-    let Some(ty) = ty else { return Ok(None) };
+    let Some(ty) = ty else {
+        lines.each_row(n, l.off, |_| Ok(()))?;
+        return Ok(None);
+    };
     let stride = if bezier { cols * 3 } else { cols };
+    // Grown as rows parse, not reserved from the count: a count of many rows that fail at the
+    // first would otherwise reserve for all of them.
     let mut c = Controller {
         ty,
-        times: Vec::with_capacity(rows.len()),
-        values: Vec::with_capacity(rows.len() * stride),
+        times: Vec::new(),
+        values: Vec::new(),
         columns: cols,
         bezier,
     };
-    for r in rows {
-        c.times.push(num(r, 0)?);
-        let v = nums(r, 1, stride)?;
+    lines.each_row(n, l.off, |r| {
+        c.times.push(num(&r, 0)?);
+        let v = nums(&r, 1, stride)?;
         if ty == ControllerType::ORIENTATION {
             c.values
                 .extend(quat_from_axis_angle([v[0], v[1], v[2]], v[3]));
@@ -297,7 +294,8 @@ fn read_key_list(
         } else {
             c.values.extend(v);
         }
-    }
+        Ok(())
+    })?;
     Ok(Some(c))
 }
 
@@ -322,13 +320,12 @@ fn face(r: &Line) -> Result<MeshFace> {
 /// A `weights` row: bone name / weight pairs (a trailing lone word is ignored).
 fn weight_lanes(r: &Line) -> Result<Vec<(String, f32)>> {
     let mut lanes = Vec::new();
-    for pair in r.words.chunks(2) {
-        if let [bone, w] = pair {
-            let w: f32 = w
-                .parse()
-                .map_err(|_| LoadError::invalid(FORMAT, r.off, format!("'{w}' is not a weight")))?;
-            lanes.push((bone.to_string(), w));
-        }
+    let mut words = r.words();
+    while let (Some(bone), Some(w)) = (words.next(), words.next()) {
+        let w: f32 = w
+            .parse()
+            .map_err(|_| LoadError::invalid(FORMAT, r.off, format!("'{w}' is not a weight")))?;
+        lanes.push((bone.to_string(), w));
     }
     Ok(lanes)
 }
@@ -336,7 +333,7 @@ fn weight_lanes(r: &Line) -> Result<Vec<(String, f32)>> {
 /// Reads a line belonging to a node's sub-structure into `detail`; false when `key` is not
 /// one of its fields.
 fn set_detail(detail: &mut NodeDetail, key: &str, l: &Line) -> Result<bool> {
-    let word = || l.words.get(1).copied().unwrap_or("").to_string();
+    let word = || l.word(1).unwrap_or("").to_string();
     match (detail, key) {
         (NodeDetail::Light { flare_radius, .. }, "flareradius") => *flare_radius = num(l, 1)?,
         (NodeDetail::Light { priority, .. }, "lightpriority") => {
@@ -382,7 +379,7 @@ fn set_detail(detail: &mut NodeDetail, key: &str, l: &Line) -> Result<bool> {
 }
 
 fn word_or_empty(l: &Line) -> String {
-    let w = l.words.get(1).copied().unwrap_or("");
+    let w = l.word(1).unwrap_or("");
     if is_null_name(w) {
         String::new()
     } else {
