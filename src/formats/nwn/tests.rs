@@ -542,3 +542,33 @@ fn palettes_are_cut_to_what_a_plt_samples_and_huge_ones_refused() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Skin weights resolve bone names case-insensitively, each name looked up once: 20,000 lanes
+/// naming 20,000 bones no node has are dropped under one warning listing the first eight.
+#[test]
+fn ascii_skin_weights_resolve_each_bone_name_once() {
+    let n = 20_000;
+    let mut text = String::from(
+        "newmodel t\nbeginmodelgeom t\nnode dummy t\n  parent NULL\nendnode\n\
+         node dummy Arm\n  parent t\nendnode\nnode skin s\n  parent t\n",
+    );
+    text += &format!("  verts {n}\n{}", "0 0 0\n".repeat(n));
+    text += &format!("  weights {n}\n  arm 0.5 t 0.5\n");
+    for i in 1..n {
+        text += &format!("  b{i} 1\n");
+    }
+    text += "  faces 1\n    0 1 2 1 0 1 2 0\nendnode\nendmodelgeom t\n";
+    let mut w = Vec::new();
+    let m = ascii::parse(text.as_bytes(), &mut w).unwrap();
+    let skin = &m.nodes[2].mesh.as_ref().unwrap().skin;
+    assert_eq!(skin.len(), n);
+    assert_eq!(skin[0], vec![(1, 0.5), (0, 0.5)]);
+    assert!(skin[1..].iter().all(Vec::is_empty));
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains(
+            r#"bones ["b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8"] and 19991 more not found"#
+        ),
+        "{w:?}"
+    );
+}

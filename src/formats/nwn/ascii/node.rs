@@ -2,6 +2,8 @@
 //! and key lists), type-specific fields and mesh data lists, then the nodes linked into one
 //! tree by their parent names.
 
+use std::collections::HashMap;
+
 use super::{count, is_numeric, num, nums, Line, Lines, FORMAT, MAX_NODES};
 use crate::formats::error::{LoadError, Result};
 use crate::formats::nwn::anim::quat_from_axis_angle;
@@ -440,7 +442,13 @@ fn link(raw: Vec<RawNode>, warnings: &mut Vec<String>) -> Result<Vec<Node>> {
             raw.len() - order.len()
         ));
     }
-    let names: Vec<String> = order.iter().map(|&i| raw[i].node.name.clone()).collect();
+    // Node names (lower case) to their new index, the first of equal names winning.
+    let mut names: HashMap<String, usize> = HashMap::with_capacity(order.len());
+    for (k, &i) in order.iter().enumerate() {
+        names
+            .entry(raw[i].node.name.to_ascii_lowercase())
+            .or_insert(k);
+    }
     let mut raw: Vec<Option<RawNode>> = raw.into_iter().map(Some).collect();
     let mut out = Vec::with_capacity(order.len());
     for &i in &order {
@@ -461,7 +469,15 @@ fn link(raw: Vec<RawNode>, warnings: &mut Vec<String>) -> Result<Vec<Node>> {
     Ok(out)
 }
 
-fn finish_mesh(m: &mut Mesh, r: &RawNode, names: &[String], warnings: &mut Vec<String>) {
+/// Most bone names a missing-bones warning lists.
+const MISSING_LISTED: usize = 8;
+
+fn finish_mesh(
+    m: &mut Mesh,
+    r: &RawNode,
+    names: &HashMap<String, usize>,
+    warnings: &mut Vec<String>,
+) {
     let nv = m.vertices.len() as u32;
     let nt = r.tverts.len() as u32;
     let before = m.faces.len();
@@ -481,6 +497,9 @@ fn finish_mesh(m: &mut Mesh, r: &RawNode, names: &[String], warnings: &mut Vec<S
     }
     m.uvs = r.tverts.clone();
     if !r.weights.is_empty() {
+        // Each bone name is looked up once however many lanes name it: a skin may have
+        // millions of lanes, and names that match no node are reported once each.
+        let mut bones: HashMap<&str, Option<usize>> = HashMap::new();
         let mut missing: Vec<&str> = Vec::new();
         m.skin = r
             .weights
@@ -490,10 +509,13 @@ fn finish_mesh(m: &mut Mesh, r: &RawNode, names: &[String], warnings: &mut Vec<S
                     .iter()
                     .filter(|(_, w)| *w > 0.0)
                     .filter_map(|(bone, w)| {
-                        let n = names.iter().position(|n| n.eq_ignore_ascii_case(bone));
-                        if n.is_none() && !missing.contains(&bone.as_str()) {
-                            missing.push(bone);
-                        }
+                        let n = *bones.entry(bone).or_insert_with(|| {
+                            let n = names.get(&bone.to_ascii_lowercase()).copied();
+                            if n.is_none() {
+                                missing.push(bone);
+                            }
+                            n
+                        });
                         n.map(|n| (n, w.min(1.0)))
                     })
                     .collect()
@@ -501,9 +523,16 @@ fn finish_mesh(m: &mut Mesh, r: &RawNode, names: &[String], warnings: &mut Vec<S
             .collect();
         m.skin.resize(m.vertices.len(), Vec::new());
         if !missing.is_empty() {
+            let more = missing.len().saturating_sub(MISSING_LISTED);
+            missing.truncate(MISSING_LISTED);
             warnings.push(format!(
-                "skin node '{}': bones {missing:?} not found; their weights are dropped",
-                r.node.name
+                "skin node '{}': bones {missing:?}{} not found; their weights are dropped",
+                r.node.name,
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
             ));
         }
     }
