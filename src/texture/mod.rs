@@ -110,12 +110,6 @@ pub struct Rect {
     pub h: u16,
 }
 
-impl Rect {
-    fn overlaps(&self, o: &Rect) -> bool {
-        self.x < o.x + o.w && o.x < self.x + self.w && self.y < o.y + o.h && o.y < self.y + self.h
-    }
-}
-
 /// Where one texture (in one encoding) ended up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Placed {
