@@ -155,7 +155,7 @@ impl<'m> AnimatedNode<'m> {
 impl EmitterSource for AnimatedNode<'_> {
     fn state(&self, time: f32) -> EmitterState {
         let t = self.wrapped(time);
-        let world = self.model.node_world_at(self.animation, time)[self.node];
+        let world = self.model.node_world_one(self.animation, time, self.node);
         let axis = |v: [f32; 3]| to_scene(world.apply_vector(v));
         let (xs, ys) = (
             self.scalar(ec::XSIZE, t, 0.0) * 0.01,

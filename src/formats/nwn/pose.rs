@@ -38,6 +38,38 @@ impl NWNModel {
         let local: Vec<Affine> = local.iter().map(Trs::affine).collect();
         anim::world(&self.mdl.nodes, &local)
     }
+
+    /// [`NWNModel::node_world_at`] of node `node` alone: only its chain of parents is posed,
+    /// the same products in the same order, so the same transform bit for bit. An emitter
+    /// asks for its node's transform at every simulation step.
+    pub fn node_world_one(&self, animation: Option<usize>, time: f32, node: usize) -> Affine {
+        let anim = animation.and_then(|i| self.animations.get(i));
+        let local = |i: usize| {
+            let mut trs = self.rest[i];
+            if let Some(pa) = anim {
+                let t = wrap_time(time, pa.animation.length);
+                let an = pa.node_map.get(i).copied().flatten();
+                if let Some(an) = an.and_then(|k| pa.animation.nodes.get(k)) {
+                    trs.apply(an, t, self.mdl.animation_scale);
+                }
+            }
+            trs.affine()
+        };
+        // The chain from the root down to `node`, as `anim::world` links it (a parent comes
+        // before its child).
+        let mut chain = vec![node];
+        let mut i = node;
+        while let Some(p) = self.mdl.nodes[i].parent.filter(|&p| p < i) {
+            chain.push(p);
+            i = p;
+        }
+        let top = local(i);
+        chain
+            .iter()
+            .rev()
+            .skip(1)
+            .fold(top, |w, &c| w.mul(&local(c)))
+    }
 }
 
 /// The mesh of `n` if it is drawn (render flag set, not a walkmesh, has faces).
@@ -245,6 +277,24 @@ mod tests {
             }
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// One node's transform equals the whole pose's, bit for bit, for every node, animation
+    /// and time.
+    #[test]
+    fn one_node_is_posed_as_the_whole_model_poses_it() {
+        let data = build(&sample_model());
+        let path = std::env::temp_dir().join("psxrender-nwn-one-node.mdl");
+        let m = super::super::load(&path, &data, &LoadOptions::default()).unwrap();
+        assert!(m.mdl.nodes.len() >= 3 && !m.animations.is_empty());
+        for animation in [None, Some(0)] {
+            for time in [0.0, 0.25, 0.6, 1.7] {
+                let all = m.node_world_at(animation, time);
+                for (i, w) in all.iter().enumerate() {
+                    assert_eq!(m.node_world_one(animation, time, i), *w, "{i} at {time}");
+                }
+            }
+        }
     }
 
     #[test]
