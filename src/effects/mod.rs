@@ -18,9 +18,11 @@
 //! [`crate::render::SPRITE_BUDGET`] sprites a frame.
 
 mod ribbon;
+mod sim;
 mod sprites;
 
 pub use ribbon::{edges, ribbon_sprites, Edge, RibbonDef, RibbonSource, RibbonState};
+pub use sim::{simulate, SimCache};
 pub use sprites::{drawn_blend, sprites};
 
 use crate::math::{add3, cross, dot3, normalize3, scale3};
@@ -389,7 +391,7 @@ pub fn step_time(k: u32) -> f32 {
     k as f32 / STEP_HZ as f32
 }
 
-fn sane(v: f32, lo: f32, hi: f32) -> f32 {
+pub(crate) fn sane(v: f32, lo: f32, hi: f32) -> f32 {
     if v.is_finite() {
         v.clamp(lo, hi)
     } else {
@@ -397,74 +399,8 @@ fn sane(v: f32, lo: f32, hi: f32) -> f32 {
     }
 }
 
-/// Runs emitter `index` of a model from the animation start to `time` seconds.
-pub fn simulate(index: usize, def: &EmitterDef, src: &dyn EmitterSource, time: f32) -> Snapshot {
-    let mut rng = Rng::for_emitter(index, &def.name);
-    let dt = 1.0 / STEP_HZ as f32;
-    let steps = steps_to(time);
-    let mut particles: Vec<Particle> = Vec::new();
-    let mut owed = 0.0f32;
-    let mut serial = 0u64;
-    let mut dropped = 0u64;
-    let mut single_done = false;
-    let mut state = src.state(0.0);
-    for k in 0..=steps {
-        // Step boundaries as k / STEP_HZ (not k · dt), so one step's end is the next one's start.
-        let now = step_time(k);
-        if k > 0 {
-            // Advance everyone alive by one step (semi-implicit Euler), then retire the dead.
-            state = src.state(now);
-            for p in &mut particles {
-                p.steps += 1;
-                p.age = p.steps as f32 / STEP_HZ as f32;
-                p.velocity[1] -= p.gravity * dt;
-                let keep = 1.0 - (p.drag * dt).min(1.0);
-                p.velocity = scale3(p.velocity, keep);
-                p.position = add3(p.position, scale3(p.velocity, dt));
-            }
-            particles.retain(|p| p.age < p.life);
-        }
-        if k == steps {
-            break;
-        }
-        // Spawns of the step [now, now + dt).
-        let count = match def.emission {
-            _ if !state.enabled => 0,
-            Emission::Continuous => {
-                owed += sane(state.birthrate, 0.0, 1e5) * dt;
-                // A hair of tolerance so a whole particle owed after rounding (6 × 1/6) is born.
-                let n = (owed + 1e-4).floor();
-                owed -= n;
-                n as u32
-            }
-            Emission::Single { looping } => {
-                let spawn = particles.is_empty() && (looping || !single_done);
-                single_done |= spawn;
-                spawn as u32
-            }
-            Emission::Burst => {
-                let b = src.bursts(now, step_time(k + 1)).min(64);
-                (sane(state.birthrate, 0.0, POOL_PER_EMITTER as f32) as u32).saturating_mul(b)
-            }
-        };
-        for _ in 0..count.min(POOL_PER_EMITTER as u32 * 4) {
-            if particles.len() >= POOL_PER_EMITTER {
-                dropped += 1;
-                continue;
-            }
-            particles.push(spawn(def, &state, &mut rng, serial));
-            serial += 1;
-        }
-    }
-    Snapshot {
-        particles,
-        state,
-        dropped,
-    }
-}
-
 /// A new particle from `state`.
-fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u64) -> Particle {
+pub(crate) fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u64) -> Particle {
     let (a, b) = (rng.signed(), rng.signed());
     let offset = add3(scale3(s.area[0], a), scale3(s.area[1], b));
     let dir = cone(
@@ -575,16 +511,17 @@ pub fn reach(state: &EmitterState) -> Vec<[f32; 3]> {
 }
 
 /// A model's effects for one frame: each emitter (its index among the model's emitters, its
-/// definition and source) simulated to `time` seconds and drawn for `camera` (right, up,
-/// forward rows in scene space).
+/// definition and source) simulated to `time` seconds of `animation` (going on from where the
+/// model's `cache` has been) and drawn for `camera` (right, up, forward rows in scene space).
 pub fn collect<'a>(
     emitters: impl IntoIterator<Item = (&'a EmitterDef, Box<dyn EmitterSource + 'a>)>,
     time: f32,
     camera: Option<[[f32; 3]; 3]>,
+    (cache, animation): (&SimCache, Option<usize>),
 ) -> Effects {
     let mut out = Effects::default();
     for (i, (def, src)) in emitters.into_iter().enumerate() {
-        let snap = simulate(i, def, src.as_ref(), time);
+        let snap = cache.simulate(animation, i, def, src.as_ref(), time);
         out.sprites.extend(sprites(def, &snap, camera));
         out.reach.extend(reach(&snap.state));
         if let Some(t) = def.texture {

@@ -264,6 +264,8 @@ pub struct M2Model {
     pub extras: effects::Extras,
     /// How each particle emitter is drawn.
     pub emitter_defs: Vec<crate::effects::EmitterDef>,
+    /// Where the emitters' runs have been, for later frames to go on from.
+    sim: crate::effects::SimCache,
     warnings: Vec<String>,
     notes: Vec<String>,
 }
@@ -306,6 +308,7 @@ fn load_inner(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<M2Model> {
     Ok(M2Model {
         extras,
         emitter_defs,
+        sim: crate::effects::SimCache::default(),
         path: path.to_path_buf(),
         version: p.version,
         name: p.name,
@@ -461,7 +464,8 @@ impl Model for M2Model {
                 (def, src)
             });
         let time = request.frame as f32 / 30.0;
-        let mut fx = crate::effects::collect(sources, time, request.camera);
+        let cache = (&self.sim, request.animation);
+        let mut fx = crate::effects::collect(sources, time, request.camera, cache);
         for (i, r) in self.extras.ribbons.iter().enumerate() {
             let def = effects::ribbon_def(i, r);
             let src = effects::M2Ribbon::new(self, r, request.animation);

@@ -87,6 +87,8 @@ pub struct NWNModel {
     pub node_texture: Vec<Option<usize>>,
     /// The emitters drawn: (node index, definition).
     pub emitters: Vec<(usize, crate::effects::EmitterDef)>,
+    /// Where the emitters' runs have been, for later frames to go on from.
+    sim: crate::effects::SimCache,
     warnings: Vec<String>,
     rest: Vec<Trs>,
     bind_world: Vec<Affine>,
@@ -172,6 +174,7 @@ pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<NWNModel, Lo
         textures: texs,
         node_texture,
         emitters: Vec::new(),
+        sim: crate::effects::SimCache::default(),
         warnings,
         rest,
         bind_world,
@@ -310,7 +313,9 @@ impl Model for NWNModel {
                 Box::new(effects::AnimatedNode::new(self, *node, request.animation));
             (def, src)
         });
-        crate::effects::collect(sources, request.frame as f32 / 30.0, request.camera)
+        let time = request.frame as f32 / 30.0;
+        let cache = (&self.sim, request.animation);
+        crate::effects::collect(sources, time, request.camera, cache)
     }
 
     fn lights(&self, request: &PoseRequest) -> Option<crate::scene::ModelLights> {

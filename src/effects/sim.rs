@@ -1,0 +1,199 @@
+//! Running an emitter: from the animation's start in whole [`STEP_HZ`] steps, and from where
+//! an earlier run of the same emitter and animation left off ([`SimCache`]), which gives the
+//! same particles bit for bit, since a run is a pure function of its state at the top of a step.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use super::{sane, spawn, step_time, steps_to, Emission, EmitterDef, EmitterSource, EmitterState};
+use super::{Particle, Rng, Snapshot, POOL_PER_EMITTER, STEP_HZ};
+use crate::math::{add3, scale3};
+
+/// Steps between the points a [`SimCache`] keeps: 10 s, so that a frame goes on from at most
+/// that far back, and a run to the 10-minute cap keeps 60.
+pub const SAVE_EVERY: u32 = 600;
+
+/// Most points one [`SimCache`] keeps (each up to [`POOL_PER_EMITTER`] particles, a few KB):
+/// enough for 8 emitters over every animation's full 10 minutes, or far more emitters and
+/// animations over the times frames are usually asked for.
+pub const MAX_SAVED: usize = 512;
+
+/// A run's whole state at the top of step `k`, before that step advances its particles.
+#[derive(Clone, Debug)]
+struct Resume {
+    k: u32,
+    rng: Rng,
+    particles: Vec<Particle>,
+    /// Particles owed by a continuous emitter (a fraction of one).
+    owed: f32,
+    /// Particles born so far.
+    serial: u64,
+    /// Spawns a full pool refused.
+    dropped: u64,
+    /// A single emitter's one particle was born.
+    single_done: bool,
+    /// The emitter as of the step before.
+    state: EmitterState,
+}
+
+impl Resume {
+    /// The start of emitter `index`'s run.
+    fn start(index: usize, def: &EmitterDef, src: &dyn EmitterSource) -> Resume {
+        Resume {
+            k: 0,
+            rng: Rng::for_emitter(index, &def.name),
+            particles: Vec::new(),
+            owed: 0.0,
+            serial: 0,
+            dropped: 0,
+            single_done: false,
+            state: src.state(0.0),
+        }
+    }
+}
+
+/// Runs emitter `index` of a model from the animation start to `time` seconds.
+pub fn simulate(index: usize, def: &EmitterDef, src: &dyn EmitterSource, time: f32) -> Snapshot {
+    run(
+        def,
+        src,
+        Resume::start(index, def, src),
+        steps_to(time),
+        |_| {},
+    )
+}
+
+/// Goes on from `r` to step `steps` (at or after `r.k`), handing `save` the state at each
+/// multiple of [`SAVE_EVERY`] it passes.
+fn run(
+    def: &EmitterDef,
+    src: &dyn EmitterSource,
+    mut r: Resume,
+    steps: u32,
+    mut save: impl FnMut(&Resume),
+) -> Snapshot {
+    let dt = 1.0 / STEP_HZ as f32;
+    loop {
+        // Step boundaries as k / STEP_HZ (not k · dt), so one step's end is the next one's start.
+        let k = r.k;
+        let now = step_time(k);
+        if k > 0 {
+            // Advance everyone alive by one step (semi-implicit Euler), then retire the dead.
+            r.state = src.state(now);
+            for p in &mut r.particles {
+                p.steps += 1;
+                p.age = p.steps as f32 / STEP_HZ as f32;
+                p.velocity[1] -= p.gravity * dt;
+                let keep = 1.0 - (p.drag * dt).min(1.0);
+                p.velocity = scale3(p.velocity, keep);
+                p.position = add3(p.position, scale3(p.velocity, dt));
+            }
+            r.particles.retain(|p| p.age < p.life);
+        }
+        if k >= steps {
+            break;
+        }
+        // Spawns of the step [now, now + dt).
+        let count = match def.emission {
+            _ if !r.state.enabled => 0,
+            Emission::Continuous => {
+                r.owed += sane(r.state.birthrate, 0.0, 1e5) * dt;
+                // A hair of tolerance so a whole particle owed after rounding (6 × 1/6) is born.
+                let n = (r.owed + 1e-4).floor();
+                r.owed -= n;
+                n as u32
+            }
+            Emission::Single { looping } => {
+                let spawn = r.particles.is_empty() && (looping || !r.single_done);
+                r.single_done |= spawn;
+                spawn as u32
+            }
+            Emission::Burst => {
+                let b = src.bursts(now, step_time(k + 1)).min(64);
+                (sane(r.state.birthrate, 0.0, POOL_PER_EMITTER as f32) as u32).saturating_mul(b)
+            }
+        };
+        for _ in 0..count.min(POOL_PER_EMITTER as u32 * 4) {
+            if r.particles.len() >= POOL_PER_EMITTER {
+                r.dropped += 1;
+                continue;
+            }
+            r.particles.push(spawn(def, &r.state, &mut r.rng, r.serial));
+            r.serial += 1;
+        }
+        r.k += 1;
+        if r.k.is_multiple_of(SAVE_EVERY) {
+            save(&r);
+        }
+    }
+    Snapshot {
+        particles: r.particles,
+        state: r.state,
+        dropped: r.dropped,
+    }
+}
+
+/// Where a model's emitters' runs have been, per (animation, emitter): a frame late in an
+/// animation goes on from the latest point at or before its time rather than from the start,
+/// so frame after frame of a long render, or a preview left running, costs at most
+/// [`SAVE_EVERY`] steps each instead of every step since the start. Shared by every thread
+/// posing the model; whichever thread saves a point first, the point is the same.
+#[derive(Debug, Default)]
+pub struct SimCache {
+    saved: Mutex<Saved>,
+}
+
+#[derive(Debug, Default)]
+struct Saved {
+    /// Per (animation, emitter index), the points kept, in order of step.
+    runs: HashMap<(Option<usize>, usize), Vec<Resume>>,
+    /// Points kept in all.
+    count: usize,
+}
+
+impl SimCache {
+    /// [`simulate`] emitter `index` of the model in `animation`, going on from the latest
+    /// point saved at or before `time`, and saving the points it passes.
+    pub fn simulate(
+        &self,
+        animation: Option<usize>,
+        index: usize,
+        def: &EmitterDef,
+        src: &dyn EmitterSource,
+        time: f32,
+    ) -> Snapshot {
+        let steps = steps_to(time);
+        let key = (animation, index);
+        let from = self.latest(key, steps);
+        let from = from.unwrap_or_else(|| Resume::start(index, def, src));
+        run(def, src, from, steps, |r| self.save(key, r))
+    }
+
+    /// Points kept in all.
+    pub fn saved(&self) -> usize {
+        self.lock().count
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Saved> {
+        self.saved.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn latest(&self, key: (Option<usize>, usize), steps: u32) -> Option<Resume> {
+        let saved = self.lock();
+        let run = saved.runs.get(&key)?;
+        let at = run.partition_point(|r| r.k <= steps);
+        at.checked_sub(1).map(|i| run[i].clone())
+    }
+
+    fn save(&self, key: (Option<usize>, usize), r: &Resume) {
+        let mut saved = self.lock();
+        if saved.count >= MAX_SAVED {
+            return;
+        }
+        let run = saved.runs.entry(key).or_default();
+        if let Err(at) = run.binary_search_by_key(&r.k, |s| s.k) {
+            run.insert(at, r.clone());
+            saved.count += 1;
+        }
+    }
+}
