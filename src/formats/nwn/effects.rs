@@ -107,16 +107,24 @@ pub struct AnimatedNode<'m> {
     model: &'m NWNModel,
     node: usize,
     animation: Option<usize>,
+    /// The times of its node's detonate keys in the animation, in order.
+    detonate_keys: Vec<f32>,
 }
 
 impl<'m> AnimatedNode<'m> {
     /// Node `node` of `model` during `animation`.
     pub fn new(model: &'m NWNModel, node: usize, animation: Option<usize>) -> Self {
-        AnimatedNode {
+        let mut a = AnimatedNode {
             model,
             node,
             animation,
+            detonate_keys: Vec::new(),
+        };
+        if let Some((n, _)) = a.keyed() {
+            let keys = n.controllers.iter().filter(|c| c.ty == DETONATE);
+            a.detonate_keys = super::sorted_times(keys.flat_map(|c| c.times.iter().copied()));
         }
+        a
     }
 
     /// The animation node keyed for this emitter and the animation's length.
@@ -229,20 +237,15 @@ impl EmitterSource for AnimatedNode<'_> {
             return 0;
         };
         let len = pa.animation.length;
-        // Event and key times in the animation's loop, counted in every loop [from, to) meets.
-        let mut times: Vec<f32> = pa
-            .animation
-            .events
-            .iter()
-            .filter(|(_, name)| name.eq_ignore_ascii_case("detonate"))
-            .map(|(t, _)| *t)
-            .collect();
-        if let Some((n, _)) = self.keyed() {
-            for c in n.controllers.iter().filter(|c| c.ty == DETONATE) {
-                times.extend(&c.times);
-            }
-        }
-        let count_in = |a: f32, b: f32| times.iter().filter(|&&t| a <= t && t < b).count() as u32;
+        // Event and key times in the animation's loop, counted in every loop [from, to) meets;
+        // both lists are sorted, so a count is two binary searches each (a step asks for one).
+        let count_in = |a: f32, b: f32| {
+            let within = |times: &[f32]| {
+                let below = |x: f32| times.partition_point(|&t| t < x);
+                below(b).saturating_sub(below(a)) as u32
+            };
+            within(&pa.detonations) + within(&self.detonate_keys)
+        };
         if len.is_nan() || len <= 0.0 {
             return if from <= 0.0 {
                 count_in(0.0, f32::EPSILON)

@@ -68,6 +68,8 @@ pub struct PlayableAnimation {
     pub source: String,
     /// For each model node, the animation node keyed for it (matched by name).
     pub node_map: Vec<Option<usize>>,
+    /// The times of its `detonate` events, in order (what fires an explosion emitter).
+    pub detonations: Vec<f32>,
 }
 
 /// A loaded NWN model.
@@ -123,10 +125,16 @@ pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<NWNModel, Lo
                     .position(|an| an.name.eq_ignore_ascii_case(&n.name))
             })
             .collect();
+        let detonations = sorted_times(
+            (a.events.iter())
+                .filter(|(_, name)| name.eq_ignore_ascii_case("detonate"))
+                .map(|(t, _)| *t),
+        );
         animations.push(PlayableAnimation {
             animation: a,
             source,
             node_map,
+            detonations,
         });
     }
 
@@ -333,4 +341,12 @@ impl Model for NWNModel {
     fn warnings(&self) -> Vec<String> {
         self.warnings.clone()
     }
+}
+
+/// `times` in increasing order, for counting those in a range by binary search; NaNs, which
+/// no range holds, are left out.
+pub(crate) fn sorted_times(times: impl Iterator<Item = f32>) -> Vec<f32> {
+    let mut v: Vec<f32> = times.filter(|t| !t.is_nan()).collect();
+    v.sort_by(f32::total_cmp);
+    v
 }

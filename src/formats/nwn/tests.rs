@@ -572,3 +572,43 @@ fn ascii_skin_weights_resolve_each_bone_name_once() {
         "{w:?}"
     );
 }
+
+/// An explosion's bursts count the detonate events and keys in [from, to) of every loop it
+/// meets, unsorted in the file as they may be, as a scan of every time does. Events come from
+/// an ASCII animation; keys (which only binary files carry) from the writer.
+#[test]
+fn detonations_are_counted_by_binary_search_as_a_scan_counts_them() {
+    use crate::effects::EmitterSource;
+    let check = |src: &dyn EmitterSource, times: &[f32]| {
+        let scan = |a: f32, b: f32| times.iter().filter(|&&t| a <= t && t < b).count() as u32;
+        for k in 0..80 {
+            let from = k as f32 * 0.05;
+            for width in [0.0, 1.0 / 60.0, 0.1, 0.5, 0.95] {
+                let to = from + width;
+                let (la, lb) = (from.floor(), to.floor());
+                let want = if la == lb {
+                    scan(from - la, to - la)
+                } else {
+                    scan(from - la, 1.0) + scan(0.0, to - lb)
+                };
+                assert_eq!(src.bursts(from, to), want, "[{from}, {to})");
+            }
+        }
+    };
+    let text = "newmodel t\nbeginmodelgeom t\nnode dummy t\n  parent NULL\nendnode\n\
+        node emitter e\n  parent t\n  update Explosion\nendnode\nendmodelgeom t\n\
+        newanim boom t\n  length 1\n  event 0.7 detonate\n  event 0.2 detonate\n  event 0.5 hit\n\
+        event 0.05 DETONATE\n  node dummy t\n    parent NULL\n  endnode\ndoneanim boom t\n\
+        donemodel t\n";
+    let m = load_bytes(text.as_bytes());
+    let src = effects::AnimatedNode::new(&m, m.emitters[0].0, m.find_animation("boom"));
+    check(&src, &[0.05, 0.2, 0.7]);
+    // The sample's ARM node: detonate keys out of order (and one NaN, which no range holds).
+    let mut model = writer::sample_model();
+    let arm = &mut model.animations[0].root.children[0];
+    arm.controllers[2] = BuildController::keyed(228, &[0.9, 0.05, f32::NAN, 0.45], &[], 0xFF);
+    let m = load_bytes(&writer::build(&model));
+    let node = (m.mdl.nodes.iter()).position(|n| n.name.eq_ignore_ascii_case("arm"));
+    let src = effects::AnimatedNode::new(&m, node.unwrap(), Some(0));
+    check(&src, &[0.05, 0.45, 0.9]);
+}
