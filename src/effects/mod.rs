@@ -22,7 +22,7 @@ mod sim;
 mod sprites;
 
 pub use ribbon::{edges, ribbon_sprites, Edge, RibbonDef, RibbonSource, RibbonState};
-pub use sim::{simulate, SimCache};
+pub use sim::{simulate, SimCache, MAX_SAVED, SAVE_EVERY};
 pub use sprites::{drawn_blend, sprites};
 
 use crate::math::{add3, cross, dot3, normalize3, scale3};
