@@ -520,8 +520,11 @@ pub fn collect<'a>(
     (cache, animation): (&SimCache, Option<usize>),
 ) -> Effects {
     let mut out = Effects::default();
-    for (i, (def, src)) in emitters.into_iter().enumerate() {
-        let snap = cache.simulate(animation, i, def, src.as_ref(), time);
+    let emitters: Vec<_> = emitters.into_iter().collect();
+    let each: Vec<(&EmitterDef, &dyn EmitterSource)> =
+        emitters.iter().map(|(d, s)| (*d, s.as_ref())).collect();
+    let snaps = cache.simulate_all(animation, &each, time);
+    for ((def, _), snap) in emitters.iter().zip(snaps) {
         out.sprites.extend(sprites(def, &snap, camera));
         out.reach.extend(reach(&snap.state));
         if let Some(t) = def.texture {

@@ -5,8 +5,9 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
+use super::Particle;
 use super::{sane, spawn, step_time, steps_to, Emission, EmitterDef, EmitterSource, EmitterState};
-use super::{Particle, Rng, Snapshot, POOL_PER_EMITTER, STEP_HZ};
+use super::{Rng, Snapshot, POOL_PER_EMITTER, STEP_HZ};
 use crate::math::{add3, scale3};
 
 /// Steps between the points a [`SimCache`] keeps: 10 s, so that a frame goes on from at most
@@ -54,82 +55,97 @@ impl Resume {
 
 /// Runs emitter `index` of a model from the animation start to `time` seconds.
 pub fn simulate(index: usize, def: &EmitterDef, src: &dyn EmitterSource, time: f32) -> Snapshot {
-    run(
-        def,
-        src,
-        Resume::start(index, def, src),
-        steps_to(time),
-        |_| {},
-    )
+    let start = vec![Resume::start(index, def, src)];
+    let mut out = run(&[(def, src)], start, steps_to(time), |_, _| {});
+    out.pop().expect("one emitter run")
 }
 
-/// Goes on from `r` to step `steps` (at or after `r.k`), handing `save` the state at each
-/// multiple of [`SAVE_EVERY`] it passes.
+/// Goes on from each `runs[i]` (emitter `emitters[i]`) to step `steps` (at or after each
+/// one's step), handing `save` each run's state at every multiple of [`SAVE_EVERY`] it
+/// passes. The emitters step together, one step of each before the next step of any: a
+/// source sampled for one emitter is then sampled for the next at the same moment, so a
+/// model's pose can be shared (NWN's `PoseMemo`). A run resuming later than the others
+/// waits for the step it resumes at.
 fn run(
-    def: &EmitterDef,
-    src: &dyn EmitterSource,
-    mut r: Resume,
+    emitters: &[(&EmitterDef, &dyn EmitterSource)],
+    mut runs: Vec<Resume>,
     steps: u32,
-    mut save: impl FnMut(&Resume),
-) -> Snapshot {
-    let dt = 1.0 / STEP_HZ as f32;
-    loop {
-        // Step boundaries as k / STEP_HZ (not k · dt), so one step's end is the next one's start.
-        let k = r.k;
-        let now = step_time(k);
-        if k > 0 {
-            // Advance everyone alive by one step (semi-implicit Euler), then retire the dead.
-            r.state = src.state(now);
-            for p in &mut r.particles {
-                p.steps += 1;
-                p.age = p.steps as f32 / STEP_HZ as f32;
-                p.velocity[1] -= p.gravity * dt;
-                let keep = 1.0 - (p.drag * dt).min(1.0);
-                p.velocity = scale3(p.velocity, keep);
-                p.position = add3(p.position, scale3(p.velocity, dt));
-            }
-            r.particles.retain(|p| p.age < p.life);
-        }
-        if k >= steps {
-            break;
-        }
-        // Spawns of the step [now, now + dt).
-        let count = match def.emission {
-            _ if !r.state.enabled => 0,
-            Emission::Continuous => {
-                r.owed += sane(r.state.birthrate, 0.0, 1e5) * dt;
-                // A hair of tolerance so a whole particle owed after rounding (6 × 1/6) is born.
-                let n = (r.owed + 1e-4).floor();
-                r.owed -= n;
-                n as u32
-            }
-            Emission::Single { looping } => {
-                let spawn = r.particles.is_empty() && (looping || !r.single_done);
-                r.single_done |= spawn;
-                spawn as u32
-            }
-            Emission::Burst => {
-                let b = src.bursts(now, step_time(k + 1)).min(64);
-                (sane(r.state.birthrate, 0.0, POOL_PER_EMITTER as f32) as u32).saturating_mul(b)
-            }
-        };
-        for _ in 0..count.min(POOL_PER_EMITTER as u32 * 4) {
-            if r.particles.len() >= POOL_PER_EMITTER {
-                r.dropped += 1;
+    mut save: impl FnMut(usize, &Resume),
+) -> Vec<Snapshot> {
+    let first = runs.iter().map(|r| r.k).min().unwrap_or(steps);
+    for k in first..=steps {
+        for (i, r) in runs.iter_mut().enumerate() {
+            if r.k != k {
                 continue;
             }
-            r.particles.push(spawn(def, &r.state, &mut r.rng, r.serial));
-            r.serial += 1;
-        }
-        r.k += 1;
-        if r.k.is_multiple_of(SAVE_EVERY) {
-            save(&r);
+            let (def, src) = emitters[i];
+            if k > 0 {
+                age(src, r);
+            }
+            if k < steps {
+                births(def, src, r);
+                r.k += 1;
+                if r.k.is_multiple_of(SAVE_EVERY) {
+                    save(i, r);
+                }
+            }
         }
     }
-    Snapshot {
-        particles: r.particles,
-        state: r.state,
-        dropped: r.dropped,
+    (runs.into_iter())
+        .map(|r| Snapshot {
+            particles: r.particles,
+            state: r.state,
+            dropped: r.dropped,
+        })
+        .collect()
+}
+
+/// The top of step `r.k` (not the first): the emitter sampled at the step's time, everyone
+/// alive advanced by one step (semi-implicit Euler), the dead retired. Step boundaries are
+/// k / STEP_HZ (not k · dt), so one step's end is the next one's start.
+fn age(src: &dyn EmitterSource, r: &mut Resume) {
+    let dt = 1.0 / STEP_HZ as f32;
+    r.state = src.state(step_time(r.k));
+    for p in &mut r.particles {
+        p.steps += 1;
+        p.age = p.steps as f32 / STEP_HZ as f32;
+        p.velocity[1] -= p.gravity * dt;
+        let keep = 1.0 - (p.drag * dt).min(1.0);
+        p.velocity = scale3(p.velocity, keep);
+        p.position = add3(p.position, scale3(p.velocity, dt));
+    }
+    r.particles.retain(|p| p.age < p.life);
+}
+
+/// The spawns of step `r.k`, [now, now + dt).
+fn births(def: &EmitterDef, src: &dyn EmitterSource, r: &mut Resume) {
+    let dt = 1.0 / STEP_HZ as f32;
+    let count = match def.emission {
+        _ if !r.state.enabled => 0,
+        Emission::Continuous => {
+            r.owed += sane(r.state.birthrate, 0.0, 1e5) * dt;
+            // A hair of tolerance so a whole particle owed after rounding (6 × 1/6) is born.
+            let n = (r.owed + 1e-4).floor();
+            r.owed -= n;
+            n as u32
+        }
+        Emission::Single { looping } => {
+            let spawn = r.particles.is_empty() && (looping || !r.single_done);
+            r.single_done |= spawn;
+            spawn as u32
+        }
+        Emission::Burst => {
+            let b = src.bursts(step_time(r.k), step_time(r.k + 1)).min(64);
+            (sane(r.state.birthrate, 0.0, POOL_PER_EMITTER as f32) as u32).saturating_mul(b)
+        }
+    };
+    for _ in 0..count.min(POOL_PER_EMITTER as u32 * 4) {
+        if r.particles.len() >= POOL_PER_EMITTER {
+            r.dropped += 1;
+            continue;
+        }
+        r.particles.push(spawn(def, &r.state, &mut r.rng, r.serial));
+        r.serial += 1;
     }
 }
 
@@ -152,21 +168,23 @@ struct Saved {
 }
 
 impl SimCache {
-    /// [`simulate`] emitter `index` of the model in `animation`, going on from the latest
-    /// point saved at or before `time`, and saving the points it passes.
-    pub fn simulate(
+    /// [`simulate`] each of a model's emitters (`emitters[i]` is emitter `i`) in `animation`,
+    /// together, each going on from the latest point saved at or before `time`, and saving
+    /// the points they pass.
+    pub fn simulate_all(
         &self,
         animation: Option<usize>,
-        index: usize,
-        def: &EmitterDef,
-        src: &dyn EmitterSource,
+        emitters: &[(&EmitterDef, &dyn EmitterSource)],
         time: f32,
-    ) -> Snapshot {
+    ) -> Vec<Snapshot> {
         let steps = steps_to(time);
-        let key = (animation, index);
-        let from = self.latest(key, steps);
-        let from = from.unwrap_or_else(|| Resume::start(index, def, src));
-        run(def, src, from, steps, |r| self.save(key, r))
+        let runs = (emitters.iter().enumerate())
+            .map(|(i, &(def, src))| {
+                let from = self.latest((animation, i), steps);
+                from.unwrap_or_else(|| Resume::start(i, def, src))
+            })
+            .collect();
+        run(emitters, runs, steps, |i, r| self.save((animation, i), r))
     }
 
     /// Points kept in all.

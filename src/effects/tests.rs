@@ -235,35 +235,48 @@ impl EmitterSource for Wavy {
 }
 
 /// Going on from a cache's saved points gives the particles a run from the start gives, bit for
-/// bit, whatever order frames are asked in and however many points the cache may keep.
+/// bit, whatever order frames are asked in, whichever emitters resume from where, and however
+/// many points the cache may keep.
 #[test]
 fn runs_going_on_from_saved_points_equal_runs_from_the_start() {
-    let kinds = [
+    let defs = [
         Emission::Continuous,
         Emission::Burst,
         Emission::Single { looping: true },
-    ];
+    ]
+    .map(def);
+    let each: Vec<(&EmitterDef, &dyn EmitterSource)> = defs
+        .iter()
+        .map(|d| (d, &Wavy as &dyn EmitterSource))
+        .collect();
+    let alone = |t: f32| -> Vec<Snapshot> {
+        (defs.iter().enumerate())
+            .map(|(i, d)| simulate(i, d, &Wavy, t))
+            .collect()
+    };
     let times = [
         0.0, 9.99, 10.0, 10.01, 35.5, 20.2, 599.9, 700.0, 3.0, 123.4, 61.0,
     ];
     let cache = SimCache::default();
-    for (i, kind) in kinds.into_iter().enumerate() {
-        let d = def(kind);
-        for t in times {
-            let want = simulate(i, &d, &Wavy, t);
-            for animation in [None, Some(3)] {
-                let got = cache.simulate(animation, i, &d, &Wavy, t);
-                assert_eq!(got, want, "emitter {i}, {t} s");
-            }
+    for t in times {
+        let want = alone(t);
+        for animation in [None, Some(3)] {
+            assert_eq!(cache.simulate_all(animation, &each, t), want, "{t} s");
         }
     }
     // Each of the six runs kept its points up to the 600 s cap: 60 each.
     assert_eq!(cache.saved(), 6 * 60);
+    // Runs resuming at different steps, stepped together: the first emitter has points up to
+    // 100 s, the others none.
+    let uneven = SimCache::default();
+    uneven.simulate_all(Some(1), &each[..1], 100.0);
+    for t in [50.0, 75.5, 150.0] {
+        assert_eq!(uneven.simulate_all(Some(1), &each, t), alone(t), "{t} s");
+    }
     // Past the cap on points kept, runs still equal (from the start or the points kept).
-    let d = def(Emission::Continuous);
     for animation in 0..20 {
-        let got = cache.simulate(Some(animation), 7, &d, &Wavy, 599.0);
-        assert_eq!(got, simulate(7, &d, &Wavy, 599.0), "animation {animation}");
+        let got = cache.simulate_all(Some(animation), &each[..1], 599.0);
+        assert_eq!(got, alone(599.0)[..1], "animation {animation}");
     }
     assert_eq!(cache.saved(), sim::MAX_SAVED);
 }

@@ -15,6 +15,7 @@
 
 use super::anim::sample;
 use super::mdl::{self, emitter as ec, ControllerType, EmitterFlags, Node, NodeDetail, NodeKind};
+use super::pose::PoseMemo;
 use super::{to_scene, NWNModel};
 use crate::effects::{
     Atlas, CellAnimation, Emission, EmitterDef, EmitterSource, EmitterState, Facing, OverLife,
@@ -109,6 +110,8 @@ pub struct AnimatedNode<'m> {
     animation: Option<usize>,
     /// The times of its node's detonate keys in the animation, in order.
     detonate_keys: Vec<f32>,
+    /// Node transforms shared with the model's other emitters, stepping together.
+    memo: Option<&'m PoseMemo>,
 }
 
 impl<'m> AnimatedNode<'m> {
@@ -119,12 +122,22 @@ impl<'m> AnimatedNode<'m> {
             node,
             animation,
             detonate_keys: Vec::new(),
+            memo: None,
         };
         if let Some((n, _)) = a.keyed() {
             let keys = n.controllers.iter().filter(|c| c.ty == DETONATE);
             a.detonate_keys = super::sorted_times(keys.flat_map(|c| c.times.iter().copied()));
         }
         a
+    }
+
+    /// The same, its node's transform worked out through `memo`, which the emitters stepping
+    /// together share (each step then poses a chain of parents once for all of them).
+    pub fn sharing(self, memo: &'m PoseMemo) -> Self {
+        AnimatedNode {
+            memo: Some(memo),
+            ..self
+        }
     }
 
     /// The animation node keyed for this emitter and the animation's length.
@@ -163,7 +176,12 @@ impl<'m> AnimatedNode<'m> {
 impl EmitterSource for AnimatedNode<'_> {
     fn state(&self, time: f32) -> EmitterState {
         let t = self.wrapped(time);
-        let world = self.model.node_world_one(self.animation, time, self.node);
+        let world = match self.memo {
+            Some(memo) => (self.model).node_world_one(memo, self.animation, time, self.node),
+            None => {
+                (self.model).node_world_one(&PoseMemo::default(), self.animation, time, self.node)
+            }
+        };
         let axis = |v: [f32; 3]| to_scene(world.apply_vector(v));
         let (xs, ys) = (
             self.scalar(ec::XSIZE, t, 0.0) * 0.01,
@@ -262,19 +280,31 @@ impl EmitterSource for AnimatedNode<'_> {
     }
 }
 
-/// The emitter nodes of `model` that are drawn, with their definitions; the others with the
-/// reason they are not.
+/// Most emitters of one model drawn, as M2 reads at most 256 of each effect: each is
+/// simulated at every step up to a frame's time, so they bound what a frame costs (and 256
+/// emitters of 128 particles are far past the sprites a frame draws).
+pub const MAX_EMITTERS: usize = 256;
+
+/// The emitter nodes of `model` that are drawn, with their definitions (the first
+/// [`MAX_EMITTERS`]); the others with the reason they are not.
 pub fn emitters(model: &NWNModel) -> (Vec<(usize, EmitterDef)>, Vec<String>) {
     let mut out = Vec::new();
     let mut skipped = Vec::new();
+    let mut over = 0;
     for (i, n) in model.mdl.nodes.iter().enumerate() {
         if n.kind != NodeKind::Emitter {
             continue;
         }
         match emitter_def(n, model.node_texture[i]) {
+            Ok(_) if out.len() == MAX_EMITTERS => over += 1,
             Ok(d) => out.push((i, d)),
             Err(why) => skipped.push(format!("emitter '{}': {why}", n.name)),
         }
+    }
+    if over > 0 {
+        skipped.push(format!(
+            "{over} emitters past the first {MAX_EMITTERS} are not drawn"
+        ));
     }
     (out, skipped)
 }
@@ -286,12 +316,13 @@ pub fn snapshots(
     animation: Option<usize>,
     time: f32,
 ) -> Vec<(EmitterDef, crate::effects::Snapshot)> {
+    let memo = PoseMemo::default();
     model
         .emitters
         .iter()
         .enumerate()
         .map(|(i, (node, def))| {
-            let src = AnimatedNode::new(model, *node, animation);
+            let src = AnimatedNode::new(model, *node, animation).sharing(&memo);
             (def.clone(), crate::effects::simulate(i, def, &src, time))
         })
         .collect()

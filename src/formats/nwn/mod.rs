@@ -316,9 +316,10 @@ impl Model for NWNModel {
     }
 
     fn effects(&self, request: &PoseRequest) -> crate::scene::Effects {
+        let memo = pose::PoseMemo::default();
         let sources = self.emitters.iter().map(|(node, def)| {
-            let src: Box<dyn crate::effects::EmitterSource> =
-                Box::new(effects::AnimatedNode::new(self, *node, request.animation));
+            let src = effects::AnimatedNode::new(self, *node, request.animation).sharing(&memo);
+            let src: Box<dyn crate::effects::EmitterSource> = Box::new(src);
             (def, src)
         });
         let time = request.frame as f32 / 30.0;

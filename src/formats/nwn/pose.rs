@@ -39,37 +39,78 @@ impl NWNModel {
         anim::world(&self.mdl.nodes, &local)
     }
 
+    /// Node `i`'s local transform `time` seconds into `animation` (the rest pose for `None`).
+    fn local_at(&self, animation: Option<usize>, time: f32, i: usize) -> Affine {
+        let mut trs = self.rest[i];
+        if let Some(pa) = animation.and_then(|a| self.animations.get(a)) {
+            let t = wrap_time(time, pa.animation.length);
+            let an = pa.node_map.get(i).copied().flatten();
+            if let Some(an) = an.and_then(|k| pa.animation.nodes.get(k)) {
+                trs.apply(an, t, self.mdl.animation_scale);
+            }
+        }
+        trs.affine()
+    }
+
     /// [`NWNModel::node_world_at`] of node `node` alone: only its chain of parents is posed,
     /// the same products in the same order, so the same transform bit for bit. An emitter
-    /// asks for its node's transform at every simulation step.
-    pub fn node_world_one(&self, animation: Option<usize>, time: f32, node: usize) -> Affine {
-        let anim = animation.and_then(|i| self.animations.get(i));
-        let local = |i: usize| {
-            let mut trs = self.rest[i];
-            if let Some(pa) = anim {
-                let t = wrap_time(time, pa.animation.length);
-                let an = pa.node_map.get(i).copied().flatten();
-                if let Some(an) = an.and_then(|k| pa.animation.nodes.get(k)) {
-                    trs.apply(an, t, self.mdl.animation_scale);
-                }
+    /// asks for its node's transform at every simulation step; `memo` keeps the transforms
+    /// of the moment asked last, so emitters stepping together share their parents'.
+    pub fn node_world_one(
+        &self,
+        memo: &PoseMemo,
+        animation: Option<usize>,
+        time: f32,
+        node: usize,
+    ) -> Affine {
+        let mut worlds = memo.worlds.borrow_mut();
+        let moment = (animation, time.to_bits());
+        if memo.moment.get() != Some(moment) || worlds.len() != self.mdl.nodes.len() {
+            memo.moment.set(Some(moment));
+            // A new generation leaves every kept transform stale at once.
+            let generation = memo.generation.get().wrapping_add(1);
+            memo.generation.set(generation);
+            if generation == 0 || worlds.len() != self.mdl.nodes.len() {
+                *worlds = vec![(0, Affine::IDENTITY); self.mdl.nodes.len()];
+                memo.generation.set(1);
             }
-            trs.affine()
-        };
-        // The chain from the root down to `node`, as `anim::world` links it (a parent comes
-        // before its child).
-        let mut chain = vec![node];
-        let mut i = node;
-        while let Some(p) = self.mdl.nodes[i].parent.filter(|&p| p < i) {
-            chain.push(p);
-            i = p;
         }
-        let top = local(i);
-        chain
-            .iter()
-            .rev()
-            .skip(1)
-            .fold(top, |w, &c| w.mul(&local(c)))
+        let generation = memo.generation.get();
+        let kept = |worlds: &[(u32, Affine)], i: usize| {
+            let (g, w) = worlds[i];
+            (g == generation).then_some(w)
+        };
+        // Up the chain (as `anim::world` links it: a parent comes before its child) to the
+        // first node already posed at this moment, or the root; then down, keeping each.
+        let mut chain = Vec::new();
+        let mut i = node;
+        let mut above = loop {
+            if let Some(w) = kept(&worlds, i) {
+                break Some(w);
+            }
+            chain.push(i);
+            match self.mdl.nodes[i].parent.filter(|&p| p < i) {
+                Some(p) => i = p,
+                None => break None,
+            }
+        };
+        for &c in chain.iter().rev() {
+            let local = self.local_at(animation, time, c);
+            let w = above.map_or(local, |a| a.mul(&local));
+            worlds[c] = (generation, w);
+            above = Some(w);
+        }
+        above.expect("the node itself, posed or kept")
     }
+}
+
+/// Node transforms of the moment last asked for ([`NWNModel::node_world_one`]), per node,
+/// each valid while its generation is the memo's.
+#[derive(Debug, Default)]
+pub struct PoseMemo {
+    moment: std::cell::Cell<Option<(Option<usize>, u32)>>,
+    generation: std::cell::Cell<u32>,
+    worlds: std::cell::RefCell<Vec<(u32, Affine)>>,
 }
 
 /// The mesh of `n` if it is drawn (render flag set, not a walkmesh, has faces).
@@ -287,11 +328,19 @@ mod tests {
         let path = std::env::temp_dir().join("psxrender-nwn-one-node.mdl");
         let m = super::super::load(&path, &data, &LoadOptions::default()).unwrap();
         assert!(m.mdl.nodes.len() >= 3 && !m.animations.is_empty());
+        let memo = super::PoseMemo::default();
         for animation in [None, Some(0)] {
             for time in [0.0, 0.25, 0.6, 1.7] {
                 let all = m.node_world_at(animation, time);
                 for (i, w) in all.iter().enumerate() {
-                    assert_eq!(m.node_world_one(animation, time, i), *w, "{i} at {time}");
+                    // Alone, and with the memo holding the moment's other nodes.
+                    let alone = m.node_world_one(&super::PoseMemo::default(), animation, time, i);
+                    assert_eq!(alone, *w, "{i} at {time}");
+                    assert_eq!(
+                        m.node_world_one(&memo, animation, time, i),
+                        *w,
+                        "{i} at {time}"
+                    );
                 }
             }
         }

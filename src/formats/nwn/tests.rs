@@ -612,3 +612,23 @@ fn detonations_are_counted_by_binary_search_as_a_scan_counts_them() {
     let src = effects::AnimatedNode::new(&m, node.unwrap(), Some(0));
     check(&src, &[0.05, 0.45, 0.9]);
 }
+
+/// At most `MAX_EMITTERS` emitters are drawn; the rest are named in one warning.
+#[test]
+fn emitters_past_the_cap_are_counted_in_a_warning() {
+    let mut text =
+        String::from("newmodel t\nbeginmodelgeom t\nnode dummy t\n  parent NULL\nendnode\n");
+    for i in 0..effects::MAX_EMITTERS + 4 {
+        text += &format!("node emitter e{i}\n  parent t\n  update Fountain\nendnode\n");
+    }
+    text += "endmodelgeom t\n";
+    let m = load_bytes(text.as_bytes());
+    assert_eq!(m.emitters.len(), effects::MAX_EMITTERS);
+    assert_eq!(m.emitters[0].1.name, "e0");
+    let w = m.warnings();
+    assert!(
+        w.iter()
+            .any(|w| w == "4 emitters past the first 256 are not drawn"),
+        "{w:?}"
+    );
+}
