@@ -21,7 +21,9 @@ mod ribbon;
 mod sim;
 mod sprites;
 
-pub use ribbon::{edges, ribbon_sprites, Edge, RibbonDef, RibbonSource, RibbonState};
+pub use ribbon::{
+    edges, edges_all, ribbon_sprites, strip, Edge, RibbonDef, RibbonSource, RibbonState,
+};
 pub use sim::{simulate, SimCache, MAX_SAVED, SAVE_EVERY};
 pub use sprites::{drawn_blend, sprites};
 

@@ -90,60 +90,129 @@ fn edge_of(s: &RibbonState) -> Edge {
 
 /// The live edges `time` seconds in, newest first, starting with the emitter's own edge.
 pub fn edges(def: &RibbonDef, src: &dyn RibbonSource, time: f32) -> Vec<Edge> {
-    let dt = 1.0 / STEP_HZ as f32;
+    edges_all(&[(def, src)], time).pop().expect("one ribbon")
+}
+
+/// [`edges`] of each of a model's ribbons, stepped together (one step of each before the next
+/// step of any, so a source sampled for one ribbon is sampled for the next at the same moment
+/// and a model's pose can be shared). Each ribbon is stepped only over the steps whose edges
+/// can still live at `time` (its edge life, and two steps more): an edge's fall counts only
+/// the steps since it was laid, and whether a step lays one depends only on the fraction
+/// owed, carried over the steps before by itself. So a frame costs an edge life of steps, not
+/// every step since the start.
+pub fn edges_all(ribbons: &[(&RibbonDef, &dyn RibbonSource)], time: f32) -> Vec<Vec<Edge>> {
     let steps = steps_to(time);
-    let rate = if def.edges_per_second.is_finite() {
-        def.edges_per_second.clamp(0.0, STEP_HZ as f32)
-    } else {
-        0.0
-    };
-    let life = if def.edge_life.is_finite() {
-        def.edge_life.clamp(0.0, super::MAX_LIFE)
-    } else {
-        0.0
-    };
-    let g = if def.gravity.is_finite() {
-        def.gravity.clamp(-1e4, 1e4)
-    } else {
-        0.0
-    };
-    let mut laid: Vec<(u32, Edge)> = Vec::new();
-    let mut owed = 0.0f32;
-    for k in 0..steps {
-        for (_, e) in &mut laid {
-            e.fall += g * dt;
+    let mut runs: Vec<Run> = ribbons
+        .iter()
+        .map(|(def, _)| Run::new(def, steps))
+        .collect();
+    let first = runs.iter().map(|r| r.k).min().unwrap_or(steps);
+    for k in first..steps {
+        for (run, (_, src)) in runs.iter_mut().zip(ribbons) {
+            if run.k == k {
+                run.step(*src);
+            }
+        }
+    }
+    (runs.into_iter().zip(ribbons))
+        .map(|(run, (_, src))| run.finish(*src, steps))
+        .collect()
+}
+
+/// One ribbon's edges as its steps go by.
+struct Run {
+    /// The next step.
+    k: u32,
+    /// Edges alive, oldest first, with the step each was laid in.
+    laid: Vec<(u32, Edge)>,
+    /// The fraction of an edge owed.
+    owed: f32,
+    rate: f32,
+    life: f32,
+    gravity: f32,
+}
+
+impl Run {
+    /// A ribbon of `def` to be stepped up to step `steps`, from the first step whose edge may
+    /// live until then.
+    fn new(def: &RibbonDef, steps: u32) -> Run {
+        let finite = |v: f32, lo: f32, hi: f32| if v.is_finite() { v.clamp(lo, hi) } else { 0.0 };
+        let rate = finite(def.edges_per_second, 0.0, STEP_HZ as f32);
+        let life = finite(def.edge_life, 0.0, super::MAX_LIFE);
+        let gravity = finite(def.gravity, -1e4, 1e4);
+        // An edge laid in step b is gone after step k once (k + 1 − b)·dt ≥ life: those laid
+        // more than an edge life (and two steps, for rounding) before the end are.
+        let window = (life * STEP_HZ as f32).ceil() as u32 + 2;
+        let first = steps.saturating_sub(window);
+        let dt = 1.0 / STEP_HZ as f32;
+        let mut owed = 0.0f32;
+        for _ in 0..first {
+            owed += rate * dt;
+            if owed + 1e-4 >= 1.0 {
+                owed -= 1.0;
+            }
+        }
+        Run {
+            k: first,
+            laid: Vec::new(),
+            owed,
+            rate,
+            life,
+            gravity,
+        }
+    }
+
+    /// Step `self.k`: the live edges fall, a new one is laid when one is owed, the dead and
+    /// (past the pool) the oldest go.
+    fn step(&mut self, src: &dyn RibbonSource) {
+        let dt = 1.0 / STEP_HZ as f32;
+        let k = self.k;
+        for (_, e) in &mut self.laid {
+            e.fall += self.gravity * dt;
             e.top[1] -= e.fall * dt;
             e.bottom[1] -= e.fall * dt;
         }
-        owed += rate * dt;
-        if owed + 1e-4 >= 1.0 {
-            owed -= 1.0;
+        self.owed += self.rate * dt;
+        if self.owed + 1e-4 >= 1.0 {
+            self.owed -= 1.0;
             let s = src.state(super::step_time(k));
             if s.visible {
-                laid.push((k, edge_of(&s)));
+                self.laid.push((k, edge_of(&s)));
             }
         }
-        laid.retain(|(born, _)| ((k + 1 - born) as f32 * dt) < life);
-        if laid.len() > POOL_PER_EMITTER {
-            laid.remove(0);
+        let life = self.life;
+        self.laid
+            .retain(|(born, _)| ((k + 1 - born) as f32 * dt) < life);
+        if self.laid.len() > POOL_PER_EMITTER {
+            self.laid.remove(0);
         }
+        self.k += 1;
     }
-    let head = src.state(super::step_time(steps));
-    let mut out = Vec::with_capacity(laid.len() + 1);
-    if head.visible {
-        out.push(edge_of(&head));
+
+    /// The edges at step `steps`, newest first, the emitter's own first.
+    fn finish(self, src: &dyn RibbonSource, steps: u32) -> Vec<Edge> {
+        let dt = 1.0 / STEP_HZ as f32;
+        let head = src.state(super::step_time(steps));
+        let mut out = Vec::with_capacity(self.laid.len() + 1);
+        if head.visible {
+            out.push(edge_of(&head));
+        }
+        for (born, mut e) in self.laid.into_iter().rev() {
+            e.age = (steps - born) as f32 * dt;
+            out.push(e);
+        }
+        out
     }
-    for (born, mut e) in laid.into_iter().rev() {
-        e.age = (steps - born) as f32 * dt;
-        out.push(e);
-    }
-    out
 }
 
-/// The strip's quads.
+/// The strip's quads `time` seconds in.
 pub fn ribbon_sprites(def: &RibbonDef, src: &dyn RibbonSource, time: f32) -> Vec<Sprite> {
+    strip(def, &edges(def, src, time))
+}
+
+/// The quads of the strip through `e` (from [`edges`]).
+pub fn strip(def: &RibbonDef, e: &[Edge]) -> Vec<Sprite> {
     let life = def.edge_life.max(1e-3);
-    let e = edges(def, src, time);
     e.windows(2)
         .filter_map(|w| {
             let (new, old) = (&w[0], &w[1]);
@@ -175,6 +244,74 @@ mod tests {
                 color: [1.0; 3],
                 alpha: 0.5,
                 visible: true,
+            }
+        }
+    }
+
+    /// A ribbon that wobbles, blinks (hidden a fifth of the time) and changes colour.
+    struct Wobbly(f32);
+    impl RibbonSource for Wobbly {
+        fn state(&self, time: f32) -> RibbonState {
+            RibbonState {
+                origin: [time.sin() * self.0, time * 0.3, 0.0],
+                up: [0.0, 1.0, 0.0],
+                above: 1.0 + (2.0 * time).cos(),
+                below: 0.5,
+                color: [time.fract(), 0.5, 0.25],
+                alpha: 0.75,
+                visible: !((time * 5.0) as u32).is_multiple_of(5),
+            }
+        }
+    }
+
+    /// The edges as first written: every step from the animation's start, one ribbon alone.
+    fn edges_from_the_start(def: &RibbonDef, src: &dyn RibbonSource, time: f32) -> Vec<Edge> {
+        let steps = steps_to(time);
+        let mut run = Run::new(def, 0);
+        while run.k < steps {
+            run.step(src);
+        }
+        run.finish(src, steps)
+    }
+
+    /// Stepping only the steps whose edges can still live, several ribbons together, gives
+    /// the edges every step from the start gives, bit for bit.
+    #[test]
+    fn the_window_of_live_edges_gives_the_edges_of_a_run_from_the_start() {
+        let def = |rate: f32, life: f32, gravity: f32| RibbonDef {
+            name: "r".into(),
+            edges_per_second: rate,
+            edge_life: life,
+            gravity,
+            texture: None,
+            blend: Blend::Opaque,
+        };
+        let defs = [
+            def(10.0, 0.5, 0.0),
+            def(60.0, 3.0, 9.8),
+            def(7.3, 1.0 / 60.0, -2.0),
+            def(25.0, 0.0, 1.0),
+            def(60.0, 60.0, 0.5),
+            def(0.7, 2.5, 0.0),
+        ];
+        let srcs = [
+            Wobbly(1.0),
+            Wobbly(2.0),
+            Wobbly(0.5),
+            Wobbly(1.5),
+            Wobbly(3.0),
+            Wobbly(1.0),
+        ];
+        let each: Vec<(&RibbonDef, &dyn RibbonSource)> =
+            defs.iter().zip(&srcs).map(|(d, s)| (d, s as _)).collect();
+        for time in [0.0, 0.01, 0.5, 1.0, 2.95, 3.05, 17.4, 61.0, 125.3, 700.0] {
+            let got = edges_all(&each, time);
+            for (i, (d, s)) in each.iter().enumerate() {
+                assert_eq!(
+                    got[i],
+                    edges_from_the_start(d, *s, time),
+                    "ribbon {i}, {time} s"
+                );
             }
         }
     }

@@ -16,6 +16,7 @@
 //! visibility @0xC0.
 
 use super::parse::{read_all, to_scene};
+use super::pose::BoneMemo;
 use super::track::{Key, Rot, Time, Track, TRACK_SIZE};
 use super::{blend_of, M2Array, M2Model, ReadBudget};
 use crate::effects::{
@@ -23,7 +24,7 @@ use crate::effects::{
 };
 use crate::formats::error::Result;
 use crate::formats::reader::Reader;
-use crate::math::{normalize3, scale3};
+use crate::math::{normalize3, scale3, Affine};
 
 /// Header offsets of the effect arrays.
 pub(super) const OFS_TEXTURE_ANIMS: u64 = 0x74;
@@ -450,6 +451,8 @@ pub struct M2Emitter<'m> {
     model: &'m M2Model,
     emitter: &'m ParticleEmitter,
     sequence: Option<usize>,
+    /// Bone transforms shared with the model's other effects, stepping together.
+    memo: Option<&'m BoneMemo>,
 }
 
 impl<'m> M2Emitter<'m> {
@@ -459,6 +462,16 @@ impl<'m> M2Emitter<'m> {
             model,
             emitter: e,
             sequence,
+            memo: None,
+        }
+    }
+
+    /// The same, its bone's transform worked out through `memo`, which the effects stepping
+    /// together share.
+    pub fn sharing(self, memo: &'m BoneMemo) -> Self {
+        M2Emitter {
+            memo: Some(memo),
+            ..self
         }
     }
 
@@ -482,7 +495,7 @@ impl EmitterSource for M2Emitter<'_> {
         use track_index as k;
         let e = self.emitter;
         let time = effect_time(self.model, self.sequence, seconds);
-        let bone = super::pose::bone_world(self.model, e.bone, &time);
+        let bone = bone_at(self.model, e.bone, &time, self.memo);
         let speed = self.track(k::SPEED, &time, 0.0);
         let variation = self.track(k::SPEED_VARIATION, &time, 0.0).clamp(0.0, 1.0);
         let (len, wid) = (
@@ -556,6 +569,8 @@ pub struct M2Ribbon<'m> {
     model: &'m M2Model,
     ribbon: &'m RibbonEmitter,
     sequence: Option<usize>,
+    /// Bone transforms shared with the model's other effects, stepping together.
+    memo: Option<&'m BoneMemo>,
 }
 
 impl<'m> M2Ribbon<'m> {
@@ -565,7 +580,24 @@ impl<'m> M2Ribbon<'m> {
             model,
             ribbon: r,
             sequence,
+            memo: None,
         }
+    }
+
+    /// The same, its bone's transform worked out through `memo`.
+    pub fn sharing(self, memo: &'m BoneMemo) -> Self {
+        M2Ribbon {
+            memo: Some(memo),
+            ..self
+        }
+    }
+}
+
+/// `bone`'s transform at `time`, through `memo` when there is one.
+fn bone_at(m: &M2Model, bone: usize, time: &Time, memo: Option<&BoneMemo>) -> Affine {
+    match memo {
+        Some(memo) => super::pose::bone_world_shared(m, bone, time, memo),
+        None => super::pose::bone_world(m, bone, time),
     }
 }
 
@@ -574,7 +606,7 @@ impl crate::effects::RibbonSource for M2Ribbon<'_> {
         let r = self.ribbon;
         let time = effect_time(self.model, self.sequence, seconds);
         let gs = &self.model.global_sequences;
-        let bone = super::pose::bone_world(self.model, r.bone, &time);
+        let bone = bone_at(self.model, r.bone, &time, self.memo);
         crate::effects::RibbonState {
             origin: bone.point(r.position),
             // The bone's own up (WoW +Z).

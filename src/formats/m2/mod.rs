@@ -454,23 +454,32 @@ impl Model for M2Model {
         pose::pose(self, request)
     }
     fn effects(&self, request: &PoseRequest) -> crate::scene::Effects {
+        // Emitters and ribbons each step together, sharing the bones' transforms of a step.
+        let memo = pose::BoneMemo::default();
         let sources = self
             .emitter_defs
             .iter()
             .zip(&self.extras.particles)
             .map(|(def, e)| {
-                let src: Box<dyn crate::effects::EmitterSource> =
-                    Box::new(effects::M2Emitter::new(self, e, request.animation));
+                let src = effects::M2Emitter::new(self, e, request.animation).sharing(&memo);
+                let src: Box<dyn crate::effects::EmitterSource> = Box::new(src);
                 (def, src)
             });
         let time = request.frame as f32 / 30.0;
         let cache = (&self.sim, request.animation);
         let mut fx = crate::effects::collect(sources, time, request.camera, cache);
-        for (i, r) in self.extras.ribbons.iter().enumerate() {
-            let def = effects::ribbon_def(i, r);
-            let src = effects::M2Ribbon::new(self, r, request.animation);
-            fx.sprites
-                .extend(crate::effects::ribbon_sprites(&def, &src, time));
+        let ribbons: Vec<_> = (self.extras.ribbons.iter().enumerate())
+            .map(|(i, r)| {
+                let src = effects::M2Ribbon::new(self, r, request.animation).sharing(&memo);
+                (effects::ribbon_def(i, r), src)
+            })
+            .collect();
+        let each: Vec<(
+            &crate::effects::RibbonDef,
+            &dyn crate::effects::RibbonSource,
+        )> = (ribbons.iter()).map(|(d, s)| (d, s as _)).collect();
+        for ((def, _), edges) in ribbons.iter().zip(crate::effects::edges_all(&each, time)) {
+            fx.sprites.extend(crate::effects::strip(def, &edges));
             if let Some(t) = def.texture {
                 fx.uses.push((t, def.blend));
             }

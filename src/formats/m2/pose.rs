@@ -87,6 +87,59 @@ pub fn bone_world(m: &M2Model, bone: usize, time: &Time) -> Affine {
     })
 }
 
+/// [`bone_world`] through `memo`, which keeps the bone transforms of the moment asked for last:
+/// the effects of a model step together, each asking for its bone at the same moment, so a
+/// chain of parents they share is posed once a step. The same products in the same order as
+/// [`bone_world`], so the same transform bit for bit; a bone whose parents loop (which
+/// [`bone_world`] walks only as far as there are bones) is posed as it does, unkept.
+pub fn bone_world_shared(m: &M2Model, bone: usize, time: &Time, memo: &BoneMemo) -> Affine {
+    let mut worlds = memo.worlds.borrow_mut();
+    let moment = (time.sequence, time.ms, time.global_ms);
+    if memo.moment.get() != Some(moment) || worlds.len() != m.bones.len() {
+        memo.moment.set(Some(moment));
+        let generation = memo.generation.get().wrapping_add(1);
+        memo.generation.set(generation);
+        if generation == 0 || worlds.len() != m.bones.len() {
+            *worlds = vec![(0, Affine::IDENTITY); m.bones.len()];
+            memo.generation.set(1);
+        }
+    }
+    let generation = memo.generation.get();
+    // Up to the first bone kept at this moment, or the root.
+    let mut chain = Vec::new();
+    let mut at = Some(bone);
+    let mut above = None;
+    while let Some(b) = at.filter(|&b| b < m.bones.len()) {
+        let (g, w) = worlds[b];
+        if g == generation {
+            above = Some(w);
+            break;
+        }
+        if chain.len() == m.bones.len() {
+            // The parents loop.
+            drop(worlds);
+            return bone_world(m, bone, time);
+        }
+        chain.push(b);
+        at = m.bones[b].parent;
+    }
+    let mut w = above.unwrap_or(Affine::IDENTITY);
+    for &b in chain.iter().rev() {
+        w = w.mul(&local_matrix(&m.bones[b], time, &m.global_sequences));
+        worlds[b] = (generation, w);
+    }
+    w
+}
+
+/// Bone transforms of the moment last asked for ([`bone_world_shared`]), per bone, each valid
+/// while its generation is the memo's.
+#[derive(Debug, Default)]
+pub struct BoneMemo {
+    moment: std::cell::Cell<Option<(Option<usize>, u32, u32)>>,
+    generation: std::cell::Cell<u32>,
+    worlds: std::cell::RefCell<Vec<(u32, Affine)>>,
+}
+
 /// The sampling time `seconds` into sequence `sequence` (wrapping at its end; global
 /// sequences run on).
 pub fn time_at(m: &M2Model, sequence: Option<usize>, seconds: f32) -> Time {
@@ -310,9 +363,74 @@ pub fn pose(m: &M2Model, request: &PoseRequest) -> PosedMesh {
 
 #[cfg(test)]
 mod tests {
-    use super::super::writer::{SynthBatch, SynthBone, SynthModel, SynthVertex};
+    use super::super::writer::SynthVertex;
+    use super::super::writer::{SynthBatch, SynthBone, SynthModel, SynthSequence, SynthTrack};
     use crate::formats::{blp, LoadOptions};
     use crate::scene::{Model, PoseRequest};
+
+    /// Through a shared memo, every bone's transform is the one its own walk gives, bit for
+    /// bit: in a tree of moving bones with two roots, and with bones whose parents loop (the
+    /// loader refuses such files; the walk still stops where there are no more bones).
+    #[test]
+    fn bones_through_a_shared_memo_equal_their_own_walk() {
+        let moving = |k: i16| SynthTrack {
+            interpolation: 1,
+            global_sequence: -1,
+            ranges: vec![(0, 1)],
+            times: vec![0, 1000],
+            values: vec![
+                [0.0, 0.1 * f32::from(k), 0.0],
+                [0.3, 0.0, -0.2 * f32::from(k)],
+            ],
+        };
+        // 0 root; 1..=5 a chain; 6, 7 under 2; 9 under 8 (made a loop below); 10 under 8;
+        // 11 a second root.
+        let parents = [-1, 0, 1, 2, 3, 4, 2, 6, 0, 8, 8, -1];
+        let bones = (parents.iter().enumerate())
+            .map(|(k, &parent)| SynthBone {
+                parent,
+                pivot: [0.1 * k as f32, 0.0, 0.05],
+                translation: if k % 3 == 0 {
+                    SynthTrack::default()
+                } else {
+                    moving(k as i16)
+                },
+                ..SynthBone::default()
+            })
+            .collect();
+        let synth = SynthModel {
+            version: 256,
+            name: "Bones".into(),
+            sequences: vec![SynthSequence {
+                start_ms: 0,
+                end_ms: 1000,
+                ..SynthSequence::default()
+            }],
+            bones,
+            ..SynthModel::default()
+        };
+        let path = std::env::temp_dir().join("psxrender-m2-bone-memo.m2");
+        let mut m = super::super::load(&path, &synth.write(), &LoadOptions::default()).unwrap();
+        assert_eq!(m.bones.len(), parents.len());
+        let memo = super::BoneMemo::default();
+        for seconds in [0.0f32, 0.25, 0.7, 1.3, -1.0, -2.0] {
+            if seconds < 0.0 {
+                // 8 ↔ 9.
+                m.bones[8].parent = Some(9);
+            }
+            let seconds = seconds.abs();
+            let time = super::time_at(&m, Some(0), seconds);
+            // In an order that meets kept parents, children first and last.
+            for b in [5, 3, 7, 0, 10, 9, 8, 11, 1, 2, 4, 6] {
+                let want = super::bone_world(&m, b, &time);
+                assert_eq!(
+                    super::bone_world_shared(&m, b, &time, &memo),
+                    want,
+                    "{b}, {seconds}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn poses_share_the_model_textures_instead_of_copying_them() {
