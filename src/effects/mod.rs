@@ -3,9 +3,10 @@
 //!
 //! Design rule: a frame is a pure function of (model, animation, frame). Each emitter has its
 //! own random sequence ([`Rng`], seeded from the emitter's index and name), and the simulation
-//! always starts at the animation's start and advances in whole [`STEP_HZ`] steps up to the
-//! frame's time, so frame 10 is the same whether it is rendered alone, in a `--frames` range, on
-//! any thread count or on another run. Frame N at 30 fps is exactly `2N` steps.
+//! is defined from the animation's start in whole [`STEP_HZ`] steps up to the frame's time
+//! (and may go on from a point that same run saved: [`SimCache`]), so frame 10 is the same
+//! whether it is rendered alone, in a `--frames` range, on any thread count or on another run.
+//! Frame N at 30 fps is exactly `2N` steps.
 //!
 //! A format supplies, per emitter, an [`EmitterDef`] (what never changes) and an
 //! [`EmitterSource`] (what its controller keys or tracks animate, sampled at each step's time);
