@@ -2,7 +2,7 @@
 //! meshes (read by `mesh.rs`), skins, animation channels with their keys, materials, images and
 //! the textures faces will sample.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use ::gltf::animation::Property as GProperty;
@@ -528,6 +528,22 @@ fn read_channel(
     }))
 }
 
+/// What makes a texture variant: the image, the alpha mode (a mask's cutoff) and the alpha
+/// factor, floats as bits with −0 as 0, so that keys are equal exactly when the values
+/// compare equal; `None` when a float is NaN, which equals nothing (each such material gets
+/// a variant of its own).
+type VariantKey = (usize, u8, u32, u32);
+
+fn variant_key(image: usize, alpha: AlphaMode, factor: f32) -> Option<VariantKey> {
+    let bits = |f: f32| (!f.is_nan()).then_some(if f == 0.0 { 0 } else { f.to_bits() });
+    let (mode, cut) = match alpha {
+        AlphaMode::Opaque => (0, 0),
+        AlphaMode::Mask(cut) => (1, bits(cut)?),
+        AlphaMode::Blend => (2, 0),
+    };
+    Some((image, mode, cut, bits(factor)?))
+}
+
 /// The textures faces sample: each used (image, alpha treatment) once, with the material's
 /// alpha factor and mode baked into the texels (MASK: alpha ≥ cutoff → opaque, else clear).
 fn variants(
@@ -537,6 +553,8 @@ fn variants(
     budget: &Budget,
 ) -> Result<(Vec<Variant>, Vec<Option<usize>>)> {
     let mut out: Vec<Variant> = Vec::new();
+    // The variants made, by what makes one (a map: a file may have many materials).
+    let mut made: HashMap<VariantKey, usize> = HashMap::new();
     let mut per_material = Vec::new();
     for m in materials {
         let Some(image) = m
@@ -552,10 +570,13 @@ fn variants(
             continue;
         };
         let fa = m.base_color[3];
-        let key = |v: &Variant| v.image == image && v.alpha == m.alpha && v.factor_alpha == fa;
-        if let Some(i) = out.iter().position(key) {
+        let key = variant_key(image, m.alpha, fa);
+        if let Some(&i) = key.as_ref().and_then(|k| made.get(k)) {
             per_material.push(Some(i));
             continue;
+        }
+        if let Some(k) = key {
+            made.insert(k, out.len());
         }
         let src = &img.texture.image;
         budget.charge(src.pixels.len() as u64 * 4, "texture copy (bytes)")?;
@@ -664,6 +685,24 @@ fn instances(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Variant keys are equal exactly when the values compare equal: −0 is 0, and a NaN
+    /// (which equals nothing) has no key.
+    #[test]
+    fn variant_keys_are_equal_when_the_values_are() {
+        let k = |a, f| variant_key(3, a, f);
+        assert_eq!(k(AlphaMode::Blend, 0.5), k(AlphaMode::Blend, 0.5));
+        assert_eq!(k(AlphaMode::Blend, -0.0), k(AlphaMode::Blend, 0.0));
+        assert_eq!(k(AlphaMode::Mask(-0.0), 1.0), k(AlphaMode::Mask(0.0), 1.0));
+        assert_ne!(k(AlphaMode::Blend, 0.5), k(AlphaMode::Opaque, 0.5));
+        assert_ne!(k(AlphaMode::Mask(0.5), 1.0), k(AlphaMode::Mask(0.25), 1.0));
+        assert_ne!(
+            variant_key(3, AlphaMode::Blend, 1.0),
+            variant_key(4, AlphaMode::Blend, 1.0)
+        );
+        assert_eq!(k(AlphaMode::Blend, f32::NAN), None);
+        assert_eq!(k(AlphaMode::Mask(f32::NAN), 1.0), None);
+    }
 
     #[test]
     fn column_major_matrices_keep_translation_in_the_last_column() {
