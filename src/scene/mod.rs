@@ -9,10 +9,12 @@
 //!   wrapping past the end.
 
 mod extras;
+mod memo;
 
 use std::sync::Arc;
 
 pub use extras::{Effects, ModelCamera, ModelLight, ModelLights, Sprite};
+pub use memo::{Moment, MomentMemo};
 
 /// An 8-bit RGBA image, row-major, top row first.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -93,31 +93,19 @@ pub fn bone_world(m: &M2Model, bone: usize, time: &Time) -> Affine {
 /// [`bone_world`], so the same transform bit for bit; a bone whose parents loop (which
 /// [`bone_world`] walks only as far as there are bones) is posed as it does, unkept.
 pub fn bone_world_shared(m: &M2Model, bone: usize, time: &Time, memo: &BoneMemo) -> Affine {
-    let mut worlds = memo.worlds.borrow_mut();
-    let moment = (time.sequence, time.ms, time.global_ms);
-    if memo.moment.get() != Some(moment) || worlds.len() != m.bones.len() {
-        memo.moment.set(Some(moment));
-        let generation = memo.generation.get().wrapping_add(1);
-        memo.generation.set(generation);
-        if generation == 0 || worlds.len() != m.bones.len() {
-            *worlds = vec![(0, Affine::IDENTITY); m.bones.len()];
-            memo.generation.set(1);
-        }
-    }
-    let generation = memo.generation.get();
+    let mut kept = memo.at((time.sequence, time.ms, time.global_ms), m.bones.len());
     // Up to the first bone kept at this moment, or the root.
     let mut chain = Vec::new();
     let mut at = Some(bone);
     let mut above = None;
     while let Some(b) = at.filter(|&b| b < m.bones.len()) {
-        let (g, w) = worlds[b];
-        if g == generation {
+        if let Some(w) = kept.get(b) {
             above = Some(w);
             break;
         }
         if chain.len() == m.bones.len() {
             // The parents loop.
-            drop(worlds);
+            drop(kept);
             return bone_world(m, bone, time);
         }
         chain.push(b);
@@ -126,19 +114,14 @@ pub fn bone_world_shared(m: &M2Model, bone: usize, time: &Time, memo: &BoneMemo)
     let mut w = above.unwrap_or(Affine::IDENTITY);
     for &b in chain.iter().rev() {
         w = w.mul(&local_matrix(&m.bones[b], time, &m.global_sequences));
-        worlds[b] = (generation, w);
+        kept.keep(b, w);
     }
     w
 }
 
-/// Bone transforms of the moment last asked for ([`bone_world_shared`]), per bone, each valid
-/// while its generation is the memo's.
-#[derive(Debug, Default)]
-pub struct BoneMemo {
-    moment: std::cell::Cell<Option<(Option<usize>, u32, u32)>>,
-    generation: std::cell::Cell<u32>,
-    worlds: std::cell::RefCell<Vec<(u32, Affine)>>,
-}
+/// Bone transforms of the moment last asked for ([`bone_world_shared`]): a moment is a
+/// sequence and its two clocks.
+pub type BoneMemo = crate::scene::MomentMemo<(Option<usize>, u32, u32), Affine>;
 
 /// The sampling time `seconds` into sequence `sequence` (wrapping at its end; global
 /// sequences run on).

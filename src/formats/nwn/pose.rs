@@ -63,29 +63,13 @@ impl NWNModel {
         time: f32,
         node: usize,
     ) -> Affine {
-        let mut worlds = memo.worlds.borrow_mut();
-        let moment = (animation, time.to_bits());
-        if memo.moment.get() != Some(moment) || worlds.len() != self.mdl.nodes.len() {
-            memo.moment.set(Some(moment));
-            // A new generation leaves every kept transform stale at once.
-            let generation = memo.generation.get().wrapping_add(1);
-            memo.generation.set(generation);
-            if generation == 0 || worlds.len() != self.mdl.nodes.len() {
-                *worlds = vec![(0, Affine::IDENTITY); self.mdl.nodes.len()];
-                memo.generation.set(1);
-            }
-        }
-        let generation = memo.generation.get();
-        let kept = |worlds: &[(u32, Affine)], i: usize| {
-            let (g, w) = worlds[i];
-            (g == generation).then_some(w)
-        };
+        let mut kept = memo.at((animation, time.to_bits()), self.mdl.nodes.len());
         // Up the chain (as `anim::world` links it: a parent comes before its child) to the
         // first node already posed at this moment, or the root; then down, keeping each.
         let mut chain = Vec::new();
         let mut i = node;
         let mut above = loop {
-            if let Some(w) = kept(&worlds, i) {
+            if let Some(w) = kept.get(i) {
                 break Some(w);
             }
             chain.push(i);
@@ -97,21 +81,16 @@ impl NWNModel {
         for &c in chain.iter().rev() {
             let local = self.local_at(animation, time, c);
             let w = above.map_or(local, |a| a.mul(&local));
-            worlds[c] = (generation, w);
+            kept.keep(c, w);
             above = Some(w);
         }
         above.expect("the node itself, posed or kept")
     }
 }
 
-/// Node transforms of the moment last asked for ([`NWNModel::node_world_one`]), per node,
-/// each valid while its generation is the memo's.
-#[derive(Debug, Default)]
-pub struct PoseMemo {
-    moment: std::cell::Cell<Option<(Option<usize>, u32)>>,
-    generation: std::cell::Cell<u32>,
-    worlds: std::cell::RefCell<Vec<(u32, Affine)>>,
-}
+/// Node transforms of the moment last asked for ([`NWNModel::node_world_one`]): a moment is an
+/// animation and a time.
+pub type PoseMemo = crate::scene::MomentMemo<(Option<usize>, u32), Affine>;
 
 /// The mesh of `n` if it is drawn (render flag set, not a walkmesh, has faces).
 pub(super) fn drawn_mesh(n: &mdl::Node) -> Option<&mdl::Mesh> {
