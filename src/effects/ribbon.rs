@@ -7,7 +7,7 @@
 //! u = 0 at the emitter to u = 1 one edge life behind, its colour and opacity those the older
 //! edge was born with (blended as particles are: [`super::drawn_blend`]).
 
-use super::{steps_to, POOL_PER_EMITTER, STEP_HZ};
+use super::{sane, steps_to, POOL_PER_EMITTER, STEP_HZ};
 use crate::math::{add3, scale3, sub3};
 use crate::scene::{Blend, Sprite};
 
@@ -136,10 +136,9 @@ impl Run {
     /// A ribbon of `def` to be stepped up to step `steps`, from the first step whose edge may
     /// live until then.
     fn new(def: &RibbonDef, steps: u32) -> Run {
-        let finite = |v: f32, lo: f32, hi: f32| if v.is_finite() { v.clamp(lo, hi) } else { 0.0 };
-        let rate = finite(def.edges_per_second, 0.0, STEP_HZ as f32);
-        let life = finite(def.edge_life, 0.0, super::MAX_LIFE);
-        let gravity = finite(def.gravity, -1e4, 1e4);
+        let rate = sane(def.edges_per_second, 0.0, STEP_HZ as f32);
+        let life = sane(def.edge_life, 0.0, super::MAX_LIFE);
+        let gravity = sane(def.gravity, -1e4, 1e4);
         // An edge laid in step b is gone after step k once (k + 1 − b)·dt ≥ life: those laid
         // more than an edge life (and two steps, for rounding) before the end are.
         let window = (life * STEP_HZ as f32).ceil() as u32 + 2;
