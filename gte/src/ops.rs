@@ -519,6 +519,38 @@ mod tests {
         }
     }
 
+    /// RTPS checks IR3's flag as if lm=0 against MAC3 >> 12, whatever sf says, while the IR3
+    /// it stores follows sf and lm (psx-spx RTPS notes).
+    #[test]
+    fn rtps_checks_ir3_against_mac3_shifted_by_12() {
+        let rtps = |sf: bool, lm: bool| 0x01 | u32::from(sf) << 19 | u32::from(lm) << 10;
+        let at = |vz: i16| {
+            let mut g = Gte::new();
+            for (i, word) in [0x1000, 0, 0x1000, 0, 0x1000].into_iter().enumerate() {
+                g.write_control(c::RT + i, word); // RT = identity (1.0 in 4.12)
+            }
+            g.write_data(d::VZ0, vz as u16 as u32);
+            g
+        };
+        // sf=1, lm=1, MAC3 = -5: IR3 is stored clamped to 0, yet no flag (as if lm=0).
+        let mut g = at(-5);
+        g.execute(rtps(true, true));
+        assert_eq!(g.read_data(d::MAC0 + 3) as i32, -5);
+        assert_eq!(g.read_data(d::IR0 + 3), 0);
+        assert_eq!(g.read_control(c::FLAG) & flag::ir(3), 0);
+        // sf=0, MAC3 = 0x10000: IR3 saturates to 7FFFh, yet MAC3 >> 12 = 16 is in range.
+        let mut g = at(0x10);
+        g.execute(rtps(false, false));
+        assert_eq!(g.read_data(d::MAC0 + 3), 0x10000);
+        assert_eq!(g.read_data(d::IR0 + 3), 0x7FFF);
+        assert_eq!(g.read_control(c::FLAG) & flag::ir(3), 0);
+        // MAC3 >> 12 out of range flags IR3 whatever sf and lm say.
+        let mut g = at(0x7FFF);
+        g.write_control(c::TRX + 2, 0x7FFF_0000);
+        g.execute(rtps(true, true));
+        assert_ne!(g.read_control(c::FLAG) & flag::ir(3), 0);
+    }
+
     /// cv=2 (FC): MAC gets only the M12*V2 + M13*V3 columns; the FC + M11*V1 part only
     /// reaches FLAG (psx-spx MVMVA).
     #[test]
