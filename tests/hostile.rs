@@ -304,9 +304,10 @@ fn m2_textures_that_are_devices_fifos_or_links_out_are_refused() {
         let t = text(&capped(&dir, &args).0);
         assert!(t.contains("none was given"), "{t}");
     }
-    // A path the user gives is the user's choice, but a device is still no file.
+    // A path the user gives is the user's choice, but a device is still no file: an error
+    // (exit 2), since they asked for that file.
     let args = ["info", "Rabbit2.m2", "--texture", "11=/dev/zero"];
-    refused_quickly(&dir, &args, "a device, not a regular file", true);
+    refused_quickly(&dir, &args, "a device, not a regular file", false);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -654,7 +655,7 @@ fn unwritable_output_is_refused_before_rendering_with_one_message() {
         let t = text(&o);
         assert_eq!(o.status.code(), Some(3), "{args:?}: {t}");
         assert_eq!(t.matches("error:").count(), 1, "{args:?}: {t}");
-        assert!(t.contains("(nothing was rendered)"), "{args:?}: {t}");
+        assert!(t.contains("(nothing was written)"), "{args:?}: {t}");
         assert!(
             !t.contains("drew ") && !t.contains("rendered "),
             "{args:?}: {t}"

@@ -239,6 +239,17 @@ fn rabbit_sample_facts() {
         bare.info()
     );
     assert_eq!(bare.textures[0].texture.image.pixels[0], [255, 0, 255, 255]);
+
+    // A file the user names with --texture that cannot be read is an error naming it, not a
+    // checkerboard: they asked for that file.
+    let missing = std::env::temp_dir().join("psxr-no-such-skin.blp");
+    let opts = LoadOptions {
+        replaceable_textures: vec![(11, missing.clone())],
+        ..LoadOptions::default()
+    };
+    let e = m2::load(&p, &data, &opts).expect_err("a missing --texture file is an error");
+    assert_eq!(e.file.as_deref(), Some(missing.as_path()), "{e}");
+    assert!(matches!(e.kind, ErrorKind::Io(_)), "{e}");
 }
 
 #[test]

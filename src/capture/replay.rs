@@ -64,8 +64,9 @@ impl fmt::Display for ReplayError {
                 available,
             } => write!(
                 f,
-                "frame {requested} asked for, but the input has {available} frame marks \
-                 (frame 0 = before the first; default = the end)"
+                "frame {requested} asked for, but the input has {available} frame mark{} \
+                 (frame 0 = before the first; default = the end)",
+                if *available == 1 { "" } else { "s" }
             ),
         }
     }

@@ -78,7 +78,7 @@ enum Command {
     Conformance(conformance::Args),
     /// Compare two captures (PNG or raw VRAM) in 15-bit space; exit 0 equal, 1 different.
     Compare(compare::Args),
-    /// Show a model in a window, animating at 30 fps through the emulated GTE and GPU.
+    // The help is view::Args's own: its second paragraph lists the keys.
     View(view::Args),
     Batch(batch::Args),
     /// One job of a batch, run by `psxrender batch` as a child process.

@@ -98,6 +98,38 @@ fn parse_replaceable(s: &str) -> Result<(u32, PathBuf), String> {
 }
 
 impl ModelArgs {
+    /// A warning for each option given that the loader of `format` (a model's
+    /// [`psxrender::scene::Model::format`]) does not read: `--ff9-kind` on an M2 model does
+    /// nothing, and silence would let the user think it did.
+    pub fn ignored_by(&self, format: &str) -> Vec<String> {
+        use psxrender::formats::{ff9, gltf, m2, nwn};
+        use psxrender::read::error::article;
+        let nwn = nwn::binary::FORMAT;
+        let given = [
+            ("--search-path", nwn, !self.search_paths.is_empty()),
+            ("--plt-colors", nwn, self.plt_colors.is_some()),
+            ("--palette-dir", nwn, self.palette_dir.is_some()),
+            ("--lod", m2::FORMAT, self.lod != 0),
+            ("--texture", m2::FORMAT, !self.textures.is_empty()),
+            ("--skin", m2::FORMAT, self.skin.is_some()),
+            ("--anim-file", ff9::FORMAT, self.ff9_anim.is_some()),
+            ("--tim", ff9::FORMAT, !self.ff9_tims.is_empty()),
+            ("--materials", ff9::FORMAT, self.ff9_materials.is_some()),
+            ("--model", ff9::FORMAT, self.ff9_model.is_some()),
+            ("--ff9-kind", ff9::FORMAT, self.ff9_kind.is_some()),
+            ("--smooth-normals", gltf::FORMAT, self.smooth_normals),
+        ];
+        (given.into_iter())
+            .filter(|&(_, for_format, set)| set && for_format != format)
+            .map(|(option, for_format, _)| {
+                format!(
+                    "{option} is for {for_format} models; this is {} {format} model, so it is ignored",
+                    article(format)
+                )
+            })
+            .collect()
+    }
+
     /// The loader options these arguments describe.
     pub fn load_options(&self) -> LoadOptions {
         LoadOptions {

@@ -37,7 +37,7 @@ pub fn check_outputs<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) -> Resu
     for p in paths {
         let p = p.as_ref();
         psxrender::output::check_writable(p)
-            .map_err(|e| format!("cannot write {}: {e} (nothing was rendered)", p.display()))?;
+            .map_err(|e| format!("cannot write {}: {e} (nothing was written)", p.display()))?;
     }
     Ok(())
 }
@@ -64,7 +64,7 @@ pub fn no_arguments(cli: &clap::Command) -> String {
          Render a model:  psxrender MODEL [OUT.png] [options]\n\
          Try it at once:  psxrender demo\n\nSubcommands:\n",
     );
-    for sub in cli.get_subcommands() {
+    for sub in cli.get_subcommands().filter(|s| !s.is_hide_set()) {
         let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
         // The first clause: the rest is in `SUBCOMMAND --help`.
         let first = about.split([':', ';', '\n']).next().unwrap_or("").trim();

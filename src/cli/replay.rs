@@ -105,6 +105,11 @@ pub fn run(args: Args) -> ExitCode {
         };
         return super::replay_frames::run(&args.input, range, args.threads, &out);
     }
+    let outputs = [&args.vram, &args.vram_raw, &args.display, &args.dump];
+    if let Err(e) = super::precheck::check_outputs(outputs.into_iter().flatten()) {
+        eprintln!("error: {e}");
+        return ExitCode::from(3);
+    }
     let input = match Input::load(&args.input) {
         Ok(i) => i,
         Err(e) => {
@@ -147,7 +152,7 @@ pub fn run(args: Args) -> ExitCode {
     let mut done = match result {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}: {e}", args.input.display());
             return ExitCode::from(2);
         }
     };

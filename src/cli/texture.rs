@@ -14,7 +14,7 @@ use psxrender::texture::{ps1_form, BlendClass, TextureDepth, LONE_TEXTURE_FRAMEB
 use super::model_args::{parse_plt_colors, PltColors};
 use super::render::parse_depth;
 use super::write_failed;
-use super::EXIT_BAD_INPUT;
+use super::{EXIT_BAD_INPUT, EXIT_WRITE_FAILED};
 
 /// Gap between the two pictures, in pixels (transparent).
 const GAP: u32 = 8;
@@ -78,6 +78,10 @@ fn bad(msg: impl std::fmt::Display) -> ExitCode {
 }
 
 fn texture(args: &Args) -> Result<(), ExitCode> {
+    super::precheck::check_outputs(std::iter::once(&args.out).chain(&args.tim)).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(EXIT_WRITE_FAILED)
+    })?;
     let opts = LoadOptions {
         plt_colors: args.plt_colors.map(|c| c.0),
         palette_dir: args.palette_dir.clone(),
@@ -106,12 +110,6 @@ fn texture(args: &Args) -> Result<(), ExitCode> {
     let ps1 = form.tim.to_rgba(0);
     let scale = (img.width / ps1.width).min(img.height / ps1.height).max(1);
     let picture = side_by_side(&img, &ps1, scale);
-    psxrender::output::save_png_rgba(&args.out, picture.width, picture.height, &flat(&picture))
-        .map_err(|e| write_failed(&args.out, e))?;
-    if let Some(path) = &args.tim {
-        psxrender::output::write_atomic(path, &form.tim.write())
-            .map_err(|e| write_failed(path, e))?;
-    }
     let t = &form.tim;
     let clut = t.clut.as_ref().map_or(String::new(), |c| {
         format!(", CLUT of {} at VRAM ({},{})", c.data.len(), c.x, c.y)
@@ -135,6 +133,14 @@ fn texture(args: &Args) -> Result<(), ExitCode> {
             String::new()
         }
     );
+    psxrender::output::save_png_rgba(&args.out, picture.width, picture.height, &flat(&picture))
+        .map_err(|e| write_failed(&args.out, e))?;
+    outln!("wrote {}", args.out.display());
+    if let Some(path) = &args.tim {
+        psxrender::output::write_atomic(path, &form.tim.write())
+            .map_err(|e| write_failed(path, e))?;
+        outln!("wrote {}", path.display());
+    }
     Ok(())
 }
 

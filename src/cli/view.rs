@@ -23,9 +23,9 @@ use super::EXIT_BAD_INPUT;
 /// animation, D dither on/off, S save a PNG, Esc quit. The title shows model, animation, frame
 /// and milliseconds per frame.
 #[derive(ClapArgs, Debug)]
+#[command(group(clap::ArgGroup::new("shown").required(true).args(["model", "demo"])))]
 pub struct Args {
     /// The model file (FF9 / NWN MDL / M2 / glTF 2.0, detected from its content).
-    #[arg(required_unless_present = "demo")]
     pub model: Option<PathBuf>,
     /// View the built-in demo character instead of a file.
     #[arg(long, conflicts_with = "model")]
@@ -93,7 +93,12 @@ pub fn run(args: Args) -> ExitCode {
             Err(e) => return fail(&e.to_string()),
         }
     };
-    for w in model.warnings() {
+    for w in args
+        .loader
+        .ignored_by(model.format())
+        .into_iter()
+        .chain(model.warnings())
+    {
         eprintln!("warning: {w}");
     }
     // After loading, so a bad model is reported as such with or without a display.

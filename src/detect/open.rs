@@ -68,7 +68,7 @@ pub fn decode_image(
             return Err(LoadError::new(
                 other.name(),
                 0,
-                ErrorKind::Invalid(format!("a {} file is not an image", other.name())),
+                ErrorKind::NotAnImage(other.role()),
             ))
         }
     };
@@ -85,12 +85,9 @@ pub fn load_image(
     let kind = identify(&data)
         .map_err(|u| LoadError::new("image", 0, ErrorKind::Unrecognised(u)).in_file(path))?;
     if kind.role() != Role::Texture {
-        return Err(LoadError::invalid(
-            kind.name(),
-            0,
-            format!("this is a {} file, not an image", kind.name()),
-        )
-        .in_file(path));
+        return Err(
+            LoadError::new(kind.name(), 0, ErrorKind::NotAnImage(kind.role())).in_file(path),
+        );
     }
     let img = decode_image(path, kind, &data, opts, warnings).map_err(|e| e.in_file(path))?;
     Ok((kind, img))

@@ -28,6 +28,18 @@ pub fn model_dir(model: &Path) -> &Path {
     }
 }
 
+/// `dirs` with each folder kept once, at its first place: the model's folder named again
+/// with `--search-path` is searched (and listed in a warning) once.
+pub fn distinct(dirs: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for d in dirs {
+        if !out.contains(&d) {
+            out.push(d);
+        }
+    }
+    out
+}
+
 /// The folders a load may read files from: the model's own and every folder the user named,
 /// each with symlinks resolved.
 #[derive(Clone, Debug)]
@@ -76,6 +88,15 @@ impl Folders {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_named_twice_is_searched_once_at_its_first_place() {
+        let p = |s: &str| PathBuf::from(s);
+        assert_eq!(
+            distinct([p("m"), p("a"), p("m"), p("b"), p("a")]),
+            [p("m"), p("a"), p("b")]
+        );
+    }
 
     fn scratch(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("psxr-files-{}-{name}", std::process::id()));

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 pub use crate::read::error::{ErrorKind, LoadError, Result};
 pub use crate::read::{error, reader};
 pub use crate::read::{note_read, read_file, record_reads, MAX_FILE_SIZE};
-pub use files::{model_dir, Folders};
+pub use files::{distinct, model_dir, Folders};
 
 /// Options that reach the loaders from the command line.
 #[derive(Clone, Debug, Default)]

@@ -98,6 +98,26 @@ pub enum ErrorKind {
     Unrecognised(Unrecognised),
     /// A file psxrender reads, but not one this command takes (a texture given as a model).
     NotAModel(Role),
+    /// A file psxrender reads, but not an image (a model given to `texture`).
+    NotAnImage(Role),
+    /// A command-line choice the file cannot satisfy (`--skin` naming no skin found): about
+    /// the file as a whole, so no byte offset.
+    Choice(String),
+}
+
+/// The indefinite article for a format's name as it is read aloud: "an M2", "an NWN MDL",
+/// "an FF9" (letters said as "em", "en", "ef"), "a TIM", "a glTF".
+pub fn article(name: &str) -> &'static str {
+    let mut c = name.chars();
+    match (c.next(), c.next()) {
+        (Some(v), _) if "AEIOUaeiou".contains(v) => "an",
+        (Some('F' | 'H' | 'L' | 'M' | 'N' | 'R' | 'S' | 'X'), Some(n))
+            if n.is_ascii_uppercase() || n.is_ascii_digit() =>
+        {
+            "an"
+        }
+        _ => "a",
+    }
 }
 
 impl ErrorKind {
@@ -196,10 +216,25 @@ impl fmt::Display for LoadError {
                 };
                 return write!(
                     f,
-                    "this is a {}{what}, not a model: try {try_cmd}",
+                    "this is {} {}{what}, not a model: try {try_cmd}",
+                    article(self.format),
                     self.format
                 );
             }
+            ErrorKind::NotAnImage(role) => {
+                let (what, try_cmd) = match role {
+                    Role::Model => (" model", "`psxrender MODEL OUT.png` or `psxrender info`"),
+                    Role::GpuInput => (" (GPU input)", "`psxrender replay` or `psxrender info`"),
+                    _ => (" file", "`psxrender info`"),
+                };
+                return write!(
+                    f,
+                    "this is {} {}{what}, not an image: try {try_cmd}",
+                    article(self.format),
+                    self.format
+                );
+            }
+            ErrorKind::Choice(msg) => return write!(f, "{msg}"),
             ErrorKind::BadMagic { expected } => {
                 write!(f, "not a {} file: expected {expected}", self.format)?
             }
@@ -238,6 +273,22 @@ pub type Result<T, E = LoadError> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn formats_take_the_article_of_their_spoken_name() {
+        for (name, a) in [
+            ("M2", "an"),
+            ("NWN MDL", "an"),
+            ("FF9", "an"),
+            ("TIM", "a"),
+            ("glTF", "a"),
+            ("GPU text stream", "a"),
+            ("BLP2", "a"),
+            ("image", "an"),
+        ] {
+            assert_eq!(article(name), a, "{name}");
+        }
+    }
 
     #[test]
     fn messages_name_the_format_once() {

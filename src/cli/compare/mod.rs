@@ -55,6 +55,11 @@ pub fn run(args: Args) -> ExitCode {
     {
         return frames::run(&args);
     }
+    // compare's contract (issue 8): 0 equal, 1 different, 2 any error, an unwritable --diff too.
+    if let Err(e) = super::precheck::check_outputs(&args.diff) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let loaded = Capture::load(&args.a).and_then(|a| Ok((a, Capture::load(&args.b)?)));
     let ignore = mask(&args);
     let ((a, b), ignore) = match (loaded, ignore) {

@@ -47,7 +47,8 @@ pub struct Args {
 #[derive(ClapArgs, Debug, Clone)]
 pub struct RenderArgs {
     /// Frame to render (30 fps; FF9: stored frame), wrapping past the animation's end.
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long, default_value_t = 0, value_name = "N", allow_negative_numbers = true,
+          value_parser = parse_frame)]
     pub frame: u32,
     /// Animation by name (case-insensitive) or index; default: the first idle one (Stand,
     /// pause*, idle*), else the first (the rest pose when there is none). `psxrender info`
@@ -174,6 +175,18 @@ pub enum OnOff {
     On,
     /// Disabled.
     Off,
+}
+
+/// `--frame N`: a frame number from 0; a negative one is named as such (clap would take it
+/// for an option).
+fn parse_frame(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<i64>() {
+        Ok(n) if n < 0 => Err(format!("frames count from 0 (the first), not {n}")),
+        Ok(n) => {
+            u32::try_from(n).map_err(|_| format!("{n} is past the last frame number, {}", u32::MAX))
+        }
+        Err(_) => Err(format!("'{s}' is not a frame number")),
+    }
 }
 
 pub(super) fn parse_finite(s: &str) -> Result<f32, String> {
@@ -330,7 +343,12 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(EXIT_BAD_INPUT);
         }
     };
-    for w in model.warnings() {
+    for w in args
+        .loader
+        .ignored_by(model.format())
+        .into_iter()
+        .chain(model.warnings())
+    {
         eprintln!("warning: {w}");
     }
     for n in model.notes() {
@@ -372,12 +390,18 @@ pub fn render_model(model: &dyn Model, source: &Path, out: &Path, args: &RenderA
             return ExitCode::from(EXIT_BAD_INPUT);
         }
     };
+    // A turntable sheet fits one distance to every angle and names it when done.
+    let turntable = args.sheet.is_some() && args.yaw_steps.unwrap_or(1) > 1;
     eprintln!(
-        "{}: {} model, scale {:.3} GTE units per model unit, camera distance {:.3}{}",
+        "{}: {} model, scale {:.3} GTE units per model unit{}{}",
         source.display(),
         model.format(),
         renderer.scale(),
-        renderer.distance(),
+        if turntable {
+            String::new()
+        } else {
+            format!(", camera distance {:.3}", renderer.distance())
+        },
         match renderer.texture_shrink() {
             0 => String::new(),
             n => format!(", textures halved {n}x to fit VRAM"),

@@ -66,10 +66,11 @@ pub fn render(
     let json = serde_json::to_vec_pretty(&index).map_err(|e| write_failed(&json_path, e))?;
     psxrender::output::write_atomic(&json_path, &json).map_err(|e| write_failed(&json_path, e))?;
     eprintln!(
-        "sheet {}: {} frames x {} angle(s) in a {}x{} grid ({w}x{h} px), index {}",
+        "sheet {}: {} frames x {} angle(s) at camera distance {:.3} in a {}x{} grid ({w}x{h} px), index {}",
         out.display(),
         frames,
         angles.count,
+        angles.distance,
         index.layout.columns,
         index.layout.rows,
         json_path.display()

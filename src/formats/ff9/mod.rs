@@ -44,7 +44,8 @@ use super::tim::Tim;
 use super::{LoadError, LoadOptions};
 use crate::scene::{AnimationInfo, Face, Model, PoseRequest, PosedMesh, VramImage};
 
-const FORMAT: &str = "FF9";
+/// The format's name in messages.
+pub const FORMAT: &str = "FF9";
 
 /// A loaded FF9 model, ready to pose.
 pub struct FF9Model {

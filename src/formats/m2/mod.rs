@@ -291,7 +291,7 @@ fn load_inner(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<M2Model> {
         &allowance,
         &mut warnings,
         &mut notes,
-    );
+    )?;
     let extras = effects::parse(
         &r,
         &budget,

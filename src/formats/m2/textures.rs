@@ -20,7 +20,9 @@ use std::sync::Arc;
 
 use super::{TextureSlot, TextureSource};
 use crate::formats::images::ImageAllowance;
-use crate::formats::{blp, model_dir, read_file, Folders, LoadError, LoadOptions, MAX_FILE_SIZE};
+use crate::formats::{
+    blp, model_dir, read_file, ErrorKind, Folders, LoadError, LoadOptions, MAX_FILE_SIZE,
+};
 use crate::scene::{RgbaImage, Texture};
 
 /// Most directory entries scanned when matching a name without regard to case.
@@ -237,7 +239,7 @@ pub fn find_skins(model: &Path, opts: &LoadOptions) -> Result<Skins, LoadError> 
     let chosen = match &opts.skin {
         Some(sel) => Some(
             pick_skin(model, &candidates, sel)
-                .map_err(|e| LoadError::invalid(super::FORMAT, 0, e))?,
+                .map_err(|e| LoadError::new(super::FORMAT, 0, ErrorKind::Choice(e)))?,
         ),
         None => (!candidates.is_empty()).then_some(0),
     };
@@ -246,7 +248,9 @@ pub fn find_skins(model: &Path, opts: &LoadOptions) -> Result<Skins, LoadError> 
 
 /// Resolves and decodes every texture, pushing a warning for each miss and a note for each
 /// skin taken from the skin search. Each file is decoded once, however many slots name it, and
-/// charged once to `allowance`, which every texture of the model shares.
+/// charged once to `allowance`, which every texture of the model shares. A file the user gave
+/// (`--texture`) that cannot be read or decoded is an error, not a checkerboard: they asked
+/// for that file.
 pub fn resolve(
     model: &Path,
     textures: &[(u32, u32, String)],
@@ -255,7 +259,7 @@ pub fn resolve(
     allowance: &ImageAllowance,
     warnings: &mut Vec<String>,
     notes: &mut Vec<String>,
-) -> Vec<TextureSlot> {
+) -> Result<Vec<TextureSlot>, LoadError> {
     let mut decoded: HashMap<(PathBuf, bool), Result<Arc<RgbaImage>, LoadError>> = HashMap::new();
     let folders = Folders::new(model_dir(model), opts);
     textures
@@ -328,6 +332,7 @@ pub fn resolve(
                     .or_insert_with(|| load_blp(&folders, p, from_user, allowance).map(Arc::new))
                 {
                     Ok(img) => Some(img.clone()),
+                    Err(e) if from_user => return Err(e.clone()),
                     Err(e) => {
                         warnings.push(format!(
                             "M2 texture {i} '{label}' could not be loaded ({e}); drawing a checkerboard"
@@ -337,7 +342,7 @@ pub fn resolve(
                 },
             };
             let resolved = image.as_ref().and(path);
-            TextureSlot {
+            Ok(TextureSlot {
                 kind: *kind,
                 flags: *flags,
                 name: name.clone(),
@@ -347,7 +352,7 @@ pub fn resolve(
                     name: label,
                     image: image.unwrap_or_else(|| Arc::new(fallback_image())),
                 },
-            }
+            })
         })
         .collect()
 }
@@ -404,7 +409,8 @@ mod tests {
             &allowance,
             &mut warnings,
             &mut notes,
-        );
+        )
+        .unwrap();
         assert!(slots[0].resolved.is_some() && slots[1].resolved.is_some());
         assert_eq!(slots[2].resolved, None);
         assert_eq!(*slots[2].texture.image, fallback_image());

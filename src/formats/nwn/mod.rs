@@ -200,8 +200,9 @@ fn load_supermodels(
     opts: &LoadOptions,
     warnings: &mut Vec<String>,
 ) -> (Vec<ChainLink>, Vec<(Animation, String)>) {
-    let mut dirs = vec![dir.to_path_buf()];
-    dirs.extend(opts.search_paths.iter().cloned());
+    let dirs = crate::formats::distinct(
+        std::iter::once(dir.to_path_buf()).chain(opts.search_paths.iter().cloned()),
+    );
     let folders = Folders::new(dir, opts);
     let mut chain: Vec<ChainLink> = Vec::new();
     let mut anims = Vec::new();

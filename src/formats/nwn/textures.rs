@@ -119,8 +119,9 @@ pub fn resolve(
     warnings: &mut Vec<String>,
 ) -> Resolved {
     let stem = name.to_ascii_lowercase();
-    let mut dirs = vec![model_dir.to_path_buf()];
-    dirs.extend(opts.texture_dirs.iter().cloned());
+    let dirs = crate::formats::distinct(
+        std::iter::once(model_dir.to_path_buf()).chain(opts.texture_dirs.iter().cloned()),
+    );
     let folders = Folders::new(model_dir, opts);
     for dir in &dirs {
         for path in candidates(dir, &stem) {
@@ -211,10 +212,11 @@ pub fn palettes(
     opts: &LoadOptions,
     warnings: &mut Vec<String>,
 ) -> [Option<RgbaImage>; 10] {
-    let mut dirs: Vec<PathBuf> = opts.palette_dir.iter().cloned().collect();
-    dirs.push(model_dir.join("pal"));
-    dirs.push(model_dir.to_path_buf());
-    dirs.extend(opts.texture_dirs.iter().cloned());
+    let dirs = crate::formats::distinct(
+        (opts.palette_dir.iter().cloned())
+            .chain([model_dir.join("pal"), model_dir.to_path_buf()])
+            .chain(opts.texture_dirs.iter().cloned()),
+    );
     let folders = Folders::new(model_dir, opts);
     let mut out: [Option<RgbaImage>; 10] = Default::default();
     for (slot, name) in out.iter_mut().zip(plt::PALETTE_FILES) {

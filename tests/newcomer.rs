@@ -1,0 +1,166 @@
+//! What a newcomer's first mistakes get: one clear line naming the option or file, the exit
+//! code the README gives, and no output half written.
+
+mod cli_run;
+mod common;
+
+use cli_run::{psxrender, tmp};
+use common::shared;
+
+#[test]
+fn a_negative_frame_is_named_as_such() {
+    let out = tmp("newcomer", "neg.png");
+    let (code, t) = psxrender([
+        "demo".as_ref(),
+        out.as_os_str(),
+        "--frame".as_ref(),
+        "-1".as_ref(),
+    ]);
+    assert_eq!(code, Some(2), "{t}");
+    assert!(t.contains("frames count from 0 (the first), not -1"), "{t}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn no_arguments_lists_only_the_commands_a_user_types() {
+    let (code, t) = psxrender(std::iter::empty::<&str>());
+    assert_eq!(code, Some(2), "{t}");
+    assert!(t.contains("  batch "), "{t}");
+    assert!(!t.contains("batch-job"), "{t}");
+}
+
+#[test]
+fn view_without_a_model_offers_the_demo() {
+    let (code, t) = psxrender(["view"]);
+    assert_eq!(code, Some(2), "{t}");
+    assert!(t.contains("<MODEL|--demo>"), "{t}");
+}
+
+#[test]
+fn texture_checks_every_output_before_writing_any() {
+    use psxrender::formats::tim::{Tim, TimDepth};
+    use psxrender::scene::VramImage;
+    let tim = tmp("newcomer", "white.tim");
+    let white = Tim {
+        depth: TimDepth::Bpp15,
+        clut: None,
+        image: VramImage {
+            x: 640,
+            y: 0,
+            width: 4,
+            height: 4,
+            data: vec![0x7fff; 16],
+        },
+    };
+    std::fs::write(&tim, white.write()).unwrap();
+    let png = tmp("newcomer", "white-side.png");
+    let _ = std::fs::remove_file(&png);
+    let bad_tim = "/nonexistent-dir/x.tim";
+    let args = [
+        "texture".as_ref(),
+        tim.as_os_str(),
+        png.as_os_str(),
+        "--tim".as_ref(),
+        bad_tim.as_ref(),
+    ];
+    let (code, t) = psxrender(args);
+    assert_eq!(code, Some(3), "{t}");
+    assert!(
+        t.contains(bad_tim) && t.contains("(nothing was written)"),
+        "{t}"
+    );
+    assert!(
+        !png.exists(),
+        "texture wrote {} before failing",
+        png.display()
+    );
+    // Written, each is reported.
+    let (code, t) = psxrender(["texture".as_ref(), tim.as_os_str(), png.as_os_str()]);
+    assert_eq!(code, Some(0), "{t}");
+    assert!(t.contains(&format!("wrote {}", png.display())), "{t}");
+}
+
+#[test]
+fn replay_checks_every_output_and_names_its_input_in_a_frame_error() {
+    let stream = tmp("newcomer", "one-frame.txt");
+    std::fs::write(&stream, "gp0 02000000\ngp0 00000000\ngp0 00010001\nframe\n").unwrap();
+    let display = tmp("newcomer", "one-frame-display.png");
+    let _ = std::fs::remove_file(&display);
+    let (code, t) = psxrender([
+        "replay".as_ref(),
+        stream.as_os_str(),
+        "--display".as_ref(),
+        display.as_os_str(),
+        "--vram-raw".as_ref(),
+        "/nonexistent-dir/v.bin".as_ref(),
+    ]);
+    assert_eq!(code, Some(3), "{t}");
+    assert!(
+        !display.exists(),
+        "replay wrote {} before failing",
+        display.display()
+    );
+    let (code, t) = psxrender([
+        "replay".as_ref(),
+        stream.as_os_str(),
+        "--frame".as_ref(),
+        "5".as_ref(),
+    ]);
+    assert_eq!(code, Some(2), "{t}");
+    let named = format!(
+        "{}: frame 5 asked for, but the input has 1 frame mark (",
+        stream.display()
+    );
+    assert!(t.contains(&named), "{t}");
+}
+
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/m2")]
+fn model_options_and_files_the_user_names_are_never_silently_dropped() {
+    let rabbit = shared("samples/m2/Rabbit2.m2");
+    let out = tmp("newcomer", "rabbit.png");
+    // An option for another format: a warning naming it, and the render goes on.
+    let (code, t) = psxrender([
+        rabbit.as_os_str(),
+        out.as_os_str(),
+        "--ff9-kind".as_ref(),
+        "field".as_ref(),
+    ]);
+    assert_eq!(code, Some(0), "{t}");
+    assert!(
+        t.contains("warning: --ff9-kind is for FF9 models; this is an M2 model, so it is ignored"),
+        "{t}"
+    );
+    // A texture file the user names that is not there: an error naming it, nothing written.
+    let _ = std::fs::remove_file(&out);
+    let missing = tmp("newcomer", "no-such-skin.blp");
+    let given = format!("11={}", missing.display());
+    let (code, t) = psxrender([
+        rabbit.as_os_str(),
+        out.as_os_str(),
+        "--texture".as_ref(),
+        given.as_ref(),
+    ]);
+    assert_eq!(code, Some(2), "{t}");
+    assert!(
+        t.contains(&format!("{}: cannot read BLP2 file", missing.display())),
+        "{t}"
+    );
+    assert!(!out.exists());
+    // Whole-file refusals carry no byte offset: there is no byte to point at.
+    let (code, t) = psxrender(["texture".as_ref(), rabbit.as_os_str(), out.as_os_str()]);
+    assert_eq!(code, Some(2), "{t}");
+    assert!(t.contains("this is an M2 model, not an image"), "{t}");
+    let (code, t) = psxrender([
+        rabbit.as_os_str(),
+        out.as_os_str(),
+        "--skin".as_ref(),
+        "timber".as_ref(),
+    ]);
+    assert_eq!(code, Some(2), "{t}");
+    assert!(
+        t.contains("--skin timber: no such skin; the skins found are 0: rabbitskin2_default.blp"),
+        "{t}"
+    );
+    assert!(!t.contains("at byte"), "{t}");
+}
