@@ -164,3 +164,35 @@ fn model_options_and_files_the_user_names_are_never_silently_dropped() {
     );
     assert!(!t.contains("at byte"), "{t}");
 }
+
+#[test]
+fn an_output_that_is_the_input_is_not_written_over() {
+    let model = tmp("newcomer", "demo-self.ff9");
+    let bytes = psxrender::formats::ff9::demo_character();
+    std::fs::write(&model, &bytes).unwrap();
+    // Through another spelling of the same path, too.
+    let again = model.parent().unwrap().join(".").join("demo-self.ff9");
+    let (code, t) = psxrender([model.as_os_str(), again.as_os_str()]);
+    assert_eq!(code, Some(3), "{t}");
+    assert!(
+        t.contains("is the input") && t.contains("(nothing was written)"),
+        "{t}"
+    );
+    assert_eq!(
+        std::fs::read(&model).unwrap(),
+        bytes,
+        "the model was written over"
+    );
+    let (code, t) = psxrender([
+        "replay".as_ref(),
+        model.as_os_str(),
+        "--dump".as_ref(),
+        model.as_os_str(),
+    ]);
+    assert_eq!(code, Some(3), "{t}");
+    assert_eq!(
+        std::fs::read(&model).unwrap(),
+        bytes,
+        "replay wrote over its input"
+    );
+}

@@ -32,14 +32,34 @@ pub fn default_output(model: &Path, gif: bool) -> PathBuf {
     PathBuf::from(format!("{stem}.psx.{}", if gif { "gif" } else { "png" }))
 }
 
-/// `Err` naming the first of `paths` that cannot be written, and why.
-pub fn check_outputs<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) -> Result<(), String> {
+/// `Err` naming the first of `paths` that cannot be written, and why: a folder that is not
+/// there, no permission, or one of the command's `inputs` (written over, the input would be
+/// lost: `psxrender model.mdl model.mdl` must not replace the model with a PNG).
+pub fn check_outputs<P: AsRef<Path>>(
+    paths: impl IntoIterator<Item = P>,
+    inputs: &[&Path],
+) -> Result<(), String> {
     for p in paths {
         let p = p.as_ref();
+        if let Some(input) = inputs.iter().find(|i| same_file(p, i)) {
+            return Err(format!(
+                "{} is the input {}: not written over (nothing was written)",
+                p.display(),
+                input.display()
+            ));
+        }
         psxrender::output::check_writable(p)
             .map_err(|e| format!("cannot write {}: {e} (nothing was written)", p.display()))?;
     }
     Ok(())
+}
+
+/// Whether `a` and `b` name one existing file (through links, `..` or another spelling).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 /// `Err` with what to do when there is no display to open a window on: neither `DISPLAY` (X11)

@@ -106,7 +106,7 @@ pub fn run(args: Args) -> ExitCode {
         return super::replay_frames::run(&args.input, range, args.threads, &out);
     }
     let outputs = [&args.vram, &args.vram_raw, &args.display, &args.dump];
-    if let Err(e) = super::precheck::check_outputs(outputs.into_iter().flatten()) {
+    if let Err(e) = super::precheck::check_outputs(outputs.into_iter().flatten(), &[&args.input]) {
         eprintln!("error: {e}");
         return ExitCode::from(3);
     }

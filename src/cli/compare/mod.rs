@@ -56,7 +56,7 @@ pub fn run(args: Args) -> ExitCode {
         return frames::run(&args);
     }
     // compare's contract (issue 8): 0 equal, 1 different, 2 any error, an unwritable --diff too.
-    if let Err(e) = super::precheck::check_outputs(&args.diff) {
+    if let Err(e) = super::precheck::check_outputs(&args.diff, &[&args.a, &args.b]) {
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }

@@ -378,7 +378,7 @@ pub fn render_model(model: &dyn Model, source: &Path, out: &Path, args: &RenderA
             }
         },
     };
-    if let Err(e) = super::precheck::check_outputs(args.outputs(out)) {
+    if let Err(e) = super::precheck::check_outputs(args.outputs(out), &[source]) {
         eprintln!("error: {e}");
         return ExitCode::from(EXIT_WRITE_FAILED);
     }
