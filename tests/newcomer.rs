@@ -196,3 +196,31 @@ fn an_output_that_is_the_input_is_not_written_over() {
         "replay wrote over its input"
     );
 }
+
+#[test]
+fn a_flood_of_warnings_shows_the_first_hundred_and_a_count() {
+    // 150 meshes, each naming a texture that is not there: 150 warnings.
+    let mut text =
+        String::from("newmodel w\nbeginmodelgeom w\nnode dummy w\n  parent NULL\nendnode\n");
+    for i in 0..150 {
+        text.push_str(&format!(
+            "node trimesh m{i}\n  parent w\n  bitmap missing{i}\n  verts 3\n    0 0 0\n    1 0 0\n    0 1 0\n\
+             tverts 1\n    0 0 0\n  faces 1\n    0 1 2 1 0 0 0 1\nendnode\n"
+        ));
+    }
+    text.push_str("endmodelgeom w\ndonemodel w\n");
+    let model = tmp("newcomer", "missing-textures.mdl");
+    std::fs::write(&model, text).unwrap();
+    let out = tmp("newcomer", "missing-textures.png");
+    let (code, t) = psxrender([model.as_os_str(), out.as_os_str()]);
+    assert_eq!(code, Some(0), "{t}");
+    let shown = t
+        .lines()
+        .filter(|l| l.starts_with("warning: texture 'missing"))
+        .count();
+    assert_eq!(shown, 100, "{t}");
+    assert!(
+        t.contains("warning: … and 50 more warnings, not shown"),
+        "{t}"
+    );
+}

@@ -47,9 +47,7 @@ pub fn run(args: Args) -> ExitCode {
     } else {
         out!("{}", d.text());
     }
-    for w in d.warnings() {
-        eprintln!("warning: {w}");
-    }
+    super::print_warnings(d.warnings());
     if let psxrender::describe::Description::Model(m) = &d {
         for n in m.notes() {
             eprintln!("note: {n}");

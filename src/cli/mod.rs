@@ -37,6 +37,26 @@ pub const EXIT_BAD_INPUT: u8 = 2;
 /// Exit code: an output file could not be written.
 pub const EXIT_WRITE_FAILED: u8 = 3;
 
+/// Warnings printed at most, the rest counted: a hostile file (60,000 texture slots naming
+/// missing files) must not bury the terminal, and the first ones say what is wrong.
+pub const MAX_WARNINGS_SHOWN: usize = 100;
+
+/// Prints `warnings` as `warning: …` lines, at most [`MAX_WARNINGS_SHOWN`], then how many
+/// more there were (`info --json` lists them all).
+pub fn print_warnings<S: std::fmt::Display>(warnings: impl IntoIterator<Item = S>) {
+    let mut more = 0usize;
+    for (i, w) in warnings.into_iter().enumerate() {
+        if i < MAX_WARNINGS_SHOWN {
+            eprintln!("warning: {w}");
+        } else {
+            more += 1;
+        }
+    }
+    if more > 0 {
+        eprintln!("warning: … and {more} more warnings, not shown");
+    }
+}
+
 /// Reports a failed write; the exit code for it.
 pub fn write_failed(path: &Path, e: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: cannot write {}: {e}", path.display());

@@ -91,9 +91,7 @@ fn texture(args: &Args) -> Result<(), ExitCode> {
     let mut warnings = Vec::new();
     let (kind, img) =
         psxrender::detect::load_image(&args.file, &opts, &mut warnings).map_err(bad)?;
-    for w in warnings {
-        eprintln!("warning: {w}");
-    }
+    super::print_warnings(warnings);
     let class = match args.blend {
         BlendArg::Auto => BlendClass::for_image(&img),
         BlendArg::Opaque => BlendClass::Opaque,

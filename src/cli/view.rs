@@ -93,14 +93,10 @@ pub fn run(args: Args) -> ExitCode {
             Err(e) => return fail(&e.to_string()),
         }
     };
-    for w in args
-        .loader
-        .ignored_by(model.format())
-        .into_iter()
-        .chain(model.warnings())
-    {
-        eprintln!("warning: {w}");
-    }
+    super::print_warnings(
+        (args.loader.ignored_by(model.format()).into_iter())
+            .chain(model.warnings().iter().cloned()),
+    );
     // After loading, so a bad model is reported as such with or without a display.
     if cfg!(feature = "preview") {
         if let Err(e) = super::precheck::check_display() {

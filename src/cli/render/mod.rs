@@ -343,14 +343,10 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(EXIT_BAD_INPUT);
         }
     };
-    for w in args
-        .loader
-        .ignored_by(model.format())
-        .into_iter()
-        .chain(model.warnings())
-    {
-        eprintln!("warning: {w}");
-    }
+    super::print_warnings(
+        (args.loader.ignored_by(model.format()).into_iter())
+            .chain(model.warnings().iter().cloned()),
+    );
     for n in model.notes() {
         eprintln!("note: {n}");
     }
