@@ -166,7 +166,7 @@ fn texture_facts(path: &Path, kind: Kind, data: &[u8], opts: &LoadOptions) -> Re
         width: img.width,
         height: img.height,
         detail,
-        ps1: ps1_facts(&img),
+        ps1: ps1_facts(std::sync::Arc::new(img)),
         warnings,
     })
 }

@@ -99,8 +99,9 @@ fn texture(args: &Args) -> Result<(), ExitCode> {
         BlendArg::Alpha => BlendClass::Alpha,
         BlendArg::Additive => BlendClass::Blended,
     };
+    let img = std::sync::Arc::new(img);
     let form = ps1_form(
-        &img,
+        std::sync::Arc::clone(&img),
         class,
         args.depth.unwrap_or_default(),
         LONE_TEXTURE_FRAMEBUFFER,
@@ -108,7 +109,10 @@ fn texture(args: &Args) -> Result<(), ExitCode> {
     .map_err(|e| bad(format!("{}: {e}", args.file.display())))?;
     let ps1 = form.tim.to_rgba(0);
     let scale = (img.width / ps1.width).min(img.height / ps1.height).max(1);
-    let picture = side_by_side(&img, &ps1, scale);
+    let (width, height, rgba) = side_by_side(&img, &ps1, scale);
+    let (in_width, in_height) = (img.width, img.height);
+    // The picture holds the original now: an 8192² texture is not kept twice while encoding.
+    drop(img);
     let t = &form.tim;
     let clut = t.clut.as_ref().map_or(String::new(), |c| {
         format!(", CLUT of {} at VRAM ({},{})", c.data.len(), c.x, c.y)
@@ -117,8 +121,8 @@ fn texture(args: &Args) -> Result<(), ExitCode> {
         "{}: {} {}x{} -> PS1 {}bpp {}x{}, {} encoding, {} colours{clut}; texels at VRAM ({},{}){}",
         args.file.display(),
         kind.name(),
-        img.width,
-        img.height,
+        in_width,
+        in_height,
         form.bits(),
         ps1.width,
         ps1.height,
@@ -132,7 +136,7 @@ fn texture(args: &Args) -> Result<(), ExitCode> {
             String::new()
         }
     );
-    psxrender::output::save_png_rgba(&args.out, picture.width, picture.height, &flat(&picture))
+    psxrender::output::save_png_rgba(&args.out, width, height, &rgba)
         .map_err(|e| write_failed(&args.out, e))?;
     outln!("wrote {}", args.out.display());
     if let Some(path) = &args.tim {
@@ -143,31 +147,60 @@ fn texture(args: &Args) -> Result<(), ExitCode> {
     Ok(())
 }
 
-/// `a`, a transparent gap, then `b` enlarged `scale` times (nearest texel), tops aligned.
-fn side_by_side(a: &RgbaImage, b: &RgbaImage, scale: u32) -> RgbaImage {
+/// `a`, a transparent gap, then `b` enlarged `scale` times (nearest texel), tops aligned:
+/// width, height and the RGBA bytes, built flat (the PNG encoder's form, so never copied).
+fn side_by_side(a: &RgbaImage, b: &RgbaImage, scale: u32) -> (u32, u32, Vec<u8>) {
     let (bw, bh) = (b.width * scale, b.height * scale);
     let width = a.width + GAP + bw;
     let height = a.height.max(bh);
-    let mut pixels = vec![[0u8; 4]; width as usize * height as usize];
-    for y in 0..a.height {
-        for x in 0..a.width {
-            pixels[(y * width + x) as usize] = a.pixels[(y * a.width + x) as usize];
+    let row = width as usize * 4;
+    let mut rgba = vec![0u8; row * height as usize];
+    for (y, line) in rgba.chunks_exact_mut(row).enumerate() {
+        let y = y as u32;
+        if y < a.height {
+            let src = &a.pixels[(y * a.width) as usize..((y + 1) * a.width) as usize];
+            for (dst, p) in line.chunks_exact_mut(4).zip(src) {
+                dst.copy_from_slice(p);
+            }
+        }
+        if y < bh {
+            let src = &b.pixels[((y / scale) * b.width) as usize..];
+            let right = &mut line[(a.width + GAP) as usize * 4..];
+            for (x, dst) in right.chunks_exact_mut(4).enumerate() {
+                dst.copy_from_slice(&src[x / scale as usize]);
+            }
         }
     }
-    let x0 = a.width + GAP;
-    for y in 0..bh {
-        for x in 0..bw {
-            pixels[(y * width + x0 + x) as usize] =
-                b.pixels[((y / scale) * b.width + x / scale) as usize];
-        }
-    }
-    RgbaImage {
-        width,
-        height,
-        pixels,
-    }
+    (width, height, rgba)
 }
 
-fn flat(img: &RgbaImage) -> Vec<u8> {
-    img.pixels.iter().flatten().copied().collect()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ps1_form_sits_right_of_the_original_enlarged_and_the_rest_is_clear() {
+        let px = |n: u8| [n, n, n, 255];
+        let a = RgbaImage {
+            width: 3,
+            height: 1,
+            pixels: vec![px(1), px(2), px(3)],
+        };
+        let b = RgbaImage {
+            width: 2,
+            height: 1,
+            pixels: vec![px(7), px(9)],
+        };
+        let (w, h, rgba) = side_by_side(&a, &b, 2);
+        assert_eq!((w, h), (3 + GAP + 4, 2));
+        let at = |x: u32, y: u32| -> [u8; 4] {
+            let i = ((y * w + x) * 4) as usize;
+            rgba[i..i + 4].try_into().unwrap()
+        };
+        assert_eq!([at(0, 0), at(1, 0), at(2, 0)], [px(1), px(2), px(3)]);
+        assert_eq!(at(0, 1), [0; 4], "below the original: clear");
+        assert_eq!(at(3, 0), [0; 4], "the gap: clear");
+        let right: Vec<_> = (0..4).map(|x| at(3 + GAP + x, 1)).collect();
+        assert_eq!(right, [px(7), px(7), px(9), px(9)]);
+    }
 }

@@ -1,6 +1,8 @@
 //! What the conversion makes of one image, as `info` reports it: the same conversion and
 //! placement a model's only texture gets (and `psxrender texture` shows).
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use super::{ps1_form, BlendClass, TextureDepth, TimDepth, LONE_TEXTURE_FRAMEBUFFER};
@@ -26,8 +28,8 @@ pub struct Ps1Facts {
 }
 
 /// What the renderer's conversion (default depth, beside a 320x240 framebuffer) makes of `img`.
-pub fn ps1_facts(img: &RgbaImage) -> Option<Ps1Facts> {
-    let class = BlendClass::for_image(img);
+pub fn ps1_facts(img: Arc<RgbaImage>) -> Option<Ps1Facts> {
+    let class = BlendClass::for_image(&img);
     let form = ps1_form(img, class, TextureDepth::Auto, LONE_TEXTURE_FRAMEBUFFER).ok()?;
     let t = &form.tim;
     let (w, h) = (t.pixel_width(), u32::from(t.image.height));

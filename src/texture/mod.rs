@@ -25,6 +25,7 @@ pub mod tim;
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use gpu::gp0::fields::{Clut, TexPage};
 
@@ -255,14 +256,14 @@ impl Ps1Form {
 /// `img` converted and placed exactly as [`prepare`] converts and places a model's only
 /// texture beside `framebuffer`, returned as a TIM holding the uploaded rectangles.
 pub fn ps1_form(
-    img: &RgbaImage,
+    img: Arc<RgbaImage>,
     class: BlendClass,
     depth: TextureDepth,
     framebuffer: Rect,
 ) -> Result<Ps1Form, TextureError> {
     let texture = Texture {
         name: String::new(),
-        image: img.clone().into(),
+        image: Arc::clone(&img),
     };
     let set = prepare(&[texture], &[(0, class)], depth, &[framebuffer])?;
     let placed = set.placed[&(0, class)];
@@ -287,7 +288,7 @@ pub fn ps1_form(
             clut,
             image,
         },
-        colours: distinct_texels(img, class, placed.size[0], placed.size[1]),
+        colours: distinct_texels(&img, class, placed.size[0], placed.size[1]),
         shrink: set.shrink,
     })
 }

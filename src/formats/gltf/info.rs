@@ -429,7 +429,7 @@ fn ps1_forms(m: &GltfModel, i: usize) -> Vec<Ps1Texture> {
         // Alone beside the framebuffer, a texture (at most 256x256) is never halved.
         let class = BlendClass::from(blend_of(mt.alpha));
         let Ok(form) = ps1_form(
-            &v.texture.image,
+            std::sync::Arc::clone(&v.texture.image),
             class,
             TextureDepth::Auto,
             LONE_TEXTURE_FRAMEBUFFER,
