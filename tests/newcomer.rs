@@ -224,3 +224,36 @@ fn a_flood_of_warnings_shows_the_first_hundred_and_a_count() {
         "{t}"
     );
 }
+
+#[test]
+fn a_decoder_refusal_claims_no_byte_offset_it_does_not_know() {
+    // A TGA whose colour map (65535 entries of 24 bits) runs far past its 34 bytes.
+    let mut tga = vec![0u8; 34];
+    tga[1] = 1; // colour-mapped
+    tga[2] = 1;
+    tga[5..7].copy_from_slice(&65535u16.to_le_bytes());
+    tga[7] = 24;
+    tga[12..14].copy_from_slice(&4u16.to_le_bytes());
+    tga[14..16].copy_from_slice(&4u16.to_le_bytes());
+    tga[16] = 8;
+    let path = tmp("newcomer", "cmap.tga");
+    std::fs::write(&path, &tga).unwrap();
+    let out = tmp("newcomer", "cmap-side.png");
+    let (code, t) = psxrender(["texture".as_ref(), path.as_os_str(), out.as_os_str()]);
+    assert_eq!(code, Some(2), "{t}");
+    assert!(
+        t.contains("colour map of 65535 entries (196605 bytes from byte 0x12) runs past the end of the 34-byte file"),
+        "{t}"
+    );
+    // A PNG cut short: the decoder says what, not where.
+    let png = tmp("newcomer", "cut.png");
+    psxrender::output::save_png_rgb(&png, 64, 64, &[7u8; 64 * 64 * 3]).unwrap();
+    let bytes = std::fs::read(&png).unwrap();
+    std::fs::write(&png, &bytes[..bytes.len() - 20]).unwrap();
+    let (code, t) = psxrender(["texture".as_ref(), png.as_os_str(), out.as_os_str()]);
+    assert_eq!(code, Some(2), "{t}");
+    assert!(
+        t.contains("PNG cannot be decoded: ") && !t.contains("at byte"),
+        "{t}"
+    );
+}

@@ -147,11 +147,17 @@ pub fn parse_toml(file: &Path, text: &str) -> Result<Vec<Entry>, ManifestError> 
         let line = e.span().map_or(0, |s| {
             text[..s.start.min(text.len())].matches('\n').count() + 1
         });
+        // Some refusals (nesting past the reader's recursion limit) come without a place.
+        let unplaced = if line == 0 {
+            " (nesting too deep, or a problem the TOML reader gives no line for)"
+        } else {
+            ""
+        };
         ManifestError::new(
             file,
             line,
             None,
-            format!("not valid TOML: {}", e.message().trim()),
+            format!("not valid TOML: {}{unplaced}", e.message().trim()),
         )
     })?;
     let mut jobs = None;
@@ -402,6 +408,13 @@ mod tests {
             msg("[[job]]\nmodel = \"a\"\nout = \n").starts_with("jobs.toml line 3: not valid TOML")
         );
         assert!(msg("[[job]]\nmodel = \"a\"\nout = \"b\"\nsize = 3.5e\n").contains("line 4"));
+        // Nesting past the reader's limit comes without a line: the message says so.
+        let deep = format!("[{}a]\n", "a.".repeat(20_000));
+        let m = msg(&deep);
+        assert!(
+            m.contains("not valid TOML") && m.contains("no line for"),
+            "{m}"
+        );
         assert!(msg("model = \"a\"\n")
             .contains("key \"model\": a TOML manifest holds only [[job]] tables"));
         assert!(

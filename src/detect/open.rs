@@ -53,9 +53,8 @@ pub fn decode_image(
         Kind::Blp => blp::decode(data)?,
         Kind::Dds => dds::decode_standard(data)?,
         Kind::BiowareDds => dds::decode_bioware(data)?,
-        Kind::Tga => {
-            nwn::textures::decode_tga(data).map_err(|e| LoadError::invalid("TGA", 0, e))?
-        }
+        Kind::Tga => nwn::textures::decode_tga(data)
+            .map_err(|e| LoadError::new("TGA", 0, ErrorKind::Undecodable(e)))?,
         Kind::Png => images::decode_png(data)?,
         Kind::Plt => {
             let dir = model_dir(path);

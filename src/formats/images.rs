@@ -93,9 +93,9 @@ pub fn decode_png(data: &[u8]) -> Result<RgbaImage> {
             ));
         }
     }
-    png_data_fits(data, w, h).map_err(|e| LoadError::invalid("PNG", 0, e))?;
-    let img = decode_limited(data, image::ImageFormat::Png)
-        .map_err(|e| LoadError::invalid("PNG", 0, e))?;
+    let undecodable = |e| LoadError::new("PNG", 0, ErrorKind::Undecodable(e));
+    png_data_fits(data, w, h).map_err(undecodable)?;
+    let img = decode_limited(data, image::ImageFormat::Png).map_err(undecodable)?;
     Ok(to_rgba(img))
 }
 

@@ -100,6 +100,9 @@ pub enum ErrorKind {
     NotAModel(Role),
     /// A file psxrender reads, but not an image (a model given to `texture`).
     NotAnImage(Role),
+    /// Content an outside decoder (the `image` crate's PNG, JPEG or TGA reader) refused; it
+    /// says what but not where, so no byte offset is claimed.
+    Undecodable(String),
     /// A command-line choice the file cannot satisfy (`--skin` naming no skin found): about
     /// the file as a whole, so no byte offset.
     Choice(String),
@@ -235,6 +238,9 @@ impl fmt::Display for LoadError {
                 );
             }
             ErrorKind::Choice(msg) => return write!(f, "{msg}"),
+            ErrorKind::Undecodable(msg) => {
+                return write!(f, "{} cannot be decoded: {msg}", self.format)
+            }
             ErrorKind::BadMagic { expected } => {
                 write!(f, "not a {} file: expected {expected}", self.format)?
             }

@@ -103,6 +103,22 @@ pub fn decode_tga(data: &[u8]) -> Result<RgbaImage, String> {
             ));
         }
     }
+    // The colour map follows the 18-byte header and the image ID; the decoder would only say
+    // the file ended.
+    if let [id_len, 1, _, _, _, len_lo, len_hi, bits, ..] = *data {
+        let (at, entries) = (
+            18 + usize::from(id_len),
+            u16::from_le_bytes([len_lo, len_hi]),
+        );
+        let bytes = usize::from(entries) * usize::from(bits).div_ceil(8);
+        if at + bytes > data.len() {
+            return Err(format!(
+                "colour map of {entries} entries ({bytes} bytes from byte 0x{at:x}) runs past \
+                 the end of the {}-byte file",
+                data.len()
+            ));
+        }
+    }
     // Decoded under the same limits as every image the crate decodes, and converted by move:
     // at most two copies of the picture are held at once.
     let img = images::decode_limited(data, image::ImageFormat::Tga)?;
