@@ -6,12 +6,14 @@
 //! pointers are offsets from the raw section (0xFFFFFFFF = null). Arrays are
 //! `{u32 ptr, u32 used, u32 allocated}`. The first words of headers and nodes are stale
 //! function pointers and are ignored; the node type comes from the flags word at node+0x6C.
+//! A structure or array a pointer leads past the end of the file is reported at the pointer's
+//! own byte ([`Ptr`]), the word a repair must change.
 
 use super::mdl::{
     is_null_name, Animation, Controller, ControllerType, Mdl, Mesh, MeshFace, Node, NodeDetail,
     NodeFlags, NodeKind, SkinLanes,
 };
-use crate::formats::error::{ErrorKind, Result};
+use crate::formats::error::{ErrorKind, LoadError, Result};
 use crate::formats::reader::Reader;
 use crate::read::budget::{self, ReadBudget};
 
@@ -56,17 +58,124 @@ struct Bin<'a> {
 /// A node's skin lanes as (bone part number, weight) before the part numbers are resolved.
 type PendingSkin = (usize, Vec<Vec<(i32, f32)>>);
 
-impl<'a> Bin<'a> {
-    /// Absolute offset of a model-data pointer (read at `at`); `None` for null.
-    fn model_ptr(&self, at: u64, what: &'static str) -> Result<Option<u64>> {
-        let p = self.r.u32_at(at, what)?;
-        Ok((p != 0).then_some(MODEL_BASE + u64::from(p)))
+/// A pointer read from the file, kept so that whatever it leads to past the end of the file is
+/// reported where the pointer itself lies: the pointer is what a repair must change, and the
+/// place it leads to may be gigabytes past a file of a few kilobytes.
+#[derive(Clone, Copy)]
+struct Ptr {
+    /// What the pointer is ("root node pointer").
+    name: &'static str,
+    /// Where it was read.
+    at: u64,
+    /// Its value as stored.
+    raw: u32,
+    /// Where in the file the section it counts from starts.
+    base: u64,
+}
+
+impl Ptr {
+    /// A model-data pointer (counted from byte 12).
+    fn model(name: &'static str, at: u64, raw: u32) -> Self {
+        Ptr {
+            name,
+            at,
+            raw,
+            base: MODEL_BASE,
+        }
     }
 
-    /// Absolute offset of a raw-data pointer (read at `at`); `None` for null.
-    fn raw_ptr(&self, at: u64, what: &'static str) -> Result<Option<u64>> {
+    /// Where it leads in the file.
+    fn target(&self) -> u64 {
+        self.base + u64::from(self.raw)
+    }
+}
+
+impl<'a> Bin<'a> {
+    /// The model-data pointer named `what` at `at`; `None` for null.
+    fn model_ptr(&self, at: u64, what: &'static str) -> Result<Option<Ptr>> {
         let p = self.r.u32_at(at, what)?;
-        Ok((p != RAW_NULL).then_some(self.raw_base + u64::from(p)))
+        Ok((p != 0).then_some(Ptr::model(what, at, p)))
+    }
+
+    /// The raw-data pointer named `what` at `at`; `None` for null.
+    fn raw_ptr(&self, at: u64, what: &'static str) -> Result<Option<Ptr>> {
+        let p = self.r.u32_at(at, what)?;
+        Ok((p != RAW_NULL).then_some(Ptr {
+            name: what,
+            at,
+            raw: p,
+            base: self.raw_base,
+        }))
+    }
+
+    /// The error for `what` (`size`, in words) at `rel` bytes past where `p` leads, running past
+    /// the end of the file: reported at the pointer's own byte, with the sum that led there;
+    /// `note` adds what else the reader should look at.
+    fn past_end(&self, p: Ptr, rel: u64, what: &str, size: &str, note: &str) -> LoadError {
+        let section = if p.base == MODEL_BASE {
+            "model data"
+        } else {
+            "raw data"
+        };
+        let field = if rel == 0 {
+            String::new()
+        } else {
+            format!(" + 0x{rel:x}")
+        };
+        let via = if p.name == what {
+            "its pointer".to_string()
+        } else {
+            format!("the {}", p.name)
+        };
+        self.r.invalid(
+            p.at,
+            format!(
+                "past the end of the {}-byte file: {what} ({size} at byte 0x{:x} = {section} \
+                 0x{:x} + pointer 0x{:x}{field}{note}), reached through {via}",
+                self.r.len(),
+                p.target() + rel,
+                p.base,
+                p.raw,
+            ),
+        )
+    }
+
+    /// Reads the structure `p` leads to with `read`. Every pointer to a structure is followed
+    /// through here, so that a field of the structure running past the end of the file is
+    /// reported at the pointer (see [`Ptr`]). Errors of nested structures arrive already
+    /// reported at their own pointers and pass through unchanged.
+    fn follow<T>(&mut self, p: Ptr, read: impl FnOnce(&mut Self, u64) -> Result<T>) -> Result<T> {
+        let target = p.target();
+        read(self, target).map_err(|e| match e.kind {
+            ErrorKind::UnexpectedEof { what, len } if e.offset >= target => {
+                self.past_end(p, e.offset - target, what, &format!("{len} bytes"), "")
+            }
+            _ => e,
+        })
+    }
+
+    /// `count × size` bytes where `p` leads (`count` read at `count_at`), checked against the
+    /// file and charged to the budget. Every array is taken through here, so that one running
+    /// past the end is reported at its pointer (see [`Ptr`]), naming where the count lies too:
+    /// either may be the word that is wrong.
+    fn slice(
+        &self,
+        p: Ptr,
+        count: u64,
+        count_at: u64,
+        size: u64,
+        what: &'static str,
+    ) -> Result<&'a [u8]> {
+        let bytes = self
+            .r
+            .array(p.at, p.target(), count, size, what)
+            .map_err(|_| {
+                let size = format!("{count} × {size} bytes");
+                let note = format!("; the count is at byte 0x{count_at:x}");
+                self.past_end(p, 0, what, &size, &note)
+            })?;
+        self.budget.charge(p.at, bytes.len() as u64, what)?;
+        Ok(bytes)
     }
 
     /// An array header at `at`: the bytes of `count × size` elements, checked before use.
@@ -76,30 +185,12 @@ impl<'a> Bin<'a> {
             return Ok((&[], 0));
         }
         self.r.check_count(at + 4, count, max, what)?;
-        let ptr = self.r.u32_at(at, what)?;
-        if ptr == 0 {
+        let Some(p) = self.model_ptr(at, what)? else {
             return Err(self
                 .r
                 .invalid(at, format!("{what}: {count} entries at a null pointer")));
-        }
-        let off = MODEL_BASE + u64::from(ptr);
-        let bytes = self.r.array(at, off, count, size, what)?;
-        self.budget.charge(at, bytes.len() as u64, what)?;
-        Ok((bytes, off))
-    }
-
-    /// A raw-data array of `count × size` bytes at absolute `off` (pointer read at `at`).
-    fn raw_array(
-        &self,
-        at: u64,
-        off: u64,
-        count: u64,
-        size: u64,
-        what: &'static str,
-    ) -> Result<&'a [u8]> {
-        let bytes = self.r.array(at, off, count, size, what)?;
-        self.budget.charge(at, bytes.len() as u64, what)?;
-        Ok(bytes)
+        };
+        Ok((self.slice(p, count, at + 4, size, what)?, p.target()))
     }
 
     fn name(&self, at: u64, len: u64, what: &'static str) -> Result<String> {
@@ -133,20 +224,32 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
     }
     let model_size = u64::from(r.u32_at(4, "model data size")?);
     let raw_size = u64::from(r.u32_at(8, "raw data size")?);
-    let end = MODEL_BASE + model_size + raw_size;
-    if end > r.len() {
-        return Err(r.error(
+    // A section past the end is reported at the size word that carries it there.
+    let raw_base = MODEL_BASE + model_size;
+    if raw_base > r.len() {
+        return Err(r.invalid(
             4,
-            ErrorKind::OutOfBounds {
-                what: "model + raw data sections",
-                target: MODEL_BASE,
-                len: model_size + raw_size,
-            },
+            format!(
+                "past the end of the {}-byte file: model data of {model_size} bytes from byte \
+                 0xc ends at byte 0x{raw_base:x}; its size is",
+                r.len()
+            ),
+        ));
+    }
+    if raw_base + raw_size > r.len() {
+        return Err(r.invalid(
+            8,
+            format!(
+                "past the end of the {}-byte file: raw data of {raw_size} bytes from byte \
+                 0x{raw_base:x} ends at byte 0x{:x}; its size is",
+                r.len(),
+                raw_base + raw_size
+            ),
         ));
     }
     let mut b = Bin {
         r,
-        raw_base: MODEL_BASE + model_size,
+        raw_base,
         warnings: Vec::new(),
         budget: ReadBudget::new(r.format(), budget::MODELS, r.len()),
     };
@@ -163,15 +266,16 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
     let header_node_count = b.r.u32_at(h + 0x4C, "node count")?;
     let nodes = parse_geometry(&mut b, h)?;
 
-    let (anim_ptrs, _) = b.array(h + 0x78, 4, MAX_ANIMATIONS, "animation pointer array")?;
+    let (anim_ptrs, anim_off) = b.array(h + 0x78, 4, MAX_ANIMATIONS, "animation pointer array")?;
     let mut animations = Vec::new();
     for (i, p) in anim_ptrs.chunks_exact(4).enumerate() {
         let p = u32::from_le_bytes([p[0], p[1], p[2], p[3]]);
-        let at = MODEL_BASE + u64::from(b.r.u32_at(h + 0x78, "animation array")?) + 4 * i as u64;
+        let at = anim_off + 4 * i as u64;
         if p == 0 {
             return Err(b.r.invalid(at, "null animation pointer"));
         }
-        animations.push(parse_animation(&mut b, MODEL_BASE + u64::from(p))?);
+        let p = Ptr::model("animation pointer", at, p);
+        animations.push(b.follow(p, parse_animation)?);
     }
     warnings.append(&mut b.warnings);
     Ok(Mdl {
@@ -220,9 +324,10 @@ fn parse_geometry(b: &mut Bin, g: u64) -> Result<Vec<Node>> {
         .ok_or_else(|| b.r.invalid(g + 0x48, "geometry has no root node"))?;
     let mut nodes: Vec<Node> = Vec::new();
     let mut pending: Vec<PendingSkin> = Vec::new();
-    // (node offset, parent index, depth)
-    let mut stack = vec![(root, None::<usize>, 0usize, g + 0x48)];
-    while let Some((off, parent, depth, at)) = stack.pop() {
+    // (pointer to the node, parent index, depth)
+    let mut stack = vec![(root, None::<usize>, 0usize)];
+    while let Some((ptr, parent, depth)) = stack.pop() {
+        let at = ptr.at;
         if nodes.len() >= MAX_NODES {
             return Err(b.r.error(
                 at,
@@ -239,7 +344,7 @@ fn parse_geometry(b: &mut Bin, g: u64) -> Result<Vec<Node>> {
                 .invalid(at, format!("node tree deeper than {MAX_DEPTH}")));
         }
         let idx = nodes.len();
-        let (node, children, skin) = parse_node(b, off, parent)?;
+        let (node, children, skin) = b.follow(ptr, |b, off| parse_node(b, off, parent))?;
         if let Some(s) = skin {
             pending.push((idx, s));
         }
@@ -248,7 +353,7 @@ fn parse_geometry(b: &mut Bin, g: u64) -> Result<Vec<Node>> {
             nodes[p].children.push(idx);
         }
         for &c in children.iter().rev() {
-            stack.push((c, Some(idx), depth + 1, off + 0x48));
+            stack.push((c, Some(idx), depth + 1));
         }
     }
     for (idx, lanes) in pending {
@@ -291,7 +396,7 @@ fn resolve_skin(b: &mut Bin, nodes: &mut [Node], idx: usize, lanes: Vec<Vec<(i32
     }
 }
 
-type ParsedNode = (Node, Vec<u64>, Option<Vec<Vec<(i32, f32)>>>);
+type ParsedNode = (Node, Vec<Ptr>, Option<Vec<Vec<(i32, f32)>>>);
 
 fn parse_node(b: &mut Bin, o: u64, parent: Option<usize>) -> Result<ParsedNode> {
     let part = b.r.i32_at(o + 0x1C, "node part number")?;
@@ -303,14 +408,15 @@ fn parse_node(b: &mut Bin, o: u64, parent: Option<usize>) -> Result<ParsedNode> 
             format!("node '{name}' has unknown flags 0x{flags:x}"),
         )
     })?;
-    let (child_bytes, _) = b.array(o + 0x48, 4, MAX_CHILDREN, "node children array")?;
+    let (child_bytes, child_off) = b.array(o + 0x48, 4, MAX_CHILDREN, "node children array")?;
     let mut children = Vec::new();
-    for c in child_bytes.chunks_exact(4) {
+    for (i, c) in child_bytes.chunks_exact(4).enumerate() {
         let p = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        let at = child_off + 4 * i as u64;
         if p == 0 {
-            return Err(b.r.invalid(o + 0x48, "null child node pointer"));
+            return Err(b.r.invalid(at, "null child node pointer"));
         }
-        children.push(MODEL_BASE + u64::from(p));
+        children.push(Ptr::model("child node pointer", at, p));
     }
     let controllers = parse_controllers(b, o)?;
     let mut mesh = None;
@@ -471,20 +577,20 @@ fn parse_mesh(b: &mut Bin, o: u64, name: &str) -> Result<Mesh> {
     }
     let vcount = u64::from(b.r.u16_at(o + 0x230, "vertex count")?);
     let vertices = match b.raw_ptr(o + 0x22C, "vertex pointer")? {
-        Some(p) => vec3s(b.raw_array(o + 0x22C, p, vcount, 12, "vertex positions")?),
+        Some(p) => vec3s(b.slice(p, vcount, o + 0x230, 12, "vertex positions")?),
         None => Vec::new(),
     };
     let uvs = match b.raw_ptr(o + 0x234, "texture-0 vertex pointer")? {
         Some(p) if !vertices.is_empty() => {
             let v: Vec<f32> =
-                f32s(b.raw_array(o + 0x234, p, vcount, 8, "texture-0 vertices")?).collect();
+                f32s(b.slice(p, vcount, o + 0x230, 8, "texture-0 vertices")?).collect();
             v.chunks_exact(2).map(|c| [c[0], c[1]]).collect()
         }
         _ => Vec::new(),
     };
     let normals = match b.raw_ptr(o + 0x244, "normal pointer")? {
         Some(p) if !vertices.is_empty() => {
-            vec3s(b.raw_array(o + 0x244, p, vcount, 12, "vertex normals")?)
+            vec3s(b.slice(p, vcount, o + 0x230, 12, "vertex normals")?)
         }
         _ => Vec::new(),
     };
@@ -531,8 +637,8 @@ fn parse_skin(b: &mut Bin, o: u64, vcount: usize) -> Result<Vec<Vec<(i32, f32)>>
     ) else {
         return Ok(vec![Vec::new(); vcount]);
     };
-    let weights: Vec<f32> = f32s(b.raw_array(s + 0x0C, wp, n, 16, "skin weights")?).collect();
-    let lanes = b.raw_array(s + 0x10, lp, n, 8, "skin bone lanes")?;
+    let weights: Vec<f32> = f32s(b.slice(wp, n, o + 0x230, 16, "skin weights")?).collect();
+    let lanes = b.slice(lp, n, o + 0x230, 8, "skin bone lanes")?;
     let mut parts = [0i32; SKIN_SLOTS];
     for (i, p) in parts.iter_mut().enumerate() {
         *p = i32::from(b.r.i16_at(s + 0x40 + 2 * i as u64, "skin bone part")?);
