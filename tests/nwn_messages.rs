@@ -1,5 +1,6 @@
 //! What the NWN MDL loaders say about broken files: a binary pointer leading past the end is
-//! reported where the pointer lies (not where it leads).
+//! reported where the pointer lies (not where it leads), and an ASCII node hanging under itself
+//! or on a parent cycle is named as such.
 
 mod common;
 
@@ -120,5 +121,128 @@ fn section_sizes_past_the_end_are_reported_at_their_own_word() {
     assert!(
         e.to_string().contains("model data of 4294967295 bytes"),
         "{e}"
+    );
+}
+
+/// An ASCII model: root `m`, then `nodes` as (name, parent), then a trimesh `t` under `under`.
+fn ascii(nodes: &[(&str, &str)], under: &str) -> String {
+    let mut s =
+        String::from("newmodel m\nbeginmodelgeom m\nnode dummy m\n  parent NULL\nendnode\n");
+    for (name, parent) in nodes {
+        s += &format!("node dummy {name}\n  parent {parent}\nendnode\n");
+    }
+    s += &format!(
+        "node trimesh t\n  parent {under}\n  verts 3\n    0 0 0\n    1 0 0\n    0 1 0\n  \
+         faces 1\n    0 1 2 1 0 0 0 1\nendnode\nendmodelgeom m\ndonemodel m\n"
+    );
+    s
+}
+
+#[test]
+fn a_node_naming_itself_as_parent_is_said_to_do_so() {
+    let text = ascii(&[("a", "a")], "a");
+    let (mdl, warnings) = parse(text.as_bytes());
+    let mdl = mdl.unwrap();
+    let line = text.find("node dummy a").unwrap();
+    assert_eq!(
+        warnings,
+        [format!(
+            "node 'a' (line at byte 0x{line:x}) names itself as its parent; treated as a root"
+        )]
+    );
+    // Treated as a root, it keeps its child.
+    let names: Vec<&str> = mdl.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, ["m", "a", "t"]);
+    assert_eq!(mdl.nodes[1].parent, None);
+}
+
+#[test]
+fn a_missing_parent_is_still_reported_as_not_found() {
+    let text = ascii(&[("a", "nowhere")], "m");
+    let (mdl, warnings) = parse(text.as_bytes());
+    mdl.unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("node 'a' (line at byte 0x")
+            && warnings[0].contains("parent 'nowhere' not found"),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn a_two_node_parent_cycle_is_named_with_what_it_drops() {
+    let text = ascii(&[("a", "b"), ("b", "a")], "a");
+    let (mdl, warnings) = parse(text.as_bytes());
+    let mdl = mdl.unwrap();
+    let line = text.find("node dummy a").unwrap();
+    assert_eq!(
+        warnings,
+        [format!(
+            "parent cycle 'a' → 'b' → 'a' (each node names the next as its parent; the line of \
+             'a' is at byte 0x{line:x}): no root leads to these 2 nodes, so they and the 1 node \
+             under them are dropped"
+        )]
+    );
+    let names: Vec<&str> = mdl.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, ["m"]);
+}
+
+#[test]
+fn many_parent_cycles_are_listed_up_to_a_limit_then_counted() {
+    // Ten 2-cycles, the first with a 3-node chain hanging under it, and one 12-node cycle.
+    let mut nodes: Vec<(String, String)> = Vec::new();
+    for i in 0..10 {
+        nodes.push((format!("x{i}"), format!("y{i}")));
+        nodes.push((format!("y{i}"), format!("x{i}")));
+    }
+    nodes.push(("u0".into(), "x0".into()));
+    nodes.push(("u1".into(), "u0".into()));
+    for i in 0..12 {
+        nodes.push((format!("c{i}"), format!("c{}", (i + 1) % 12)));
+    }
+    let refs: Vec<(&str, &str)> = nodes
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let text = ascii(&refs, "u1");
+    let (mdl, warnings) = parse(text.as_bytes());
+    assert_eq!(mdl.unwrap().nodes.len(), 1);
+    assert_eq!(warnings.len(), 9, "{warnings:#?}");
+    assert!(
+        warnings[0].starts_with("parent cycle 'x0' → 'y0' → 'x0' (")
+            && warnings[0].ends_with("so they and the 3 nodes under them are dropped"),
+        "{}",
+        warnings[0]
+    );
+    assert!(
+        warnings[7].starts_with("parent cycle 'x7' → 'y7' → 'x7' ("),
+        "{}",
+        warnings[7]
+    );
+    // The two 2-cycles and the 12-node cycle past the eighth are counted, not listed.
+    assert_eq!(
+        warnings[8],
+        "3 more parent cycles: their 16 nodes and the 0 nodes under them are dropped"
+    );
+}
+
+#[test]
+fn a_long_parent_cycle_is_listed_in_part() {
+    let nodes: Vec<(String, String)> = (0..12)
+        .map(|i| (format!("c{i}"), format!("c{}", (i + 1) % 12)))
+        .collect();
+    let refs: Vec<(&str, &str)> = nodes
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let (mdl, warnings) = parse(ascii(&refs, "m").as_bytes());
+    assert_eq!(mdl.unwrap().nodes.len(), 2);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with(
+            "parent cycle 'c0' → 'c1' → 'c2' → 'c3' → 'c4' → 'c5' → 'c6' → 'c7' → … → 'c0' ("
+        ) && warnings[0].contains("no root leads to these 12 nodes, so they are dropped"),
+        "{}",
+        warnings[0]
     );
 }

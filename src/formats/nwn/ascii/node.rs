@@ -404,10 +404,21 @@ fn link(raw: Vec<RawNode>, warnings: &mut Vec<String>) -> Result<Vec<Node>> {
             } else {
                 match find(&r.parent_name) {
                     Some(p) if p != i => Some(p),
-                    _ => {
+                    // The first node of the name is the node itself: a node cannot hang under
+                    // itself, and no other node of the name comes before it.
+                    Some(_) => {
                         warnings.push(format!(
-                            "node '{}': parent '{}' not found; treated as a root",
-                            r.node.name, r.parent_name
+                            "node '{}' (line at byte 0x{:x}) names itself as its parent; treated \
+                             as a root",
+                            r.node.name, r.off
+                        ));
+                        None
+                    }
+                    None => {
+                        warnings.push(format!(
+                            "node '{}' (line at byte 0x{:x}): parent '{}' not found; treated as \
+                             a root",
+                            r.node.name, r.off, r.parent_name
                         ));
                         None
                     }
@@ -437,10 +448,7 @@ fn link(raw: Vec<RawNode>, warnings: &mut Vec<String>) -> Result<Vec<Node>> {
         stack.extend(kids[i].iter().rev());
     }
     if order.len() < raw.len() {
-        warnings.push(format!(
-            "{} nodes sit on a parent cycle and are dropped",
-            raw.len() - order.len()
-        ));
+        cycle_warnings(&raw, &parents, &new_index, warnings);
     }
     // Node names (lower case) to their new index, the first of equal names winning.
     let mut names: HashMap<String, usize> = HashMap::with_capacity(order.len());
@@ -467,6 +475,88 @@ fn link(raw: Vec<RawNode>, warnings: &mut Vec<String>) -> Result<Vec<Node>> {
         out.push(r.node);
     }
     Ok(out)
+}
+
+/// Most parent cycles reported one by one, and most names listed for one cycle: a hostile file
+/// may hold thousands.
+const CYCLES_LISTED: usize = 8;
+
+/// Warns of each parent cycle among the nodes no root leads to (`new_index` = `usize::MAX`),
+/// naming its nodes in parent order and counting the nodes under it, which are dropped with it.
+/// Every such node has a parent (else it would be a root), and following parents from it never
+/// reaches a root, so every walk ends on a cycle.
+fn cycle_warnings(
+    raw: &[RawNode],
+    parents: &[Option<usize>],
+    new_index: &[usize],
+    warnings: &mut Vec<String>,
+) {
+    const NONE: usize = usize::MAX;
+    // For each dropped node, the cycle its parent chain ends on (index into `cycles`).
+    let mut cycle_of = vec![NONE; raw.len()];
+    let mut cycles: Vec<Vec<usize>> = Vec::new();
+    let mut under: Vec<usize> = Vec::new();
+    let mut on_walk = vec![false; raw.len()];
+    for start in (0..raw.len()).filter(|&i| new_index[i] == NONE) {
+        let mut walk = Vec::new();
+        let mut i = start;
+        while cycle_of[i] == NONE && !on_walk[i] {
+            on_walk[i] = true;
+            walk.push(i);
+            i = parents[i].expect("a node no root leads to has a parent");
+        }
+        let c = if cycle_of[i] != NONE {
+            cycle_of[i]
+        } else {
+            // `i` is on this walk: the walk from `i` on is a new cycle.
+            let from = walk.iter().position(|&w| w == i).expect("on the walk");
+            let members = walk.split_off(from);
+            for &m in &members {
+                cycle_of[m] = cycles.len();
+            }
+            cycles.push(members);
+            under.push(0);
+            cycles.len() - 1
+        };
+        for &w in &walk {
+            cycle_of[w] = c;
+            under[c] += 1;
+        }
+    }
+    for (members, &below) in cycles.iter().zip(&under).take(CYCLES_LISTED) {
+        // Listed from the node that comes first in the file, in parent order.
+        let first = (0..members.len())
+            .min_by_key(|&k| members[k])
+            .expect("a cycle has a node");
+        let name = |k: usize| format!("'{}'", raw[members[(first + k) % members.len()]].node.name);
+        let mut names: Vec<String> = (0..members.len().min(CYCLES_LISTED)).map(name).collect();
+        if members.len() > CYCLES_LISTED {
+            names.push("…".to_string());
+        }
+        names.push(name(0));
+        let under = match below {
+            0 => String::new(),
+            1 => " and the 1 node under them".to_string(),
+            n => format!(" and the {n} nodes under them"),
+        };
+        warnings.push(format!(
+            "parent cycle {} (each node names the next as its parent; the line of {} is at \
+             byte 0x{:x}): no root leads to these {} nodes, so they{under} are dropped",
+            names.join(" → "),
+            name(0),
+            raw[members[first]].off,
+            members.len()
+        ));
+    }
+    if cycles.len() > CYCLES_LISTED {
+        let rest = &cycles[CYCLES_LISTED..];
+        let on: usize = rest.iter().map(Vec::len).sum();
+        let below: usize = under[CYCLES_LISTED..].iter().sum();
+        warnings.push(format!(
+            "{} more parent cycles: their {on} nodes and the {below} nodes under them are dropped",
+            rest.len()
+        ));
+    }
 }
 
 /// Most bone names a missing-bones warning lists.
