@@ -105,8 +105,8 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| json_error(format!("bufferViews[{}]", view.index()), "no buffer"))?;
         let (off, len) = (view.offset() as u64, view.length() as u64);
         match off.checked_add(len) {
-            Some(end) if end <= data.bytes.len() as u64 => {
-                Ok(&data.bytes[off as usize..end as usize])
+            Some(end) if end <= data.bytes().len() as u64 => {
+                Ok(&data.bytes()[off as usize..end as usize])
             }
             // The bad values are the view's, in the JSON: the error is the model's, at that path
             // (the buffer's file is named in the message).
@@ -116,7 +116,7 @@ impl<'a> Reader<'a> {
                     "bytes {off}..{} lie outside buffers[{b}] ({}, {} bytes)",
                     off.saturating_add(len),
                     data.origin,
-                    data.bytes.len()
+                    data.bytes().len()
                 ),
             )),
         }
@@ -187,8 +187,7 @@ impl<'a> Reader<'a> {
         let (elem, column) = element_layout(t, d);
         let csize = component_size(t);
         self.budget
-            .charge((count * n * 8) as u64, "accessor data (bytes)")
-            .map_err(|e| json_error(&path, e.to_string()))?;
+            .charge_for(&path, (count * n * 8) as u64, "accessor data (bytes)")?;
         let mut out = vec![0.0f64; count * n];
         let decode = |src: &[u8], dst: &mut [f64]| {
             for c in 0..cols {

@@ -70,13 +70,11 @@ pub fn decode(
     let points = mesh.num_points();
     let faces = mesh.num_faces();
     // What the decode made lives on while we copy it out: charge it before copying.
-    reader
-        .budget
-        .charge(
-            (points as u64) * 8 * 16 + faces as u64 * 12,
-            "Draco geometry (bytes)",
-        )
-        .map_err(|e| json_error(&epath, e.to_string()))?;
+    reader.budget.charge_for(
+        &epath,
+        (points as u64) * 8 * 16 + faces as u64 * 12,
+        "Draco geometry (bytes)",
+    )?;
     let mut attributes = HashMap::new();
     for (name, id) in ids {
         let id = id

@@ -1,6 +1,7 @@
 //! What `psxrender info` says about a glTF model: one [`Facts`] structure, printed as text
 //! ([`std::fmt::Display`]) and as JSON (serde) so both always carry the same facts.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use serde::Serialize;
@@ -309,7 +310,12 @@ impl Facts {
                 .collect(),
             animations: m.animations.iter().map(Animation::of).collect(),
             materials: m.materials.iter().map(Material::of).collect(),
-            textures: (0..m.textures.len()).map(|i| Texture::of(m, i)).collect(),
+            textures: {
+                let mut forms = Ps1Forms::of(m);
+                (0..m.textures.len())
+                    .map(|i| Texture::of(m, i, &mut forms))
+                    .collect()
+            },
             drawn_mesh_nodes: m.instances.len(),
             budget_limit: m.budget.0,
             budget_used: m.budget.1,
@@ -399,7 +405,7 @@ impl Material {
 
 impl Texture {
     /// Texture `i` of `m`, with the image it shows and its PS1 form per material.
-    fn of(m: &GltfModel, i: usize) -> Texture {
+    fn of(m: &GltfModel, i: usize, forms: &mut Ps1Forms) -> Texture {
         let t = &m.textures[i];
         Texture {
             image: t.image,
@@ -411,39 +417,77 @@ impl Texture {
                 encoding: img.encoding,
             }),
             wrap: t.wrap,
-            ps1: ps1_forms(m, i),
+            ps1: forms.of_texture(m, i),
         }
     }
 }
 
-/// How each material that shows texture `i` has it quantised (auto depth).
-fn ps1_forms(m: &GltfModel, i: usize) -> Vec<Ps1Texture> {
-    let mut out = Vec::new();
-    for (mi, mt) in m.materials.iter().enumerate() {
-        if mt.texture.map(|x| x.0) != Some(i) {
-            continue;
+/// What `info` tells of one PS1 form: size in texels, bits per texel, distinct colours.
+type Form = ([u32; 2], u32, usize);
+
+/// The PS1 forms of a model's textures, each (variant, encoding) quantised once: materials
+/// sharing a variant (images decoded from one source share theirs) share its form, so a
+/// document naming one image through thousands of materials costs one quantisation.
+struct Ps1Forms {
+    /// The materials showing each texture, in order.
+    by_texture: Vec<Vec<usize>>,
+    /// Forms made, by variant and encoding; `None` when none could be made.
+    made: HashMap<(usize, BlendClass), Option<Form>>,
+}
+
+impl Ps1Forms {
+    fn of(m: &GltfModel) -> Ps1Forms {
+        let mut by_texture = vec![Vec::new(); m.textures.len()];
+        for (mi, mt) in m.materials.iter().enumerate() {
+            if let Some(list) = mt.texture.and_then(|(t, _)| by_texture.get_mut(t)) {
+                list.push(mi);
+            }
         }
-        let Some(v) = m.material_variant[mi].and_then(|v| m.variants.get(v)) else {
-            continue;
-        };
-        // Alone beside the framebuffer, a texture (at most 256x256) is never halved.
-        let class = BlendClass::from(blend_of(mt.alpha));
-        let Ok(form) = ps1_form(
-            std::sync::Arc::clone(&v.texture.image),
-            class,
-            TextureDepth::Auto,
-            LONE_TEXTURE_FRAMEBUFFER,
-        ) else {
-            continue;
-        };
-        out.push(Ps1Texture {
-            material: mi,
-            size: [form.tim.pixel_width(), u32::from(form.tim.image.height)],
-            bits: form.bits(),
-            colours: form.colours,
-        });
+        Ps1Forms {
+            by_texture,
+            made: HashMap::new(),
+        }
     }
-    out
+
+    /// How each material that shows texture `i` has it quantised (auto depth).
+    fn of_texture(&mut self, m: &GltfModel, i: usize) -> Vec<Ps1Texture> {
+        let mut out = Vec::new();
+        for &mi in &self.by_texture[i] {
+            let mt = &m.materials[mi];
+            let Some((vi, v)) = m.material_variant[mi].and_then(|v| Some((v, m.variants.get(v)?)))
+            else {
+                continue;
+            };
+            let class = BlendClass::from(blend_of(mt.alpha));
+            let form = self.made.entry((vi, class)).or_insert_with(|| {
+                // Alone beside the framebuffer, a texture (at most 256x256) is never halved.
+                ps1_form(
+                    std::sync::Arc::clone(&v.texture.image),
+                    class,
+                    TextureDepth::Auto,
+                    LONE_TEXTURE_FRAMEBUFFER,
+                )
+                .ok()
+                .map(|f| {
+                    (
+                        [f.tim.pixel_width(), u32::from(f.tim.image.height)],
+                        f.bits(),
+                        f.colours,
+                    )
+                })
+            });
+            let Some((size, bits, colours)) = *form else {
+                continue;
+            };
+            out.push(Ps1Texture {
+                material: mi,
+                size,
+                bits,
+                colours,
+            });
+        }
+        out
+    }
 }
 
 fn or_unnamed(name: &Option<String>) -> &str {

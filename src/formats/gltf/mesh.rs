@@ -309,9 +309,7 @@ impl<'a> PrimitiveInput<'a> {
 
 /// Charges `bytes` against the budget, blaming `path`.
 fn charge(budget: &Budget, bytes: u64, path: &str) -> Result<()> {
-    budget
-        .charge(bytes, "decoded data (bytes)")
-        .map_err(|e| json_error(path, e.to_string()))
+    budget.charge_for(path, bytes, "decoded data (bytes)")
 }
 
 /// Triangles of a topology from its index list, counter-clockwise as glTF defines them

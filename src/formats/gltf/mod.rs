@@ -111,6 +111,18 @@ impl Budget {
         self.bytes.charge(0, bytes, what)
     }
 
+    /// [`Budget::charge`] for what the value at the JSON path `path` makes: a refusal is a
+    /// [`ErrorKind::Json`] error naming that path (a JSON value has no byte offset).
+    pub fn charge_for(&self, path: &str, bytes: u64, what: &'static str) -> Result<()> {
+        self.charge(bytes, what).map_err(|e| match e.kind {
+            ErrorKind::CountTooLarge { what, count, max } => json_error(
+                path,
+                format!("{what} count {count} is larger than the limit {max}"),
+            ),
+            _ => e,
+        })
+    }
+
     /// Charges `bytes` of decoded image to the image allowance, [`MAX_IMAGE_BYTES`].
     pub fn charge_image(&self, bytes: u64) -> Result<()> {
         let total = self.images.get().saturating_add(bytes);

@@ -4,17 +4,18 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 
 use ::gltf::animation::Property as GProperty;
 
 use super::accessor::Reader;
 use super::mesh::{read_mesh, MeshContext};
-use super::source::{self, with_offset, Source};
+use super::source::{self, with_offset, FileId, Source};
 use super::{
     json_error, AlphaMode, Animation, Budget, Channel, GltfModel, Image, Instance, Interpolation,
     Material, Mesh, Node, Property, Skin, TextureRef, Trs, Variant, MAX_JOINTS, MAX_POSED_VERTICES,
 };
-use crate::formats::error::Result;
+use crate::formats::error::{ErrorKind, LoadError, Result};
 use crate::formats::LoadOptions;
 use crate::math::Affine;
 use crate::scene::{RgbaImage, Texture};
@@ -130,7 +131,7 @@ fn build_inner(
         buffers: src
             .buffers
             .iter()
-            .map(|b| (b.origin.clone(), b.bytes.len() as u64))
+            .map(|b| (b.origin.clone(), b.bytes().len() as u64))
             .collect(),
         scene: (scene.map(|s| s.index()), scene_count),
         roots,
@@ -274,6 +275,34 @@ fn data_uri_mime(uri: &str) -> Option<&str> {
     Some(&rest[..end]).filter(|m| !m.is_empty())
 }
 
+/// Where an image's bytes come from, with the format its `mimeType` asks for (`None`: guessed
+/// from the bytes): images with equal keys decode to the same pixels, so each key is decoded
+/// once and its pixels shared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum ImageKey<'a> {
+    /// A file beside the model.
+    File(FileId, Option<image::ImageFormat>),
+    /// Bytes of a buffer: its index, the start and the length.
+    Buffer(usize, usize, usize, Option<image::ImageFormat>),
+    /// A data URI, by its text (with the `mimeType` given beside it).
+    DataUri(&'a str, Option<&'a str>),
+}
+
+/// How to get an image's bytes, once its source is known not to be decoded yet.
+enum Fetch<'a> {
+    /// Bytes of a buffer view, already in memory.
+    View(&'a [u8]),
+    /// A data URI to decode.
+    DataUri(&'a str),
+    /// A file beside the model to read.
+    File(&'a Path, FileId),
+}
+
+/// The format a `mimeType` names, `None` when it names neither PNG nor JPEG (the bytes decide).
+fn mime_format(mime: Option<&str>) -> Option<image::ImageFormat> {
+    source::image_format(&[], mime)
+}
+
 fn images(
     doc: &::gltf::Document,
     src: &Source,
@@ -281,80 +310,120 @@ fn images(
     budget: &Budget,
 ) -> Result<Vec<Image>> {
     let mut out = Vec::new();
+    // Each source decoded so far: its encoding and pixels (a map: a file may have many images).
+    let mut decoded: HashMap<ImageKey, (&'static str, Arc<RgbaImage>)> = HashMap::new();
     // The JSON is read directly: the crate's `Image::source` unwraps a missing mimeType or uri.
     for (i, img) in doc.as_json().images.iter().enumerate() {
         let jpath = format!("images[{i}]");
         let mime = img.mime_type.as_ref().map(|m| m.0.as_str());
-        let (origin, file, bytes_owned, bytes_view, mime) = match (&img.buffer_view, &img.uri) {
+        let file;
+        let (origin, key, fetch) = match (&img.buffer_view, &img.uri) {
             (Some(v), _) => {
                 let view = doc.views().nth(v.value()).ok_or_else(|| {
                     json_error(format!("{jpath}.bufferView"), "no such buffer view")
                 })?;
                 let bytes = reader.view_bytes(&view)?;
-                (
-                    format!("bufferViews[{}]", v.value()),
-                    None,
-                    None,
-                    Some(bytes),
-                    mime,
-                )
+                let key = ImageKey::Buffer(
+                    view.buffer().index(),
+                    view.offset(),
+                    view.length(),
+                    mime_format(mime),
+                );
+                let origin = format!("bufferViews[{}]", v.value());
+                (origin, key, Fetch::View(bytes))
             }
-            (None, Some(uri)) if uri.starts_with("data:") => {
-                let data =
-                    ::gltf::buffer::Data::from_source(::gltf::buffer::Source::Uri(uri), None)
-                        .map_err(|e| {
-                            json_error(format!("{jpath}.uri"), format!("data URI: {e}"))
-                        })?;
-                budget.charge(data.0.len() as u64, "image data URI (bytes)")?;
-                let mime = mime.or(data_uri_mime(uri));
-                ("data URI".to_string(), None, Some(data.0), None, mime)
-            }
+            (None, Some(uri)) if uri.starts_with("data:") => (
+                "data URI".to_string(),
+                ImageKey::DataUri(uri, mime),
+                Fetch::DataUri(uri),
+            ),
             (None, Some(uri)) => {
-                let file = source::external_path(&src.base, uri)
+                file = source::external_path(&src.base, uri)
                     .map_err(|m| json_error(format!("{jpath}.uri"), m))?;
-                let bytes = source::read_external(&src.folders, &file, budget)
+                let id = src
+                    .files
+                    .identify(&file)
                     .map_err(|e| source::named_in_uri(e, &format!("{jpath}.uri"), uri))?;
-                (uri.clone(), Some(file), Some(bytes), None, mime)
+                let key = ImageKey::File(id, mime_format(mime));
+                (uri.clone(), key, Fetch::File(&file, id))
             }
             (None, None) => return Err(json_error(&jpath, "has neither a uri nor a bufferView")),
         };
-        let bytes: &[u8] = bytes_view.or(bytes_owned.as_deref()).unwrap_or(&[]);
-        let Some(format) = source::image_format(bytes, mime) else {
-            let e = json_error(
-                &jpath,
-                format!(
-                    "{origin}: not a PNG or JPEG image (mimeType {})",
-                    mime.unwrap_or("not given")
-                ),
-            );
-            return Err(match &file {
-                Some(f) => e.in_file(f),
-                None => e,
-            });
-        };
-        let decoded = source::decode_image(bytes, format, budget).map_err(|m| {
-            let e = json_error(&jpath, format!("{origin}: {m}"));
-            match &file {
-                Some(f) => e.in_file(f),
-                None => e,
+        let (encoding, pixels) = match decoded.get(&key) {
+            Some(d) => d.clone(),
+            None => {
+                let d = decode(&jpath, &origin, fetch, mime, src, budget)?;
+                decoded.insert(key, d.clone());
+                d
             }
-        })?;
+        };
         let name = img.name.clone().unwrap_or_else(|| origin.clone());
         out.push(Image {
             name: name.clone(),
             origin,
-            encoding: if format == image::ImageFormat::Png {
-                "PNG"
-            } else {
-                "JPEG"
-            },
+            encoding,
             texture: Texture {
                 name,
-                image: decoded.into(),
+                image: pixels,
             },
         });
     }
     Ok(out)
+}
+
+/// Gets and decodes the bytes of `images[N]` (at `jpath`, from `origin`, its `mimeType` `mime`):
+/// its encoding and pixels.
+fn decode(
+    jpath: &str,
+    origin: &str,
+    fetch: Fetch,
+    mime: Option<&str>,
+    src: &Source,
+    budget: &Budget,
+) -> Result<(&'static str, Arc<RgbaImage>)> {
+    let owned: Vec<u8>;
+    let (bytes, mime, file) = match fetch {
+        Fetch::View(bytes) => (bytes, mime, None),
+        Fetch::DataUri(uri) => {
+            let data = ::gltf::buffer::Data::from_source(::gltf::buffer::Source::Uri(uri), None)
+                .map_err(|e| json_error(format!("{jpath}.uri"), format!("data URI: {e}")))?;
+            budget.charge_for(
+                &format!("{jpath}.uri"),
+                data.0.len() as u64,
+                "image data URI (bytes)",
+            )?;
+            owned = data.0;
+            (owned.as_slice(), mime.or(data_uri_mime(uri)), None)
+        }
+        Fetch::File(file, id) => {
+            owned = src
+                .files
+                .read(file, id, budget)
+                .map_err(|e| source::named_in_uri(e, &format!("{jpath}.uri"), origin))?;
+            (owned.as_slice(), mime, Some(file))
+        }
+    };
+    let in_file = |e: LoadError| match file {
+        Some(f) => e.in_file(f),
+        None => e,
+    };
+    let Some(format) = source::image_format(bytes, mime) else {
+        return Err(in_file(json_error(
+            jpath,
+            format!(
+                "{origin}: not a PNG or JPEG image (mimeType {})",
+                mime.unwrap_or("not given")
+            ),
+        )));
+    };
+    let pixels = source::decode_image(bytes, format, budget)
+        .map_err(|m| in_file(json_error(jpath, format!("{origin}: {m}"))))?;
+    let encoding = if format == image::ImageFormat::Png {
+        "PNG"
+    } else {
+        "JPEG"
+    };
+    Ok((encoding, Arc::new(pixels)))
 }
 
 fn skins(doc: &::gltf::Document, reader: &Reader) -> Result<Vec<Skin>> {
@@ -528,24 +597,26 @@ fn read_channel(
     }))
 }
 
-/// What makes a texture variant: the image, the alpha mode (a mask's cutoff) and the alpha
-/// factor, floats as bits with −0 as 0, so that keys are equal exactly when the values
-/// compare equal; `None` when a float is NaN, which equals nothing (each such material gets
-/// a variant of its own).
-type VariantKey = (usize, u8, u32, u32);
+/// What makes a texture variant: the decoded pixels (by address: images decoded from one source
+/// share them, and every image lives until the variants are made), the alpha mode (a mask's
+/// cutoff) and the alpha factor, floats as bits with −0 as 0, so that keys are equal exactly
+/// when the values compare equal; `None` when a float is NaN, which equals nothing (each such
+/// material gets a variant of its own).
+type VariantKey = (*const RgbaImage, u8, u32, u32);
 
-fn variant_key(image: usize, alpha: AlphaMode, factor: f32) -> Option<VariantKey> {
+fn variant_key(image: &Arc<RgbaImage>, alpha: AlphaMode, factor: f32) -> Option<VariantKey> {
     let bits = |f: f32| (!f.is_nan()).then_some(if f == 0.0 { 0 } else { f.to_bits() });
     let (mode, cut) = match alpha {
         AlphaMode::Opaque => (0, 0),
         AlphaMode::Mask(cut) => (1, bits(cut)?),
         AlphaMode::Blend => (2, 0),
     };
-    Some((image, mode, cut, bits(factor)?))
+    Some((Arc::as_ptr(image), mode, cut, bits(factor)?))
 }
 
-/// The textures faces sample: each used (image, alpha treatment) once, with the material's
-/// alpha factor and mode baked into the texels (MASK: alpha ≥ cutoff → opaque, else clear).
+/// The textures faces sample: each used (decoded image, alpha treatment) once, with the
+/// material's alpha factor and mode baked into the texels (MASK: alpha ≥ cutoff → opaque, else
+/// clear). A copy the budget refuses names the material.
 fn variants(
     materials: &[Material],
     textures: &[TextureRef],
@@ -556,11 +627,10 @@ fn variants(
     // The variants made, by what makes one (a map: a file may have many materials).
     let mut made: HashMap<VariantKey, usize> = HashMap::new();
     let mut per_material = Vec::new();
-    for m in materials {
-        let Some(image) = m
+    for (mi, m) in materials.iter().enumerate() {
+        let Some((t, image)) = m
             .texture
-            .and_then(|(t, _)| textures.get(t))
-            .map(|t| t.image)
+            .and_then(|(t, _)| Some((t, textures.get(t)?.image)))
         else {
             per_material.push(None);
             continue;
@@ -570,7 +640,7 @@ fn variants(
             continue;
         };
         let fa = m.base_color[3];
-        let key = variant_key(image, m.alpha, fa);
+        let key = variant_key(&img.texture.image, m.alpha, fa);
         if let Some(&i) = key.as_ref().and_then(|k| made.get(k)) {
             per_material.push(Some(i));
             continue;
@@ -579,7 +649,20 @@ fn variants(
             made.insert(k, out.len());
         }
         let src = &img.texture.image;
-        budget.charge(src.pixels.len() as u64 * 4, "texture copy (bytes)")?;
+        let bytes = src.pixels.len() as u64 * 4;
+        budget
+            .charge(bytes, "texture copy (bytes)")
+            .map_err(|e| match e.kind {
+                ErrorKind::CountTooLarge { count, max, .. } => json_error(
+                    format!("materials[{mi}].pbrMetallicRoughness.baseColorTexture"),
+                    format!(
+                    "the copy of textures[{t}]'s images[{image}] ({}x{}, {bytes} bytes) brings \
+                     the load's total to {count} bytes, more than the limit {max}",
+                    src.width, src.height
+                ),
+                ),
+                _ => e,
+            })?;
         let pixels = src
             .pixels
             .iter()
@@ -678,7 +761,11 @@ fn instances(
         ));
     }
     // What one pose allocates: vertices and faces.
-    budget.charge(vertices * 64 + triangles * 128, "posed mesh (bytes)")?;
+    budget.charge_for(
+        "scene",
+        vertices * 64 + triangles * 128,
+        "posed mesh (bytes)",
+    )?;
     Ok(out)
 }
 
@@ -687,18 +774,31 @@ mod tests {
     use super::*;
 
     /// Variant keys are equal exactly when the values compare equal: −0 is 0, and a NaN
-    /// (which equals nothing) has no key.
+    /// (which equals nothing) has no key; images are the same when they share their pixels.
     #[test]
     fn variant_keys_are_equal_when_the_values_are() {
-        let k = |a, f| variant_key(3, a, f);
+        let pixels = || {
+            Arc::new(RgbaImage {
+                width: 1,
+                height: 1,
+                pixels: vec![[1, 2, 3, 4]],
+            })
+        };
+        let (a, b) = (pixels(), pixels());
+        let shared = Arc::clone(&a);
+        let k = |x, f| variant_key(&a, x, f);
         assert_eq!(k(AlphaMode::Blend, 0.5), k(AlphaMode::Blend, 0.5));
         assert_eq!(k(AlphaMode::Blend, -0.0), k(AlphaMode::Blend, 0.0));
         assert_eq!(k(AlphaMode::Mask(-0.0), 1.0), k(AlphaMode::Mask(0.0), 1.0));
         assert_ne!(k(AlphaMode::Blend, 0.5), k(AlphaMode::Opaque, 0.5));
         assert_ne!(k(AlphaMode::Mask(0.5), 1.0), k(AlphaMode::Mask(0.25), 1.0));
+        assert_eq!(
+            k(AlphaMode::Blend, 1.0),
+            variant_key(&shared, AlphaMode::Blend, 1.0)
+        );
         assert_ne!(
-            variant_key(3, AlphaMode::Blend, 1.0),
-            variant_key(4, AlphaMode::Blend, 1.0)
+            k(AlphaMode::Blend, 1.0),
+            variant_key(&b, AlphaMode::Blend, 1.0)
         );
         assert_eq!(k(AlphaMode::Blend, f32::NAN), None);
         assert_eq!(k(AlphaMode::Mask(f32::NAN), 1.0), None);

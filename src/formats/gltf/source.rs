@@ -4,8 +4,16 @@
 //! `gltf` crate, then every buffer resolved — the GLB BIN chunk, a base64 data URI (decoded by the
 //! crate), or a file beside the model — with its declared `byteLength` checked against the bytes
 //! actually there, and images decoded through the `image` crate under the load's budget.
+//!
+//! Files beside the model are read once per load however often the document names them
+//! ([`ExternalFiles`]): the budget grows with each distinct input file, never per mention, so
+//! naming one file a thousand times neither multiplies the memory held nor lifts the limit.
 
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ::gltf::json;
 
@@ -14,6 +22,7 @@ use crate::formats::error::{ErrorKind, LoadError, Result};
 use crate::formats::images;
 use crate::formats::reader::Reader;
 use crate::formats::{model_dir, Folders, MAX_FILE_SIZE};
+use crate::read::files::note_read;
 use crate::scene::RgbaImage;
 
 /// GLB chunk type `JSON`.
@@ -30,8 +39,95 @@ pub struct BufferData {
     pub file: Option<PathBuf>,
     /// Where the bytes start in that file.
     pub offset: u64,
-    /// The bytes (exactly `byteLength` of them).
-    pub bytes: Vec<u8>,
+    /// The bytes this buffer starts with: shared by every buffer naming the same file.
+    data: Arc<Vec<u8>>,
+    /// Its `byteLength` (at most `data.len()`).
+    len: usize,
+}
+
+impl BufferData {
+    /// The buffer's bytes (exactly `byteLength` of them).
+    pub fn bytes(&self) -> &[u8] {
+        &self.data[..self.len]
+    }
+}
+
+/// A file's identity on disk (device, inode): every spelling of its path and every link to it is
+/// one file, so a document cannot make one file count as many by naming it differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileId(u64, u64);
+
+impl FileId {
+    fn of(meta: &std::fs::Metadata) -> FileId {
+        FileId(meta.dev(), meta.ino())
+    }
+}
+
+/// The files beside the model one load reads, counted once each: the budget grows by a file's
+/// size the first time it is read (the model file's size is in the budget from the start), and
+/// never again however many buffers or images name it. Callers keep what they made of a file by
+/// its [`FileId`], so that a file named many times is also read and decoded once.
+pub struct ExternalFiles {
+    /// The folders files must lie in.
+    folders: Folders,
+    /// The model file itself, when it can be identified.
+    model: Option<FileId>,
+    /// Files whose size the budget has grown by.
+    counted: RefCell<HashSet<FileId>>,
+}
+
+impl ExternalFiles {
+    /// The files a load of `model` may read from `folders`.
+    pub fn new(model: &Path, folders: Folders) -> ExternalFiles {
+        ExternalFiles {
+            folders,
+            model: std::fs::metadata(model).ok().map(|m| FileId::of(&m)),
+            counted: RefCell::new(HashSet::new()),
+        }
+    }
+
+    /// Which file `file` is: refused unless it lies inside the folders and exists.
+    pub fn identify(&self, file: &Path) -> Result<FileId> {
+        self.folders
+            .check(file)
+            .map_err(|m| LoadError::new(FORMAT, 0, ErrorKind::Io(m)).in_file(file))?;
+        note_read(file);
+        let meta = std::fs::metadata(file).map_err(|e| LoadError::io(FORMAT, file, &e))?;
+        Ok(FileId::of(&meta))
+    }
+
+    /// Reads `file` (identified as `id`): a regular file within the size limit. The budget
+    /// grows by its size the first time `id` is read, and is charged for the bytes every time
+    /// (each read is a new allocation).
+    pub fn read(&self, file: &Path, id: FileId, budget: &Budget) -> Result<Vec<u8>> {
+        let bytes = self.folders.read(file, FORMAT, MAX_FILE_SIZE)?;
+        let len = bytes.len() as u64;
+        if self.model != Some(id) && self.counted.borrow_mut().insert(id) {
+            budget.add_input(len);
+        }
+        budget
+            .charge(len, "external file (bytes)")
+            .map_err(|e| e.in_file(file))?;
+        Ok(bytes)
+    }
+}
+
+/// A buffer's bytes until every buffer is resolved: the GLB BIN chunk's, a data URI's decoded
+/// bytes, or the nth external file read.
+enum Held {
+    Bin(Vec<u8>),
+    DataUri(Vec<u8>),
+    File(usize),
+}
+
+/// `bytes` cut to the `used` bytes buffers take from its start, its spare capacity released when
+/// that is most of it (a buffer of byteLength 1 must not hold a whole file).
+fn keep_used(mut bytes: Vec<u8>, used: usize) -> Vec<u8> {
+    bytes.truncate(used);
+    if bytes.capacity() / 2 > bytes.len() {
+        bytes.shrink_to_fit();
+    }
+    bytes
 }
 
 /// A parsed, validated document with its buffers.
@@ -44,8 +140,8 @@ pub struct Source {
     pub container: Container,
     /// The model's directory (external files are looked up there).
     pub base: PathBuf,
-    /// The folders external files must lie in.
-    pub folders: Folders,
+    /// The files beside the model the load reads (inside the folders it may read).
+    pub files: ExternalFiles,
     /// Byte offset of the JSON text in the model file.
     pub json_offset: u64,
 }
@@ -343,13 +439,17 @@ pub fn open(path: &Path, data: &[u8], budget: &Budget, folders: Folders) -> Resu
         Container::Binary { bin_offset, .. } => bin_offset.unwrap_or(0),
         Container::Json => 0,
     };
+    let files = ExternalFiles::new(path, folders);
     let mut blob = blob;
-    let mut buffers = Vec::new();
+    // Files the buffers name, each read once: its bytes and the most any buffer takes of them.
+    let mut read: Vec<(Vec<u8>, usize)> = Vec::new();
+    let mut read_index: HashMap<FileId, usize> = HashMap::new();
+    let mut pending = Vec::new();
     for buffer in doc.buffers() {
         let i = buffer.index();
         let len = buffer.length() as u64;
         let jpath = format!("buffers[{i}]");
-        let (origin, file, offset, mut bytes) = match buffer.source() {
+        let (origin, file, offset, held) = match buffer.source() {
             ::gltf::buffer::Source::Bin => {
                 let b = blob.take().ok_or_else(|| {
                     with_offset(
@@ -357,7 +457,7 @@ pub fn open(path: &Path, data: &[u8], budget: &Budget, folders: Folders) -> Resu
                         json_offset,
                     )
                 })?;
-                ("GLB BIN chunk".to_string(), None, bin_offset, b)
+                ("GLB BIN chunk".to_string(), None, bin_offset, Held::Bin(b))
             }
             ::gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => {
                 let data =
@@ -365,46 +465,97 @@ pub fn open(path: &Path, data: &[u8], budget: &Budget, folders: Folders) -> Resu
                         .map_err(|e| {
                             with_offset(json_error(&jpath, format!("data URI: {e}")), json_offset)
                         })?;
-                ("data URI".to_string(), None, 0, data.0)
+                ("data URI".to_string(), None, 0, Held::DataUri(data.0))
             }
             ::gltf::buffer::Source::Uri(uri) => {
                 let file = external_path(&base, uri)
                     .map_err(|m| with_offset(json_error(format!("{jpath}.uri"), m), json_offset))?;
-                let bytes = read_external(&folders, &file, budget)
-                    .map_err(|e| named_in_uri(e, &format!("{jpath}.uri"), uri))?;
-                (uri.to_string(), Some(file), 0, bytes)
+                let named = |e| named_in_uri(e, &format!("{jpath}.uri"), uri);
+                let id = files.identify(&file).map_err(named)?;
+                let k = match read_index.get(&id) {
+                    Some(&k) => k,
+                    None => {
+                        let bytes = files.read(&file, id, budget).map_err(named)?;
+                        read.push((bytes, 0));
+                        read_index.insert(id, read.len() - 1);
+                        read.len() - 1
+                    }
+                };
+                (uri.to_string(), Some(file), 0, Held::File(k))
             }
         };
-        if (bytes.len() as u64) < len {
-            let err = LoadError::new(
-                FORMAT,
-                offset + bytes.len() as u64,
-                ErrorKind::UnexpectedEof {
-                    what: "buffer (its byteLength)",
-                    len,
-                },
-            );
-            return Err(match &file {
-                Some(f) => err.in_file(f),
-                None => err,
+        let have = match &held {
+            Held::Bin(b) | Held::DataUri(b) => b.len(),
+            Held::File(k) => read[*k].0.len(),
+        } as u64;
+        if have < len {
+            let e = short_buffer(&jpath, &held, file.as_deref(), offset, have, len);
+            return Err(match e.kind {
+                ErrorKind::Json { .. } => with_offset(e, json_offset),
+                _ => e,
             });
         }
-        bytes.truncate(len as usize);
-        buffers.push(BufferData {
+        if let Held::File(k) = held {
+            read[k].1 = read[k].1.max(len as usize);
+        }
+        pending.push((origin, file, offset, held, len as usize));
+    }
+    let shared: Vec<Arc<Vec<u8>>> = read
+        .into_iter()
+        .map(|(bytes, used)| Arc::new(keep_used(bytes, used)))
+        .collect();
+    let buffers = pending
+        .into_iter()
+        .map(|(origin, file, offset, held, len)| BufferData {
             origin,
             file,
             offset,
-            bytes,
-        });
-    }
+            data: match held {
+                Held::Bin(b) | Held::DataUri(b) => Arc::new(keep_used(b, len)),
+                Held::File(k) => Arc::clone(&shared[k]),
+            },
+            len,
+        })
+        .collect();
     Ok(Source {
         doc,
         buffers,
         container,
         base,
-        folders,
+        files,
         json_offset,
     })
+}
+
+/// A buffer holding `have` bytes, fewer than its `byteLength` of `len`. Bytes from a file (the
+/// GLB BIN chunk at `offset`, an external file) are told at the byte where they ran out; a data
+/// URI's decoded bytes have no position in any file, so that error names the buffer's JSON path.
+fn short_buffer(
+    jpath: &str,
+    held: &Held,
+    file: Option<&Path>,
+    offset: u64,
+    have: u64,
+    len: u64,
+) -> LoadError {
+    if matches!(held, Held::DataUri(_)) {
+        return json_error(
+            jpath,
+            format!("its data URI holds {have} bytes, fewer than its byteLength {len}"),
+        );
+    }
+    let err = LoadError::new(
+        FORMAT,
+        offset + have,
+        ErrorKind::UnexpectedEof {
+            what: "buffer (its byteLength)",
+            len,
+        },
+    );
+    match file {
+        Some(f) => err.in_file(f),
+        None => err,
+    }
 }
 
 /// Sets the offset of an error (the JSON text's start for path errors).
@@ -458,18 +609,6 @@ pub fn named_in_uri(e: LoadError, jpath: &str, uri: &str) -> LoadError {
         },
         _ => e,
     }
-}
-
-/// Reads an external file named by the model: inside `folders`, a regular file, within the size
-/// limit; the budget grows by its size.
-pub fn read_external(folders: &Folders, file: &Path, budget: &Budget) -> Result<Vec<u8>> {
-    let bytes = folders.read(file, FORMAT, MAX_FILE_SIZE)?;
-    let len = bytes.len() as u64;
-    budget.add_input(len);
-    budget
-        .charge(len, "external file (bytes)")
-        .map_err(|e| e.in_file(file))?;
-    Ok(bytes)
 }
 
 /// Which decoder an image's bytes call for: the MIME type when given, else the content.
