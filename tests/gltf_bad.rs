@@ -773,3 +773,258 @@ fn a_document_too_costly_to_parse_is_refused_naming_its_array() {
     );
     assert!(msg.contains(&format!("{n} elements")), "{msg}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// One source named many times
+
+/// Runs `f`, returning its result and the most bytes it held allocated at once.
+fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let r = f();
+    (r, PEAK.load(Ordering::Relaxed) - before)
+}
+
+/// The budget limit of a load whose input files (the model and the distinct files it names)
+/// hold `input` bytes.
+fn limit_for(input: usize) -> u64 {
+    BUDGET_BASE + BUDGET_PER_INPUT_BYTE * input as u64
+}
+
+/// A PNG of `side`×`side` pixels of one colour, followed by `pad` zero bytes after its end.
+fn png_file(side: u32, pad: usize) -> Vec<u8> {
+    let img = image::RgbaImage::from_pixel(side, side, image::Rgba([200, 120, 40, 255]));
+    let mut bytes = Vec::new();
+    img.write_to(
+        &mut std::io::Cursor::new(&mut bytes),
+        image::ImageFormat::Png,
+    )
+    .unwrap();
+    bytes.resize(bytes.len() + pad, 0);
+    bytes
+}
+
+/// Writes `doc` as `name` in `dir` and loads it from there, measuring the load's peak.
+fn load_written(
+    dir: &Path,
+    name: &str,
+    doc: &serde_json::Value,
+) -> (Result<gltf::GltfModel, LoadError>, usize, usize) {
+    let text = serde_json::to_vec(doc).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, &text).unwrap();
+    let (r, peak) = peak_of(|| gltf::load(&path, &text, &LoadOptions::default()));
+    (r, peak, text.len())
+}
+
+#[test]
+fn a_file_named_by_many_buffers_is_read_once_and_counted_once() {
+    let _g = serial();
+    let dir = cli_run::tmp("gltf-bad", "many-buffers");
+    std::fs::create_dir_all(&dir).unwrap();
+    let b = fixture();
+    // The buffer file, with 256 KiB no buffer uses after the fixture's bytes.
+    let mut bin = b.bin.clone();
+    bin.resize(bin.len() + (256 << 10), 0);
+    std::fs::write(dir.join("data.bin"), &bin).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_slice(&b.gltf_external("data.bin")).unwrap();
+    // 1200 more buffers of byteLength 1: the buffer file under three spellings, and the model
+    // file itself.
+    let buffers = doc["buffers"].as_array_mut().unwrap();
+    for i in 0..1200 {
+        let uri = ["data.bin", "./data.bin", ".//data.bin", "m.gltf"][i % 4];
+        buffers.push(json!({"uri": uri, "byteLength": 1}));
+    }
+    let (m, peak, model_len) = load_written(&dir, "m.gltf", &doc);
+    let m = m.unwrap();
+    assert_eq!(m.buffers.len(), 1201);
+    assert_eq!(m.buffers[0].1, b.bin.len() as u64);
+    assert!(m.buffers[1..].iter().all(|(_, len)| *len == 1));
+    // The limit grew once for each of the two input files, not once per mention.
+    assert_eq!(m.budget.0, limit_for(model_len + bin.len()));
+    // Each file is held once, and only what the buffers take of it.
+    assert!(
+        peak < 3 * (model_len + bin.len()) + (4 << 20),
+        "peak {peak} bytes for {model_len} + {} bytes of input",
+        bin.len()
+    );
+    // It draws as the fixture does.
+    let one = gltf::load(&dir.join("one.glb"), &b.glb(), &LoadOptions::default()).unwrap();
+    let req = PoseRequest {
+        animation: Some(0),
+        frame: 7,
+        camera: None,
+    };
+    let (p, q) = (m.pose(&req), one.pose(&req));
+    assert_eq!((p.vertices, p.faces), (q.vertices, q.faces));
+}
+
+#[test]
+fn an_image_file_named_many_times_is_decoded_once_and_counted_once() {
+    let _g = serial();
+    let dir = cli_run::tmp("gltf-bad", "many-images");
+    std::fs::create_dir_all(&dir).unwrap();
+    // A valid 8x8 PNG padded with 256 KiB after its end: each mention that counted it anew
+    // would lift the limit by 8 MiB.
+    let png = png_file(8, 256 << 10);
+    std::fs::write(dir.join("pad.png"), &png).unwrap();
+    let mut b = fixture();
+    let n = 200;
+    let mut doc = serde_json::Value::Object(b.root.clone());
+    doc["images"] = json!((0..n)
+        .map(|i| {
+            let uri = ["pad.png", "./pad.png"][i % 2];
+            json!({ "uri": uri })
+        })
+        .collect::<Vec<_>>());
+    doc["textures"] = json!((0..n).map(|i| json!({"source": i})).collect::<Vec<_>>());
+    doc["materials"] = json!((0..n)
+        .map(|i| json!({"pbrMetallicRoughness": {"baseColorTexture": {"index": i}}}))
+        .collect::<Vec<_>>());
+    let with_bin = |doc: &serde_json::Value, b: &Builder| {
+        let mut doc = doc.clone();
+        doc["buffers"] = json!([{"uri": "data.bin", "byteLength": b.bin.len()}]);
+        std::fs::write(dir.join("data.bin"), &b.bin).unwrap();
+        doc
+    };
+    let (m, _, model_len) = load_written(&dir, "m.gltf", &with_bin(&doc, &b));
+    let m = m.unwrap();
+    let input = model_len + png.len() + b.bin.len();
+    assert_eq!(m.budget.0, limit_for(input));
+    // One decode, one copy with the materials' alpha treatment.
+    assert_eq!(m.images.len(), n);
+    let first = &m.images[0].texture.image;
+    assert!(m
+        .images
+        .iter()
+        .all(|img| std::sync::Arc::ptr_eq(&img.texture.image, first)));
+    assert_eq!(m.variants.len(), 1);
+    assert!(m.material_variant.iter().all(|&v| v == Some(0)));
+    // So an accessor larger than the limit of the true input is refused: 3.5M zero-filled
+    // positions (84 MB decoded) drawn as the mesh's vertices.
+    let count = 3_500_000u64;
+    assert!(count * 24 > limit_for(input + 200));
+    let big = b.push(
+        "accessors",
+        json!({"componentType": 5126, "type": "VEC3", "count": count, "min": [0, 0, 0], "max": [0, 0, 0]}),
+    );
+    doc["accessors"] = b.root["accessors"].clone();
+    doc["meshes"][0]["primitives"][0]["attributes"] = json!({"POSITION": big});
+    doc["meshes"][0]["primitives"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("indices");
+    let (r, _, _) = load_written(&dir, "big.gltf", &with_bin(&doc, &b));
+    let e = r.unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e.kind, ErrorKind::Json { .. }), "{msg}");
+    assert!(
+        msg.contains(&format!("accessors[{big}]")) && msg.contains("larger than the limit"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn images_naming_one_source_share_one_decode_and_one_copy() {
+    let _g = serial();
+    let dir = cli_run::tmp("gltf-bad", "one-source");
+    std::fs::create_dir_all(&dir).unwrap();
+    // A 256x256 texture (256 KiB decoded) named by 600 images through a file, and by 100
+    // through one buffer view: decoded separately, the copies alone would pass the budget.
+    let png = png_file(256, 0);
+    std::fs::write(dir.join("tex.png"), &png).unwrap();
+    let mut b = fixture();
+    let view = b.view(&png);
+    let (files, views) = (600, 100);
+    let mut doc = serde_json::Value::Object(b.root.clone());
+    let images: Vec<_> = (0..files)
+        .map(|_| json!({"uri": "tex.png"}))
+        .chain((0..views).map(|_| json!({"bufferView": view, "mimeType": "image/png"})))
+        .collect();
+    doc["images"] = json!(images);
+    doc["textures"] = json!((0..files + views)
+        .map(|i| json!({"source": i}))
+        .collect::<Vec<_>>());
+    doc["materials"] = json!((0..files + views)
+        .map(|i| json!({"pbrMetallicRoughness": {"baseColorTexture": {"index": i}}}))
+        .collect::<Vec<_>>());
+    doc["buffers"] = json!([{"uri": "data.bin", "byteLength": b.bin.len()}]);
+    std::fs::write(dir.join("data.bin"), &b.bin).unwrap();
+    let (m, peak, model_len) = load_written(&dir, "m.gltf", &doc);
+    let m = m.unwrap();
+    let from_file = &m.images[0].texture.image;
+    let from_view = &m.images[files].texture.image;
+    assert_eq!((from_file.width, from_file.height), (256, 256));
+    assert_eq!(from_file, from_view);
+    assert!(m.images[..files]
+        .iter()
+        .all(|i| std::sync::Arc::ptr_eq(&i.texture.image, from_file)));
+    assert!(m.images[files..]
+        .iter()
+        .all(|i| std::sync::Arc::ptr_eq(&i.texture.image, from_view)));
+    assert_eq!(m.variants.len(), 2);
+    assert!(m.material_variant[..files].iter().all(|&v| v == Some(0)));
+    assert!(m.material_variant[files..].iter().all(|&v| v == Some(1)));
+    let input = model_len + png.len() + b.bin.len();
+    assert!(peak < 8 * input + (4 << 20), "peak {peak} bytes");
+    // `info` lists every texture, each material's PS1 form the same.
+    let facts = m.facts();
+    let textures = facts["textures"].as_array().unwrap();
+    assert_eq!(textures.len(), files + views);
+    assert_eq!(
+        textures[0]["ps1"][0]["size"],
+        textures[files + 1]["ps1"][0]["size"]
+    );
+}
+
+#[test]
+fn a_data_uri_shorter_than_its_byte_length_names_the_buffer() {
+    let _g = serial();
+    let b = fixture();
+    let mut doc: serde_json::Value = serde_json::from_slice(&b.gltf_embedded()).unwrap();
+    doc["buffers"][0]["byteLength"] = json!(4294967295u64);
+    let data = serde_json::to_vec(&doc).unwrap();
+    let e = load_err("short-uri.gltf", &data);
+    let msg = e.to_string();
+    assert!(
+        matches!(&e.kind, ErrorKind::Json { path, .. } if path == "buffers[0]"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(&format!("data URI holds {} bytes", b.bin.len()))
+            && msg.contains("byteLength 4294967295"),
+        "{msg}"
+    );
+    // The position is the JSON text's start, not one inside the decoded URI.
+    assert_eq!(e.offset, 0, "{msg}");
+}
+
+#[test]
+fn a_texture_copy_past_the_budget_names_its_material() {
+    let _g = serial();
+    // One 1024x1024 image (4 MiB decoded) shown by 24 materials, each masking at its own
+    // cutoff: each needs its own copy, and the copies pass the budget of a small file.
+    let mut b = fixture();
+    let png = png_file(1024, 0);
+    let view = b.view(&png);
+    b.root["images"][0] = json!({"bufferView": view, "mimeType": "image/png"});
+    for k in 1..24 {
+        b.push(
+            "materials",
+            json!({"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}},
+                   "alphaMode": "MASK", "alphaCutoff": k as f64 / 32.0}),
+        );
+    }
+    let e = load_err("copies.glb", &b.glb());
+    let msg = e.to_string();
+    assert!(
+        matches!(&e.kind, ErrorKind::Json { path, .. }
+            if path.starts_with("materials[") && path.ends_with("].pbrMetallicRoughness.baseColorTexture")),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("textures[0]'s images[0] (1024x1024, 4194304 bytes)")
+            && msg.contains("more than the limit"),
+        "{msg}"
+    );
+}
