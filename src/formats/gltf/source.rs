@@ -22,7 +22,6 @@ use crate::formats::error::{ErrorKind, LoadError, Result};
 use crate::formats::images;
 use crate::formats::reader::Reader;
 use crate::formats::{model_dir, Folders, MAX_FILE_SIZE};
-use crate::read::files::note_read;
 use crate::scene::RgbaImage;
 
 /// GLB chunk type `JSON`.
@@ -86,12 +85,12 @@ impl ExternalFiles {
         }
     }
 
-    /// Which file `file` is: refused unless it lies inside the folders and exists.
+    /// Which file `file` is: refused unless it lies inside the folders and exists. (Only the
+    /// first read of a file notes it among the load's inputs: other spellings are that file.)
     pub fn identify(&self, file: &Path) -> Result<FileId> {
         self.folders
             .check(file)
             .map_err(|m| LoadError::new(FORMAT, 0, ErrorKind::Io(m)).in_file(file))?;
-        note_read(file);
         let meta = std::fs::metadata(file).map_err(|e| LoadError::io(FORMAT, file, &e))?;
         Ok(FileId::of(&meta))
     }
