@@ -439,7 +439,29 @@ pub fn open(path: &Path, data: &[u8], budget: &Budget, folders: Folders) -> Resu
         Container::Json => 0,
     };
     let files = ExternalFiles::new(path, folders);
-    let mut blob = blob;
+    let buffers = read_buffers(&doc, blob, &files, &base, (json_offset, bin_offset), budget)?;
+    Ok(Source {
+        doc,
+        buffers,
+        container,
+        base,
+        files,
+        json_offset,
+    })
+}
+
+/// Every buffer's bytes: the GLB BIN chunk, a data URI, or an external file, each file read
+/// once however many buffers name it (and however it is spelled), sharing its bytes and
+/// holding only the most any of them uses. `offsets` are the JSON's and the BIN chunk's in
+/// the model file.
+fn read_buffers(
+    doc: &::gltf::Document,
+    mut blob: Option<Vec<u8>>,
+    files: &ExternalFiles,
+    base: &Path,
+    (json_offset, bin_offset): (u64, u64),
+    budget: &Budget,
+) -> Result<Vec<BufferData>> {
     // Files the buffers name, each read once: its bytes and the most any buffer takes of them.
     let mut read: Vec<(Vec<u8>, usize)> = Vec::new();
     let mut read_index: HashMap<FileId, usize> = HashMap::new();
@@ -467,7 +489,7 @@ pub fn open(path: &Path, data: &[u8], budget: &Budget, folders: Folders) -> Resu
                 ("data URI".to_string(), None, 0, Held::DataUri(data.0))
             }
             ::gltf::buffer::Source::Uri(uri) => {
-                let file = external_path(&base, uri)
+                let file = external_path(base, uri)
                     .map_err(|m| with_offset(json_error(format!("{jpath}.uri"), m), json_offset))?;
                 let named = |e| named_in_uri(e, &format!("{jpath}.uri"), uri);
                 let id = files.identify(&file).map_err(named)?;
@@ -503,7 +525,7 @@ pub fn open(path: &Path, data: &[u8], budget: &Budget, folders: Folders) -> Resu
         .into_iter()
         .map(|(bytes, used)| Arc::new(keep_used(bytes, used)))
         .collect();
-    let buffers = pending
+    Ok(pending
         .into_iter()
         .map(|(origin, file, offset, held, len)| BufferData {
             origin,
@@ -515,15 +537,7 @@ pub fn open(path: &Path, data: &[u8], budget: &Budget, folders: Folders) -> Resu
             },
             len,
         })
-        .collect();
-    Ok(Source {
-        doc,
-        buffers,
-        container,
-        base,
-        files,
-        json_offset,
-    })
+        .collect())
 }
 
 /// A buffer holding `have` bytes, fewer than its `byteLength` of `len`. Bytes from a file (the
