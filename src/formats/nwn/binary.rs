@@ -7,7 +7,7 @@
 //! `{u32 ptr, u32 used, u32 allocated}`. The first words of headers and nodes are stale
 //! function pointers and are ignored; the node type comes from the flags word at node+0x6C.
 //! A structure or array a pointer leads past the end of the file is reported at the pointer's
-//! own byte ([`Ptr`]), the word a repair must change.
+//! own byte (`Ptr`), the word a repair must change.
 
 use super::mdl::{
     is_null_name, Animation, Controller, ControllerType, Mdl, Mesh, MeshFace, Node, NodeDetail,
