@@ -19,6 +19,15 @@ fn a_negative_frame_is_named_as_such() {
     assert_eq!(code, Some(2), "{t}");
     assert!(t.contains("frames count from 0 (the first), not -1"), "{t}");
     assert!(!out.exists());
+    // Every command's --frame reads a frame number the same way.
+    for command in ["replay", "view"] {
+        let (code, t) = psxrender([command, "in.txt", "--frame", "-1"]);
+        assert_eq!(code, Some(2), "{command}: {t}");
+        assert!(
+            t.contains("frames count from 0 (the first), not -1"),
+            "{command}: {t}"
+        );
+    }
 }
 
 #[test]

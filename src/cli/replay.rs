@@ -48,8 +48,9 @@ pub struct Args {
     pub gif: Option<PathBuf>,
     /// Stop after N frame marks (`frame` lines / VSync packets); 0 = before the first.
     /// Default: run to the end.
-    #[arg(long, value_name = "N")]
-    pub frame: Option<u64>,
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = super::render::parse_frame)]
+    pub frame: Option<u32>,
     /// Rasteriser threads: 0 = all cores, 1 = serial, N = N threads; batches too small to gain
     /// from threads are drawn on the calling thread either way.
     #[arg(long, default_value_t = 0, value_name = "N", value_parser = super::precheck::parse_threads)]
@@ -134,7 +135,7 @@ pub fn run(args: Args) -> ExitCode {
         }
     }
     let opts = replay::Options {
-        frame: args.frame,
+        frame: args.frame.map(u64::from),
         threads: args.threads,
         watch: args.history.clone(),
         ..Default::default()

@@ -34,7 +34,8 @@ pub struct Args {
     #[arg(long, value_name = "NAME|INDEX")]
     pub anim: Option<String>,
     /// Frame to start at.
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long, default_value_t = 0, value_name = "N", allow_negative_numbers = true,
+          value_parser = super::render::parse_frame)]
     pub frame: u32,
     /// Camera yaw in degrees (0 = facing the model's front) [default: 35; NWN tiles: 200].
     #[arg(long, allow_negative_numbers = true, value_parser = parse_finite)]

@@ -204,7 +204,8 @@ impl fmt::Display for LoadError {
         match &self.kind {
             ErrorKind::Io(e) => return write!(f, "cannot read {} file: {e}", self.format),
             ErrorKind::Unrecognised(u) => return write!(f, "{u}"),
-            ErrorKind::NotAModel(role) => {
+            ErrorKind::NotAModel(role) | ErrorKind::NotAnImage(role) => {
+                let image = matches!(self.kind, ErrorKind::NotAnImage(_));
                 // A GPU input format's name already says what it holds ("GPU text stream").
                 let what = match role {
                     Role::Model => " model",
@@ -212,29 +213,18 @@ impl fmt::Display for LoadError {
                     Role::TextureInfo => " texture-info file",
                     Role::GpuInput => " (GPU input)",
                 };
-                let try_cmd = match role {
-                    Role::Texture => "`psxrender info` or `psxrender texture`",
-                    Role::GpuInput => "`psxrender info` or `psxrender replay`",
+                let try_cmd = match (role, image) {
+                    (Role::Model, true) => "`psxrender MODEL OUT.png` or `psxrender info`",
+                    (Role::Texture, false) => "`psxrender info` or `psxrender texture`",
+                    (Role::GpuInput, _) => "`psxrender info` or `psxrender replay`",
                     _ => "`psxrender info`",
                 };
                 return write!(
                     f,
-                    "this is {} {}{what}, not a model: try {try_cmd}",
+                    "this is {} {}{what}, not {}: try {try_cmd}",
                     article(self.format),
-                    self.format
-                );
-            }
-            ErrorKind::NotAnImage(role) => {
-                let (what, try_cmd) = match role {
-                    Role::Model => (" model", "`psxrender MODEL OUT.png` or `psxrender info`"),
-                    Role::GpuInput => (" (GPU input)", "`psxrender replay` or `psxrender info`"),
-                    _ => (" file", "`psxrender info`"),
-                };
-                return write!(
-                    f,
-                    "this is {} {}{what}, not an image: try {try_cmd}",
-                    article(self.format),
-                    self.format
+                    self.format,
+                    if image { "an image" } else { "a model" }
                 );
             }
             ErrorKind::Choice(msg) => return write!(f, "{msg}"),

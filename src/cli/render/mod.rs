@@ -179,7 +179,7 @@ pub enum OnOff {
 
 /// `--frame N`: a frame number from 0; a negative one is named as such (clap would take it
 /// for an option).
-fn parse_frame(s: &str) -> Result<u32, String> {
+pub(super) fn parse_frame(s: &str) -> Result<u32, String> {
     match s.trim().parse::<i64>() {
         Ok(n) if n < 0 => Err(format!("frames count from 0 (the first), not {n}")),
         Ok(n) => {
