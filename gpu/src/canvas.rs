@@ -10,9 +10,10 @@
 //!    the tiles it may draw; a look-up that would sample what the pending batch may draw cuts
 //!    the batch there, and the part before it is drawn first;
 //! 3. **draw** (parallel): the batch's bands ([`bands::plan`], a pure function of the load,
-//!    the primitives across each cut and the thread count) are drawn by the pool (with the
-//!    caller, for a queue the caller prepared); each band draws, in command order, every
-//!    primitive meeting its rows, so who draws which band never changes a pixel.
+//!    the primitives across each cut and the thread count) are claimed, runs of adjacent
+//!    bands at a time ([`bands::Claims`]), by the pool's threads (and the caller, for a queue
+//!    the caller prepared); each run draws, in command order, every primitive meeting its
+//!    rows, so who draws which rows, in how many passes, never changes a pixel.
 //!
 //! With several threads, a queue long enough to pay ([`BACKGROUND_MIN_PACKETS`]) runs as a
 //! job on the pool while the caller queues the next one: the stage moves into the job and back,
@@ -29,7 +30,6 @@
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use rayon::prelude::*;
 use rayon::ThreadPool;
 
 use crate::prepare::{prepare_all, Queue};
@@ -43,7 +43,7 @@ use crate::raster::texcache::{Images, TexCache};
 use crate::raster::texture::{ClutRef, ClutTable};
 use crate::raster::tiles::TileSet;
 use crate::raster::{Band, Hit, Prim, TexSource};
-use crate::{VRAM_HEIGHT, VRAM_WIDTH};
+use crate::VRAM_HEIGHT;
 use mailbox::{Done, Mailbox};
 
 /// The most threads a pool is given: a larger [`crate::Threads::Pool`] is taken as this many
@@ -360,42 +360,33 @@ impl Stage {
         match &exec.pool {
             Some(pool) if total >= exec.min_load => {
                 let edges = bands::plan(&load, &crossings, exec.threads);
-                let mut rest: &mut [u16] = vram;
-                let mut rows = Vec::with_capacity(edges.len());
-                for w in edges.windows(2) {
-                    let (band, tail) = rest.split_at_mut((w[1] - w[0]) * VRAM_WIDTH);
-                    rows.push(Band::new(band, w[0], w[1]));
-                    rest = tail;
-                }
-                let draw = |mut band: Band| {
-                    #[cfg(test)]
-                    if let Some(y) = exec.fault.filter(|y| (band.y0..band.y1).contains(y)) {
-                        panic!("injected in the band drawing row {y}");
-                    }
-                    bands::draw(batch, &mut band, src, simd)
-                };
-                if !exec.caller_draws || pool.current_thread_index().is_some() {
-                    // The bands are tasks the pool's threads steal.
-                    pool.install(|| rows.into_par_iter().with_max_len(1).for_each(draw));
-                } else {
-                    // The caller's thread, which prepared the batch: rather than sleep until
-                    // the pool's threads have woken and drawn everything, it draws too. Each
-                    // thread takes the next band no thread has taken, so the caller goes on
-                    // taking bands while the others are still waking.
-                    let takers = exec.threads.min(rows.len());
-                    let rows = Mutex::new(rows.into_iter());
-                    let take = || rows.lock().unwrap_or_else(PoisonError::into_inner).next();
-                    let draw_all = || {
-                        while let Some(band) = take() {
-                            draw(band);
+                let takers = pool.current_num_threads().min(edges.len() - 1);
+                let claims = bands::Claims::new(vram, &edges, takers);
+                let draw_all = || {
+                    while let Some(mut band) = claims.claim() {
+                        #[cfg(test)]
+                        if let Some(y) = exec.fault.filter(|y| (band.y0..band.y1).contains(y)) {
+                            panic!("injected in the band drawing row {y}");
                         }
-                    };
+                        bands::draw(batch, &mut band, src, simd);
+                    }
+                };
+                // Every taker claims bands until none is left. Where the caller's thread
+                // prepared the batch (its data is in the caller's cache), it draws too rather
+                // than sleep until the pool's threads have woken and drawn everything, and goes
+                // on claiming while they wake; else the pool's threads alone draw.
+                let share = || {
                     pool.in_place_scope(|s| {
                         for _ in 1..takers {
                             s.spawn(|_| draw_all());
                         }
                         draw_all();
-                    });
+                    })
+                };
+                if exec.caller_draws || pool.current_thread_index().is_some() {
+                    share();
+                } else {
+                    pool.install(share);
                 }
             }
             _ => bands::draw(batch, &mut Band::new(vram, 0, VRAM_HEIGHT), src, simd),
@@ -625,6 +616,7 @@ pub(crate) fn pool(threads: usize) -> Option<Arc<ThreadPool>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::VRAM_WIDTH;
 
     /// A queue of `n` 8×8 flat rectangles, one every 8 rows down VRAM's left column.
     fn rects(n: usize) -> Queue {

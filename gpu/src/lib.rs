@@ -103,7 +103,9 @@ pub enum Threads {
     /// A pool of one thread per core.
     #[default]
     AllCores,
-    /// A pool of this many threads (at most 256; 0 and 1 draw on the calling thread).
+    /// The work cut for this many threads (at most 256; 0 and 1 draw on the calling thread),
+    /// drawn by a pool of as many, or of one per core where there are fewer cores. The
+    /// pixels are the same at every setting.
     Pool(usize),
 }
 
@@ -335,7 +337,13 @@ impl Gpu {
             Threads::AllCores => cores(),
         };
         Exec {
-            pool: (threads > 1).then(|| canvas::pool(threads)).flatten(),
+            // The work is cut for `threads` (the plan of bands depends on it alone), and drawn
+            // on no more threads than there are cores: more would only take turns on the same
+            // cores, waking and yielding; the bands they would have drawn are claimed in
+            // fewer, longer passes (`bands::Claims`).
+            pool: (threads > 1)
+                .then(|| canvas::pool(threads.min(cores())))
+                .flatten(),
             threads,
             simd: self.simd,
             min_load: self.parallel_min_load,

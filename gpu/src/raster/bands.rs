@@ -16,7 +16,8 @@
 use super::batch::{Batch, Entry, Kind, BANDS, BAND_ROWS, PRIM_COST};
 use super::span::Simd;
 use super::{Band, TexSource};
-use crate::VRAM_HEIGHT;
+use crate::{VRAM_HEIGHT, VRAM_WIDTH};
+use std::sync::{Mutex, PoisonError};
 
 /// Bands per thread at most: enough that a thread done early (its band lighter than estimated,
 /// or the thread descheduled) finds another to take, few enough that bands seldom share a
@@ -59,6 +60,65 @@ fn draw_entry(batch: &Batch, e: &Entry, band: &mut Band, src: TexSource, simd: S
         Kind::Triangle => batch.triangles[i].setup().draw(bands, src, simd),
         Kind::Line => batch.lines[i].draw(bands),
         Kind::Rect => batch.rects[i].draw(bands, src, simd),
+    }
+}
+
+/// The bands of a plan not drawn yet, as runs of adjacent bands over their VRAM rows, handed
+/// to the threads that draw them. A thread claims the first bands of the longest run: half of
+/// it, rounded up, and at most 1/`takers` of the plan's bands; and draws them in one pass, as
+/// one band (any run of adjacent bands draws what its bands draw, [`draw`]). So a thread done
+/// early takes part of what is left, and bands cut for more threads than draw them (a pool of
+/// fewer threads than asked for: the cores there are, `canvas.rs`) are drawn in about as few
+/// passes as the threads need, not set up again at every cut of the plan. Which passes a batch
+/// is drawn in depends on when each thread comes to claim, as which thread draws which band
+/// does; the pixels do not.
+pub struct Claims<'a> {
+    runs: Mutex<Vec<Run<'a>>>,
+    /// The most bands one claim takes.
+    most: usize,
+}
+
+/// Adjacent bands not drawn yet: VRAM rows `edges[0]..edges[last]` and the plan's cuts
+/// between.
+struct Run<'a> {
+    rows: &'a mut [u16],
+    edges: &'a [usize],
+}
+
+impl<'a> Claims<'a> {
+    /// The bands of plan `edges` (`edges[0] = 0` to `VRAM_HEIGHT`, from [`plan`]) over `vram`,
+    /// to be drawn by `takers` threads.
+    pub fn new(vram: &'a mut [u16], edges: &'a [usize], takers: usize) -> Self {
+        let bands = edges.len().saturating_sub(1);
+        let runs = if bands == 0 {
+            Vec::new()
+        } else {
+            vec![Run { rows: vram, edges }]
+        };
+        Claims {
+            runs: Mutex::new(runs),
+            most: bands.div_ceil(takers.max(1)).max(1),
+        }
+    }
+
+    /// The next rows to draw, or `None` when every band is claimed.
+    pub fn claim(&self) -> Option<Band<'a>> {
+        let mut runs = self.runs.lock().unwrap_or_else(PoisonError::into_inner);
+        let (at, longest) = (runs.iter().enumerate())
+            .rev()
+            .max_by_key(|(_, r)| r.edges.len())?;
+        let bands = longest.edges.len() - 1;
+        let take = bands.div_ceil(2).min(self.most);
+        let run = &mut runs[at];
+        let (y0, y1) = (run.edges[0], run.edges[take]);
+        let (band, rest) = std::mem::take(&mut run.rows).split_at_mut((y1 - y0) * VRAM_WIDTH);
+        if take == bands {
+            runs.remove(at);
+        } else {
+            run.rows = rest;
+            run.edges = &run.edges[take..];
+        }
+        Some(Band::new(band, y0, y1))
     }
 }
 
@@ -124,7 +184,6 @@ mod tests {
     use crate::raster::rect::Rect;
     use crate::raster::{Clip, Prim};
     use crate::rng::XorShift;
-    use crate::VRAM_WIDTH;
 
     const ALL: Clip = Clip {
         x0: 0,
@@ -258,6 +317,42 @@ mod tests {
         }
     }
 
+    /// Claims hand out every row once, in runs of whole bands of the plan, the first half of
+    /// the longest run left (rounded up) and at most 1/`takers` of the bands at a time.
+    #[test]
+    fn claims_hand_out_the_plan_once_in_runs_of_its_bands() {
+        let (load, crossings) = estimate(&recorded_batch());
+        for threads in [1, 2, 3, 5, 8, 16, 33, 64] {
+            let plan = plan(&load, &crossings, threads);
+            let bands = plan.len() - 1;
+            for takers in [1, 2, 3, 16] {
+                let mut vram = crate::boxed_vram();
+                let claims = Claims::new(&mut vram[..], &plan, takers);
+                let most = bands.div_ceil(takers);
+                let mut got: Vec<(i32, i32)> = std::iter::from_fn(|| claims.claim())
+                    .map(|b| (b.y0, b.y1))
+                    .collect();
+                let first = got[0];
+                let taken = bands.div_ceil(2).min(most);
+                assert_eq!(
+                    first,
+                    (0, plan[taken] as i32),
+                    "{threads}/{takers}: {got:?}"
+                );
+                got.sort();
+                let mut at = 0;
+                for &(y0, y1) in &got {
+                    assert_eq!(y0, at, "{threads}/{takers}: {got:?}");
+                    let cut = |y: i32| plan.iter().position(|&e| e as i32 == y).expect("a cut");
+                    let (i, j) = (cut(y0), cut(y1));
+                    assert!(j > i && j - i <= most, "{threads}/{takers}: {got:?}");
+                    at = y1;
+                }
+                assert_eq!(at, VRAM_HEIGHT as i32, "{threads}/{takers}");
+            }
+        }
+    }
+
     /// Tall primitives cross every cut: the second band per thread is cut while its extra cuts
     /// repeat little set-up (few threads, wide bands) and not once they would repeat more than
     /// 1/`SECOND_BAND_SHARE` of the load (many threads, narrow bands).
@@ -349,6 +444,17 @@ mod tests {
             }
             if let Some(i) = want.iter().zip(&got).position(|(a, b)| a != b) {
                 panic!("bands {at:?}: ({}, {}) differs", i % 1024, i / 1024);
+            }
+            // The same bands claimed in runs, as two or three threads would.
+            for takers in [2, 3] {
+                let mut got = start.clone();
+                let claims = Claims::new(&mut got, &at, takers);
+                while let Some(mut band) = claims.claim() {
+                    draw(std::slice::from_ref(&batch), &mut band, src, simd);
+                }
+                if let Some(i) = want.iter().zip(&got).position(|(a, b)| a != b) {
+                    panic!("claims of {at:?}: ({}, {}) differs", i % 1024, i / 1024);
+                }
             }
         }
     }
