@@ -63,26 +63,20 @@ fn draw_entry(batch: &Batch, e: &Entry, band: &mut Band, src: TexSource, simd: S
     }
 }
 
-/// The bands of a plan not drawn yet, as runs of adjacent bands over their VRAM rows, handed
-/// to the threads that draw them. A thread claims the first bands of the longest run: half of
-/// it, rounded up, and at most 1/`takers` of the plan's bands; and draws them in one pass, as
-/// one band (any run of adjacent bands draws what its bands draw, [`draw`]). So a thread done
-/// early takes part of what is left, and bands cut for more threads than draw them (a pool of
-/// fewer threads than asked for: the cores there are, `canvas.rs`) are drawn in about as few
-/// passes as the threads need, not set up again at every cut of the plan. Which passes a batch
-/// is drawn in depends on when each thread comes to claim, as which thread draws which band
-/// does; the pixels do not.
+/// The bands of a plan not drawn yet, handed to the threads that draw them. A thread claims
+/// the first half of the bands left, rounded up and at most 1/`takers` of the plan's bands, and
+/// draws them in one pass, as one band (any run of adjacent bands draws what its bands draw,
+/// [`draw`]). So a thread done early takes part of what is left, and bands cut for more threads
+/// than draw them (a pool of fewer threads than asked for: the cores there are, `canvas.rs`)
+/// are drawn in about as few passes as the threads need, not set up again at every cut of the
+/// plan: 16 bands on 2 threads in runs of 8, 4, 2, 1 and 1. Which runs a batch is drawn in
+/// depends on when each thread comes to claim, as which thread draws which band does; the
+/// pixels do not.
 pub struct Claims<'a> {
-    runs: Mutex<Vec<Run<'a>>>,
+    /// VRAM rows `edges[0]..edges[last]`, not claimed yet, and the plan's cuts in them.
+    left: Mutex<(&'a mut [u16], &'a [usize])>,
     /// The most bands one claim takes.
     most: usize,
-}
-
-/// Adjacent bands not drawn yet: VRAM rows `edges[0]..edges[last]` and the plan's cuts
-/// between.
-struct Run<'a> {
-    rows: &'a mut [u16],
-    edges: &'a [usize],
 }
 
 impl<'a> Claims<'a> {
@@ -90,34 +84,22 @@ impl<'a> Claims<'a> {
     /// to be drawn by `takers` threads.
     pub fn new(vram: &'a mut [u16], edges: &'a [usize], takers: usize) -> Self {
         let bands = edges.len().saturating_sub(1);
-        let runs = if bands == 0 {
-            Vec::new()
-        } else {
-            vec![Run { rows: vram, edges }]
-        };
         Claims {
-            runs: Mutex::new(runs),
+            left: Mutex::new((vram, edges)),
             most: bands.div_ceil(takers.max(1)).max(1),
         }
     }
 
     /// The next rows to draw, or `None` when every band is claimed.
     pub fn claim(&self) -> Option<Band<'a>> {
-        let mut runs = self.runs.lock().unwrap_or_else(PoisonError::into_inner);
-        let (at, longest) = (runs.iter().enumerate())
-            .rev()
-            .max_by_key(|(_, r)| r.edges.len())?;
-        let bands = longest.edges.len() - 1;
+        let mut left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
+        let (rows, edges) = &mut *left;
+        let bands = edges.len().checked_sub(1).filter(|&b| b > 0)?;
         let take = bands.div_ceil(2).min(self.most);
-        let run = &mut runs[at];
-        let (y0, y1) = (run.edges[0], run.edges[take]);
-        let (band, rest) = std::mem::take(&mut run.rows).split_at_mut((y1 - y0) * VRAM_WIDTH);
-        if take == bands {
-            runs.remove(at);
-        } else {
-            run.rows = rest;
-            run.edges = &run.edges[take..];
-        }
+        let (y0, y1) = (edges[0], edges[take]);
+        let (band, rest) = std::mem::take(rows).split_at_mut((y1 - y0) * VRAM_WIDTH);
+        *rows = rest;
+        *edges = &edges[take..];
         Some(Band::new(band, y0, y1))
     }
 }
@@ -317,8 +299,8 @@ mod tests {
         }
     }
 
-    /// Claims hand out every row once, in runs of whole bands of the plan, the first half of
-    /// the longest run left (rounded up) and at most 1/`takers` of the bands at a time.
+    /// Claims hand out every row once, top to bottom, in runs of whole bands of the plan: the
+    /// first half of the bands left (rounded up), at most 1/`takers` of the bands at a time.
     #[test]
     fn claims_hand_out_the_plan_once_in_runs_of_its_bands() {
         let (load, crossings) = estimate(&recorded_batch());
@@ -329,28 +311,29 @@ mod tests {
                 let mut vram = crate::boxed_vram();
                 let claims = Claims::new(&mut vram[..], &plan, takers);
                 let most = bands.div_ceil(takers);
-                let mut got: Vec<(i32, i32)> = std::iter::from_fn(|| claims.claim())
+                let got: Vec<(i32, i32)> = std::iter::from_fn(|| claims.claim())
                     .map(|b| (b.y0, b.y1))
                     .collect();
-                let first = got[0];
-                let taken = bands.div_ceil(2).min(most);
-                assert_eq!(
-                    first,
-                    (0, plan[taken] as i32),
-                    "{threads}/{takers}: {got:?}"
-                );
-                got.sort();
-                let mut at = 0;
+                let (mut at, mut left) = (0, bands);
                 for &(y0, y1) in &got {
-                    assert_eq!(y0, at, "{threads}/{takers}: {got:?}");
                     let cut = |y: i32| plan.iter().position(|&e| e as i32 == y).expect("a cut");
                     let (i, j) = (cut(y0), cut(y1));
-                    assert!(j > i && j - i <= most, "{threads}/{takers}: {got:?}");
-                    at = y1;
+                    assert_eq!(y0, at, "{threads}/{takers}: {got:?}");
+                    let want = left.div_ceil(2).min(most);
+                    assert_eq!(j - i, want, "{threads}/{takers}: {got:?}");
+                    (at, left) = (y1, left - want);
                 }
                 assert_eq!(at, VRAM_HEIGHT as i32, "{threads}/{takers}");
             }
         }
+        // 16 bands on 2 threads, as the docs give them.
+        let sixteen: Vec<usize> = (0..=16).map(|k| k * 32).collect();
+        let mut vram = crate::boxed_vram();
+        let claims = Claims::new(&mut vram[..], &sixteen, 2);
+        let runs: Vec<i32> = std::iter::from_fn(|| claims.claim())
+            .map(|b| (b.y1 - b.y0) / 32)
+            .collect();
+        assert_eq!(runs, [8, 4, 2, 1, 1]);
     }
 
     /// Tall primitives cross every cut: the second band per thread is cut while its extra cuts
