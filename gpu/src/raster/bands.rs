@@ -1,17 +1,18 @@
 //! Drawing a batch over bands of VRAM rows, in parallel, identical to one serial pass.
 //!
-//! A band is a run of whole VRAM rows drawn by one task. [`plan`] cuts VRAM into bands of
-//! about equal estimated work ([`Batch::load`](super::batch::Batch), [`edges`]): a pure
-//! function of the batch's load estimate, the primitives across each possible cut and the
-//! thread count; two bands per thread so that a thread done early takes another (the pool's
-//! work stealing, `canvas.rs`) while the cuts that adds are cheap, one when they are not, and
-//! none lighter than [`MIN_BAND_LOAD`], since every cut sets up the triangles across it once
-//! more. Each band draws, in command order, every primitive of the batch that meets its rows,
-//! clipped to them ([`draw`]): the primitives its load bands' bins list. Every pixel thus sees
-//! exactly the writes of a serial run, in the same order, whatever the number of threads and
-//! whichever thread draws which band. A triangle is set up by each band it reaches (set-up is
-//! cheap next to its pixels, and a band never waits for another); textures are read from the
-//! texture cache's snapshot, which no band writes.
+//! A band is a run of whole VRAM rows drawn in one pass by one thread. [`plan`] cuts VRAM into
+//! bands of about equal estimated work ([`Batch::load`](super::batch::Batch), [`edges`]): a
+//! pure function of the batch's load estimate, the primitives across each possible cut and the
+//! thread count; two bands per thread so that a thread done early finds more to take while the
+//! cuts that adds are cheap, one when they are not, and none lighter than [`MIN_BAND_LOAD`],
+//! since every cut sets up the triangles across it once more. The drawing threads take the
+//! plan's bands in runs of adjacent ones ([`Claims`]), each run drawn as one band. A band draws,
+//! in command order, every primitive of the batch that meets its rows, clipped to them
+//! ([`draw`]): the primitives its load bands' bins list. Every pixel thus sees exactly the
+//! writes of a serial run, in the same order, whatever the number of threads, whichever thread
+//! draws which rows and in how many passes. A triangle is set up by each band it reaches
+//! (set-up is cheap next to its pixels, and a band never waits for another); textures are read
+//! from the texture cache's snapshot, which no band writes.
 
 use super::batch::{Batch, Entry, Kind, BANDS, BAND_ROWS, PRIM_COST};
 use super::span::Simd;
@@ -64,29 +65,27 @@ fn draw_entry(batch: &Batch, e: &Entry, band: &mut Band, src: TexSource, simd: S
 }
 
 /// The bands of a plan not drawn yet, handed to the threads that draw them. A thread claims
-/// the first half of the bands left, rounded up and at most 1/`takers` of the plan's bands, and
-/// draws them in one pass, as one band (any run of adjacent bands draws what its bands draw,
-/// [`draw`]). So a thread done early takes part of what is left, and bands cut for more threads
-/// than draw them (a pool of fewer threads than asked for: the cores there are, `canvas.rs`)
-/// are drawn in about as few passes as the threads need, not set up again at every cut of the
-/// plan: 16 bands on 2 threads in runs of 8, 4, 2, 1 and 1. Which runs a batch is drawn in
+/// the first 1/`takers` of the bands left, rounded up, and draws them in one pass, as one band
+/// (any run of adjacent bands draws what its bands draw, [`draw`]). So a thread done early
+/// takes part of what is left, and bands cut for more threads than draw them (a pool of fewer
+/// threads than asked for: the cores there are, `canvas.rs`) are drawn in about as few passes
+/// as the threads need, not set up again at every cut of the plan: 16 bands on 2 threads in
+/// runs of 8, 4, 2, 1 and 1, on 1 thread in one. Which runs a batch is drawn in
 /// depends on when each thread comes to claim, as which thread draws which band does; the
 /// pixels do not.
 pub struct Claims<'a> {
     /// VRAM rows `edges[0]..edges[last]`, not claimed yet, and the plan's cuts in them.
     left: Mutex<(&'a mut [u16], &'a [usize])>,
-    /// The most bands one claim takes.
-    most: usize,
+    takers: usize,
 }
 
 impl<'a> Claims<'a> {
     /// The bands of plan `edges` (`edges[0] = 0` to `VRAM_HEIGHT`, from [`plan`]) over `vram`,
     /// to be drawn by `takers` threads.
     pub fn new(vram: &'a mut [u16], edges: &'a [usize], takers: usize) -> Self {
-        let bands = edges.len().saturating_sub(1);
         Claims {
             left: Mutex::new((vram, edges)),
-            most: bands.div_ceil(takers.max(1)).max(1),
+            takers: takers.max(1),
         }
     }
 
@@ -95,7 +94,7 @@ impl<'a> Claims<'a> {
         let mut left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
         let (rows, edges) = &mut *left;
         let bands = edges.len().checked_sub(1).filter(|&b| b > 0)?;
-        let take = bands.div_ceil(2).min(self.most);
+        let take = bands.div_ceil(self.takers);
         let (y0, y1) = (edges[0], edges[take]);
         let (band, rest) = std::mem::take(rows).split_at_mut((y1 - y0) * VRAM_WIDTH);
         *rows = rest;
@@ -300,7 +299,7 @@ mod tests {
     }
 
     /// Claims hand out every row once, top to bottom, in runs of whole bands of the plan: the
-    /// first half of the bands left (rounded up), at most 1/`takers` of the bands at a time.
+    /// first 1/`takers` of the bands left, rounded up.
     #[test]
     fn claims_hand_out_the_plan_once_in_runs_of_its_bands() {
         let (load, crossings) = estimate(&recorded_batch());
@@ -310,7 +309,6 @@ mod tests {
             for takers in [1, 2, 3, 16] {
                 let mut vram = crate::boxed_vram();
                 let claims = Claims::new(&mut vram[..], &plan, takers);
-                let most = bands.div_ceil(takers);
                 let got: Vec<(i32, i32)> = std::iter::from_fn(|| claims.claim())
                     .map(|b| (b.y0, b.y1))
                     .collect();
@@ -319,21 +317,23 @@ mod tests {
                     let cut = |y: i32| plan.iter().position(|&e| e as i32 == y).expect("a cut");
                     let (i, j) = (cut(y0), cut(y1));
                     assert_eq!(y0, at, "{threads}/{takers}: {got:?}");
-                    let want = left.div_ceil(2).min(most);
+                    let want = left.div_ceil(takers);
                     assert_eq!(j - i, want, "{threads}/{takers}: {got:?}");
                     (at, left) = (y1, left - want);
                 }
                 assert_eq!(at, VRAM_HEIGHT as i32, "{threads}/{takers}");
             }
         }
-        // 16 bands on 2 threads, as the docs give them.
+        // 16 bands on 2 threads and on 1, as the docs give them.
         let sixteen: Vec<usize> = (0..=16).map(|k| k * 32).collect();
-        let mut vram = crate::boxed_vram();
-        let claims = Claims::new(&mut vram[..], &sixteen, 2);
-        let runs: Vec<i32> = std::iter::from_fn(|| claims.claim())
-            .map(|b| (b.y1 - b.y0) / 32)
-            .collect();
-        assert_eq!(runs, [8, 4, 2, 1, 1]);
+        for (takers, want) in [(2, &[8, 4, 2, 1, 1][..]), (1, &[16])] {
+            let mut vram = crate::boxed_vram();
+            let claims = Claims::new(&mut vram[..], &sixteen, takers);
+            let runs: Vec<i32> = std::iter::from_fn(|| claims.claim())
+                .map(|b| (b.y1 - b.y0) / 32)
+                .collect();
+            assert_eq!(runs, want, "{takers} takers");
+        }
     }
 
     /// Tall primitives cross every cut: the second band per thread is cut while its extra cuts
