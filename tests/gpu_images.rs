@@ -1,6 +1,7 @@
 //! The 11 `hwtests/gpu-images`: each stream replayed from power-on must reproduce the
 //! console's VRAM capture exactly (bits 0–14; `lines` ignores its `mask.txt` rectangles).
-//! Every case runs serial, on all cores and on pools of 2 to 64 threads (every batch in bands).
+//! Every case runs serial, on all cores and at `Pool(n)` for n = 2 to 64 (every batch in bands,
+//! each n's plan drawn on at most one thread per core).
 mod common;
 
 use std::path::Path;

@@ -45,7 +45,7 @@ fn hw_probes_serial() {
 #[test]
 #[cfg_attr(no_shared, ignore = "needs ../shared/hwtests/gpu-probes")]
 fn hw_probes_banded() {
-    // Every batch drawn in bands (the runner sets no least load), on pools of every size.
+    // Every batch drawn in bands (the runner sets no least load), at every `Pool(n)`.
     for threads in [0, 2, 3, 5, 8, 16, 33, 64] {
         let r = run_all(threads);
         assert_eq!(

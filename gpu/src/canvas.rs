@@ -46,8 +46,9 @@ use crate::raster::{Band, Hit, Prim, TexSource};
 use crate::VRAM_HEIGHT;
 use mailbox::{Done, Mailbox};
 
-/// The most threads a pool is given: a larger [`crate::Threads::Pool`] is taken as this many
-/// (beyond VRAM's 32 load bands no batch has more bands to share out).
+/// The most threads a batch's bands are cut for: a larger [`crate::Threads::Pool`] is taken as
+/// this many (beyond VRAM's 32 load bands no batch has more bands to share out). A pool never
+/// has more threads than there are cores ([`crate::Gpu`]'s `exec`).
 pub const MAX_THREADS: usize = 256;
 
 /// Queued packets from which a queue runs in the background on several threads: a shorter one
@@ -60,8 +61,8 @@ pub const BACKGROUND_MIN_PACKETS: usize = 256;
 /// the pool's threads for it.
 pub const PARALLEL_PREPARE_PACKETS: usize = 4 * crate::prepare::CHUNK;
 
-/// How a queue is run: the pool (none: serial), its thread count, the span kernel, and the
-/// least estimated load drawn in bands.
+/// How a queue is run: the pool (none: serial; at most one thread per core), the thread count
+/// the bands are cut for, the span kernel, and the least estimated load drawn in bands.
 #[derive(Clone)]
 pub(crate) struct Exec {
     pub pool: Option<Arc<ThreadPool>>,
@@ -374,7 +375,8 @@ impl Stage {
                 // Every taker claims bands until none is left. Where the caller's thread
                 // prepared the batch (its data is in the caller's cache), it draws too rather
                 // than sleep until the pool's threads have woken and drawn everything, and goes
-                // on claiming while they wake; else the pool's threads alone draw.
+                // on claiming while they wake; else the pool's threads alone draw (a job's own
+                // thread among them: `install` runs there in place).
                 let share = || {
                     pool.in_place_scope(|s| {
                         for _ in 1..takers {
@@ -383,7 +385,7 @@ impl Stage {
                         draw_all();
                     })
                 };
-                if exec.caller_draws || pool.current_thread_index().is_some() {
+                if exec.caller_draws {
                     share();
                 } else {
                     pool.install(share);

@@ -60,8 +60,8 @@ fn random_words(seed: u64, threads: gpu::Threads) -> Outcome {
 }
 
 /// Random words never panic, leave the GPU able to take commands after GP1(01h), and draw the
-/// same VRAM and read back the same values serially, on all cores and on pools of 2 to 64
-/// threads (more threads than the machine has cores: the plan depends on the count alone).
+/// same VRAM and read back the same values serially, on all cores and at `Pool(n)` for n = 2
+/// to 64 (each n's plan, drawn on at most one thread per core: the plan depends on n alone).
 /// (Each word costs bounded work, so the run is bounded; no wall-clock limit is asserted since
 /// that would depend on the machine's load.)
 #[test]
@@ -199,7 +199,7 @@ proptest! {
     }
 
     /// The same words, fed whole, one by one and in pieces of random sizes, on one thread, all
-    /// cores, pools of 2 and 3, and through the portable span kernel, draw the same VRAM: a
+    /// cores, `Pool(2)` and `Pool(3)`, and through the portable span kernel, draw the same VRAM: a
     /// semi-transparent gouraud quad over all of VRAM, put at a random place, makes one batch
     /// heavy enough for all cores.
     #[test]
@@ -272,7 +272,7 @@ proptest! {
 /// One long call of thousands of random triangles (every polygon opcode; textures and CLUTs
 /// right of x = 768, where nothing draws, so batches grow to thousands of primitives; now and
 /// then a texture from the drawn area or a transfer ends the batch mid-call), drawn in bands on
-/// all cores and pools of 2 to 64: every configuration must draw what a serial run draws.
+/// all cores and `Pool(2)` to `Pool(64)`: every configuration must draw what a serial run draws.
 #[test]
 fn many_triangles_in_one_call_equal_serial() {
     let words = random_triangles(0x5eed_0f7a_1a91_00e5, 6000, Some(2000), false);

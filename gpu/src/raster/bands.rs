@@ -68,11 +68,11 @@ fn draw_entry(batch: &Batch, e: &Entry, band: &mut Band, src: TexSource, simd: S
 /// the first 1/`takers` of the bands left, rounded up, and draws them in one pass, as one band
 /// (any run of adjacent bands draws what its bands draw, [`draw`]). So a thread done early
 /// takes part of what is left, and bands cut for more threads than draw them (a pool of fewer
-/// threads than asked for: the cores there are, `canvas.rs`) are drawn in about as few passes
-/// as the threads need, not set up again at every cut of the plan: 16 bands on 2 threads in
-/// runs of 8, 4, 2, 1 and 1, on 1 thread in one. Which runs a batch is drawn in
-/// depends on when each thread comes to claim, as which thread draws which band does; the
-/// pixels do not.
+/// threads than asked for, one per core: `Gpu::exec` in `lib.rs`) are drawn in about as few
+/// passes as the threads need, not set up again at every cut of the plan: 16 bands on 2
+/// threads in runs of 8, 4, 2, 1 and 1, on 1 thread in one. Claims are served in turn under one
+/// lock, so the runs follow from the plan and `takers` alone; which thread draws which run
+/// depends on timing, and neither changes a pixel.
 pub struct Claims<'a> {
     /// VRAM rows `edges[0]..edges[last]`, not claimed yet, and the plan's cuts in them.
     left: Mutex<(&'a mut [u16], &'a [usize])>,
@@ -83,6 +83,12 @@ impl<'a> Claims<'a> {
     /// The bands of plan `edges` (`edges[0] = 0` to `VRAM_HEIGHT`, from [`plan`]) over `vram`,
     /// to be drawn by `takers` threads.
     pub fn new(vram: &'a mut [u16], edges: &'a [usize], takers: usize) -> Self {
+        let rows = edges.last().unwrap_or(&0) - edges.first().unwrap_or(&0);
+        assert_eq!(
+            vram.len(),
+            rows * VRAM_WIDTH,
+            "the plan's rows are the rows given"
+        );
         Claims {
             left: Mutex::new((vram, edges)),
             takers: takers.max(1),
