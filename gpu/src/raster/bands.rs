@@ -76,6 +76,7 @@ fn draw_entry(batch: &Batch, e: &Entry, band: &mut Band, src: TexSource, simd: S
 pub struct Claims<'a> {
     /// VRAM rows `edges[0]..edges[last]`, not claimed yet, and the plan's cuts in them.
     left: Mutex<(&'a mut [u16], &'a [usize])>,
+    /// The threads drawing: a claim takes 1/`takers` of the bands left.
     takers: usize,
 }
 
