@@ -8,7 +8,9 @@
 //! 2. **scan** (serial, in command order): each look-up asks the texture cache for its texture
 //!    ([`TexCache::texture`]: the CLUT cache, snapshot tiles, conflicts) and each primitive adds
 //!    the tiles it may draw; a look-up that would sample what the pending batch may draw cuts
-//!    the batch there, and the part before it is drawn first;
+//!    the batch there, and the part before it is drawn first. On the pool, each chunk is
+//!    scanned as soon as it is prepared, while the pool's other threads prepare the chunks
+//!    after it ([`Stage::prepare_scan`]);
 //! 3. **draw** (parallel): the batch's bands ([`bands::plan`], a pure function of the load,
 //!    the primitives across each cut and the thread count) are claimed, runs of adjacent
 //!    bands at a time ([`bands::Claims`]), by the pool's threads (and the caller, for a queue
@@ -32,7 +34,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rayon::ThreadPool;
 
-use crate::prepare::{prepare_all, Queue};
+use crate::prepare::{prepare_all, Preparing, Queue};
 
 mod mailbox;
 use crate::raster::bands;
@@ -56,7 +58,7 @@ pub const MAX_THREADS: usize = 256;
 /// where it costs no hand-over.
 pub const BACKGROUND_MIN_PACKETS: usize = 256;
 
-/// Queued packets from which a queue run on the caller's thread is prepared on the pool:
+/// Queued packets from which a queue the caller runs is run on the pool (prepared there):
 /// four chunks, whose preparing (about a third of a millisecond of work) outweighs waking
 /// the pool's threads for it.
 pub const PARALLEL_PREPARE_PACKETS: usize = 4 * crate::prepare::CHUNK;
@@ -103,54 +105,62 @@ enum Cut {
 impl Stage {
     /// Prepares, scans and draws everything `queue` holds.
     ///
-    /// On the caller's thread, the pool prepares only a queue of at least
-    /// [`PARALLEL_PREPARE_PACKETS`] and draws only a heavy batch: handing less to it costs more
-    /// wake-ups than it saves. A heavy batch of a queue prepared here is drawn by the caller
-    /// and the pool together ([`Exec::caller_draws`]).
+    /// From the caller's thread, only a queue of at least [`PARALLEL_PREPARE_PACKETS`] is run
+    /// on the pool (prepared, scanned and drawn there: one hand-over each way), and only a heavy
+    /// batch is drawn in bands: handing less to it costs more wake-ups than it saves. A heavy
+    /// batch of a queue prepared here is drawn by the caller and the pool together
+    /// ([`Exec::caller_draws`]).
     fn run(&mut self, queue: &Queue, exec: &Exec) {
-        let (chunks, exec) = match &exec.pool {
-            Some(pool) if queue.len() >= PARALLEL_PREPARE_PACKETS => (
-                pool.install(|| prepare_all(queue, true, &mut self.spare)),
-                exec.clone(),
-            ),
-            _ => (
-                prepare_all(queue, false, &mut self.spare),
-                Exec {
+        match &exec.pool {
+            Some(pool) if queue.len() >= PARALLEL_PREPARE_PACKETS => pool.install(|| {
+                self.prepare_scan(queue, exec);
+                self.draw_pending(exec);
+            }),
+            _ => {
+                let chunks = prepare_all(queue, false, &mut self.spare);
+                let exec = Exec {
                     caller_draws: true,
                     ..exec.clone()
-                },
-            ),
-        };
-        self.scan_all(chunks, &exec);
-        self.draw_pending(&exec);
+                };
+                self.scan_all(chunks, &exec);
+                self.draw_pending(&exec);
+            }
+        }
     }
 
     /// Runs `queue`, then every queue handed to `mail` while it runs, until none waits: each
     /// queue's chunks are prepared on the pool while the queue before it is scanned (which
-    /// is serial), so the pool's other threads are not idle meanwhile. Returns the last queue
-    /// run, for its allocations.
+    /// is serial), so the pool's other threads are not idle meanwhile; a queue with none
+    /// before it is scanned as its chunks are prepared ([`Stage::prepare_scan`]). Returns the
+    /// last queue run, for its allocations.
     fn run_posted(&mut self, mut queue: Queue, exec: &Exec, mail: &Mailbox) -> Queue {
-        let mut chunks = prepare_all(&queue, true, &mut self.spare);
+        // The chunks of `queue`, if they were prepared while the queue before it was scanned.
+        let mut chunks: Option<Vec<Batch>> = None;
         loop {
             let next = mail.take_waiting();
-            let mut spare = std::mem::take(&mut self.spare);
+            // The spare batches `queue` may still need stay; the rest go to `next`.
+            let keep = match chunks {
+                Some(_) => 0,
+                None => queue.len().div_ceil(crate::prepare::CHUNK),
+            };
+            let mut spare = self.spare.split_off(keep.min(self.spare.len()));
+            let ready = chunks.take();
             let (_, prepared) = rayon::join(
-                || self.scan_all(chunks, exec),
+                || match ready {
+                    Some(ready) => self.scan_all(ready, exec),
+                    None => self.prepare_scan(&queue, exec),
+                },
                 || next.as_ref().map(|q| prepare_all(q, true, &mut spare)),
             );
             self.spare.append(&mut spare);
             self.draw_pending(exec);
-            // `prepared` holds the chunks of `next`, if there was one.
             let next = match next.zip(prepared) {
                 Some((next, prepared)) => {
-                    chunks = prepared;
+                    chunks = Some(prepared);
                     next
                 }
                 None => match mail.take_waiting_or_end() {
-                    Some(next) => {
-                        chunks = prepare_all(&next, true, &mut self.spare);
-                        next
-                    }
+                    Some(next) => next,
                     None => return queue,
                 },
             };
@@ -158,6 +168,25 @@ impl Stage {
             ran.clear();
             mail.give_back(ran);
         }
+    }
+
+    /// Prepares and scans `queue` on the current pool: its other threads prepare the queue's
+    /// chunks in command order while this thread scans each as it is ready, and prepares
+    /// chunks itself while the next is not. So the scan, which is serial, overlaps the
+    /// preparing rather than following it.
+    fn prepare_scan(&mut self, queue: &Queue, exec: &Exec) {
+        let preparing = Preparing::new(queue, &mut self.spare);
+        let chunks = preparing.chunks();
+        let helpers = (rayon::current_num_threads() - 1).min(chunks.saturating_sub(1));
+        rayon::in_place_scope(|s| {
+            for _ in 0..helpers {
+                s.spawn(|_| preparing.help());
+            }
+            for k in 0..chunks {
+                let b = preparing.take(k);
+                self.scan(b, exec);
+            }
+        });
     }
 
     /// Scans prepared chunks in command order ([`Stage::scan`]).

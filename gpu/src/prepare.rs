@@ -9,6 +9,8 @@
 //! chunks). Texture look-ups that depend on earlier primitives (what the batch has drawn, the
 //! CLUT cache) are left to the serial scan of `canvas.rs` as [`Look`]s.
 
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+
 use rayon::prelude::*;
 
 use crate::gp0::decode::{decode, Gp0Command, PolyFlags, RawVertex, RectSize};
@@ -141,6 +143,126 @@ pub fn prepare_all(queue: &Queue, parallel: bool, spare: &mut Vec<Batch>) -> Vec
             .for_each(|(b, items)| prepare(b, queue, items));
     }
     out
+}
+
+/// A queue's chunks (of [`CHUNK`] packets) being prepared by any number of threads, each
+/// claiming the next chunk in command order, and taken in command order by one thread that
+/// scans them ([`Preparing::take`]) as each is ready: the scan, which is serial, runs while the
+/// chunks after it are prepared.
+pub struct Preparing<'q> {
+    queue: &'q Queue,
+    chunks: usize,
+    progress: Mutex<Progress>,
+    /// Wakes the scanning thread: a chunk is ready, or a thread preparing one panicked.
+    ready: Condvar,
+    /// A chunk whose preparing panics: the tests' injected fault.
+    #[cfg(test)]
+    fault: Option<usize>,
+}
+
+struct Progress {
+    /// Chunks claimed so far: chunks `0..claimed`, claimed in order.
+    claimed: usize,
+    /// Chunks prepared and not yet taken.
+    done: Vec<Option<Batch>>,
+    /// Batches to prepare chunks into (their allocations are reused).
+    empty: Vec<Batch>,
+    /// A thread panicked while preparing a chunk, which so never comes.
+    failed: bool,
+}
+
+impl<'q> Preparing<'q> {
+    /// The chunks of `queue`, none claimed yet; prepared into batches from `spare`.
+    pub fn new(queue: &'q Queue, spare: &mut Vec<Batch>) -> Self {
+        let chunks = queue.items.len().div_ceil(CHUNK);
+        let empty = spare.split_off(spare.len().saturating_sub(chunks));
+        Preparing {
+            queue,
+            chunks,
+            progress: Mutex::new(Progress {
+                claimed: 0,
+                done: std::iter::repeat_with(|| None).take(chunks).collect(),
+                empty,
+                failed: false,
+            }),
+            ready: Condvar::new(),
+            #[cfg(test)]
+            fault: None,
+        }
+    }
+
+    /// The number of chunks.
+    pub fn chunks(&self) -> usize {
+        self.chunks
+    }
+
+    fn progress(&self) -> MutexGuard<'_, Progress> {
+        self.progress.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Prepares chunks until none is left to claim (a helping thread's work).
+    pub fn help(&self) {
+        while self.prepare_next() {}
+    }
+
+    /// Claims the next chunk and prepares it; false if every chunk is claimed.
+    fn prepare_next(&self) -> bool {
+        let (i, mut batch) = {
+            let mut p = self.progress();
+            if p.claimed == self.chunks {
+                return false;
+            }
+            p.claimed += 1;
+            (p.claimed - 1, p.empty.pop().unwrap_or_default())
+        };
+        let claimed = Claimed(self);
+        #[cfg(test)]
+        if self.fault == Some(i) {
+            panic!("injected while preparing chunk {i}");
+        }
+        let items = &self.queue.items[i * CHUNK..((i + 1) * CHUNK).min(self.queue.items.len())];
+        prepare(&mut batch, self.queue, items);
+        drop(claimed);
+        self.progress().done[i] = Some(batch);
+        self.ready.notify_all();
+        true
+    }
+
+    /// Chunk `k`, prepared: taken by the scanning thread for `k` = 0, 1, 2, ... in turn. While
+    /// it is not ready, this thread prepares the next unclaimed chunk; once all are claimed, it
+    /// sleeps until the thread preparing chunk `k` is done.
+    ///
+    /// # Panics
+    /// If a thread preparing a chunk panicked (its panic is the one to report).
+    pub fn take(&self, k: usize) -> Batch {
+        let mut p = self.progress();
+        loop {
+            if let Some(b) = p.done[k].take() {
+                return b;
+            }
+            assert!(!p.failed, "a chunk's preparing panicked on another thread");
+            if p.claimed < self.chunks {
+                drop(p);
+                self.prepare_next();
+                p = self.progress();
+            } else {
+                p = self.ready.wait(p).unwrap_or_else(PoisonError::into_inner);
+            }
+        }
+    }
+}
+
+/// A chunk being prepared: if preparing it panics, the scanning thread is told rather than
+/// left waiting for it.
+struct Claimed<'a, 'q>(&'a Preparing<'q>);
+
+impl Drop for Claimed<'_, '_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.progress().failed = true;
+            self.0.ready.notify_all();
+        }
+    }
 }
 
 /// Prepares `items` of `queue` into `batch` (empty), in order.
@@ -290,4 +412,74 @@ fn push(batch: &mut Batch, p: Prim, textured: bool) {
         }
     }
     batch.push(p);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A queue of `n` flat triangles over the whole of VRAM, several to a row of chunks.
+    fn triangles(n: u32) -> Queue {
+        let mut q = Queue::default();
+        for i in 0..n {
+            let (x, y) = (i * 37 % 1000, i * 53 % 500);
+            let xy = |dx: u32, dy: u32| (y + dy) << 16 | (x + dx);
+            let snap = || Snap {
+                state: DrawState {
+                    area_br: 1023 | 511 << 10,
+                    ..DrawState::default()
+                },
+                ..Snap::default()
+            };
+            q.push(&[0x2000_00ff, xy(0, 0), xy(20, 3), xy(5, 17)], snap);
+        }
+        q
+    }
+
+    /// Whatever threads help, the scanning thread takes each chunk as `prepare_all` prepares
+    /// it, in command order.
+    #[test]
+    fn preparing_hands_out_in_order_what_prepare_all_prepares() {
+        let q = triangles(5 * CHUNK as u32 + 7);
+        let want: Vec<String> = (prepare_all(&q, false, &mut Vec::new()).iter())
+            .map(|b| format!("{b:?}"))
+            .collect();
+        assert_eq!(want.len(), 6);
+        for helpers in 0..4 {
+            let mut spare: Vec<Batch> = std::iter::repeat_with(Batch::default).take(2).collect();
+            let preparing = Preparing::new(&q, &mut spare);
+            assert!(spare.is_empty());
+            let got: Vec<String> = std::thread::scope(|s| {
+                for _ in 0..helpers {
+                    s.spawn(|| preparing.help());
+                }
+                (0..preparing.chunks())
+                    .map(|k| format!("{:?}", preparing.take(k)))
+                    .collect()
+            });
+            assert_eq!(got, want, "{helpers} helpers");
+        }
+    }
+
+    /// A panic while preparing a chunk, on the scanning thread or a helper, stops the
+    /// scanning thread with a panic: it never waits for a chunk that will not come.
+    #[test]
+    fn a_panic_while_preparing_reaches_the_scanning_thread() {
+        let q = triangles(4 * CHUNK as u32);
+        for helpers in 0..3 {
+            let mut preparing = Preparing::new(&q, &mut Vec::new());
+            preparing.fault = Some(2);
+            let scanned = std::thread::scope(|s| {
+                for _ in 0..helpers {
+                    s.spawn(|| {
+                        let _ = std::panic::catch_unwind(|| preparing.help());
+                    });
+                }
+                std::panic::catch_unwind(|| {
+                    (0..preparing.chunks()).for_each(|k| drop(preparing.take(k)))
+                })
+            });
+            assert!(scanned.is_err(), "{helpers} helpers");
+        }
+    }
 }
