@@ -233,7 +233,8 @@ impl<'q> Preparing<'q> {
     /// sleeps until the thread preparing chunk `k` is done.
     ///
     /// # Panics
-    /// If a thread preparing a chunk panicked (its panic is the one to report).
+    /// If a thread preparing a chunk panicked: that chunk will never be ready. (The scope the
+    /// threads run in raises one of the two panics.)
     pub fn take(&self, k: usize) -> Batch {
         let mut p = self.progress();
         loop {
