@@ -6,8 +6,9 @@
 //! before it is drawn — decoding, placing vertices, culling, the texture it samples, the rows
 //! and tiles it may draw, the load estimate — depends only on the packet and its snap, so
 //! [`prepare`] does it for slices of the queue on any thread ([`prepare_all`] in parallel
-//! chunks). Texture look-ups that depend on earlier primitives (what the batch has drawn, the
-//! CLUT cache) are left to the serial scan of `canvas.rs` as [`Look`]s.
+//! chunks; [`Preparing`] hands each chunk to the serial scan as soon as it is ready). Texture
+//! look-ups that depend on earlier primitives (what the batch has drawn, the CLUT cache) are
+//! left to the serial scan of `canvas.rs` as [`Look`]s.
 
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
