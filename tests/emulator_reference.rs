@@ -1,8 +1,8 @@
 //! `hwtests/emulator-reference`: every random stream (those that never draw over textures,
 //! and the `wide` ones that do) and model frame, replayed from power-on, must leave exactly the
 //! VRAM the reference software GPU left (all 16 bits), serially, on all cores and at
-//! `Pool(n)` for n = 2 to 64 (each n's plan, drawn on at most one thread per core). A failure lists, per file, how many halfwords differ and the first few
-//! with their coordinates.
+//! `Pool(n)` for n = 2 to 64 (each n's plan, drawn on at most one thread per core). A failure
+//! lists, per file, how many halfwords differ and the first few with their coordinates.
 mod common;
 
 use std::io::Read;

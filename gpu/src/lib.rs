@@ -95,8 +95,8 @@ pub const PARALLEL_MIN_LOAD: u64 = 64 * 1024;
 /// Where batches are drawn. A batch that holds enough work ([`PARALLEL_MIN_LOAD`]) is cut into
 /// bands for the thread count and drawn by a process-wide rayon pool of at most one thread per
 /// core, in the background while the calling thread queues the next batch; smaller ones on the
-/// calling thread. The pool's threads
-/// sleep whenever they have no band to draw. The pixels are the same for every setting.
+/// calling thread. The pool's threads sleep whenever they have no band to draw. The pixels
+/// are the same for every setting.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Threads {
     /// On the calling thread.

@@ -463,25 +463,42 @@ mod tests {
         }
     }
 
-    /// A panic while preparing a chunk, on the scanning thread or a helper, stops the
-    /// scanning thread with a panic: it never waits for a chunk that will not come.
+    /// A panic while preparing a chunk stops the scanning thread with a panic, whether the
+    /// scanning thread or a helper prepared it: it never waits for a chunk that will not come.
+    /// Cases: no helper; one helper done (its panic included) before the scan starts, so the
+    /// chunk is certainly a helper's; two helpers beside the scan. (Each runs on a thread of its
+    /// own, so that a scanning thread left waiting fails the test rather than hangs it.)
     #[test]
     fn a_panic_while_preparing_reaches_the_scanning_thread() {
-        let q = triangles(4 * CHUNK as u32);
         for helpers in 0..3 {
-            let mut preparing = Preparing::new(&q, &mut Vec::new());
-            preparing.fault = Some(2);
-            let scanned = std::thread::scope(|s| {
-                for _ in 0..helpers {
-                    s.spawn(|| {
-                        let _ = std::panic::catch_unwind(|| preparing.help());
-                    });
-                }
-                std::panic::catch_unwind(|| {
-                    (0..preparing.chunks()).for_each(|k| drop(preparing.take(k)))
-                })
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let q = triangles(4 * CHUNK as u32);
+                let mut preparing = Preparing::new(&q, &mut Vec::new());
+                preparing.fault = Some(2);
+                let help = || {
+                    let _ = std::panic::catch_unwind(|| preparing.help());
+                };
+                let scanned = std::thread::scope(|s| {
+                    if helpers == 1 {
+                        s.spawn(help).join().expect("the helper's panic is caught");
+                    } else {
+                        for _ in 0..helpers {
+                            s.spawn(help);
+                        }
+                    }
+                    std::panic::catch_unwind(|| {
+                        (0..preparing.chunks()).for_each(|k| drop(preparing.take(k)))
+                    })
+                });
+                let _ = tx.send(scanned.is_err());
             });
-            assert!(scanned.is_err(), "{helpers} helpers");
+            let panicked = rx.recv_timeout(std::time::Duration::from_secs(60));
+            assert_eq!(
+                panicked,
+                Ok(true),
+                "{helpers} helpers: the scanning thread waited on"
+            );
         }
     }
 }
