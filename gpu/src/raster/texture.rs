@@ -185,7 +185,10 @@ pub fn fetch<G: Gather, const DEPTH: u8>(
     v: G::V,
 ) -> G::V {
     let (at, shift) = locate_lanes::<G, DEPTH>(g, p, u, v);
-    decode_lanes::<G, DEPTH>(g, clut, g.vram(vram, at, shift))
+    match DEPTH {
+        8 => g.vram_clut256(vram, at, shift, clut),
+        _ => decode_lanes::<G, DEPTH>(g, clut, g.vram(vram, at, shift)),
+    }
 }
 
 /// Where texel (u, v) of a `DEPTH`-bit texture at `p` lies after the texture window: the VRAM

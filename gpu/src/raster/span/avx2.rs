@@ -1,7 +1,7 @@
 //! The span kernel in AVX2: eight pixels per step in 32-bit lanes, texels and CLUT entries
-//! fetched by hardware gathers. The pixel rule is the shared one ([`crate::raster::pixel`],
-//! [`crate::raster::texture::fetch`]) compiled for [`Avx2`], which implements [`Lanes`] and
-//! [`Gather`] in AVX2 instructions.
+//! fetched by eight scalar loads ([`gather_u16`]). The pixel rule is the shared one
+//! ([`crate::raster::pixel`], [`crate::raster::texture::fetch`]) compiled for [`Avx2`], which
+//! implements [`Lanes`] and [`Gather`] in AVX2 instructions.
 //!
 //! Design rule: lanes past the span's end and pixels not drawn keep the destination's value,
 //! and the chunk is written back whole. The rule's arithmetic is exact in these lanes for
@@ -13,8 +13,8 @@
 //! mostly one partial chunk, so set-up per span would otherwise cost as much as its pixels.
 //!
 //! `unsafe` is confined to this file: the lane operations (their instructions run only through
-//! an [`Avx2`] token, which exists only when the CPU reports AVX2), the gathers (their lane
-//! indices bounded as `gather_u16` requires) and the 16- and 32-byte loads and stores through
+//! an [`Avx2`] token, which exists only when the CPU reports AVX2), the loads of `gather_u16`
+//! (their lane indices bounded as it requires) and the 16- and 32-byte loads and stores through
 //! references of that size.
 
 use std::arch::x86_64::*;
@@ -162,10 +162,27 @@ unsafe fn gather_u16(table: &[u16], addr: __m256i, extra_shift: __m256i) -> __m2
         .iter()
         .all(|&a| (a as u32 as usize) < table.len()));
     // Each lane loads the aligned 32-bit word holding its halfword and shifts the halfword down.
-    // SAFETY: `addr >> 1` indexes a whole 32-bit word inside `table` (the caller's bound, and an
-    // even length).
-    let words =
-        unsafe { _mm256_i32gather_epi32::<4>(table.as_ptr().cast(), _mm256_srli_epi32::<1>(addr)) };
+    // Eight scalar loads, not `vpgatherdd`: AMD's cores run a gather as microcode no faster
+    // than its loads, and Intel's, since the 2023 gather-data-sampling fix, much slower; plain
+    // loads issue two or three a cycle on both.
+    // SAFETY: a vector of eight 32-bit lanes and eight `u32`s are the same 32 bytes, every bit
+    // pattern valid in both.
+    let idx: [u32; LANES] =
+        unsafe { std::mem::transmute::<__m256i, _>(_mm256_srli_epi32::<1>(addr)) };
+    let words: *const i32 = table.as_ptr().cast();
+    // SAFETY: each `idx` lane is `addr >> 1`, a whole 32-bit word inside `table` (the caller's
+    // bound, and an even length).
+    let word = |k: usize| unsafe { words.add(idx[k] as usize).read() };
+    let words = _mm256_setr_epi32(
+        word(0),
+        word(1),
+        word(2),
+        word(3),
+        word(4),
+        word(5),
+        word(6),
+        word(7),
+    );
     let shift = _mm256_add_epi32(
         _mm256_slli_epi32::<4>(_mm256_and_si256(addr, splat(1))),
         extra_shift,
@@ -528,6 +545,38 @@ impl Gather for Avx2 {
         // SAFETY: AVX2 as above.
         let entry = unsafe { _mm256_srlv_epi32(pair, shift) };
         self.and(entry, self.splat(0xffff))
+    }
+    /// Lane by lane in scalar code: eight texel loads, each followed by its CLUT entry's.
+    #[inline(always)]
+    fn vram_clut256(
+        self,
+        vram: &VramImage,
+        at: __m256i,
+        shift: __m256i,
+        table: &ClutTable,
+    ) -> __m256i {
+        // SAFETY: a vector of eight 32-bit lanes and eight `u32`s are the same 32 bytes, every
+        // bit pattern valid in both.
+        let (at, shift) = unsafe {
+            (
+                std::mem::transmute::<__m256i, [u32; LANES]>(at),
+                std::mem::transmute::<__m256i, [u32; LANES]>(shift),
+            )
+        };
+        let entry = |k: usize| {
+            let texel = vram[at[k] as usize % vram.len()] >> (shift[k] & 15);
+            i32::from(table[usize::from(texel & 0xff)])
+        };
+        avx2!(_mm256_setr_epi32(
+            entry(0),
+            entry(1),
+            entry(2),
+            entry(3),
+            entry(4),
+            entry(5),
+            entry(6),
+            entry(7)
+        ))
     }
     #[inline(always)]
     fn clut256(self, table: &ClutTable, i: __m256i) -> __m256i {

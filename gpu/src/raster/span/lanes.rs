@@ -67,6 +67,19 @@ pub trait Gather: Lanes {
     fn clut16(self, table: &[u16; 16], i: Self::V) -> Self::V;
     /// Entry `i & 255` of `table`.
     fn clut256(self, table: &ClutTable, i: Self::V) -> Self::V;
+    /// An 8-bit texture's look-up: the entry of `table` that the low 8 bits of
+    /// `vram(at, shift)` select. One method, so that a lane set can fetch both levels lane by
+    /// lane without putting the texels back into lanes in between.
+    #[inline(always)]
+    fn vram_clut256(
+        self,
+        vram: &VramImage,
+        at: Self::V,
+        shift: Self::V,
+        table: &ClutTable,
+    ) -> Self::V {
+        self.clut256(table, self.vram(vram, at, shift))
+    }
 }
 
 /// One pixel in 32-bit arithmetic.
