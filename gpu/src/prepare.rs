@@ -269,6 +269,7 @@ impl Drop for Claimed<'_, '_> {
 
 /// Prepares `items` of `queue` into `batch` (empty), in order.
 pub fn prepare(batch: &mut Batch, queue: &Queue, items: &[Item]) {
+    batch.reserve(items.len());
     for it in items {
         let words = &queue.words[it.at as usize..(it.at + it.len) as usize];
         let snap = &queue.snaps[it.snap as usize];

@@ -155,6 +155,17 @@ impl Batch {
         });
     }
 
+    /// Room for `n` more packets, each a textured triangle (the common packet): a chunk's
+    /// vectors are sized once instead of grown by doubling, each growth a copy into memory
+    /// not touched before (a new GPU's first queues pay for every such page).
+    pub fn reserve(&mut self, n: usize) {
+        self.order.reserve(n);
+        self.triangles.reserve(n);
+        self.drawn.reserve(n);
+        self.looks.reserve(n);
+        self.bins.reserve(n.div_ceil(64) * BANDS);
+    }
+
     /// The packets from the next entry on run under texture cache epoch `epoch`.
     #[inline]
     pub fn mark_epoch(&mut self, epoch: u32) {
