@@ -133,6 +133,8 @@ pub struct Sample {
     pub tiles: TileSet,
     /// The tiles of its CLUT's entries (none for 15-bit textures).
     pub clut_tiles: TileSet,
+    /// `tiles` and `clut_tiles`: what it reads when its CLUT is loaded.
+    pub reads: TileSet,
     /// The CLUT attribute (bits 0–14), the CLUT cache's key.
     pub key: u16,
     /// CLUT entries the depth loads: 16, 256, or 0 for 15-bit textures.
@@ -160,6 +162,7 @@ impl Sample {
         Sample {
             tiles,
             clut_tiles,
+            reads: tiles.union(clut_tiles),
             key: clut.0 & 0x7fff,
             entries: n as u16,
             clut_at: at as u32,
@@ -274,7 +277,7 @@ impl TexCache {
         };
         let (clut_tiles, tiles) = match &self.clut {
             Some(c) if hit && n != 0 => (c.tiles, sample.tiles.union(c.tiles)),
-            _ => (sample.clut_tiles, sample.tiles.union(sample.clut_tiles)),
+            _ => (sample.clut_tiles, sample.reads),
         };
         if tiles.meets(self.drawn) {
             return Err(Conflict);
