@@ -1,5 +1,5 @@
 //! The span kernel in AVX2: eight pixels per step in 32-bit lanes, texels and CLUT entries
-//! fetched by eight scalar loads ([`gather_u16`]). The pixel rule is the shared one
+//! fetched by eight scalar loads (`gather_u16`). The pixel rule is the shared one
 //! ([`crate::raster::pixel`], [`crate::raster::texture::fetch`]) compiled for [`Avx2`], which
 //! implements [`Lanes`] and [`Gather`] in AVX2 instructions.
 //!
