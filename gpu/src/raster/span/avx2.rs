@@ -14,8 +14,9 @@
 //!
 //! `unsafe` is confined to this file: the lane operations (their instructions run only through
 //! an [`Avx2`] token, which exists only when the CPU reports AVX2), the loads of `gather_u16`
-//! (their lane indices bounded as it requires) and the 16- and 32-byte loads and stores through
-//! references of that size.
+//! (their lane indices bounded as it requires), the 16- and 32-byte loads and stores through
+//! references of that size, and a vector's lanes read as eight integers (`transmute`) for
+//! loads made lane by lane.
 
 use std::arch::x86_64::*;
 
@@ -563,6 +564,8 @@ impl Gather for Avx2 {
                 std::mem::transmute::<__m256i, [u32; LANES]>(shift),
             )
         };
+        // Indices wrapped at VRAM's size and shifts kept below 16 (they are 0 or 8), so that
+        // neither a bounds check nor an overflow check is left in the loop.
         let entry = |k: usize| {
             let texel = vram[at[k] as usize % vram.len()] >> (shift[k] & 15);
             i32::from(table[usize::from(texel & 0xff)])
