@@ -163,9 +163,9 @@ unsafe fn gather_u16(table: &[u16], addr: __m256i, extra_shift: __m256i) -> __m2
         .iter()
         .all(|&a| (a as u32 as usize) < table.len()));
     // Each lane loads the aligned 32-bit word holding its halfword and shifts the halfword down.
-    // Eight scalar loads, not `vpgatherdd`: AMD's cores run a gather as microcode no faster
-    // than its loads, and Intel's, since the 2023 gather-data-sampling fix, much slower; plain
-    // loads issue two or three a cycle on both.
+    // Eight scalar loads, not `vpgatherdd`: on AMD's Zen cores a gather costs more than the
+    // loads it stands for, and Intel's gather-data-sampling microcode (2023) slows gathers in
+    // hot loops further; plain loads issue two or three a cycle on both.
     // SAFETY: a vector of eight 32-bit lanes and eight `u32`s are the same 32 bytes, every bit
     // pattern valid in both.
     let idx: [u32; LANES] =
