@@ -60,7 +60,7 @@ impl Avx2 {
     /// The lanes of `v`, for tests.
     #[cfg(test)]
     pub(super) fn store(self, v: __m256i) -> [i32; LANES] {
-        avx2!(lanes(v))
+        lanes(v).map(|x| x as i32)
     }
 }
 
@@ -159,31 +159,18 @@ fn splat(v: i32) -> __m256i {
 #[inline]
 unsafe fn gather_u16(table: &[u16], addr: __m256i, extra_shift: __m256i) -> __m256i {
     debug_assert!(table.len().is_multiple_of(2));
-    debug_assert!(lanes(addr)
-        .iter()
-        .all(|&a| (a as u32 as usize) < table.len()));
+    debug_assert!(lanes(addr).iter().all(|&a| (a as usize) < table.len()));
     // Each lane loads the aligned 32-bit word holding its halfword and shifts the halfword down.
     // Eight scalar loads, not `vpgatherdd`: on AMD's Zen cores a gather costs more than the
     // loads it stands for, and Intel's gather-data-sampling microcode (2023) slows gathers in
     // hot loops further; plain loads issue two or three a cycle on both.
-    // SAFETY: a vector of eight 32-bit lanes and eight `u32`s are the same 32 bytes, every bit
-    // pattern valid in both.
-    let idx: [u32; LANES] =
-        unsafe { std::mem::transmute::<__m256i, _>(_mm256_srli_epi32::<1>(addr)) };
+    let idx = lanes(_mm256_srli_epi32::<1>(addr));
     let words: *const i32 = table.as_ptr().cast();
+    // This function runs only with AVX2 (its target feature), so a token may be made here.
+    let k = Avx2 { _private: () };
     // SAFETY: each `idx` lane is `addr >> 1`, a whole 32-bit word inside `table` (the caller's
     // bound, and an even length).
-    let word = |k: usize| unsafe { words.add(idx[k] as usize).read() };
-    let words = _mm256_setr_epi32(
-        word(0),
-        word(1),
-        word(2),
-        word(3),
-        word(4),
-        word(5),
-        word(6),
-        word(7),
-    );
+    let words = from_lanes(k, |i| unsafe { words.add(idx[i] as usize).read() });
     let shift = _mm256_add_epi32(
         _mm256_slli_epi32::<4>(_mm256_and_si256(addr, splat(1))),
         extra_shift,
@@ -191,20 +178,28 @@ unsafe fn gather_u16(table: &[u16], addr: __m256i, extra_shift: __m256i) -> __m2
     _mm256_srlv_epi32(words, shift)
 }
 
-/// The eight lanes of `v`, for debug checks.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn lanes(v: __m256i) -> [i32; 8] {
-    [
-        _mm256_extract_epi32::<0>(v),
-        _mm256_extract_epi32::<1>(v),
-        _mm256_extract_epi32::<2>(v),
-        _mm256_extract_epi32::<3>(v),
-        _mm256_extract_epi32::<4>(v),
-        _mm256_extract_epi32::<5>(v),
-        _mm256_extract_epi32::<6>(v),
-        _mm256_extract_epi32::<7>(v),
-    ]
+/// The eight lanes of `v`, as integers: for loads made lane by lane, and debug checks.
+#[inline(always)]
+fn lanes(v: __m256i) -> [u32; LANES] {
+    // SAFETY: a vector of eight 32-bit lanes and eight `u32`s are the same 32 bytes, every bit
+    // pattern valid in both.
+    unsafe { std::mem::transmute::<__m256i, [u32; LANES]>(v) }
+}
+
+/// The vector whose lane `k` is `f(k)`: what loads made lane by lane put back into lanes
+/// (inserted lane by lane: eight scalar stores read back as one vector would stall).
+#[inline(always)]
+fn from_lanes(_: Avx2, f: impl Fn(usize) -> i32) -> __m256i {
+    avx2!(_mm256_setr_epi32(
+        f(0),
+        f(1),
+        f(2),
+        f(3),
+        f(4),
+        f(5),
+        f(6),
+        f(7)
+    ))
 }
 
 /// The constants every span of a primitive shares (see [`Kernel::prim`]), as AVX2 lanes.
@@ -556,30 +551,14 @@ impl Gather for Avx2 {
         shift: __m256i,
         table: &ClutTable,
     ) -> __m256i {
-        // SAFETY: a vector of eight 32-bit lanes and eight `u32`s are the same 32 bytes, every
-        // bit pattern valid in both.
-        let (at, shift) = unsafe {
-            (
-                std::mem::transmute::<__m256i, [u32; LANES]>(at),
-                std::mem::transmute::<__m256i, [u32; LANES]>(shift),
-            )
-        };
+        let (at, shift) = (lanes(at), lanes(shift));
         // Indices wrapped at VRAM's size and shifts kept below 16 (they are 0 or 8), so that
         // neither a bounds check nor an overflow check is left in the loop.
         let entry = |k: usize| {
             let texel = vram[at[k] as usize % vram.len()] >> (shift[k] & 15);
             i32::from(table[usize::from(texel & 0xff)])
         };
-        avx2!(_mm256_setr_epi32(
-            entry(0),
-            entry(1),
-            entry(2),
-            entry(3),
-            entry(4),
-            entry(5),
-            entry(6),
-            entry(7)
-        ))
+        from_lanes(self, entry)
     }
     #[inline(always)]
     fn clut256(self, table: &ClutTable, i: __m256i) -> __m256i {
