@@ -393,12 +393,13 @@ impl Stage {
                 let takers = pool.current_num_threads().min(edges.len() - 1);
                 let claims = bands::Claims::new(vram, &edges, takers);
                 let draw_all = || {
+                    let mut carry = bands::Carry::default();
                     while let Some(mut band) = claims.claim() {
                         #[cfg(test)]
                         if let Some(y) = exec.fault.filter(|y| (band.y0..band.y1).contains(y)) {
                             panic!("injected in the band drawing row {y}");
                         }
-                        bands::draw(batch, &mut band, src, simd);
+                        bands::draw(batch, &mut band, src, simd, &mut carry);
                     }
                 };
                 // Every taker claims bands until none is left. Where the caller's thread
@@ -420,7 +421,10 @@ impl Stage {
                     pool.install(share);
                 }
             }
-            _ => bands::draw(batch, &mut Band::new(vram, 0, VRAM_HEIGHT), src, simd),
+            _ => {
+                let all = &mut Band::new(vram, 0, VRAM_HEIGHT);
+                bands::draw(batch, all, src, simd, &mut bands::Carry::default());
+            }
         }
         for mut b in self.pending.drain(..) {
             b.clear();
@@ -455,7 +459,8 @@ impl Stage {
             cluts: &self.cluts,
         };
         let all = &mut Band::new(&mut self.images.vram[..], 0, VRAM_HEIGHT);
-        bands::draw(std::slice::from_ref(&one), all, src, simd);
+        let one = std::slice::from_ref(&one);
+        bands::draw(one, all, src, simd, &mut bands::Carry::default());
     }
 
     /// The packet drawn by [`Stage::draw_one`] is done: its CLUT table goes.

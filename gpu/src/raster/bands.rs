@@ -10,12 +10,14 @@
 //! in command order, every primitive of the batch that meets its rows, clipped to them
 //! ([`draw`]): the primitives its load bands' bins list. Every pixel thus sees exactly the
 //! writes of a serial run, in the same order, whatever the number of threads, whichever thread
-//! draws which rows and in how many passes. A triangle is set up by each band it reaches
-//! (set-up is cheap next to its pixels, and a band never waits for another); textures are read
-//! from the texture cache's snapshot, which no band writes.
+//! draws which rows and in how many passes. A triangle is set up by each run it reaches (set-up
+//! is cheap next to its pixels, and a run never waits for another), but once by a thread
+//! whose runs follow one another: it carries the set-ups across ([`Carry`]). Textures are
+//! read from the texture cache's snapshot, which no band writes.
 
-use super::batch::{Batch, Entry, Kind, BANDS, BAND_ROWS, PRIM_COST};
+use super::batch::{Batch, Kind, BANDS, BAND_ROWS, PRIM_COST};
 use super::span::Simd;
+use super::triangle::Triangle;
 use super::{Band, TexSource};
 use crate::{VRAM_HEIGHT, VRAM_WIDTH};
 use std::sync::{Mutex, PoisonError};
@@ -38,30 +40,83 @@ pub const MIN_BAND_LOAD: u64 = 16 * 1024;
 /// Draws every primitive of `batch` (prepared chunks, in command order) clipped to `band`
 /// (whole load bands of VRAM), in command order, sampling `src`. A band visits only the
 /// primitives its load bands' bins hold (`Batch::each_meeting`), so cutting VRAM into many
-/// bands does not make each of them walk every primitive.
-pub fn draw(batch: &[Batch], band: &mut Band, src: TexSource, simd: Simd) {
+/// bands does not make each of them walk every primitive. `carry` is the drawing thread's:
+/// when it drew the band just above this one, the triangles crossing between them are not set
+/// up again, and it keeps those crossing this band's bottom row for the band below.
+pub fn draw(batch: &[Batch], band: &mut Band, src: TexSource, simd: Simd, carry: &mut Carry) {
+    let from_above = carry.row == Some(band.y0);
+    carry.row = None;
     if band.y0 >= band.y1 {
         return;
     }
+    // The last band has no band below to keep set-ups for.
+    let keep = band.y1 < VRAM_HEIGHT as i32;
+    let (held, next) = (&carry.held, &mut carry.next);
+    let mut taken = 0;
+    next.clear();
     let bins = band.y0 as usize / BAND_ROWS..(band.y1 as usize).div_ceil(BAND_ROWS);
-    for chunk in batch {
-        chunk.each_meeting(bins.clone(), |e| draw_entry(chunk, e, band, src, simd));
+    for (c, chunk) in batch.iter().enumerate() {
+        chunk.each_meeting(bins.clone(), |e| {
+            if (e.bottom as i32) <= band.y0 || (e.top as i32) >= band.y1 {
+                return;
+            }
+            let i = e.index as usize;
+            let (y1, bands) = (band.y1, std::slice::from_mut(&mut *band));
+            let kept = keep && (e.bottom as i32) > y1;
+            match e.kind {
+                Kind::Triangle => {
+                    let key = (c as u64) << 32 | i as u64;
+                    // Drawn in the band above too (it began above this band's first row):
+                    // its set-up is the next one held, in command order as both bands visit.
+                    let held = (from_above && (e.top as i32) < bands[0].y0)
+                        .then(|| held.get(taken).filter(|(k, _)| *k == key))
+                        .flatten();
+                    if let Some((_, t)) = held {
+                        taken += 1;
+                        t.draw(bands, src, simd);
+                        if kept {
+                            next.push((key, t.clone()));
+                        }
+                    } else {
+                        debug_assert!(
+                            !(from_above && (e.top as i32) < bands[0].y0),
+                            "a triangle from the band above was not held"
+                        );
+                        let t = chunk.triangles[i].setup();
+                        t.draw(bands, src, simd);
+                        if kept {
+                            next.push((key, t));
+                        }
+                    }
+                }
+                Kind::Line => chunk.lines[i].draw(bands),
+                Kind::Rect => chunk.rects[i].draw(bands, src, simd),
+            }
+        });
+    }
+    debug_assert!(
+        !from_above || taken == held.len(),
+        "every set-up held was used"
+    );
+    if keep {
+        std::mem::swap(&mut carry.held, &mut carry.next);
+        carry.row = Some(band.y1);
     }
 }
 
-/// Draws one primitive clipped to `band`, if it may touch it.
-#[inline]
-fn draw_entry(batch: &Batch, e: &Entry, band: &mut Band, src: TexSource, simd: Simd) {
-    if (e.bottom as i32) <= band.y0 || (e.top as i32) >= band.y1 {
-        return;
-    }
-    let i = e.index as usize;
-    let bands = std::slice::from_mut(band);
-    match e.kind {
-        Kind::Triangle => batch.triangles[i].setup().draw(bands, src, simd),
-        Kind::Line => batch.lines[i].draw(bands),
-        Kind::Rect => batch.rects[i].draw(bands, src, simd),
-    }
+/// What a drawing thread carries from one band to the next: the set-ups of the triangles
+/// crossing the bottom row of the band it drew last, in command order, which the band right
+/// below uses if the same thread draws it next. A thread whose runs of bands follow one another
+/// (the usual claims, [`Claims`]) so sets up a triangle across their cut once, as one pass
+/// would; any other band sets up what it draws.
+#[derive(Default)]
+pub struct Carry {
+    /// The row the held triangles cross, if any are held.
+    row: Option<i32>,
+    /// (chunk << 32 | triangle index, set-up), in command order.
+    held: Vec<(u64, Triangle)>,
+    /// Filled while a band is drawn, then held.
+    next: Vec<(u64, Triangle)>,
 }
 
 /// The bands of a plan not drawn yet, handed to the threads that draw them. A thread claims
@@ -170,6 +225,7 @@ mod tests {
     use crate::raster::batch::BANDS;
     use crate::raster::pixel::PixelMode;
     use crate::raster::rect::Rect;
+    use crate::raster::triangle::{Shading, TriangleCmd, Vtx};
     use crate::raster::{Clip, Prim};
     use crate::rng::XorShift;
 
@@ -376,6 +432,158 @@ mod tests {
         }
     }
 
+    /// Gouraud triangles up to 120 rows tall, semi-transparent in every blend mode (so the
+    /// order of writes shows), drawn by threads carrying set-ups from band to band.
+    fn tall_triangles() -> Batch {
+        let mut rng = XorShift::new(0xca77_1ed0_0000_0003);
+        let mut batch = Batch::default();
+        let modes = [
+            BlendMode::Average,
+            BlendMode::Add,
+            BlendMode::Subtract,
+            BlendMode::AddQuarter,
+        ];
+        while batch.len() < 1500 {
+            let (x, y) = (rng.below(900) as i32, rng.below(400) as i32);
+            let v = std::array::from_fn(|_| Vtx {
+                x: x + rng.below(120) as i32,
+                y: y + rng.below(120) as i32,
+                r: rng.below(256) as i32,
+                g: rng.below(256) as i32,
+                b: rng.below(256) as i32,
+                ..Vtx::default()
+            });
+            let shading = Shading {
+                gouraud: true,
+                texture: None,
+                raw: false,
+                dither: batch.len() % 2 == 0,
+                mode: PixelMode {
+                    blend: (batch.len() % 3 != 0).then(|| modes[batch.len() % 4]),
+                    set_mask: 0,
+                    check_mask: false,
+                },
+            };
+            if let Some(t) = TriangleCmd::new(v, ALL, shading) {
+                batch.push(Prim::Triangle(t));
+            }
+        }
+        batch
+    }
+
+    /// After a band, a thread holds the set-ups of exactly the triangles crossing its bottom
+    /// row, in command order; the band below draws with them what it draws without them, and
+    /// a band that does not begin at that row ignores them.
+    #[test]
+    fn a_carry_holds_the_triangles_crossing_the_row_below() {
+        let batch = tall_triangles();
+        let tex = crate::boxed_vram();
+        let src = TexSource {
+            vram: &tex,
+            cluts: &[],
+        };
+        let one = std::slice::from_ref(&batch);
+        let mut vram = crate::boxed_vram();
+        let (upper, rest) = vram.split_at_mut(160 * VRAM_WIDTH);
+        let (lower, rest) = rest.split_at_mut(64 * VRAM_WIDTH);
+        let mut carry = Carry::default();
+        draw(
+            one,
+            &mut Band::new(upper, 0, 160),
+            src,
+            Simd::best(),
+            &mut carry,
+        );
+        let crossing: Vec<u64> = (batch.order.iter())
+            .filter(|e| e.top < 160 && e.bottom > 160)
+            .map(|e| e.index as u64)
+            .collect();
+        assert!(crossing.len() > 100, "{}", crossing.len());
+        let held: Vec<u64> = carry.held.iter().map(|(k, _)| *k).collect();
+        assert_eq!((carry.row, held), (Some(160), crossing));
+        // The band below with the carry, and the same band again without one.
+        let mut alone = lower.to_vec();
+        draw(
+            one,
+            &mut Band::new(lower, 160, 224),
+            src,
+            Simd::best(),
+            &mut carry,
+        );
+        assert_eq!(carry.row, Some(224));
+        let fresh = &mut Carry::default();
+        draw(
+            one,
+            &mut Band::new(&mut alone, 160, 224),
+            src,
+            Simd::best(),
+            fresh,
+        );
+        assert!(
+            alone == lower,
+            "the carried set-ups draw what fresh ones draw"
+        );
+        // A band not beginning at the row held sets up its own; the last band keeps nothing.
+        let mut scratch = crate::boxed_vram();
+        let mut other = Carry::default();
+        let upper = &mut Band::new(&mut scratch[..160 * VRAM_WIDTH], 0, 160);
+        draw(one, upper, src, Simd::best(), &mut other);
+        let rows = rest.len() / VRAM_WIDTH;
+        let mut alone = rest.to_vec();
+        draw(
+            one,
+            &mut Band::new(rest, 224, 224 + rows),
+            src,
+            Simd::best(),
+            &mut other,
+        );
+        assert_eq!(other.row, None);
+        let fresh = &mut Carry::default();
+        draw(
+            one,
+            &mut Band::new(&mut alone, 224, 224 + rows),
+            src,
+            Simd::best(),
+            fresh,
+        );
+        assert!(alone == rest, "set-ups held for another row are not used");
+    }
+
+    /// Tall triangles drawn in the runs two, three and sixteen threads claim, each thread
+    /// carrying set-ups between the runs it draws one after another, equal one pass.
+    #[test]
+    fn carried_set_ups_draw_what_one_pass_draws() {
+        let batch = tall_triangles();
+        let tex = crate::boxed_vram();
+        let src = TexSource {
+            vram: &tex,
+            cluts: &[],
+        };
+        let one = std::slice::from_ref(&batch);
+        let mut want = crate::boxed_vram();
+        let all = &mut Band::new(&mut want[..], 0, VRAM_HEIGHT);
+        draw(one, all, src, Simd::best(), &mut Carry::default());
+        let (load, crossings) = estimate(&batch);
+        for threads in [2, 3, 16] {
+            let at = plan(&load, &crossings, threads);
+            for takers in [1, 2, 3] {
+                // Threads taking claims in turn, round robin: runs adjacent and not.
+                let mut got = crate::boxed_vram();
+                let claims = Claims::new(&mut got[..], &at, takers);
+                let mut carries: Vec<Carry> = (0..takers).map(|_| Carry::default()).collect();
+                for k in 0.. {
+                    let Some(mut band) = claims.claim() else {
+                        break;
+                    };
+                    draw(one, &mut band, src, Simd::best(), &mut carries[k % takers]);
+                }
+                if let Some(i) = want.iter().zip(got.iter()).position(|(a, b)| a != b) {
+                    panic!("{threads}/{takers}: ({}, {}) differs", i % 1024, i / 1024);
+                }
+            }
+        }
+    }
+
     /// Overlapping semi-transparent rectangles in every blend mode (the result depends on the
     /// order of writes), drawn in the bands of every thread count's plan, equal one pass.
     #[test]
@@ -410,6 +618,7 @@ mod tests {
             &mut Band::new(&mut want, 0, VRAM_HEIGHT),
             src,
             simd,
+            &mut Carry::default(),
         );
         // Every thread count's plan, then bands of every width in load bands.
         let (load, crossings) = estimate(&batch);
@@ -430,7 +639,13 @@ mod tests {
             }
             // Bands drawn bottom first: the order bands run in changes nothing.
             for band in bands.iter_mut().rev() {
-                draw(std::slice::from_ref(&batch), band, src, simd);
+                draw(
+                    std::slice::from_ref(&batch),
+                    band,
+                    src,
+                    simd,
+                    &mut Carry::default(),
+                );
             }
             if let Some(i) = want.iter().zip(&got).position(|(a, b)| a != b) {
                 panic!("bands {at:?}: ({}, {}) differs", i % 1024, i / 1024);
@@ -439,8 +654,15 @@ mod tests {
             for takers in [2, 3] {
                 let mut got = start.clone();
                 let claims = Claims::new(&mut got, &at, takers);
+                let mut carry = Carry::default();
                 while let Some(mut band) = claims.claim() {
-                    draw(std::slice::from_ref(&batch), &mut band, src, simd);
+                    draw(
+                        std::slice::from_ref(&batch),
+                        &mut band,
+                        src,
+                        simd,
+                        &mut carry,
+                    );
                 }
                 if let Some(i) = want.iter().zip(&got).position(|(a, b)| a != b) {
                     panic!("claims of {at:?}: ({}, {}) differs", i % 1024, i / 1024);

@@ -5,8 +5,8 @@
 //! Each kind of primitive has its own vector, so a band reads a 12-byte entry per primitive
 //! and only the primitives in its rows, and each band of [`BAND_ROWS`] marks the entries
 //! meeting it (its bin, one bit per entry), so a drawing band visits only its own.
-//! Triangles are culled but not set up: set-up runs where they are drawn, in each band they
-//! reach, since a set-up triangle is three times the size of a queued one and writing it here
+//! Triangles are culled but not set up: set-up runs where they are drawn, in each run of bands
+//! they reach, since a set-up triangle is three times the size of a queued one and writing it here
 //! and reading it back there costs one thread more than the set-up it saves.
 
 use super::line::Line;
