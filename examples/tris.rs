@@ -3,7 +3,9 @@
 //! `tris [threads] [frames] [small|big]` draws `frames` frames (default 1) on one GPU with
 //! `threads` (0 = all cores, 1 = serial, the default, N = N threads) and prints the area per
 //! frame, a hash of the final VRAM (equal for every thread count), the wall time and the CPU
-//! time (user + system, all threads; from `/proc/self/stat`, "n/a" elsewhere). A frame is
+//! time (user + system, all threads; from `/proc/self/stat`, "n/a" elsewhere), then each
+//! frame's wall time: the first, and the least and the median of the later ones (a frame is
+//! short enough to fall between a shared host's busy spells when a whole run does not). A frame is
 //! `small` (the default): the 100,000-triangle stream of `benches/common/gpu_workload.rs`
 //! (texture upload included, after a GP1(00h) reset so every frame starts from the same GP0
 //! state), or `big`: 4000 triangles up to 64 px across over textures uploaded once.
@@ -53,12 +55,15 @@ fn main() -> std::process::ExitCode {
     let cpu_before = cpu_time::process_cpu_seconds();
     let start = Instant::now();
     gpu.gp0_words(&setup);
+    let mut walls = Vec::with_capacity(frames);
     for _ in 0..frames {
+        let at = Instant::now();
         if small {
             gpu.gp1(0);
         }
         gpu.gp0_words(&frame);
         gpu.vram();
+        walls.push(at.elapsed().as_secs_f64());
     }
     let wall = start.elapsed().as_secs_f64();
     let cpu = cpu_time::process_cpu_seconds()
@@ -78,5 +83,15 @@ fn main() -> std::process::ExitCode {
         "wall {wall:.4} s, cpu {} s (user + system, all threads)",
         cpu_time::format_seconds(cpu)
     );
+    if let Some((first, later)) = walls.split_first().filter(|(_, l)| !l.is_empty()) {
+        let mut later = later.to_vec();
+        later.sort_by(f64::total_cmp);
+        println!(
+            "frames: first {:.3} ms, later min {:.3} ms, median {:.3} ms",
+            first * 1e3,
+            later[0] * 1e3,
+            later[later.len() / 2] * 1e3
+        );
+    }
     std::process::ExitCode::SUCCESS
 }
