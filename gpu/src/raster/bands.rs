@@ -44,51 +44,75 @@ pub const MIN_BAND_LOAD: u64 = 16 * 1024;
 /// when it drew the band just above this one, the triangles crossing between them are not set
 /// up again, and it keeps those crossing this band's bottom row for the band below.
 pub fn draw(batch: &[Batch], band: &mut Band, src: TexSource, simd: Simd, carry: &mut Carry) {
-    let from_above = carry.row == Some(band.y0);
-    carry.row = None;
+    let from_above = carry.row.take() == Some(band.y0);
     if band.y0 >= band.y1 {
         return;
     }
-    // The last band has no band below to keep set-ups for.
+    // The last band has no band below to keep set-ups for; a band that neither takes nor
+    // keeps any (a serial batch: all of VRAM) runs the loop without the carry's bookkeeping.
     let keep = band.y1 < VRAM_HEIGHT as i32;
+    if keep || from_above {
+        visit::<true>(batch, band, src, simd, carry, from_above);
+    } else {
+        visit::<false>(batch, band, src, simd, carry, false);
+    }
+    if keep {
+        std::mem::swap(&mut carry.held, &mut carry.next);
+        carry.row = Some(band.y1);
+    }
+}
+
+/// [`draw`]'s pass over the entries meeting `band`: with `CARRY`, taking the set-ups held
+/// when `from_above` and keeping in `carry.next` those of the triangles below the band. Not
+/// inlined: each instance then calls `Triangle::draw` from one place, where it is inlined.
+#[inline(never)]
+fn visit<const CARRY: bool>(
+    batch: &[Batch],
+    band: &mut Band,
+    src: TexSource,
+    simd: Simd,
+    carry: &mut Carry,
+    from_above: bool,
+) {
+    let (y0, y1) = (band.y0, band.y1);
+    let keep = CARRY && y1 < VRAM_HEIGHT as i32;
     let (held, next) = (&carry.held, &mut carry.next);
     let mut taken = 0;
     next.clear();
-    let bins = band.y0 as usize / BAND_ROWS..(band.y1 as usize).div_ceil(BAND_ROWS);
+    let bins = y0 as usize / BAND_ROWS..(y1 as usize).div_ceil(BAND_ROWS);
     for (c, chunk) in batch.iter().enumerate() {
         chunk.each_meeting(bins.clone(), |e| {
-            if (e.bottom as i32) <= band.y0 || (e.top as i32) >= band.y1 {
+            if (e.bottom as i32) <= y0 || (e.top as i32) >= y1 {
                 return;
             }
             let i = e.index as usize;
-            let (y1, bands) = (band.y1, std::slice::from_mut(&mut *band));
-            let kept = keep && (e.bottom as i32) > y1;
+            let bands = std::slice::from_mut(&mut *band);
             match e.kind {
-                Kind::Triangle => {
+                Kind::Triangle if CARRY => {
                     let key = (c as u64) << 32 | i as u64;
+                    let kept = keep && (e.bottom as i32) > y1;
                     // Drawn in the band above too (it began above this band's first row):
                     // its set-up is the next one held, in command order as both bands visit.
-                    let held = (from_above && (e.top as i32) < bands[0].y0)
-                        .then(|| held.get(taken).filter(|(k, _)| *k == key))
-                        .flatten();
-                    if let Some((_, t)) = held {
-                        taken += 1;
-                        t.draw(bands, src, simd);
-                        if kept {
-                            next.push((key, t.clone()));
+                    let above = from_above && (e.top as i32) < y0;
+                    let fresh;
+                    let t = match held.get(taken).filter(|(k, _)| above && *k == key) {
+                        Some((_, t)) => {
+                            taken += 1;
+                            t
                         }
-                    } else {
-                        debug_assert!(
-                            !(from_above && (e.top as i32) < bands[0].y0),
-                            "a triangle from the band above was not held"
-                        );
-                        let t = chunk.triangles[i].setup();
-                        t.draw(bands, src, simd);
-                        if kept {
-                            next.push((key, t));
+                        None => {
+                            debug_assert!(!above, "a triangle from the band above was held");
+                            fresh = chunk.triangles[i].setup();
+                            &fresh
                         }
+                    };
+                    // One call site, so the drawing loop is inlined here as in the plain pass.
+                    t.draw(bands, src, simd);
+                    if kept {
+                        next.push((key, t.clone()));
                     }
                 }
+                Kind::Triangle => chunk.triangles[i].setup().draw(bands, src, simd),
                 Kind::Line => chunk.lines[i].draw(bands),
                 Kind::Rect => chunk.rects[i].draw(bands, src, simd),
             }
@@ -98,10 +122,6 @@ pub fn draw(batch: &[Batch], band: &mut Band, src: TexSource, simd: Simd, carry:
         !from_above || taken == held.len(),
         "every set-up held was used"
     );
-    if keep {
-        std::mem::swap(&mut carry.held, &mut carry.next);
-        carry.row = Some(band.y1);
-    }
 }
 
 /// What a drawing thread carries from one band to the next: the set-ups of the triangles
