@@ -452,6 +452,17 @@ mod tests {
         }
     }
 
+    /// Calls `f` with [`tall_triangles`] as a batch of one chunk, and an empty texture source.
+    fn with_tall_triangles(f: impl FnOnce(&[Batch], TexSource)) {
+        let batch = tall_triangles();
+        let tex = crate::boxed_vram();
+        let src = TexSource {
+            vram: &tex,
+            cluts: &[],
+        };
+        f(std::slice::from_ref(&batch), src);
+    }
+
     /// Gouraud triangles up to 120 rows tall, semi-transparent in every blend mode (so the
     /// order of writes shows), drawn by threads carrying set-ups from band to band.
     fn tall_triangles() -> Batch {
@@ -496,112 +507,103 @@ mod tests {
     /// a band that does not begin at that row ignores them.
     #[test]
     fn a_carry_holds_the_triangles_crossing_the_row_below() {
-        let batch = tall_triangles();
-        let tex = crate::boxed_vram();
-        let src = TexSource {
-            vram: &tex,
-            cluts: &[],
-        };
-        let one = std::slice::from_ref(&batch);
-        let mut vram = crate::boxed_vram();
-        let (upper, rest) = vram.split_at_mut(160 * VRAM_WIDTH);
-        let (lower, rest) = rest.split_at_mut(64 * VRAM_WIDTH);
-        let mut carry = Carry::default();
-        draw(
-            one,
-            &mut Band::new(upper, 0, 160),
-            src,
-            Simd::best(),
-            &mut carry,
-        );
-        let crossing: Vec<u64> = (batch.order.iter())
-            .filter(|e| e.top < 160 && e.bottom > 160)
-            .map(|e| e.index as u64)
-            .collect();
-        assert!(crossing.len() > 100, "{}", crossing.len());
-        let held: Vec<u64> = carry.held.iter().map(|(k, _)| *k).collect();
-        assert_eq!((carry.row, held), (Some(160), crossing));
-        // The band below with the carry, and the same band again without one.
-        let mut alone = lower.to_vec();
-        draw(
-            one,
-            &mut Band::new(lower, 160, 224),
-            src,
-            Simd::best(),
-            &mut carry,
-        );
-        assert_eq!(carry.row, Some(224));
-        let fresh = &mut Carry::default();
-        draw(
-            one,
-            &mut Band::new(&mut alone, 160, 224),
-            src,
-            Simd::best(),
-            fresh,
-        );
-        assert!(
-            alone == lower,
-            "the carried set-ups draw what fresh ones draw"
-        );
-        // A band not beginning at the row held sets up its own; the last band keeps nothing.
-        let mut scratch = crate::boxed_vram();
-        let mut other = Carry::default();
-        let upper = &mut Band::new(&mut scratch[..160 * VRAM_WIDTH], 0, 160);
-        draw(one, upper, src, Simd::best(), &mut other);
-        let rows = rest.len() / VRAM_WIDTH;
-        let mut alone = rest.to_vec();
-        draw(
-            one,
-            &mut Band::new(rest, 224, 224 + rows),
-            src,
-            Simd::best(),
-            &mut other,
-        );
-        assert_eq!(other.row, None);
-        let fresh = &mut Carry::default();
-        draw(
-            one,
-            &mut Band::new(&mut alone, 224, 224 + rows),
-            src,
-            Simd::best(),
-            fresh,
-        );
-        assert!(alone == rest, "set-ups held for another row are not used");
+        with_tall_triangles(|one, src| {
+            let batch = &one[0];
+            let mut vram = crate::boxed_vram();
+            let (upper, rest) = vram.split_at_mut(160 * VRAM_WIDTH);
+            let (lower, rest) = rest.split_at_mut(64 * VRAM_WIDTH);
+            let mut carry = Carry::default();
+            draw(
+                one,
+                &mut Band::new(upper, 0, 160),
+                src,
+                Simd::best(),
+                &mut carry,
+            );
+            let crossing: Vec<u64> = (batch.order.iter())
+                .filter(|e| e.top < 160 && e.bottom > 160)
+                .map(|e| e.index as u64)
+                .collect();
+            assert!(crossing.len() > 100, "{}", crossing.len());
+            let held: Vec<u64> = carry.held.iter().map(|(k, _)| *k).collect();
+            assert_eq!((carry.row, held), (Some(160), crossing));
+            // The band below with the carry, and the same band again without one.
+            let mut alone = lower.to_vec();
+            draw(
+                one,
+                &mut Band::new(lower, 160, 224),
+                src,
+                Simd::best(),
+                &mut carry,
+            );
+            assert_eq!(carry.row, Some(224));
+            let fresh = &mut Carry::default();
+            draw(
+                one,
+                &mut Band::new(&mut alone, 160, 224),
+                src,
+                Simd::best(),
+                fresh,
+            );
+            assert!(
+                alone == lower,
+                "the carried set-ups draw what fresh ones draw"
+            );
+            // A band not beginning at the row held sets up its own; the last band keeps nothing.
+            let mut scratch = crate::boxed_vram();
+            let mut other = Carry::default();
+            let upper = &mut Band::new(&mut scratch[..160 * VRAM_WIDTH], 0, 160);
+            draw(one, upper, src, Simd::best(), &mut other);
+            let rows = rest.len() / VRAM_WIDTH;
+            let mut alone = rest.to_vec();
+            draw(
+                one,
+                &mut Band::new(rest, 224, 224 + rows),
+                src,
+                Simd::best(),
+                &mut other,
+            );
+            assert_eq!(other.row, None);
+            let fresh = &mut Carry::default();
+            draw(
+                one,
+                &mut Band::new(&mut alone, 224, 224 + rows),
+                src,
+                Simd::best(),
+                fresh,
+            );
+            assert!(alone == rest, "set-ups held for another row are not used");
+        });
     }
 
     /// Tall triangles drawn in the runs two, three and sixteen threads claim, each thread
     /// carrying set-ups between the runs it draws one after another, equal one pass.
     #[test]
     fn carried_set_ups_draw_what_one_pass_draws() {
-        let batch = tall_triangles();
-        let tex = crate::boxed_vram();
-        let src = TexSource {
-            vram: &tex,
-            cluts: &[],
-        };
-        let one = std::slice::from_ref(&batch);
-        let mut want = crate::boxed_vram();
-        let all = &mut Band::new(&mut want[..], 0, VRAM_HEIGHT);
-        draw(one, all, src, Simd::best(), &mut Carry::default());
-        let (load, crossings) = estimate(&batch);
-        for threads in [2, 3, 16] {
-            let at = plan(&load, &crossings, threads);
-            for takers in [1, 2, 3] {
-                // Threads taking claims in turn, round robin: runs adjacent and not.
-                let mut got = crate::boxed_vram();
-                let claims = Claims::new(&mut got[..], &at, takers);
-                let mut carries: Vec<Carry> = (0..takers).map(|_| Carry::default()).collect();
-                for k in 0.. {
-                    let Some(mut band) = claims.claim() else {
-                        break;
-                    };
-                    draw(one, &mut band, src, Simd::best(), &mut carries[k % takers]);
-                }
-                if let Some(i) = want.iter().zip(got.iter()).position(|(a, b)| a != b) {
-                    panic!("{threads}/{takers}: ({}, {}) differs", i % 1024, i / 1024);
+        with_tall_triangles(|one, src| {
+            let mut want = crate::boxed_vram();
+            let all = &mut Band::new(&mut want[..], 0, VRAM_HEIGHT);
+            draw(one, all, src, Simd::best(), &mut Carry::default());
+            let (load, crossings) = estimate(&one[0]);
+            for threads in [2, 3, 16] {
+                let at = plan(&load, &crossings, threads);
+                for takers in [1, 2, 3] {
+                    // Threads taking claims in turn, round robin: runs adjacent and not.
+                    let mut got = crate::boxed_vram();
+                    let claims = Claims::new(&mut got[..], &at, takers);
+                    let mut carries: Vec<Carry> = (0..takers).map(|_| Carry::default()).collect();
+                    for k in 0.. {
+                        let Some(mut band) = claims.claim() else {
+                            break;
+                        };
+                        draw(one, &mut band, src, Simd::best(), &mut carries[k % takers]);
+                    }
+                    if let Some(i) = want.iter().zip(got.iter()).position(|(a, b)| a != b) {
+                        panic!("{threads}/{takers}: ({}, {}) differs", i % 1024, i / 1024);
+                    }
                 }
             }
-        }
+        });
     }
 
     /// Overlapping semi-transparent rectangles in every blend mode (the result depends on the
