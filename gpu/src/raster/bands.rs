@@ -249,6 +249,14 @@ mod tests {
     use crate::raster::{Clip, Prim};
     use crate::rng::XorShift;
 
+    /// Every blend mode, for batches whose result depends on the order of writes.
+    const MODES: [BlendMode; 4] = [
+        BlendMode::Average,
+        BlendMode::Add,
+        BlendMode::Subtract,
+        BlendMode::AddQuarter,
+    ];
+
     const ALL: Clip = Clip {
         x0: 0,
         y0: 0,
@@ -468,12 +476,6 @@ mod tests {
     fn tall_triangles() -> Batch {
         let mut rng = XorShift::new(0xca77_1ed0_0000_0003);
         let mut batch = Batch::default();
-        let modes = [
-            BlendMode::Average,
-            BlendMode::Add,
-            BlendMode::Subtract,
-            BlendMode::AddQuarter,
-        ];
         while batch.len() < 1500 {
             let (x, y) = (rng.below(900) as i32, rng.below(400) as i32);
             let v = std::array::from_fn(|_| Vtx {
@@ -490,7 +492,7 @@ mod tests {
                 raw: false,
                 dither: batch.len() % 2 == 0,
                 mode: PixelMode {
-                    blend: (batch.len() % 3 != 0).then(|| modes[batch.len() % 4]),
+                    blend: (batch.len() % 3 != 0).then(|| MODES[batch.len() % 4]),
                     set_mask: 0,
                     check_mask: false,
                 },
@@ -612,17 +614,11 @@ mod tests {
     fn bands_draw_what_one_pass_draws() {
         let mut rng = XorShift::new(0x51ab_5eed_0000_0001);
         let mut batch = Batch::default();
-        let modes = [
-            BlendMode::Average,
-            BlendMode::Add,
-            BlendMode::Subtract,
-            BlendMode::AddQuarter,
-        ];
         for i in 0..2000 {
             let at = [rng.below(1000) as i32, rng.below(500) as i32];
             let wh = [1 + rng.below(32) as i32, 1 + rng.below(32) as i32];
             let rgb = (rng.below(256) as i32, rng.below(256) as i32, 0x80);
-            let blend = (i % 5 != 0).then(|| modes[i % 4]);
+            let blend = (i % 5 != 0).then(|| MODES[i % 4]);
             batch.push(flat_rect([at[0], at[1], wh[0], wh[1]], rgb, blend));
         }
         let tex = crate::boxed_vram();
