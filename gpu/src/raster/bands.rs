@@ -63,8 +63,9 @@ pub fn draw(batch: &[Batch], band: &mut Band, src: TexSource, simd: Simd, carry:
 }
 
 /// [`draw`]'s pass over the entries meeting `band`: with `CARRY`, taking the set-ups held
-/// when `from_above` and keeping in `carry.next` those of the triangles below the band. Not
-/// inlined: each instance then calls `Triangle::draw` from one place, where it is inlined.
+/// when `from_above` and keeping in `carry.next` those of the triangles below the band. Kept
+/// out of line, an instance for each `CARRY`: the serial pass (no carry) then runs fewer
+/// instructions than with both instances inlined into `draw`.
 #[inline(never)]
 fn visit<const CARRY: bool>(
     batch: &[Batch],
@@ -106,7 +107,6 @@ fn visit<const CARRY: bool>(
                             &fresh
                         }
                     };
-                    // One call site, so the drawing loop is inlined here as in the plain pass.
                     t.draw(bands, src, simd);
                     if kept {
                         next.push((key, t.clone()));
