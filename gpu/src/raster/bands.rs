@@ -578,8 +578,9 @@ mod tests {
         });
     }
 
-    /// Tall triangles drawn in the runs two, three and sixteen threads claim, each thread
-    /// carrying set-ups between the runs it draws one after another, equal one pass.
+    /// Tall triangles drawn in the runs one, two and three takers claim of the plans for two,
+    /// three and sixteen threads, every second run with the set-ups carried from the run above
+    /// it, equal one pass.
     #[test]
     fn carried_set_ups_draw_what_one_pass_draws() {
         with_tall_triangles(|one, src| {
@@ -590,16 +591,23 @@ mod tests {
             for threads in [2, 3, 16] {
                 let at = plan(&load, &crossings, threads);
                 for takers in [1, 2, 3] {
-                    // Threads taking claims in turn, round robin: runs adjacent and not.
+                    // Two threads taking the runs two by two: each draws two adjacent runs
+                    // (the second with the set-ups carried), then one not adjacent.
                     let mut got = crate::boxed_vram();
                     let claims = Claims::new(&mut got[..], &at, takers);
-                    let mut carries: Vec<Carry> = (0..takers).map(|_| Carry::default()).collect();
-                    for k in 0.. {
-                        let Some(mut band) = claims.claim() else {
-                            break;
-                        };
-                        draw(one, &mut band, src, Simd::best(), &mut carries[k % takers]);
+                    let mut carries = [Carry::default(), Carry::default()];
+                    let (mut runs, mut carried) = (0, 0);
+                    while let Some(mut band) = claims.claim() {
+                        let carry = &mut carries[runs / 2 % 2];
+                        carried += (carry.row == Some(band.y0)) as usize;
+                        draw(one, &mut band, src, Simd::best(), carry);
+                        runs += 1;
                     }
+                    assert_eq!(
+                        carried,
+                        runs / 2,
+                        "{threads}/{takers}: runs drawn with a carry"
+                    );
                     if let Some(i) = want.iter().zip(got.iter()).position(|(a, b)| a != b) {
                         panic!("{threads}/{takers}: ({}, {}) differs", i % 1024, i / 1024);
                     }
