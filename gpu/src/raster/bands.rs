@@ -52,9 +52,9 @@ pub fn draw(batch: &[Batch], band: &mut Band, src: TexSource, simd: Simd, carry:
     // keeps any (a serial batch: all of VRAM) runs the loop without the carry's bookkeeping.
     let keep = band.y1 < VRAM_HEIGHT as i32;
     if keep || from_above {
-        visit::<true>(batch, band, src, simd, carry, from_above);
+        visit::<true>(batch, band, src, simd, carry, from_above, keep);
     } else {
-        visit::<false>(batch, band, src, simd, carry, false);
+        visit::<false>(batch, band, src, simd, carry, false, false);
     }
     if keep {
         std::mem::swap(&mut carry.held, &mut carry.next);
@@ -63,9 +63,9 @@ pub fn draw(batch: &[Batch], band: &mut Band, src: TexSource, simd: Simd, carry:
 }
 
 /// [`draw`]'s pass over the entries meeting `band`: with `CARRY`, taking the set-ups held
-/// when `from_above` and keeping in `carry.next` those of the triangles below the band. Kept
-/// out of line, an instance for each `CARRY`: the serial pass (no carry) then runs fewer
-/// instructions than with both instances inlined into `draw`.
+/// when `from_above` and, when `keep`, keeping in `carry.next` those of the triangles below
+/// the band. Kept out of line, an instance for each `CARRY`: the serial pass (no carry) then
+/// runs fewer instructions than with both instances inlined into `draw`.
 #[inline(never)]
 fn visit<const CARRY: bool>(
     batch: &[Batch],
@@ -74,9 +74,9 @@ fn visit<const CARRY: bool>(
     simd: Simd,
     carry: &mut Carry,
     from_above: bool,
+    keep: bool,
 ) {
     let (y0, y1) = (band.y0, band.y1);
-    let keep = CARRY && y1 < VRAM_HEIGHT as i32;
     let (held, next) = (&carry.held, &mut carry.next);
     let mut taken = 0;
     next.clear();
