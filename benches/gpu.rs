@@ -162,10 +162,12 @@ fn big_and_fill(c: &mut Criterion) {
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(3));
     g.throughput(Throughput::Elements(pixels(&[&setup[..], &tris].concat())));
-    let portable = [("1_thread_portable", Threads::Serial)];
-    for (i, (name, threads)) in THREADS.into_iter().chain(portable).enumerate() {
+    // Every setting of THREADS on the SIMD kernel, then one thread on the portable kernel.
+    let kernels = THREADS.into_iter().map(|t| (t, true));
+    for ((name, threads), simd) in kernels.chain([(("1_thread_portable", Threads::Serial), false)])
+    {
         let mut gpu = gpu(threads);
-        gpu.set_simd(i < 2);
+        gpu.set_simd(simd);
         gpu.gp0_words(&setup);
         g.bench_function(name, |b| {
             b.iter(|| {
