@@ -163,9 +163,9 @@ fn big_and_fill(c: &mut Criterion) {
     g.measurement_time(Duration::from_secs(3));
     g.throughput(Throughput::Elements(pixels(&[&setup[..], &tris].concat())));
     // Every setting of THREADS on the SIMD kernel, then one thread on the portable kernel.
-    let kernels = THREADS.into_iter().map(|t| (t, true));
-    for ((name, threads), simd) in kernels.chain([(("1_thread_portable", Threads::Serial), false)])
-    {
+    let portable = (("1_thread_portable", Threads::Serial), false);
+    let settings = THREADS.into_iter().map(|t| (t, true)).chain([portable]);
+    for ((name, threads), simd) in settings {
         let mut gpu = gpu(threads);
         gpu.set_simd(simd);
         gpu.gp0_words(&setup);
