@@ -102,7 +102,7 @@ fn visit<const CARRY: bool>(
                             t
                         }
                         None => {
-                            debug_assert!(!above, "a triangle from the band above was held");
+                            debug_assert!(!above, "a triangle from the band above was not held");
                             fresh = chunk.triangles[i].setup();
                             &fresh
                         }
