@@ -10,6 +10,7 @@
 //! look-ups that depend on earlier primitives (what the batch has drawn, the CLUT cache) are
 //! left to the serial scan of `canvas.rs` as [`Look`]s.
 
+use std::ops::Range;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use rayon::prelude::*;
@@ -29,6 +30,32 @@ use crate::state::{wrap_shift, DrawState};
 /// is small next to its packets, small enough that a batch of [`crate::raster::batch::MAX_BATCH`]
 /// splits into several.
 pub const CHUNK: usize = 256;
+
+/// The fewest packets the last chunks of a queue are halved down to ([`chunks`]).
+pub const LAST_CHUNK: usize = 32;
+
+/// The chunks a queue of `len` packets is prepared in, in command order: [`CHUNK`] packets
+/// each, except the last `2 * CHUNK` or fewer, which are halved again and again while more
+/// than `2 * LAST_CHUNK` are left. Threads preparing a queue together ([`Preparing`]) then
+/// run out of chunks at about the same time, rather than one starting a whole chunk as the
+/// others finish while the serial scan waits for it.
+pub fn chunks(len: usize) -> Vec<Range<usize>> {
+    let mut out = Vec::with_capacity(len / CHUNK + 6);
+    let mut at = 0;
+    while at < len {
+        let left = len - at;
+        let size = if left > 2 * CHUNK {
+            CHUNK
+        } else if left > 2 * LAST_CHUNK {
+            left / 2
+        } else {
+            left
+        };
+        out.push(at..at + size);
+        at += size;
+    }
+    out
+}
 
 /// The drawing state a queued packet runs under.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -126,33 +153,29 @@ impl Queue {
     }
 }
 
-/// Prepares every queued packet into batches of at most [`CHUNK`] packets each, in command
-/// order: on the current rayon pool when `parallel`, else here. The result is the same.
+/// Prepares every queued packet into a batch for each of its [`chunks`], in command order: on
+/// the current rayon pool when `parallel`, else here. The result is the same.
 pub fn prepare_all(queue: &Queue, parallel: bool, spare: &mut Vec<Batch>) -> Vec<Batch> {
-    let chunks = queue.items.chunks(CHUNK);
-    let n = chunks.len();
+    let chunks = chunks(queue.len());
     let mut out: Vec<Batch> = std::iter::repeat_with(|| spare.pop().unwrap_or_default())
-        .take(n)
+        .take(chunks.len())
         .collect();
-    if parallel && n > 1 {
-        (out.par_iter_mut())
-            .zip(queue.items.par_chunks(CHUNK))
-            .for_each(|(b, items)| prepare(b, queue, items));
+    let each = |(b, r): (&mut Batch, Range<usize>)| prepare(b, queue, &queue.items[r]);
+    if parallel && chunks.len() > 1 {
+        out.par_iter_mut().zip(chunks).for_each(each);
     } else {
-        (out.iter_mut())
-            .zip(chunks)
-            .for_each(|(b, items)| prepare(b, queue, items));
+        out.iter_mut().zip(chunks).for_each(each);
     }
     out
 }
 
-/// A queue's chunks (of [`CHUNK`] packets) being prepared by any number of threads, each
-/// claiming the next chunk in command order, and taken in command order by one thread that
-/// scans them ([`Preparing::take`]) as each is ready: the scan, which is serial, runs while the
-/// chunks after it are prepared.
+/// A queue's [`chunks`] being prepared by any number of threads, each claiming the next chunk
+/// in command order, and taken in command order by one thread that scans them
+/// ([`Preparing::take`]) as each is ready: the scan, which is serial, runs while the chunks
+/// after it are prepared.
 pub struct Preparing<'q> {
     queue: &'q Queue,
-    chunks: usize,
+    chunks: Vec<Range<usize>>,
     progress: Mutex<Progress>,
     /// Wakes the scanning thread: a chunk is ready, or a thread preparing one panicked.
     ready: Condvar,
@@ -175,17 +198,17 @@ struct Progress {
 impl<'q> Preparing<'q> {
     /// The chunks of `queue`, none claimed yet; prepared into batches from `spare`.
     pub fn new(queue: &'q Queue, spare: &mut Vec<Batch>) -> Self {
-        let chunks = queue.items.len().div_ceil(CHUNK);
-        let empty = spare.split_off(spare.len().saturating_sub(chunks));
+        let chunks = chunks(queue.len());
+        let empty = spare.split_off(spare.len().saturating_sub(chunks.len()));
         Preparing {
             queue,
-            chunks,
             progress: Mutex::new(Progress {
                 claimed: 0,
-                done: std::iter::repeat_with(|| None).take(chunks).collect(),
+                done: std::iter::repeat_with(|| None).take(chunks.len()).collect(),
                 empty,
                 failed: false,
             }),
+            chunks,
             ready: Condvar::new(),
             #[cfg(test)]
             fault: None,
@@ -194,7 +217,7 @@ impl<'q> Preparing<'q> {
 
     /// The number of chunks.
     pub fn chunks(&self) -> usize {
-        self.chunks
+        self.chunks.len()
     }
 
     fn progress(&self) -> MutexGuard<'_, Progress> {
@@ -210,7 +233,7 @@ impl<'q> Preparing<'q> {
     fn prepare_next(&self) -> bool {
         let (i, mut batch) = {
             let mut p = self.progress();
-            if p.claimed == self.chunks {
+            if p.claimed == self.chunks.len() {
                 return false;
             }
             p.claimed += 1;
@@ -221,7 +244,7 @@ impl<'q> Preparing<'q> {
         if self.fault == Some(i) {
             panic!("injected while preparing chunk {i}");
         }
-        let items = &self.queue.items[i * CHUNK..((i + 1) * CHUNK).min(self.queue.items.len())];
+        let items = &self.queue.items[self.chunks[i].clone()];
         prepare(&mut batch, self.queue, items);
         drop(claimed);
         self.progress().done[i] = Some(batch);
@@ -243,7 +266,7 @@ impl<'q> Preparing<'q> {
                 return b;
             }
             assert!(!p.failed, "a chunk's preparing panicked on another thread");
-            if p.claimed < self.chunks {
+            if p.claimed < self.chunks.len() {
                 drop(p);
                 self.prepare_next();
                 p = self.progress();
@@ -439,6 +462,27 @@ mod tests {
         q
     }
 
+    /// A queue's chunks cover it in order, whole chunks first, then halving down to
+    /// `LAST_CHUNK`; a queue of one full batch ends in chunks of 256, 128, 64 and 64.
+    #[test]
+    fn chunks_cover_the_queue_and_shrink_at_its_end() {
+        for len in (0..3000).chain([4000, 4096]) {
+            let c = chunks(len);
+            assert_eq!(c.first().map_or(0, |r| r.start), 0, "{len}");
+            assert_eq!(c.last().map_or(0, |r| r.end), len, "{len}");
+            assert!(c.windows(2).all(|w| w[0].end == w[1].start), "{len}");
+            assert!(c.iter().all(|r| r.len() <= CHUNK), "{len}");
+            assert!(c.iter().all(|r| r.len() >= LAST_CHUNK.min(len)), "{len}");
+            assert!(c.windows(2).all(|w| w[1].len() <= w[0].len() + 1), "{len}");
+        }
+        let sizes: Vec<usize> = chunks(crate::raster::batch::MAX_BATCH)
+            .iter()
+            .map(|r| r.len())
+            .collect();
+        assert_eq!(sizes[..14], [CHUNK; 14]);
+        assert_eq!(sizes[14..], [256, 128, 64, 64]);
+    }
+
     /// Whatever threads help, the scanning thread takes each chunk as `prepare_all` prepares
     /// it, in command order.
     #[test]
@@ -447,7 +491,7 @@ mod tests {
         let want: Vec<String> = (prepare_all(&q, false, &mut Vec::new()).iter())
             .map(|b| format!("{b:?}"))
             .collect();
-        assert_eq!(want.len(), 6);
+        assert_eq!(want.len(), chunks(q.len()).len());
         for helpers in 0..4 {
             let mut spare: Vec<Batch> = std::iter::repeat_with(Batch::default).take(2).collect();
             let preparing = Preparing::new(&q, &mut spare);
