@@ -141,7 +141,7 @@ impl Stage {
             // The spare batches `queue` may still need stay; the rest go to `next`.
             let keep = match chunks {
                 Some(_) => 0,
-                None => crate::prepare::chunks(queue.len()).len(),
+                None => crate::prepare::chunks(queue.len()).count(),
             };
             let mut spare = self.spare.split_off(keep.min(self.spare.len()));
             let ready = chunks.take();

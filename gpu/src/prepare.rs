@@ -39,10 +39,9 @@ pub const LAST_CHUNK: usize = 32;
 /// than `2 * LAST_CHUNK` are left. Threads preparing a queue together ([`Preparing`]) then
 /// run out of chunks at about the same time, rather than one starting a whole chunk as the
 /// others finish while the serial scan waits for it.
-pub fn chunks(len: usize) -> Vec<Range<usize>> {
-    let mut out = Vec::with_capacity(len / CHUNK + 6);
+pub fn chunks(len: usize) -> impl Iterator<Item = Range<usize>> {
     let mut at = 0;
-    while at < len {
+    std::iter::from_fn(move || {
         let left = len - at;
         let size = if left > 2 * CHUNK {
             CHUNK
@@ -51,10 +50,9 @@ pub fn chunks(len: usize) -> Vec<Range<usize>> {
         } else {
             left
         };
-        out.push(at..at + size);
         at += size;
-    }
-    out
+        (size > 0).then(|| at - size..at)
+    })
 }
 
 /// The drawing state a queued packet runs under.
@@ -156,7 +154,7 @@ impl Queue {
 /// Prepares every queued packet into a batch for each of its [`chunks`], in command order: on
 /// the current rayon pool when `parallel`, else here. The result is the same.
 pub fn prepare_all(queue: &Queue, parallel: bool, spare: &mut Vec<Batch>) -> Vec<Batch> {
-    let chunks = chunks(queue.len());
+    let chunks: Vec<Range<usize>> = chunks(queue.len()).collect();
     let mut out: Vec<Batch> = std::iter::repeat_with(|| spare.pop().unwrap_or_default())
         .take(chunks.len())
         .collect();
@@ -198,7 +196,7 @@ struct Progress {
 impl<'q> Preparing<'q> {
     /// The chunks of `queue`, none claimed yet; prepared into batches from `spare`.
     pub fn new(queue: &'q Queue, spare: &mut Vec<Batch>) -> Self {
-        let chunks = chunks(queue.len());
+        let chunks: Vec<Range<usize>> = chunks(queue.len()).collect();
         let empty = spare.split_off(spare.len().saturating_sub(chunks.len()));
         Preparing {
             queue,
@@ -467,7 +465,7 @@ mod tests {
     #[test]
     fn chunks_cover_the_queue_and_shrink_at_its_end() {
         for len in (0..3000).chain([4000, 4096]) {
-            let c = chunks(len);
+            let c: Vec<Range<usize>> = chunks(len).collect();
             assert_eq!(c.first().map_or(0, |r| r.start), 0, "{len}");
             assert_eq!(c.last().map_or(0, |r| r.end), len, "{len}");
             assert!(c.windows(2).all(|w| w[0].end == w[1].start), "{len}");
@@ -476,7 +474,6 @@ mod tests {
             assert!(c.windows(2).all(|w| w[1].len() <= w[0].len() + 1), "{len}");
         }
         let sizes: Vec<usize> = chunks(crate::raster::batch::MAX_BATCH)
-            .iter()
             .map(|r| r.len())
             .collect();
         assert_eq!(sizes[..14], [CHUNK; 14]);
@@ -491,7 +488,7 @@ mod tests {
         let want: Vec<String> = (prepare_all(&q, false, &mut Vec::new()).iter())
             .map(|b| format!("{b:?}"))
             .collect();
-        assert_eq!(want.len(), chunks(q.len()).len());
+        assert_eq!(want.len(), chunks(q.len()).count());
         for helpers in 0..4 {
             let mut spare: Vec<Batch> = std::iter::repeat_with(Batch::default).take(2).collect();
             let preparing = Preparing::new(&q, &mut spare);
