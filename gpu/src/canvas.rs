@@ -59,8 +59,8 @@ pub const MAX_THREADS: usize = 256;
 pub const BACKGROUND_MIN_PACKETS: usize = 256;
 
 /// Queued packets from which a queue the caller runs is run on the pool (prepared there):
-/// four chunks, whose preparing (about a third of a millisecond of work) outweighs waking
-/// the pool's threads for it.
+/// four full chunks' packets (1024), whose preparing (about a third of a millisecond of
+/// work) outweighs waking the pool's threads for it.
 pub const PARALLEL_PREPARE_PACKETS: usize = 4 * crate::prepare::CHUNK;
 
 /// How a queue is run: the pool (none: serial; at most one thread per core), the thread count
