@@ -175,7 +175,8 @@ pub struct Preparing<'q> {
     queue: &'q Queue,
     chunks: Vec<Range<usize>>,
     progress: Mutex<Progress>,
-    /// Wakes the scanning thread: a chunk is ready, or a thread preparing one panicked.
+    /// Wakes the scanning thread while it sleeps: a chunk is ready, or a thread preparing one
+    /// panicked.
     ready: Condvar,
     /// A chunk whose preparing panics: the tests' injected fault.
     #[cfg(test)]
@@ -191,6 +192,10 @@ struct Progress {
     empty: Vec<Batch>,
     /// A thread panicked while preparing a chunk, which so never comes.
     failed: bool,
+    /// The scanning thread sleeps on `ready`. A chunk done wakes it only then: waking is a
+    /// system call whether or not a thread sleeps, and it mostly does not (it prepares chunks
+    /// itself while the next is not ready).
+    asleep: bool,
 }
 
 impl<'q> Preparing<'q> {
@@ -205,6 +210,7 @@ impl<'q> Preparing<'q> {
                 done: std::iter::repeat_with(|| None).take(chunks.len()).collect(),
                 empty,
                 failed: false,
+                asleep: false,
             }),
             chunks,
             ready: Condvar::new(),
@@ -245,8 +251,12 @@ impl<'q> Preparing<'q> {
         let items = &self.queue.items[self.chunks[i].clone()];
         prepare(&mut batch, self.queue, items);
         drop(claimed);
-        self.progress().done[i] = Some(batch);
-        self.ready.notify_all();
+        let mut p = self.progress();
+        p.done[i] = Some(batch);
+        if p.asleep {
+            drop(p);
+            self.ready.notify_all();
+        }
         true
     }
 
@@ -269,7 +279,9 @@ impl<'q> Preparing<'q> {
                 self.prepare_next();
                 p = self.progress();
             } else {
+                p.asleep = true;
                 p = self.ready.wait(p).unwrap_or_else(PoisonError::into_inner);
+                p.asleep = false;
             }
         }
     }
