@@ -181,6 +181,10 @@ pub struct Preparing<'q> {
     /// A chunk whose preparing panics: the tests' injected fault.
     #[cfg(test)]
     fault: Option<usize>,
+    /// A chunk whose preparing, once done, waits until the scanning thread sleeps: the tests'
+    /// way to make it sleep and be woken.
+    #[cfg(test)]
+    hold: Option<usize>,
 }
 
 struct Progress {
@@ -216,6 +220,8 @@ impl<'q> Preparing<'q> {
             ready: Condvar::new(),
             #[cfg(test)]
             fault: None,
+            #[cfg(test)]
+            hold: None,
         }
     }
 
@@ -251,6 +257,10 @@ impl<'q> Preparing<'q> {
         let items = &self.queue.items[self.chunks[i].clone()];
         prepare(&mut batch, self.queue, items);
         drop(claimed);
+        #[cfg(test)]
+        while self.hold == Some(i) && !self.progress().asleep {
+            std::thread::yield_now();
+        }
         let mut p = self.progress();
         p.done[i] = Some(batch);
         if p.asleep {
@@ -516,6 +526,32 @@ mod tests {
             });
             assert_eq!(got, want, "{helpers} helpers");
         }
+    }
+
+    /// A chunk prepared by a helper while the scanning thread sleeps for it wakes that thread
+    /// (on a thread of its own, so that a scan left asleep fails the test rather than hangs it).
+    #[test]
+    fn a_chunk_done_wakes_the_scanning_thread_asleep_for_it() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let q = triangles(4 * CHUNK as u32);
+            let mut preparing = Preparing::new(&q, &mut Vec::new());
+            // The helper claims chunk 0 and, once it is prepared, holds it until the scanning
+            // thread, having prepared every other chunk, sleeps for it.
+            preparing.hold = Some(0);
+            let taken = std::thread::scope(|s| {
+                s.spawn(|| preparing.help());
+                while preparing.progress().claimed == 0 {
+                    std::thread::yield_now();
+                }
+                (0..preparing.chunks())
+                    .map(|k| preparing.take(k).len())
+                    .sum::<usize>()
+            });
+            let _ = tx.send(taken);
+        });
+        let taken = rx.recv_timeout(std::time::Duration::from_secs(60));
+        assert_eq!(taken, Ok(4 * CHUNK), "the scanning thread was left asleep");
     }
 
     /// A panic while preparing a chunk stops the scanning thread with a panic, whether the
