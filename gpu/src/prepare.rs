@@ -196,9 +196,10 @@ struct Progress {
     empty: Vec<Batch>,
     /// A thread panicked while preparing a chunk, which so never comes.
     failed: bool,
-    /// The scanning thread sleeps on `ready`. A chunk done wakes it only then: waking is a
-    /// system call whether or not a thread sleeps, and it mostly does not (it prepares chunks
-    /// itself while the next is not ready).
+    /// The scanning thread sleeps on `ready`. A chunk done wakes it only then: std's condition
+    /// variable (a futex on Linux) makes a system call on every notify, whether or not a thread
+    /// sleeps, and this one mostly does not (it prepares chunks itself while the next is not
+    /// ready).
     asleep: bool,
 }
 
