@@ -659,7 +659,7 @@ mod tests {
         let mut q = Queue::default();
         for i in 0..n {
             let y = (i * 8 % 512) as u32;
-            q.push(&[0x7000_00ff, y << 16, 0], Default::default);
+            q.push(&[0x7000_00ff, y << 16, 0], &Default::default());
         }
         q
     }
@@ -715,7 +715,7 @@ mod tests {
         let q = || {
             let mut q = Queue::default();
             for i in 0..64u32 {
-                q.push(&[0x6000_00f8, (i * 8) << 16, 8 << 16 | 512], all);
+                q.push(&[0x6000_00f8, (i * 8) << 16, 8 << 16 | 512], &all());
             }
             q
         };
@@ -751,7 +751,7 @@ mod tests {
                     ((y0 + i * 8) % 512) << 16,
                     8 << 16 | 8,
                 ],
-                Default::default,
+                &Default::default(),
             );
         }
         q

@@ -84,12 +84,13 @@ impl Gpu {
         self.queue.state_changed();
     }
 
-    /// GP0(E1h): the draw mode; a page or depth change empties the texture cache.
+    /// GP0(E1h): the draw mode; a page or depth change empties the texture cache. Queued
+    /// packets keep their own draw mode and epoch, so this takes no new snap.
     fn set_draw_mode(&mut self, mode: TexPage) {
         if empties_cache(self.state.draw_mode, mode) {
             self.cache_epoch = self.cache_epoch.wrapping_add(1);
         }
-        self.set_state(|s| s.draw_mode = mode);
+        self.state.draw_mode = mode;
     }
 
     /// A textured polygon's page replaces E1 bits 0–8 and 11 (emptying the texture cache as
@@ -136,7 +137,40 @@ impl Gpu {
             self.end_batch();
         }
         let snap = self.snap();
-        self.queue.push(words, || snap);
+        self.queue.push(words, &snap);
+    }
+
+    /// Queues the whole polygon and rectangle packets that follow one another in `words` from
+    /// `*at` on (advancing `*at` past them), as [`Gpu::queue_drawing`] would one by one, but
+    /// with their words copied in one go; false if no such packet is at `*at`.
+    #[inline]
+    pub(crate) fn queue_drawing_run(&mut self, words: &[u32], at: &mut usize) -> bool {
+        let mut from = *at;
+        let Some(mut p) = self.asm.drawing_packet(words, at) else {
+            return false;
+        };
+        let snap = self.snap();
+        self.queue.take_snap(|| snap);
+        loop {
+            if draws(words[p.start]).1 {
+                self.polygon_page(&words[p.clone()]);
+            }
+            if self.queue.len() >= MAX_BATCH {
+                self.queue.append(&words[from..p.start]);
+                self.end_batch();
+                from = p.start;
+                let snap = self.snap();
+                self.queue.take_snap(|| snap);
+            }
+            let (mode, epoch) = (self.state.draw_mode, self.cache_epoch);
+            self.queue.push_item(p.start - from, p.len(), mode, epoch);
+            match self.asm.drawing_packet(words, at) {
+                Some(next) => p = next,
+                None => break,
+            }
+        }
+        self.queue.append(&words[from..*at]);
+        true
     }
 
     /// A polyline's next segment (GP0(48h–4Fh), GP0(58h–5Fh)), queued as a line of its own.
@@ -148,7 +182,7 @@ impl Gpu {
             self.end_batch();
         }
         let snap = self.snap();
-        self.queue.push_segment(flags, from, to, || snap);
+        self.queue.push_segment(flags, from, to, &snap);
     }
 
     /// A drawing packet while a pixel history is watched: prepared, then each primitive drawn

@@ -186,8 +186,7 @@ impl Gpu {
                 at += 1;
                 continue;
             }
-            if let Some(p) = self.asm.drawing_packet(words, &mut at) {
-                self.queue_drawing(&words[p]);
+            if self.queue_drawing_run(words, &mut at) {
                 continue;
             }
             match self.asm.next(words, &mut at) {

@@ -1,8 +1,9 @@
 //! Drawing packets, queued in command order by the front end, turned into primitives.
 //!
 //! The front end ([`Queue`]) does only what must follow command order and is cheap: it copies
-//! each drawing packet's words and notes the drawing state it runs under (a [`Snap`], pushed
-//! only when the state has changed since the last one used). Everything else a primitive needs
+//! each drawing packet's words and notes the drawing state it runs under (its draw mode and
+//! texture-cache epoch, and a [`Snap`] of the rest, pushed only when that has changed since
+//! the last one used). Everything else a primitive needs
 //! before it is drawn — decoding, placing vertices, culling, the texture it samples, the rows
 //! and tiles it may draw, the load estimate — depends only on the packet and its snap, so
 //! [`prepare`] does it for slices of the queue on any thread ([`prepare_all`] in parallel
@@ -16,7 +17,7 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use rayon::prelude::*;
 
 use crate::gp0::decode::{decode, Gp0Command, PolyFlags, RawVertex, RectSize};
-use crate::gp0::fields::{Clut, ColorWord};
+use crate::gp0::fields::{Clut, ColorWord, TexPage};
 use crate::raster::batch::{Batch, Look};
 use crate::raster::line::Line;
 use crate::raster::rect::Rect;
@@ -74,12 +75,14 @@ impl Snap {
 }
 
 /// One queued drawing packet: its words are `Queue::words[at..at + len]`; it runs under
-/// `Queue::snaps[snap]`.
+/// `Queue::snaps[snap]` with its own draw mode and texture cache epoch ([`Queue::push`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Item {
     at: u32,
-    len: u32,
     snap: u32,
+    epoch: u32,
+    mode: TexPage,
+    len: u16,
 }
 
 /// Drawing packets in command order, not yet prepared, and the states they run under.
@@ -103,26 +106,63 @@ impl Queue {
         self.items.is_empty()
     }
 
-    /// The drawing state has changed: the next packet needs a new snap.
+    /// The drawing state other than the draw mode has changed: the next packet needs a new
+    /// snap.
     #[inline]
     pub fn state_changed(&mut self) {
         self.stale = true;
     }
 
     /// Queues a drawing packet (polygon, line or polyline's first segment, rectangle) to run
-    /// under `snap`.
+    /// under `snap`. Its draw mode and texture cache epoch are kept with the packet, since a
+    /// textured polygon's page changes them from one packet to the next; the rest of the state
+    /// is stored again only after [`Queue::state_changed`].
     #[inline]
-    pub fn push(&mut self, words: &[u32], snap: impl FnOnce() -> Snap) {
+    pub fn push(&mut self, words: &[u32], snap: &Snap) {
+        self.take_snap(|| *snap);
+        self.push_item(0, words.len(), snap.state.draw_mode, snap.cache_epoch);
+        self.append(words);
+    }
+
+    /// Stores `snap()`, the state the packets queued next run under, if the state has changed
+    /// since the last snap stored (or none is).
+    #[inline]
+    pub fn take_snap(&mut self, snap: impl FnOnce() -> Snap) {
         if self.stale || self.snaps.is_empty() {
             self.snaps.push(snap());
             self.stale = false;
         }
+    }
+
+    /// Queues a packet of `len` words under the last snap taken, with draw mode `mode` and
+    /// texture cache epoch `epoch`: its words are those [`Queue::append`] will copy `offset`
+    /// words after the words queued so far. So a run of packets lying one after another in
+    /// the input is copied in one go.
+    #[inline]
+    pub fn push_item(&mut self, offset: usize, len: usize, mode: TexPage, epoch: u32) {
+        debug_assert!(!self.snaps.is_empty(), "a snap is taken first");
         self.items.push(Item {
-            at: self.words.len() as u32,
-            len: words.len() as u32,
+            at: (self.words.len() + offset) as u32,
             snap: (self.snaps.len() - 1) as u32,
+            epoch,
+            mode,
+            len: len as u16,
         });
+    }
+
+    /// Copies the words of the packets pushed since the last call.
+    #[inline]
+    pub fn append(&mut self, words: &[u32]) {
         self.words.extend_from_slice(words);
+    }
+
+    /// The drawing state `item` runs under.
+    #[inline]
+    fn snap(&self, item: &Item) -> Snap {
+        let mut snap = self.snaps[item.snap as usize];
+        snap.state.draw_mode = item.mode;
+        snap.cache_epoch = item.epoch;
+        snap
     }
 
     /// Queues one segment of a polyline as a line packet of its own.
@@ -131,7 +171,7 @@ impl Queue {
         flags: PolyFlags,
         from: &RawVertex,
         to: &RawVertex,
-        snap: impl FnOnce() -> Snap,
+        snap: &Snap,
     ) {
         let op = 0x40 | (flags.gouraud as u32) << 4 | (flags.semi as u32) << 1;
         let first = op << 24 | (from.color.0 & 0xff_ffff);
@@ -315,8 +355,8 @@ impl Drop for Claimed<'_, '_> {
 pub fn prepare(batch: &mut Batch, queue: &Queue, items: &[Item]) {
     batch.reserve(items.len());
     for it in items {
-        let words = &queue.words[it.at as usize..(it.at + it.len) as usize];
-        let snap = &queue.snaps[it.snap as usize];
+        let words = &queue.words[it.at as usize..][..it.len as usize];
+        let snap = &queue.snap(it);
         batch.mark_epoch(snap.cache_epoch);
         match decode(words) {
             Gp0Command::Polygon { flags, verts } => {
@@ -478,7 +518,7 @@ mod tests {
                 },
                 ..Snap::default()
             };
-            q.push(&[0x2000_00ff, xy(0, 0), xy(20, 3), xy(5, 17)], snap);
+            q.push(&[0x2000_00ff, xy(0, 0), xy(20, 3), xy(5, 17)], &snap());
         }
         q
     }

@@ -289,6 +289,38 @@ fn handed_over_queues_sampling_what_earlier_ones_drew_equal_serial() {
     every_pool_draws_what_serial_draws(&words);
 }
 
+/// More packets in one call than a queue holds (the queue ends in the middle of the call's run
+/// of packets), with pages and so texture-cache epochs changing from packet to packet, draw
+/// what the same words fed one at a time draw, serially and on two threads.
+#[test]
+fn a_call_longer_than_a_queue_draws_what_word_by_word_draws() {
+    let words = random_triangles(0x5eed_0f7a_1a91_0777, 5000, None, false);
+    let run = |threads: usize, whole: bool| {
+        let mut g = Gpu::new();
+        g.set_threads(gpu::Threads::from_count(threads));
+        g.set_parallel_min_load(0);
+        if whole {
+            g.gp0_words(&words);
+        } else {
+            words.iter().for_each(|&w| g.gp0(w));
+        }
+        g.vram().to_vec()
+    };
+    let want = run(1, false);
+    for (threads, whole) in [(1, true), (2, true), (2, false)] {
+        let got = run(threads, whole);
+        if let Some(i) = want.iter().zip(&got).position(|(a, b)| a != b) {
+            panic!(
+                "threads {threads} whole {whole}: ({}, {}) word by word {:04x} got {:04x}",
+                i % 1024,
+                i / 1024,
+                want[i],
+                got[i]
+            );
+        }
+    }
+}
+
 /// The words of `n` random triangles as [`many_triangles_in_one_call_equal_serial`] describes,
 /// with a fill and a copy every `transfers` triangles, 8-bit CLUTs anywhere right of x = 768
 /// (wrapping past the edge) when `wrapping`.

@@ -195,14 +195,14 @@ impl Assembler {
 
     /// A whole polygon or rectangle packet at `*at`, when no packet is under way: taken (as
     /// [`Assembler::next`] would take it) and its range returned. The common case, without the
-    /// general step machinery; `None` leaves everything to `next`.
+    /// general step machinery; `None` (also at the end of `words`) leaves everything to `next`.
     #[inline]
     pub fn drawing_packet(&mut self, words: &[u32], at: &mut usize) -> Option<Range<usize>> {
         if self.state != State::Idle {
             return None;
         }
         let i = *at;
-        let len = fixed_drawing_len(words[i])?;
+        let len = fixed_drawing_len(*words.get(i)?)?;
         if i + len > words.len() {
             return None;
         }

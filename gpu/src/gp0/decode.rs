@@ -50,7 +50,7 @@ pub struct PolyFlags {
 
 impl PolyFlags {
     /// Flags of a 0x20–0x7F opcode (the bits mean the same for polygons, lines and rectangles).
-    pub fn from_opcode(op: u8) -> Self {
+    pub const fn from_opcode(op: u8) -> Self {
         PolyFlags {
             gouraud: op & 0x10 != 0,
             quad: op & 0x08 != 0,
@@ -120,22 +120,40 @@ pub fn polygon_page(words: &[u32]) -> Option<u16> {
 
 /// Number of words in a GP0 packet, including the command word. Polylines (0x48–0x4F,
 /// 0x58–0x5F) report their minimum (two vertices) and continue until a terminator word.
-/// CPU→VRAM (0xA0–0xBF) reports its 3-word header; the pixel payload follows.
+/// CPU→VRAM (0xA0–0xBF) reports its 3-word header; the pixel payload follows. A table: the
+/// front end asks it for every packet, in command order.
+#[inline]
 pub fn packet_len(op: u8) -> usize {
+    PACKET_LEN[op as usize] as usize
+}
+
+/// [`packet_len`] of every opcode.
+const PACKET_LEN: [u8; 256] = {
+    let mut t = [0; 256];
+    let mut op = 0;
+    while op < 256 {
+        t[op] = len_of(op as u8);
+        op += 1;
+    }
+    t
+};
+
+/// [`packet_len`], worked out from the opcode's bits.
+const fn len_of(op: u8) -> u8 {
     match op >> 5 {
         1 => {
             let f = PolyFlags::from_opcode(op);
             let verts = if f.quad { 4 } else { 3 };
-            let per = 1 + f.textured as usize + f.gouraud as usize;
-            1 + verts * per - f.gouraud as usize
+            let per = 1 + f.textured as u8 + f.gouraud as u8;
+            1 + verts * per - f.gouraud as u8
         }
         2 => {
             let g = op & 0x10 != 0;
-            1 + 2 * (1 + g as usize) - g as usize
+            1 + 2 * (1 + g as u8) - g as u8
         }
         3 => {
             let size_word = (op >> 3) & 3 == 0;
-            2 + (op & 4 != 0) as usize + size_word as usize
+            2 + (op & 4 != 0) as u8 + size_word as u8
         }
         4 => 4,
         5 | 6 => 3,

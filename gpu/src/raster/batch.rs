@@ -328,9 +328,6 @@ mod tests {
                 cache_epoch: i / 9,
                 ..Snap::default()
             };
-            if i % 9 == 0 {
-                q.state_changed();
-            }
             let (x, y) = (i * 37 % 900, i * 53 % 480);
             let xy = |dx: u32, dy: u32| (y + dy) << 16 | (x + dx);
             match i % 4 {
@@ -346,11 +343,14 @@ mod tests {
                         xy(30, 20),
                         0x0000_1010,
                     ],
-                    snap,
+                    &snap(),
                 ),
-                1 => q.push(&[0x2000_00ff, xy(0, 0), xy(40, 5), xy(10, 35)], snap),
-                2 => q.push(&[0x4000_ff00, xy(0, 0), xy(50, 30)], snap),
-                _ => q.push(&[0x6480_8080, xy(0, 0), 0x0000_0000, 12 << 16 | 20], snap),
+                1 => q.push(&[0x2000_00ff, xy(0, 0), xy(40, 5), xy(10, 35)], &snap()),
+                2 => q.push(&[0x4000_ff00, xy(0, 0), xy(50, 30)], &snap()),
+                _ => q.push(
+                    &[0x6480_8080, xy(0, 0), 0x0000_0000, 12 << 16 | 20],
+                    &snap(),
+                ),
             }
         }
         let mut chunks = prepare_all(&q, false, &mut Vec::new());
