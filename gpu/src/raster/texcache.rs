@@ -23,7 +23,7 @@
 
 use super::feedback::Feedback;
 use super::texture::{clut_len, ClutRef, ClutTable};
-use super::tiles::{copy_tile, TileSet};
+use super::tiles::{copy_tile, TileRow, TileSet};
 use crate::gp0::fields::{Clut, TexPage, TexWindow, TextureDepth};
 use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
 
@@ -131,9 +131,10 @@ pub struct Conflict;
 pub struct Sample {
     /// The tiles its texture coordinates reach ([`UvBounds::sampled`]).
     pub tiles: TileSet,
-    /// The tiles of its CLUT's entries (none for 15-bit textures).
-    pub clut_tiles: TileSet,
-    /// `tiles` and `clut_tiles`: what it reads when its CLUT is loaded.
+    /// The tiles of its CLUT's entries (none for 15-bit textures): one row of tiles.
+    pub clut_tiles: TileRow,
+    /// `tiles` and `clut_tiles`: what it reads when its CLUT is loaded, kept whole so that
+    /// the serial scan need not form it.
     pub reads: TileSet,
     /// The CLUT attribute (bits 0–14), the CLUT cache's key.
     pub key: u16,
@@ -154,15 +155,12 @@ impl Sample {
         let at = clut.y() * VRAM_WIDTH + clut.x();
         let (tiles, clut_tiles) = (
             uv.sampled(page, window),
-            match n {
-                0 => TileSet::EMPTY,
-                _ => TileSet::rect(clut.x(), clut.y(), n, 1),
-            },
+            TileRow::span(clut.x(), clut.y(), n),
         );
         Sample {
             tiles,
             clut_tiles,
-            reads: tiles.union(clut_tiles),
+            reads: tiles.with(clut_tiles),
             key: clut.0 & 0x7fff,
             entries: n as u16,
             clut_at: at as u32,
@@ -189,7 +187,7 @@ struct ClutCache {
     /// Entries loaded.
     loaded: usize,
     /// The tiles the entries lie in.
-    tiles: TileSet,
+    tiles: TileRow,
     /// The entries, once VRAM under them was about to change (else VRAM still holds them).
     saved: Option<Box<ClutTable>>,
     /// Index of `saved` in the pending batch's CLUT table, once a primitive has used it.
@@ -268,16 +266,20 @@ impl TexCache {
         cluts: &mut Vec<ClutTable>,
     ) -> Result<ClutRef, Conflict> {
         let n = sample.entries as usize;
-        let hit = match &self.clut {
-            Some(c) if c.key == sample.key => match self.clut_reload {
-                ClutReload::Hardware => c.loaded >= n,
-                ClutReload::Reference => c.loaded == n,
-            },
-            _ => false,
-        };
-        let (clut_tiles, tiles) = match &self.clut {
-            Some(c) if hit && n != 0 => (c.tiles, sample.tiles.union(c.tiles)),
-            _ => (sample.clut_tiles, sample.reads),
+        // The CLUT cache serves the entries when it holds this CLUT with enough of them (a
+        // 15-bit texture has none to serve).
+        let served = self.clut.as_ref().filter(|c| {
+            n != 0
+                && c.key == sample.key
+                && match self.clut_reload {
+                    ClutReload::Hardware => c.loaded >= n,
+                    ClutReload::Reference => c.loaded == n,
+                }
+        });
+        let hit = served.is_some();
+        let (clut_tiles, tiles) = match served {
+            Some(c) => (c.tiles, sample.tiles.with(c.tiles)),
+            None => (sample.clut_tiles, sample.reads),
         };
         if tiles.meets(self.drawn) {
             return Err(Conflict);
@@ -344,7 +346,7 @@ impl TexCache {
     /// lose, and those snapshot tiles stop being valid.
     pub fn before_write(&mut self, vram: &VramImage, tiles: TileSet) {
         if let Some(c) = &mut self.clut {
-            if c.saved.is_none() && c.tiles.meets(tiles) {
+            if c.saved.is_none() && c.tiles.set().meets(tiles) {
                 let at =
                     ((c.key >> 6) & 0x1ff) as usize * VRAM_WIDTH + (c.key & 0x3f) as usize * 16;
                 let mut t = Box::new([0; 256]);

@@ -61,6 +61,13 @@ impl TileSet {
         self.0 == [0; 4]
     }
 
+    /// This set and the tiles of `row`.
+    #[inline]
+    pub fn with(mut self, row: TileRow) -> TileSet {
+        self.0[(row.ty as usize / 4) & 3] |= (row.cols as u64) << (16 * (row.ty % 4));
+        self
+    }
+
     /// The tiles, as (tx, ty), row by row.
     pub fn iter(self) -> impl Iterator<Item = (usize, usize)> {
         // Bit `b` of word `w` is tile (b % 16, 4w + b / 16): set bits in increasing order.
@@ -71,6 +78,38 @@ impl TileSet {
                 (b < 64).then_some((b % TILES_X, w * 4 + b / TILES_X))
             })
         })
+    }
+}
+
+/// Tiles of one row of tiles, as a mask of its 16 columns: where a CLUT's entries lie (on one
+/// VRAM row). An eighth of the size of a [`TileSet`], so a texture look-up carries its
+/// CLUT's tiles in a few bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TileRow {
+    ty: u8,
+    cols: u16,
+}
+
+impl TileRow {
+    /// No tile.
+    pub const EMPTY: TileRow = TileRow { ty: 0, cols: 0 };
+
+    /// The tiles `len` halfwords from (x, y) along row y meet, wrapping at VRAM's right
+    /// edge: those of `TileSet::rect(x, y, len, 1)`.
+    pub fn span(x: usize, y: usize, len: usize) -> Self {
+        if len == 0 {
+            return TileRow::EMPTY;
+        }
+        TileRow {
+            ty: (y % VRAM_HEIGHT / TILE_H) as u8,
+            cols: ring(x % VRAM_WIDTH, len.min(VRAM_WIDTH), TILE_W) as u16,
+        }
+    }
+
+    /// The tiles as a set.
+    #[inline]
+    pub fn set(self) -> TileSet {
+        TileSet::EMPTY.with(self)
     }
 }
 
@@ -152,6 +191,20 @@ mod tests {
                 }
             }
             assert_eq!(tiles(TileSet::rect(x, y, w, h)), want, "{x},{y} {w}x{h}");
+        }
+    }
+
+    /// A row of tiles is the set `rect` makes of the same halfwords of one row.
+    #[test]
+    fn tile_rows_are_one_row_rectangles() {
+        let mut r = crate::rng::XorShift::new(0x7111_e404);
+        for _ in 0..2000 {
+            let (x, y) = (r.below(2048) as usize, r.below(1024) as usize);
+            let len = r.below(1100) as usize;
+            assert_eq!(TileRow::span(x, y, len).set(), TileSet::rect(x, y, len, 1));
+            let other = TileSet::rect(y, x, len, 40);
+            let both = other.union(TileSet::rect(x, y, len, 1));
+            assert_eq!(other.with(TileRow::span(x, y, len)), both, "{x},{y} {len}");
         }
     }
 
