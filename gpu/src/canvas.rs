@@ -12,10 +12,11 @@
 //!    scanned as soon as it is prepared, while the pool's other threads prepare the chunks
 //!    after it ([`Stage::prepare_scan`]);
 //! 3. **draw** (parallel): the batch's bands ([`bands::plan`], a pure function of the load,
-//!    the primitives across each cut and the thread count) are claimed, runs of adjacent
-//!    bands at a time ([`bands::Claims`]), by the pool's threads (and the caller, for a queue
-//!    the caller prepared); each run draws, in command order, every primitive meeting its
-//!    rows, so who draws which rows, in how many passes, never changes a pixel.
+//!    the primitives across each cut and the thread count) are drawn in shares, runs of
+//!    adjacent bands ([`bands::Claims`]), by the pool's threads (and the caller, for a queue
+//!    the caller prepared), a thread done early handed the lower half of another's rest;
+//!    each pass draws, in command order, every primitive meeting its rows, so who draws which
+//!    rows, in how many passes, never changes a pixel.
 //!
 //! With several threads, a queue long enough to pay ([`BACKGROUND_MIN_PACKETS`]) runs as a
 //! job on the pool while the caller queues the next one: the stage moves into the job and back,
@@ -392,27 +393,25 @@ impl Stage {
                 let edges = bands::plan(&load, &crossings, exec.threads);
                 let takers = pool.current_num_threads().min(edges.len() - 1);
                 let claims = bands::Claims::new(vram, &edges, takers);
-                let draw_all = || {
-                    let mut carry = bands::Carry::default();
-                    while let Some(mut band) = claims.claim() {
+                let draw_all = |me: usize| {
+                    claims.draw(me, batch, src, simd, |_band| {
                         #[cfg(test)]
-                        if let Some(y) = exec.fault.filter(|y| (band.y0..band.y1).contains(y)) {
+                        if let Some(y) = exec.fault.filter(|y| (_band.y0.._band.y1).contains(y)) {
                             panic!("injected in the band drawing row {y}");
                         }
-                        bands::draw(batch, &mut band, src, simd, &mut carry);
-                    }
+                    })
                 };
-                // Every taker claims bands until none is left. Where the caller's thread
+                // Every taker draws bands until none is left. Where the caller's thread
                 // prepared the batch (its data is in the caller's cache), it draws too rather
                 // than sleep until the pool's threads have woken and drawn everything, and goes
-                // on claiming while they wake; else the pool's threads alone draw (a job's own
+                // on drawing while they wake; else the pool's threads alone draw (a job's own
                 // thread among them: `install` runs there in place).
                 let share = || {
                     pool.in_place_scope(|s| {
-                        for _ in 1..takers {
-                            s.spawn(|_| draw_all());
+                        for me in 1..takers {
+                            s.spawn(move |_| draw_all(me));
                         }
-                        draw_all();
+                        draw_all(0);
                     })
                 };
                 if exec.caller_draws {
@@ -423,7 +422,7 @@ impl Stage {
             }
             _ => {
                 let all = &mut Band::new(vram, 0, VRAM_HEIGHT);
-                bands::draw(batch, all, src, simd, &mut bands::Carry::default());
+                bands::draw(batch, all, src, simd);
             }
         }
         for mut b in self.pending.drain(..) {
@@ -460,7 +459,7 @@ impl Stage {
         };
         let all = &mut Band::new(&mut self.images.vram[..], 0, VRAM_HEIGHT);
         let one = std::slice::from_ref(&one);
-        bands::draw(one, all, src, simd, &mut bands::Carry::default());
+        bands::draw(one, all, src, simd);
     }
 
     /// The packet drawn by [`Stage::draw_one`] is done: its CLUT table goes.

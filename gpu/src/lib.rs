@@ -339,8 +339,8 @@ impl Gpu {
         Exec {
             // The work is cut for `threads` (the plan of bands depends on it alone), and drawn
             // on no more threads than there are cores: more would only take turns on the same
-            // cores, waking and yielding; the bands they would have drawn are claimed in
-            // fewer, longer passes (`bands::Claims`).
+            // cores, waking and yielding; the bands they would have drawn are drawn in
+            // fewer, longer shares (`bands::Claims`).
             pool: (threads > 1)
                 .then(|| canvas::pool(threads.min(cores())))
                 .flatten(),

@@ -3,28 +3,28 @@
 //! A band is a run of whole VRAM rows drawn in one pass by one thread. [`plan`] cuts VRAM into
 //! bands of about equal estimated work ([`Batch::load`](super::batch::Batch), [`edges`]): a
 //! pure function of the batch's load estimate, the primitives across each possible cut and the
-//! thread count; two bands per thread so that a thread done early finds more to take while the
-//! cuts that adds are cheap, one when they are not, and none lighter than [`MIN_BAND_LOAD`],
-//! since every cut sets up the triangles across it once more. The drawing threads take the
-//! plan's bands in runs of adjacent ones ([`Claims`]), each run drawn as one band. A band draws,
-//! in command order, every primitive of the batch that meets its rows, clipped to them
-//! ([`draw`]): the primitives its load bands' bins list. Every pixel thus sees exactly the
-//! writes of a serial run, in the same order, whatever the number of threads, whichever thread
-//! draws which rows and in how many passes. A triangle is set up by each run it reaches (set-up
-//! is cheap next to its pixels, and a run never waits for another), but once by a thread
-//! whose runs follow one another: it carries the set-ups across ([`Carry`]). Textures are
-//! read from the texture cache's snapshot, which no band writes.
+//! thread count; two bands per thread so that a thread done early can be handed part of
+//! another's share while the cuts that adds are cheap, one when they are not, and none lighter
+//! than [`MIN_BAND_LOAD`], since a cut where rows change hands sets up the triangles across it
+//! once more. The drawing threads draw the plan's bands in shares of adjacent ones
+//! ([`Claims`]), each share in one pass, as one band; a thread done early is handed the lower
+//! half of another's bands between two groups of primitives ([`Slot`]). A pass draws, in
+//! command order, every primitive of the batch that meets its rows, clipped to them: the
+//! primitives its load bands' bins list. Every pixel thus sees exactly the writes of a serial
+//! run, in the same order, whatever the number of threads, whichever thread draws which rows
+//! and in how many passes. Textures are read from the texture cache's snapshot, which no band
+//! writes.
 
 use super::batch::{Batch, Kind, BANDS, BAND_ROWS, PRIM_COST};
 use super::span::Simd;
-use super::triangle::Triangle;
 use super::{Band, TexSource};
 use crate::{VRAM_HEIGHT, VRAM_WIDTH};
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
 
-/// Bands per thread at most: enough that a thread done early (its band lighter than estimated,
-/// or the thread descheduled) finds another to take, few enough that bands seldom share a
-/// triangle.
+/// Bands per thread at most: enough that a thread done early (its share lighter than
+/// estimated, or the other thread descheduled) can be handed half of another's share, few
+/// enough that the cuts where rows change hands seldom cross a triangle.
 pub const BANDS_PER_THREAD: usize = 2;
 
 /// The second band per thread is cut only while the set-up it repeats (the primitives across
@@ -37,122 +37,88 @@ pub const SECOND_BAND_SHARE: u64 = 16;
 /// across one more cut costs about what another thread saves.
 pub const MIN_BAND_LOAD: u64 = 16 * 1024;
 
-/// Draws every primitive of `batch` (prepared chunks, in command order) clipped to `band`
-/// (whole load bands of VRAM), in command order, sampling `src`. A band visits only the
-/// primitives its load bands' bins hold (`Batch::each_meeting`), so cutting VRAM into many
-/// bands does not make each of them walk every primitive. `carry` is the drawing thread's:
-/// when it drew the band just above this one, the triangles crossing between them are not set
-/// up again, and it keeps those crossing this band's bottom row for the band below.
-pub fn draw(batch: &[Batch], band: &mut Band, src: TexSource, simd: Simd, carry: &mut Carry) {
-    let from_above = carry.row.take() == Some(band.y0);
-    if band.y0 >= band.y1 {
-        return;
-    }
-    // The last band has no band below to keep set-ups for; a band that neither takes nor
-    // keeps any (a serial batch: all of VRAM) runs the loop without the carry's bookkeeping.
-    let keep = band.y1 < VRAM_HEIGHT as i32;
-    if keep || from_above {
-        visit::<true>(batch, band, src, simd, carry, from_above, keep);
-    } else {
-        visit::<false>(batch, band, src, simd, carry, false, false);
-    }
-    if keep {
-        std::mem::swap(&mut carry.held, &mut carry.next);
-        carry.row = Some(band.y1);
-    }
+/// Draws every primitive of `batch` (prepared chunks, in command order) clipped to `band`, in
+/// command order, sampling `src`, in one pass on this thread.
+pub fn draw(batch: &[Batch], band: &mut Band, src: TexSource, simd: Simd) {
+    let mut cuts: &[usize] = &[];
+    pass(batch, band, &mut cuts, Pos::default(), src, simd, None);
 }
 
-/// [`draw`]'s pass over the entries meeting `band`: with `CARRY`, taking the set-ups held
-/// when `from_above` and, when `keep`, keeping in `carry.next` those of the triangles below
-/// the band. Kept out of line, an instance for each `CARRY`: the serial pass (no carry) then
-/// runs fewer instructions than with both instances inlined into `draw`.
-#[inline(never)]
-fn visit<const CARRY: bool>(
+/// Where a pass over a batch is: group `group` (of 64 entries) of chunk `chunk`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pos {
+    chunk: usize,
+    group: usize,
+}
+
+/// The pass over `batch` from `from` on, drawing each primitive meeting `band` clipped to it.
+/// A band visits only the primitives its load bands' bins hold (`Batch::meeting`), so cutting
+/// VRAM into many bands does not make each of them walk every primitive. With a `slot`, a
+/// thread asking for part of the band is handed its lower plan bands (`cuts`, the plan's rows
+/// from `band.y0` to `band.y1`) between two groups ([`Slot::hand_over`]).
+fn pass<'a>(
     batch: &[Batch],
-    band: &mut Band,
+    band: &mut Band<'a>,
+    cuts: &mut &'a [usize],
+    from: Pos,
     src: TexSource,
     simd: Simd,
-    carry: &mut Carry,
-    from_above: bool,
-    keep: bool,
+    slot: Option<&Slot<'a>>,
 ) {
-    let (y0, y1) = (band.y0, band.y1);
-    let (held, next) = (&carry.held, &mut carry.next);
-    let mut taken = 0;
-    next.clear();
-    let bins = y0 as usize / BAND_ROWS..(y1 as usize).div_ceil(BAND_ROWS);
-    for (c, chunk) in batch.iter().enumerate() {
-        chunk.each_meeting(bins.clone(), |e| {
-            if (e.bottom as i32) <= y0 || (e.top as i32) >= y1 {
-                return;
-            }
-            let i = e.index as usize;
-            let bands = std::slice::from_mut(&mut *band);
-            match e.kind {
-                Kind::Triangle if CARRY => {
-                    let key = (c as u64) << 32 | i as u64;
-                    let kept = keep && (e.bottom as i32) > y1;
-                    // Drawn in the band above too (it began above this band's first row):
-                    // its set-up is the next one held, in command order as both bands visit.
-                    let above = from_above && (e.top as i32) < y0;
-                    let fresh;
-                    let t = match held.get(taken).filter(|(k, _)| above && *k == key) {
-                        Some((_, t)) => {
-                            taken += 1;
-                            t
-                        }
-                        None => {
-                            debug_assert!(!above, "a triangle from the band above was not held");
-                            fresh = chunk.triangles[i].setup();
-                            &fresh
-                        }
-                    };
-                    t.draw(bands, src, simd);
-                    if kept {
-                        next.push((key, t.clone()));
-                    }
+    let bins = |b: &Band| b.y0 as usize / BAND_ROWS..(b.y1 as usize).div_ceil(BAND_ROWS);
+    let mut rows = bins(band);
+    for (c, chunk) in batch.iter().enumerate().skip(from.chunk) {
+        let first = if c == from.chunk { from.group } else { 0 };
+        let mut next = chunk.meeting(first, rows.clone());
+        for g in first..chunk.groups() {
+            if let Some(slot) = slot.filter(|s| s.asked.load(Ordering::Acquire)) {
+                if slot.hand_over(band, cuts, Pos { chunk: c, group: g }) {
+                    rows = bins(band);
+                    next = chunk.meeting(g, rows.clone());
                 }
-                Kind::Triangle => chunk.triangles[i].setup().draw(bands, src, simd),
-                Kind::Line => chunk.lines[i].draw(bands),
-                Kind::Rect => chunk.rects[i].draw(bands, src, simd),
             }
-        });
+            let mut m = next;
+            next = chunk.meeting(g + 1, rows.clone());
+            chunk.fetch_for(g, next, rows.clone());
+            let (y0, y1) = (band.y0, band.y1);
+            let bands = std::slice::from_mut(&mut *band);
+            while m != 0 {
+                let e = chunk.entry(g, m);
+                m &= m - 1;
+                if (e.bottom as i32) <= y0 || (e.top as i32) >= y1 {
+                    continue;
+                }
+                let i = e.index as usize;
+                match e.kind {
+                    Kind::Triangle => chunk.triangles[i].setup().draw(bands, src, simd),
+                    Kind::Line => chunk.lines[i].draw(bands),
+                    Kind::Rect => chunk.rects[i].draw(bands, src, simd),
+                }
+            }
+        }
     }
-    debug_assert!(
-        !from_above || taken == held.len(),
-        "every set-up held was used"
-    );
 }
 
-/// What a drawing thread carries from one band to the next: the set-ups of the triangles
-/// crossing the bottom row of the band it drew last, in command order, which the band right
-/// below uses if the same thread draws it next. A thread whose runs of bands follow one another
-/// (the usual claims, [`Claims`]) so sets up a triangle across their cut once, as one pass
-/// would; any other band sets up what it draws.
-#[derive(Default)]
-pub struct Carry {
-    /// The row the held triangles cross, if any are held.
-    row: Option<i32>,
-    /// (chunk << 32 | triangle index, set-up), in command order.
-    held: Vec<(u64, Triangle)>,
-    /// Filled while a band is drawn, then held.
-    next: Vec<(u64, Triangle)>,
-}
-
-/// The bands of a plan not drawn yet, handed to the threads that draw them. A thread claims
-/// the first 1/`takers` of the bands left, rounded up, and draws them in one pass, as one band
-/// (any run of adjacent bands draws what its bands draw, [`draw`]). So a thread done early
-/// takes part of what is left, and bands cut for more threads than draw them (a pool of fewer
-/// threads than asked for, one per core: `Gpu::exec` in `lib.rs`) are drawn in about as few
-/// passes as the threads need, not set up again at every cut of the plan: 16 bands on 2
-/// threads in runs of 8, 4, 2, 1 and 1, on 1 thread in one. Claims are served in turn under one
-/// lock, so the runs follow from the plan and `takers` alone; which thread draws which run
-/// depends on timing, and neither changes a pixel.
+/// The bands of a plan, handed to the threads that draw them. Each thread first claims a
+/// share: the first 1/k of the bands left, rounded up, k the threads that have not claimed
+/// one (so `takers` threads claiming at once get an even share each), and draws it in one
+/// pass, as one band (any run of adjacent bands draws what its bands draw, [`draw`]). A thread
+/// with nothing left to claim asks the thread holding the most bands for the lower half of
+/// them, which it hands over between two groups of primitives with the group the pass had
+/// reached ([`Slot`]); the taker draws them from that group on, and may be asked in turn. So
+/// a thread done early takes part of what is left, and bands cut for more threads than draw
+/// them (a pool of fewer threads than asked for, one per core: `Gpu::exec` in `lib.rs`) are
+/// drawn in as few passes as the threads need: 16 bands on 2 threads in two shares of 8.
+/// Which thread draws which rows depends on timing, and changes no pixel: each row is drawn
+/// by one thread at a time, every primitive in command order.
 pub struct Claims<'a> {
-    /// VRAM rows `edges[0]..edges[last]`, not claimed yet, and the plan's cuts in them.
-    left: Mutex<(&'a mut [u16], &'a [usize])>,
-    /// The threads drawing: a claim takes 1/`takers` of the bands left.
+    /// VRAM rows `edges[0]..edges[last]`, not claimed yet, the plan's cuts in them, and the
+    /// shares claimed so far.
+    left: Mutex<(&'a mut [u16], &'a [usize], usize)>,
+    /// The threads drawing.
     takers: usize,
+    /// One per drawing thread: what it is drawing, for the others to ask for.
+    slots: Vec<Slot<'a>>,
 }
 
 impl<'a> Claims<'a> {
@@ -165,23 +131,157 @@ impl<'a> Claims<'a> {
             rows * VRAM_WIDTH,
             "the plan's rows are the rows given"
         );
+        let takers = takers.max(1);
         Claims {
-            left: Mutex::new((vram, edges)),
-            takers: takers.max(1),
+            left: Mutex::new((vram, edges, 0)),
+            takers,
+            slots: (0..takers).map(|_| Slot::default()).collect(),
         }
     }
 
-    /// The next rows to draw, or `None` when every band is claimed.
-    pub fn claim(&self) -> Option<Band<'a>> {
+    /// The next share: rows and the plan's cuts in them, or `None` when every band is
+    /// claimed.
+    fn claim(&self) -> Option<(Band<'a>, &'a [usize])> {
         let mut left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
-        let (rows, edges) = &mut *left;
+        let (rows, edges, shares) = &mut *left;
         let bands = edges.len().checked_sub(1).filter(|&b| b > 0)?;
-        let take = bands.div_ceil(self.takers);
+        let take = bands.div_ceil(self.takers.saturating_sub(*shares).max(1));
+        *shares += 1;
         let (y0, y1) = (edges[0], edges[take]);
         let (band, rest) = std::mem::take(rows).split_at_mut((y1 - y0) * VRAM_WIDTH);
         *rows = rest;
+        let cuts = &edges[..=take];
         *edges = &edges[take..];
-        Some(Band::new(band, y0, y1))
+        Some((Band::new(band, y0, y1), cuts))
+    }
+
+    /// Draws shares, then bands asked of other threads, until none is left; `me` is this
+    /// thread's number, below `takers`. `check` sees each run of rows before it is drawn.
+    pub fn draw(
+        &self,
+        me: usize,
+        batch: &[Batch],
+        src: TexSource,
+        simd: Simd,
+        check: impl Fn(&Band),
+    ) {
+        let slot = &self.slots[me];
+        while let Some((mut band, mut cuts, from)) = (self.claim())
+            .map(|(b, c)| (b, c, Pos::default()))
+            .or_else(|| self.ask(me))
+        {
+            check(&band);
+            let _done = slot.begin(cuts.len() - 1);
+            pass(batch, &mut band, &mut cuts, from, src, simd, Some(slot));
+        }
+    }
+
+    /// Asks the thread holding the most bands (two or more) for the lower half of them, until
+    /// one hands some over or none holds two.
+    fn ask(&self, me: usize) -> Option<(Band<'a>, &'a [usize], Pos)> {
+        loop {
+            let (_, victim) = (self.slots.iter().enumerate())
+                .filter(|&(i, _)| i != me)
+                .map(|(_, s)| (s.held.load(Ordering::Relaxed), s))
+                .max_by_key(|&(held, _)| held)
+                .filter(|&(held, _)| held >= 2)?;
+            let mut deal = victim.deal.lock().unwrap_or_else(PoisonError::into_inner);
+            // Another thread's request first; then only while the victim still holds two.
+            deal = (victim.dealt)
+                .wait_while(deal, |d| !matches!(d, Deal::Idle))
+                .unwrap_or_else(PoisonError::into_inner);
+            if victim.held.load(Ordering::Relaxed) < 2 {
+                continue;
+            }
+            *deal = Deal::Asked;
+            victim.asked.store(true, Ordering::Release);
+            deal = (victim.dealt)
+                .wait_while(deal, |d| matches!(d, Deal::Asked))
+                .unwrap_or_else(PoisonError::into_inner);
+            let got = std::mem::replace(&mut *deal, Deal::Idle);
+            victim.dealt.notify_all();
+            if let Deal::Given(band, cuts, at) = got {
+                return Some((band, cuts, at));
+            }
+        }
+    }
+}
+
+/// A drawing thread's run as the others see it: how many plan bands it holds, and the
+/// exchange through which one asks for part of them.
+#[derive(Default)]
+struct Slot<'a> {
+    /// Plan bands the thread is drawing (0 between runs); changed only with `deal` locked.
+    held: AtomicUsize,
+    /// A request is waiting (read by the drawing thread between groups).
+    asked: AtomicBool,
+    deal: Mutex<Deal<'a>>,
+    /// Notified at every change of `deal`.
+    dealt: Condvar,
+}
+
+/// One exchange between a drawing thread and one asking it for bands.
+#[derive(Default)]
+enum Deal<'a> {
+    #[default]
+    Idle,
+    Asked,
+    /// Rows, the plan's cuts in them, and the group the pass had reached.
+    Given(Band<'a>, &'a [usize], Pos),
+    Refused,
+}
+
+impl<'a> Slot<'a> {
+    /// A run of `bands` plan bands begins; the guard ends it, also when the pass panics, so
+    /// that nobody waits on a thread that no longer draws.
+    fn begin(&self, bands: usize) -> RunGuard<'_, 'a> {
+        let _deal = self.deal.lock().unwrap_or_else(PoisonError::into_inner);
+        self.held.store(bands, Ordering::Relaxed);
+        RunGuard(self)
+    }
+
+    /// Between two groups, at `at`: answers a request with the lower half of the plan bands
+    /// of `band` (`cuts`), when it holds two or more; true if it gave any.
+    fn hand_over(&self, band: &mut Band<'a>, cuts: &mut &'a [usize], at: Pos) -> bool {
+        let mut deal = self.deal.lock().unwrap_or_else(PoisonError::into_inner);
+        self.asked.store(false, Ordering::Relaxed);
+        if !matches!(*deal, Deal::Asked) {
+            return false;
+        }
+        let bands = cuts.len() - 1;
+        let gave = bands >= 2;
+        *deal = if gave {
+            let keep = bands - bands / 2;
+            let y = cuts[keep];
+            let rows = std::mem::take(&mut band.rows);
+            let (upper, lower) = rows.split_at_mut((y - band.y0 as usize) * VRAM_WIDTH);
+            let given = Band::new(lower, y, band.y1 as usize);
+            (band.rows, band.y1) = (upper, y as i32);
+            let given_cuts = &cuts[keep..];
+            *cuts = &cuts[..=keep];
+            self.held.store(keep, Ordering::Relaxed);
+            Deal::Given(given, given_cuts, at)
+        } else {
+            Deal::Refused
+        };
+        self.dealt.notify_all();
+        gave
+    }
+}
+
+/// Ends a run ([`Slot::begin`]): holds nothing, and refuses a request still waiting.
+struct RunGuard<'s, 'a>(&'s Slot<'a>);
+
+impl Drop for RunGuard<'_, '_> {
+    fn drop(&mut self) {
+        let slot = self.0;
+        let mut deal = slot.deal.lock().unwrap_or_else(PoisonError::into_inner);
+        slot.held.store(0, Ordering::Relaxed);
+        slot.asked.store(false, Ordering::Relaxed);
+        if matches!(*deal, Deal::Asked) {
+            *deal = Deal::Refused;
+        }
+        slot.dealt.notify_all();
     }
 }
 
@@ -389,10 +489,10 @@ mod tests {
         }
     }
 
-    /// Claims hand out every row once, top to bottom, in runs of whole bands of the plan: the
-    /// first 1/`takers` of the bands left, rounded up.
+    /// Shares hand out every row once, top to bottom, in runs of whole bands of the plan: the
+    /// first 1/k of the bands left, rounded up, k the takers without a share.
     #[test]
-    fn claims_hand_out_the_plan_once_in_runs_of_its_bands() {
+    fn shares_hand_out_the_plan_once_in_even_runs_of_its_bands() {
         let (load, crossings) = estimate(&recorded_batch());
         for threads in [1, 2, 3, 5, 8, 16, 33, 64] {
             let plan = plan(&load, &crossings, threads);
@@ -400,28 +500,30 @@ mod tests {
             for takers in [1, 2, 3, 16] {
                 let mut vram = crate::boxed_vram();
                 let claims = Claims::new(&mut vram[..], &plan, takers);
-                let got: Vec<(i32, i32)> = std::iter::from_fn(|| claims.claim())
-                    .map(|b| (b.y0, b.y1))
+                let got: Vec<(i32, i32, &[usize])> = std::iter::from_fn(|| claims.claim())
+                    .map(|(b, cuts)| (b.y0, b.y1, cuts))
                     .collect();
                 let (mut at, mut left) = (0, bands);
-                for &(y0, y1) in &got {
+                for (k, &(y0, y1, cuts)) in got.iter().enumerate() {
                     let cut = |y: i32| plan.iter().position(|&e| e as i32 == y).expect("a cut");
                     let (i, j) = (cut(y0), cut(y1));
                     assert_eq!(y0, at, "{threads}/{takers}: {got:?}");
-                    let want = left.div_ceil(takers);
+                    assert_eq!(cuts, &plan[i..=j], "{threads}/{takers}");
+                    let want = left.div_ceil(takers - k);
                     assert_eq!(j - i, want, "{threads}/{takers}: {got:?}");
                     (at, left) = (y1, left - want);
                 }
+                assert!(got.len() <= takers, "{threads}/{takers}");
                 assert_eq!(at, VRAM_HEIGHT as i32, "{threads}/{takers}");
             }
         }
         // 16 bands on 2 threads and on 1, as the docs give them.
         let sixteen: Vec<usize> = (0..=16).map(|k| k * 32).collect();
-        for (takers, want) in [(2, &[8, 4, 2, 1, 1][..]), (1, &[16])] {
+        for (takers, want) in [(2, &[8, 8][..]), (3, &[6, 5, 5]), (1, &[16])] {
             let mut vram = crate::boxed_vram();
             let claims = Claims::new(&mut vram[..], &sixteen, takers);
             let runs: Vec<i32> = std::iter::from_fn(|| claims.claim())
-                .map(|b| (b.y1 - b.y0) / 32)
+                .map(|(b, _)| (b.y1 - b.y0) / 32)
                 .collect();
             assert_eq!(runs, want, "{takers} takers");
         }
@@ -472,7 +574,7 @@ mod tests {
     }
 
     /// Gouraud triangles up to 120 rows tall, semi-transparent in every blend mode (so the
-    /// order of writes shows), drawn by threads carrying set-ups from band to band.
+    /// order of writes shows), crossing the cuts between bands.
     fn tall_triangles() -> Batch {
         let mut rng = XorShift::new(0xca77_1ed0_0000_0003);
         let mut batch = Batch::default();
@@ -504,115 +606,172 @@ mod tests {
         batch
     }
 
-    /// After a band, a thread holds the set-ups of exactly the triangles crossing its bottom
-    /// row, in command order; the band below draws with them what it draws without them, and
-    /// a band that does not begin at that row ignores them.
+    /// Asked between two groups, a thread hands over the lower half of its plan bands (rounded
+    /// down) with the group its pass reached, keeps the rest, and refuses once it holds one;
+    /// a run that ends refuses a request still waiting.
     #[test]
-    fn a_carry_holds_the_triangles_crossing_the_row_below() {
+    fn an_asked_thread_hands_over_the_lower_half_of_its_bands() {
+        let cuts: Vec<usize> = vec![0, 64, 128, 192, 256, 320];
+        let mut vram = crate::boxed_vram();
+        let mut band = Band::new(&mut vram[..320 * VRAM_WIDTH], 0, 320);
+        let mut held: &[usize] = &cuts;
+        let slot = Slot::default();
+        let run = slot.begin(5);
+        let at = Pos { chunk: 3, group: 7 };
+        let ask = |slot: &Slot| {
+            *slot.deal.lock().unwrap() = Deal::Asked;
+            slot.asked.store(true, Ordering::Release);
+        };
+        let mut given = Vec::new();
+        for _ in 0..3 {
+            ask(&slot);
+            assert!(slot.hand_over(&mut band, &mut held, at));
+            match std::mem::take(&mut *slot.deal.lock().unwrap()) {
+                Deal::Given(b, c, pos) => {
+                    assert_eq!(pos, at);
+                    assert_eq!(b.rows.len(), (b.y1 - b.y0) as usize * VRAM_WIDTH);
+                    given.push((b.y0, b.y1, c.to_vec()));
+                }
+                _ => panic!("nothing given"),
+            }
+            assert_eq!(slot.held.load(Ordering::Relaxed), held.len() - 1);
+        }
+        assert_eq!(
+            given,
+            [
+                (192, 320, vec![192, 256, 320]),
+                (128, 192, vec![128, 192]),
+                (64, 128, vec![64, 128]),
+            ]
+        );
+        assert_eq!((band.y0, band.y1, held), (0, 64, &cuts[..2]));
+        ask(&slot);
+        assert!(!slot.hand_over(&mut band, &mut held, at));
+        assert!(matches!(*slot.deal.lock().unwrap(), Deal::Refused));
+        *slot.deal.lock().unwrap() = Deal::Asked;
+        drop(run);
+        assert!(matches!(*slot.deal.lock().unwrap(), Deal::Refused));
+        assert_eq!(slot.held.load(Ordering::Relaxed), 0);
+    }
+
+    /// A pass handing its lower rows over between two chunks, the rest drawn from there by
+    /// another pass, draws what one pass draws (tall triangles across the cut).
+    #[test]
+    fn rows_handed_over_mid_pass_draw_what_one_pass_draws() {
         with_tall_triangles(|one, src| {
+            let mut want = crate::boxed_vram();
+            draw(
+                one,
+                &mut Band::new(&mut want[..], 0, VRAM_HEIGHT),
+                src,
+                Simd::best(),
+            );
             let batch = &one[0];
-            let mut vram = crate::boxed_vram();
-            let (upper, rest) = vram.split_at_mut(160 * VRAM_WIDTH);
-            let (lower, rest) = rest.split_at_mut(64 * VRAM_WIDTH);
-            let mut carry = Carry::default();
-            draw(
-                one,
-                &mut Band::new(upper, 0, 160),
-                src,
-                Simd::best(),
-                &mut carry,
-            );
-            let crossing: Vec<u64> = (batch.order.iter())
-                .filter(|e| e.top < 160 && e.bottom > 160)
-                .map(|e| e.index as u64)
-                .collect();
-            assert!(crossing.len() > 100, "{}", crossing.len());
-            let held: Vec<u64> = carry.held.iter().map(|(k, _)| *k).collect();
-            assert_eq!((carry.row, held), (Some(160), crossing));
-            // The band below with the carry, and the same band again without one.
-            let mut alone = lower.to_vec();
-            draw(
-                one,
-                &mut Band::new(lower, 160, 224),
-                src,
-                Simd::best(),
-                &mut carry,
-            );
-            assert_eq!(carry.row, Some(224));
-            let fresh = &mut Carry::default();
-            draw(
-                one,
-                &mut Band::new(&mut alone, 160, 224),
-                src,
-                Simd::best(),
-                fresh,
-            );
-            assert!(
-                alone == lower,
-                "the carried set-ups draw what fresh ones draw"
-            );
-            // A band not beginning at the row held sets up its own; the last band keeps nothing.
-            let mut scratch = crate::boxed_vram();
-            let mut other = Carry::default();
-            let upper = &mut Band::new(&mut scratch[..160 * VRAM_WIDTH], 0, 160);
-            draw(one, upper, src, Simd::best(), &mut other);
-            let rows = rest.len() / VRAM_WIDTH;
-            let mut alone = rest.to_vec();
-            draw(
-                one,
-                &mut Band::new(rest, 224, 224 + rows),
-                src,
-                Simd::best(),
-                &mut other,
-            );
-            assert_eq!(other.row, None);
-            let fresh = &mut Carry::default();
-            draw(
-                one,
-                &mut Band::new(&mut alone, 224, 224 + rows),
-                src,
-                Simd::best(),
-                fresh,
-            );
-            assert!(alone == rest, "set-ups held for another row are not used");
+            // The batch as three chunks, handed over after the first and after the second.
+            let third = batch.len() / 3;
+            let mut chunks = vec![Batch::default(), Batch::default(), Batch::default()];
+            for (k, e) in batch.order.iter().enumerate() {
+                chunks[(k / third).min(2)].push(batch.prim(e));
+            }
+            for (split, cuts) in [(1, vec![0, 208, 512]), (2, vec![0, 96, 288, 512])] {
+                let mut got = crate::boxed_vram();
+                {
+                    let mut band = Band::new(&mut got[..], 0, VRAM_HEIGHT);
+                    let mut held: &[usize] = &cuts;
+                    pass(
+                        &chunks[..split],
+                        &mut band,
+                        &mut held,
+                        Pos::default(),
+                        src,
+                        Simd::best(),
+                        None,
+                    );
+                    let slot = Slot::default();
+                    let _run = slot.begin(cuts.len() - 1);
+                    *slot.deal.lock().unwrap() = Deal::Asked;
+                    slot.asked.store(true, Ordering::Release);
+                    let at = Pos {
+                        chunk: split,
+                        group: 0,
+                    };
+                    pass(
+                        &chunks,
+                        &mut band,
+                        &mut held,
+                        at,
+                        src,
+                        Simd::best(),
+                        Some(&slot),
+                    );
+                    let Deal::Given(mut lower, mut lower_cuts, from) =
+                        std::mem::take(&mut *slot.deal.lock().unwrap())
+                    else {
+                        panic!("nothing handed over");
+                    };
+                    assert_eq!((from, lower.y1), (at, VRAM_HEIGHT as i32));
+                    pass(
+                        &chunks,
+                        &mut lower,
+                        &mut lower_cuts,
+                        from,
+                        src,
+                        Simd::best(),
+                        None,
+                    );
+                }
+                if let Some(i) = want.iter().zip(got.iter()).position(|(a, b)| a != b) {
+                    panic!("split {split}: ({}, {}) differs", i % 1024, i / 1024);
+                }
+            }
         });
     }
 
-    /// Tall triangles drawn in the runs one, two and three takers claim of the plans for two,
-    /// three and sixteen threads, every second run with the set-ups carried from the run above
-    /// it, equal one pass.
+    /// Tall triangles drawn by two and three threads from the shares of the plans for two,
+    /// three and sixteen threads, asking one another for bands, equal one pass, and bands
+    /// change hands.
     #[test]
-    fn carried_set_ups_draw_what_one_pass_draws() {
+    fn threads_asking_for_bands_draw_what_one_pass_draws() {
         with_tall_triangles(|one, src| {
             let mut want = crate::boxed_vram();
-            let all = &mut Band::new(&mut want[..], 0, VRAM_HEIGHT);
-            draw(one, all, src, Simd::best(), &mut Carry::default());
+            draw(
+                one,
+                &mut Band::new(&mut want[..], 0, VRAM_HEIGHT),
+                src,
+                Simd::best(),
+            );
             let (load, crossings) = estimate(&one[0]);
-            for threads in [2, 3, 16] {
-                let at = plan(&load, &crossings, threads);
-                for takers in [1, 2, 3] {
-                    // Two threads taking the runs two by two: each draws two adjacent runs
-                    // (the second with the set-ups carried), then one not adjacent.
-                    let mut got = crate::boxed_vram();
-                    let claims = Claims::new(&mut got[..], &at, takers);
-                    let mut carries = [Carry::default(), Carry::default()];
-                    let (mut runs, mut carried) = (0, 0);
-                    while let Some(mut band) = claims.claim() {
-                        let carry = &mut carries[runs / 2 % 2];
-                        carried += (carry.row == Some(band.y0)) as usize;
-                        draw(one, &mut band, src, Simd::best(), carry);
-                        runs += 1;
-                    }
-                    assert_eq!(
-                        carried,
-                        runs / 2,
-                        "{threads}/{takers}: runs drawn with a carry"
-                    );
-                    if let Some(i) = want.iter().zip(got.iter()).position(|(a, b)| a != b) {
-                        panic!("{threads}/{takers}: ({}, {}) differs", i % 1024, i / 1024);
+            let mut handed = 0;
+            for round in 0..8 {
+                for threads in [2, 3, 16] {
+                    let at = plan(&load, &crossings, threads);
+                    for takers in [2, 3] {
+                        let mut got = crate::boxed_vram();
+                        let claims = Claims::new(&mut got[..], &at, takers);
+                        let runs = AtomicUsize::new(0);
+                        std::thread::scope(|s| {
+                            for me in 0..takers {
+                                let (claims, runs) = (&claims, &runs);
+                                s.spawn(move || {
+                                    claims.draw(me, one, src, Simd::best(), |_| {
+                                        runs.fetch_add(1, Ordering::Relaxed);
+                                    })
+                                });
+                            }
+                        });
+                        let shares = takers.min(at.len() - 1);
+                        handed += runs.into_inner() - shares;
+                        if let Some(i) = want.iter().zip(got.iter()).position(|(a, b)| a != b) {
+                            panic!(
+                                "{round}: {threads}/{takers}: ({}, {}) differs",
+                                i % 1024,
+                                i / 1024
+                            );
+                        }
                     }
                 }
             }
+            assert!(handed > 0, "no thread was handed bands");
         });
     }
 
@@ -644,7 +803,6 @@ mod tests {
             &mut Band::new(&mut want, 0, VRAM_HEIGHT),
             src,
             simd,
-            &mut Carry::default(),
         );
         // Every thread count's plan, then bands of every width in load bands.
         let (load, crossings) = estimate(&batch);
@@ -665,31 +823,23 @@ mod tests {
             }
             // Bands drawn bottom first: the order bands run in changes nothing.
             for band in bands.iter_mut().rev() {
-                draw(
-                    std::slice::from_ref(&batch),
-                    band,
-                    src,
-                    simd,
-                    &mut Carry::default(),
-                );
+                draw(std::slice::from_ref(&batch), band, src, simd);
             }
             if let Some(i) = want.iter().zip(&got).position(|(a, b)| a != b) {
                 panic!("bands {at:?}: ({}, {}) differs", i % 1024, i / 1024);
             }
-            // The same bands claimed in runs, as two or three threads would.
+            // The same bands drawn by two or three threads.
             for takers in [2, 3] {
                 let mut got = start.clone();
                 let claims = Claims::new(&mut got, &at, takers);
-                let mut carry = Carry::default();
-                while let Some(mut band) = claims.claim() {
-                    draw(
-                        std::slice::from_ref(&batch),
-                        &mut band,
-                        src,
-                        simd,
-                        &mut carry,
-                    );
-                }
+                std::thread::scope(|s| {
+                    for me in 0..takers {
+                        let (claims, batch) = (&claims, &batch);
+                        s.spawn(move || {
+                            claims.draw(me, std::slice::from_ref(batch), src, simd, |_| {})
+                        });
+                    }
+                });
                 if let Some(i) = want.iter().zip(&got).position(|(a, b)| a != b) {
                     panic!("claims of {at:?}: ({}, {}) differs", i % 1024, i / 1024);
                 }

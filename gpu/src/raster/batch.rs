@@ -83,7 +83,7 @@ pub struct Batch {
     /// Which entries meet which band of [`BAND_ROWS`] (its bin), as bits: word `g * BANDS + b`
     /// has bit `k` set when entry `64 g + k` meets band `b`. A drawing band ORs its load
     /// bands' words, one per 64 entries, and visits only the entries set
-    /// ([`Batch::each_meeting`]), so cutting VRAM into many bands does not make each walk every
+    /// ([`Batch::meeting`]), so cutting VRAM into many bands does not make each walk every
     /// entry.
     pub(crate) bins: Vec<u64>,
     /// Sum of `load`.
@@ -197,36 +197,54 @@ impl Batch {
     }
 
     /// Calls `f` with each entry meeting load bands `bins` (of [`BAND_ROWS`] rows), in command
-    /// order, reading one word per 64 entries per load band and then only the entries it
-    /// sets. While one group of 64 entries is drawn, the primitives the next group will draw
-    /// are fetched towards the cache (and the entries and bin words of the group after): they
-    /// were written by the thread that prepared them, often on another core, and the wait for
-    /// them would otherwise fall on the drawing band.
-    #[inline]
+    /// order: group by group ([`Batch::meeting`], [`Batch::fetch_for`]).
+    #[cfg(test)]
     pub(crate) fn each_meeting(&self, bins: std::ops::Range<usize>, mut f: impl FnMut(&Entry)) {
-        let meeting = |g: usize| {
-            let words = self.bins.get(g * BANDS..(g + 1) * BANDS).unwrap_or(&[]);
-            (words.get(bins.clone()).unwrap_or(&[]))
-                .iter()
-                .fold(0u64, |m, w| m | w)
-        };
-        let groups = self.bins.len() / BANDS;
-        let mut next = meeting(0);
-        for g in 0..groups {
+        let mut next = self.meeting(0, bins.clone());
+        for g in 0..self.groups() {
             let mut m = next;
-            next = meeting(g + 1);
-            self.fetch_ahead(g + 1, next);
-            let later = (g + 2) * BANDS;
-            if let Some(words) = self.bins.get(later + bins.start..later + bins.end) {
-                prefetch_lines(words);
-            }
-            let ahead = self.order.get((g + 2) * 64..).unwrap_or(&[]);
-            prefetch_lines(&ahead[..ahead.len().min(64)]);
+            next = self.meeting(g + 1, bins.clone());
+            self.fetch_for(g, next, bins.clone());
             while m != 0 {
-                f(&self.order[g * 64 + m.trailing_zeros() as usize]);
+                f(self.entry(g, m));
                 m &= m - 1;
             }
         }
+    }
+
+    /// The groups of 64 entries (the last one partial).
+    #[inline]
+    pub(crate) fn groups(&self) -> usize {
+        self.bins.len() / BANDS
+    }
+
+    /// The entries of group `g` (`64 g ..`) meeting load bands `bins`, one bit each: the OR of
+    /// one word per load band; 0 past the last group.
+    #[inline]
+    pub(crate) fn meeting(&self, g: usize, bins: std::ops::Range<usize>) -> u64 {
+        let words = self.bins.get(g * BANDS..(g + 1) * BANDS).unwrap_or(&[]);
+        (words.get(bins).unwrap_or(&[]).iter()).fold(0u64, |m, w| m | w)
+    }
+
+    /// The entry of group `g` at the lowest bit set in `m` (not 0).
+    #[inline]
+    pub(crate) fn entry(&self, g: usize, m: u64) -> &Entry {
+        &self.order[g * 64 + m.trailing_zeros() as usize]
+    }
+
+    /// Before group `g` is drawn: asks for the primitives of group `g + 1` that meet the band
+    /// (`next`, from [`Batch::meeting`]) to be fetched towards the cache, and the entries and
+    /// bin words of the group after. They were written by the thread that prepared them, often
+    /// on another core, and the wait for them would otherwise fall on the drawing band.
+    #[inline]
+    pub(crate) fn fetch_for(&self, g: usize, next: u64, bins: std::ops::Range<usize>) {
+        self.fetch_ahead(g + 1, next);
+        let later = (g + 2) * BANDS;
+        if let Some(words) = self.bins.get(later + bins.start..later + bins.end) {
+            prefetch_lines(words);
+        }
+        let ahead = self.order.get((g + 2) * 64..).unwrap_or(&[]);
+        prefetch_lines(&ahead[..ahead.len().min(64)]);
     }
 
     /// Asks for the data of the entries of group `g` (`64 g ..`) set in `m` to be fetched.
