@@ -8,7 +8,7 @@
 //! than [`MIN_BAND_LOAD`], since a cut where rows change hands sets up the triangles across it
 //! once more. The drawing threads draw the plan's bands in shares of adjacent ones
 //! ([`Claims`]), each share in one pass, as one band; a thread done early is handed the lower
-//! half of another's bands between two groups of primitives ([`Slot`]). A pass draws, in
+//! half of another's bands between two groups of primitives (`Slot`). A pass draws, in
 //! command order, every primitive of the batch that meets its rows, clipped to them: the
 //! primitives its load bands' bins list. Every pixel thus sees exactly the writes of a serial
 //! run, in the same order, whatever the number of threads, whichever thread draws which rows
@@ -105,7 +105,7 @@ fn pass<'a>(
 /// pass, as one band (any run of adjacent bands draws what its bands draw, [`draw`]). A thread
 /// with nothing left to claim asks the thread holding the most bands for the lower half of
 /// them, which it hands over between two groups of primitives with the group the pass had
-/// reached ([`Slot`]); the taker draws them from that group on, and may be asked in turn. So
+/// reached (`Slot`); the taker draws them from that group on, and may be asked in turn. So
 /// a thread done early takes part of what is left, and bands cut for more threads than draw
 /// them (a pool of fewer threads than asked for, one per core: `Gpu::exec` in `lib.rs`) are
 /// drawn in as few passes as the threads need: 16 bands on 2 threads in two shares of 8.
