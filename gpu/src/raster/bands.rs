@@ -41,7 +41,16 @@ pub const MIN_BAND_LOAD: u64 = 16 * 1024;
 /// command order, sampling `src`, in one pass on this thread.
 pub fn draw(batch: &[Batch], band: &mut Band, src: TexSource, simd: Simd) {
     let mut cuts: &[usize] = &[];
-    pass(batch, band, &mut cuts, Pos::default(), src, simd, None);
+    pass(
+        batch,
+        band,
+        &mut cuts,
+        Pos::default(),
+        src,
+        simd,
+        None,
+        || {},
+    );
 }
 
 /// Where a pass over a batch is: group `group` (of 64 entries) of chunk `chunk`.
@@ -55,7 +64,10 @@ pub struct Pos {
 /// A band visits only the primitives its load bands' bins hold (`Batch::meeting`), so cutting
 /// VRAM into many bands does not make each of them walk every primitive. With a `slot`, a
 /// thread asking for part of the band is handed its lower plan bands (`cuts`, the plan's rows
-/// from `band.y0` to `band.y1`) between two groups ([`Slot::hand_over`]).
+/// from `band.y0` to `band.y1`) between two groups ([`Slot::hand_over`]). `last` is called as
+/// the pass's last group begins.
+// The pass, where it starts, what it samples, and its two hooks: a struct would only rename them.
+#[allow(clippy::too_many_arguments)]
 fn pass<'a>(
     batch: &[Batch],
     band: &mut Band<'a>,
@@ -64,9 +76,12 @@ fn pass<'a>(
     src: TexSource,
     simd: Simd,
     slot: Option<&Slot<'a>>,
+    mut last: impl FnMut(),
 ) {
     let bins = |b: &Band| b.y0 as usize / BAND_ROWS..(b.y1 as usize).div_ceil(BAND_ROWS);
     let mut rows = bins(band);
+    let groups: usize = (batch.iter().skip(from.chunk)).map(|c| c.groups()).sum();
+    let mut left = groups.saturating_sub(from.group);
     for (c, chunk) in batch.iter().enumerate().skip(from.chunk) {
         let first = if c == from.chunk { from.group } else { 0 };
         let mut next = chunk.meeting(first, rows.clone());
@@ -76,6 +91,10 @@ fn pass<'a>(
                     rows = bins(band);
                     next = chunk.meeting(g, rows.clone());
                 }
+            }
+            left -= 1;
+            if left == 0 {
+                last();
             }
             let mut m = next;
             next = chunk.meeting(g + 1, rows.clone());
@@ -103,9 +122,10 @@ fn pass<'a>(
 /// share: the first 1/k of the bands left, rounded up, k the threads that have not claimed
 /// one (so `takers` threads claiming at once get an even share each), and draws it in one
 /// pass, as one band (any run of adjacent bands draws what its bands draw, [`draw`]). A thread
-/// with nothing left to claim asks the thread holding the most bands for the lower half of
-/// them, which it hands over between two groups of primitives with the group the pass had
-/// reached (`Slot`); the taker draws them from that group on, and may be asked in turn. So
+/// with nothing left to claim asks, as its pass's last group begins, the thread holding the
+/// most bands for the lower half of them, which it hands over between two groups of
+/// primitives with the group its pass had reached (`Slot`); the asking thread draws them from
+/// that group on, and may be asked in turn. So
 /// a thread done early takes part of what is left, and bands cut for more threads than draw
 /// them (a pool of fewer threads than asked for, one per core: `Gpu::exec` in `lib.rs`) are
 /// drawn in as few passes as the threads need: 16 bands on 2 threads in two shares of 8.
@@ -156,7 +176,10 @@ impl<'a> Claims<'a> {
     }
 
     /// Draws shares, then bands asked of other threads, until none is left; `me` is this
-    /// thread's number, below `takers`. `check` sees each run of rows before it is drawn.
+    /// thread's number, below `takers`. `check` sees each run of rows before it is drawn. A
+    /// thread asks as its pass's last group begins, so that the answer, which the other thread
+    /// gives between two of its groups, is mostly there when the pass ends and the thread does
+    /// not sleep for it.
     pub fn draw(
         &self,
         me: usize,
@@ -166,13 +189,77 @@ impl<'a> Claims<'a> {
         check: impl Fn(&Band),
     ) {
         let slot = &self.slots[me];
-        while let Some((mut band, mut cuts, from)) = (self.claim())
-            .map(|(b, c)| (b, c, Pos::default()))
-            .or_else(|| self.ask(me))
-        {
+        let mut next = self.claim().map(|(b, c)| (b, c, Pos::default()));
+        while let Some((mut band, mut cuts, from)) = next.take().or_else(|| self.ask(me)) {
             check(&band);
-            let _done = slot.begin(cuts.len() - 1);
-            pass(batch, &mut band, &mut cuts, from, src, simd, Some(slot));
+            let mut asked = None;
+            {
+                let _run = slot.begin(cuts.len() - 1);
+                pass(
+                    batch,
+                    &mut band,
+                    &mut cuts,
+                    from,
+                    src,
+                    simd,
+                    Some(slot),
+                    || {
+                        if !self.unclaimed() {
+                            asked = self.victim(me).filter(|v| self.request(v, false));
+                        }
+                    },
+                );
+            }
+            // An answer asked for is taken before anything else: rows handed over are drawn.
+            next = (asked.and_then(|v| self.answer(v)))
+                .or_else(|| self.claim().map(|(b, c)| (b, c, Pos::default())));
+        }
+    }
+
+    /// Whether any band is not claimed yet.
+    fn unclaimed(&self) -> bool {
+        let left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
+        left.1.len() > 1
+    }
+
+    /// The thread other than `me` holding the most bands, if it holds two or more.
+    fn victim(&self, me: usize) -> Option<&Slot<'a>> {
+        (self.slots.iter().enumerate())
+            .filter(|&(i, _)| i != me)
+            .map(|(_, s)| (s.held.load(Ordering::Relaxed), s))
+            .max_by_key(|&(held, _)| held)
+            .filter(|&(held, _)| held >= 2)
+            .map(|(_, s)| s)
+    }
+
+    /// Asks `victim` for bands, while it still holds two: after another thread's request is
+    /// answered when `wait`, else only if none is under way. True if asked.
+    fn request(&self, victim: &Slot<'a>, wait: bool) -> bool {
+        let mut deal = victim.deal.lock().unwrap_or_else(PoisonError::into_inner);
+        if wait {
+            deal = (victim.dealt)
+                .wait_while(deal, |d| !matches!(d, Deal::Idle))
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        if !matches!(*deal, Deal::Idle) || victim.held.load(Ordering::Relaxed) < 2 {
+            return false;
+        }
+        *deal = Deal::Asked;
+        victim.asked.store(true, Ordering::Release);
+        true
+    }
+
+    /// The answer to this thread's request to `victim`, once given: rows, or `None`.
+    fn answer(&self, victim: &Slot<'a>) -> Option<(Band<'a>, &'a [usize], Pos)> {
+        let deal = victim.deal.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut deal = (victim.dealt)
+            .wait_while(deal, |d| matches!(d, Deal::Asked))
+            .unwrap_or_else(PoisonError::into_inner);
+        let got = std::mem::replace(&mut *deal, Deal::Idle);
+        victim.dealt.notify_all();
+        match got {
+            Deal::Given(band, cuts, at) => Some((band, cuts, at)),
+            _ => None,
         }
     }
 
@@ -180,28 +267,11 @@ impl<'a> Claims<'a> {
     /// one hands some over or none holds two.
     fn ask(&self, me: usize) -> Option<(Band<'a>, &'a [usize], Pos)> {
         loop {
-            let (_, victim) = (self.slots.iter().enumerate())
-                .filter(|&(i, _)| i != me)
-                .map(|(_, s)| (s.held.load(Ordering::Relaxed), s))
-                .max_by_key(|&(held, _)| held)
-                .filter(|&(held, _)| held >= 2)?;
-            let mut deal = victim.deal.lock().unwrap_or_else(PoisonError::into_inner);
-            // Another thread's request first; then only while the victim still holds two.
-            deal = (victim.dealt)
-                .wait_while(deal, |d| !matches!(d, Deal::Idle))
-                .unwrap_or_else(PoisonError::into_inner);
-            if victim.held.load(Ordering::Relaxed) < 2 {
-                continue;
-            }
-            *deal = Deal::Asked;
-            victim.asked.store(true, Ordering::Release);
-            deal = (victim.dealt)
-                .wait_while(deal, |d| matches!(d, Deal::Asked))
-                .unwrap_or_else(PoisonError::into_inner);
-            let got = std::mem::replace(&mut *deal, Deal::Idle);
-            victim.dealt.notify_all();
-            if let Deal::Given(band, cuts, at) = got {
-                return Some((band, cuts, at));
+            let victim = self.victim(me)?;
+            if self.request(victim, true) {
+                if let Some(got) = self.answer(victim) {
+                    return Some(got);
+                }
             }
         }
     }
@@ -686,9 +756,11 @@ mod tests {
                         src,
                         Simd::best(),
                         None,
+                        || {},
                     );
                     let slot = Slot::default();
                     let _run = slot.begin(cuts.len() - 1);
+                    let mut lasts = 0;
                     *slot.deal.lock().unwrap() = Deal::Asked;
                     slot.asked.store(true, Ordering::Release);
                     let at = Pos {
@@ -703,7 +775,9 @@ mod tests {
                         src,
                         Simd::best(),
                         Some(&slot),
+                        || lasts += 1,
                     );
+                    assert_eq!(lasts, 1, "the last group is announced once");
                     let Deal::Given(mut lower, mut lower_cuts, from) =
                         std::mem::take(&mut *slot.deal.lock().unwrap())
                     else {
@@ -718,6 +792,7 @@ mod tests {
                         src,
                         Simd::best(),
                         None,
+                        || {},
                     );
                 }
                 if let Some(i) = want.iter().zip(got.iter()).position(|(a, b)| a != b) {
