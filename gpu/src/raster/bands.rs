@@ -192,7 +192,7 @@ impl<'a> Claims<'a> {
         let mut next = self.claim().map(|(b, c)| (b, c, Pos::default()));
         while let Some((mut band, mut cuts, from)) = next.take().or_else(|| self.ask(me)) {
             check(&band);
-            let mut asked = None;
+            let mut asked = Pending(self, None);
             {
                 let _run = slot.begin(cuts.len() - 1);
                 pass(
@@ -205,13 +205,13 @@ impl<'a> Claims<'a> {
                     Some(slot),
                     || {
                         if !self.unclaimed() {
-                            asked = self.victim(me).filter(|v| self.request(v, false));
+                            asked.1 = self.victim(me).filter(|v| self.request(v, false));
                         }
                     },
                 );
             }
             // An answer asked for is taken before anything else: rows handed over are drawn.
-            next = (asked.and_then(|v| self.answer(v)))
+            next = (asked.1.take().and_then(|v| self.answer(v)))
                 .or_else(|| self.claim().map(|(b, c)| (b, c, Pos::default())));
         }
     }
@@ -273,6 +273,19 @@ impl<'a> Claims<'a> {
                     return Some(got);
                 }
             }
+        }
+    }
+}
+
+/// A request a thread made and has not taken the answer to: should the thread unwind before
+/// it takes it, it is taken here (and any rows given dropped), so that the other thread's
+/// exchange is free again and nobody waits on it for ever.
+struct Pending<'c, 'a>(&'c Claims<'a>, Option<&'c Slot<'a>>);
+
+impl Drop for Pending<'_, '_> {
+    fn drop(&mut self) {
+        if let Some(victim) = self.1.take() {
+            self.0.answer(victim);
         }
     }
 }
@@ -418,6 +431,7 @@ mod tests {
     use crate::raster::triangle::{Shading, TriangleCmd, Vtx};
     use crate::raster::{Clip, Prim};
     use crate::rng::XorShift;
+    use std::panic::AssertUnwindSafe;
 
     /// Every blend mode, for batches whose result depends on the order of writes.
     const MODES: [BlendMode; 4] = [
@@ -722,6 +736,38 @@ mod tests {
         drop(run);
         assert!(matches!(*slot.deal.lock().unwrap(), Deal::Refused));
         assert_eq!(slot.held.load(Ordering::Relaxed), 0);
+    }
+
+    /// A thread that asked for bands and panics before taking the answer leaves the other
+    /// thread's exchange free: its answer is taken as the panic unwinds, so a later request
+    /// does not wait on it for ever.
+    #[test]
+    fn a_request_left_by_a_panic_is_taken_as_it_unwinds() {
+        let mut vram = crate::boxed_vram();
+        let cuts = [0, 256, VRAM_HEIGHT];
+        let claims = Claims::new(&mut vram[..], &cuts, 2);
+        let asked = std::sync::Barrier::new(2);
+        std::thread::scope(|s| {
+            let victim = &claims.slots[1];
+            let run = victim.begin(2);
+            s.spawn(|| {
+                asked.wait();
+                drop(run);
+            });
+            let unwound = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                assert!(claims.request(victim, false));
+                let _pending = Pending(&claims, Some(victim));
+                asked.wait();
+                panic!("injected while a request waits");
+            }));
+            assert!(unwound.is_err());
+        });
+        let victim = &claims.slots[1];
+        assert!(matches!(*victim.deal.lock().unwrap(), Deal::Idle));
+        assert!(
+            !claims.request(victim, true),
+            "the run is over: nothing to ask"
+        );
     }
 
     /// A pass handing its lower rows over between two chunks, the rest drawn from there by
