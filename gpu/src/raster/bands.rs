@@ -862,8 +862,15 @@ mod tests {
                 Simd::best(),
             );
             let (load, crossings) = estimate(&one[0]);
+            // Eight rounds, and more until bands have changed hands (whether they do depends
+            // on timing: an oversubscribed machine may run one thread's share to its end
+            // before the other starts).
             let mut handed = 0;
-            for round in 0..8 {
+            for round in 0.. {
+                if round >= 8 && handed > 0 {
+                    break;
+                }
+                assert!(round < 400, "no thread was handed bands in {round} rounds");
                 for threads in [2, 3, 16] {
                     let at = plan(&load, &crossings, threads);
                     for takers in [2, 3] {
@@ -892,7 +899,6 @@ mod tests {
                     }
                 }
             }
-            assert!(handed > 0, "no thread was handed bands");
         });
     }
 
