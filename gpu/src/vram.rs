@@ -103,13 +103,39 @@ pub fn upload_words(vram: &mut [u16], t: &mut Transfer, words: &[u32], mask: u32
         // The rest of this transfer row, up to VRAM's right edge (where it wraps).
         let seg = (t.w - c).min(n - k).min(VRAM_WIDTH - x0);
         let dst = &mut vram[row + x0..row + x0 + seg];
-        for (j, d) in dst.iter_mut().enumerate() {
-            if !(check && *d & 0x8000 != 0) {
-                *d = halfword(k + j);
+        if check {
+            for (j, d) in dst.iter_mut().enumerate() {
+                if *d & 0x8000 == 0 {
+                    *d = halfword(k + j);
+                }
             }
+        } else {
+            copy_halfwords(dst, words, k, set);
         }
         k += seg;
         t.pos += seg;
+    }
+}
+
+/// Writes halfwords `k..k + dst.len()` of `words` (the low half of each word first), each ORed
+/// with `set`, into `dst`: a word at a time, so that an upload's row is a straight copy.
+fn copy_halfwords(dst: &mut [u16], words: &[u32], k: usize, set: u16) {
+    let (mut dst, mut k) = (dst, k);
+    if k % 2 == 1 {
+        let Some((first, rest)) = dst.split_first_mut() else {
+            return;
+        };
+        *first = (words[k / 2] >> 16) as u16 | set;
+        (dst, k) = (rest, k + 1);
+    }
+    let (src, whole) = (&words[k / 2..], dst.len() / 2);
+    let mut pairs = dst.chunks_exact_mut(2);
+    for (d, &w) in (&mut pairs).zip(src) {
+        d[0] = w as u16 | set;
+        d[1] = (w >> 16) as u16 | set;
+    }
+    if let [last] = pairs.into_remainder() {
+        *last = src[whole] as u16 | set;
     }
 }
 
