@@ -92,7 +92,6 @@ pub fn upload_word(vram: &mut [u16], t: &mut Transfer, word: u32, mask: u32) {
 /// segment at a time instead of dividing out each halfword's row and column.
 pub fn upload_words(vram: &mut [u16], t: &mut Transfer, words: &[u32], mask: u32) {
     let (set, check) = (((mask & 1) as u16) << 15, mask & 2 != 0);
-    let halfword = |k: usize| (words[k / 2] >> (k % 2 * 16)) as u16 | set;
     // Halfwords past the transfer's end are dropped, as `upload_word` drops them.
     let n = (words.len() * 2).min((t.w * t.h).saturating_sub(t.pos));
     let mut k = 0;
@@ -106,7 +105,7 @@ pub fn upload_words(vram: &mut [u16], t: &mut Transfer, words: &[u32], mask: u32
         if check {
             for (j, d) in dst.iter_mut().enumerate() {
                 if *d & 0x8000 == 0 {
-                    *d = halfword(k + j);
+                    *d = halfword(words, k + j) | set;
                 }
             }
         } else {
@@ -117,25 +116,31 @@ pub fn upload_words(vram: &mut [u16], t: &mut Transfer, words: &[u32], mask: u32
     }
 }
 
-/// Writes halfwords `k..k + dst.len()` of `words` (the low half of each word first), each ORed
-/// with `set`, into `dst`: a word at a time, so that an upload's row is a straight copy.
+/// Halfword `k` of an upload's payload `words`: the low half of each word first.
+fn halfword(words: &[u32], k: usize) -> u16 {
+    (words[k / 2] >> (k % 2 * 16)) as u16
+}
+
+/// Writes halfwords `k..k + dst.len()` of `words` ([`halfword`]), each ORed with `set`, into
+/// `dst`: whole words at a time between an odd first and last, so that an upload's row is a
+/// straight copy.
 fn copy_halfwords(dst: &mut [u16], words: &[u32], k: usize, set: u16) {
     let (mut dst, mut k) = (dst, k);
     if k % 2 == 1 {
         let Some((first, rest)) = dst.split_first_mut() else {
             return;
         };
-        *first = (words[k / 2] >> 16) as u16 | set;
+        *first = halfword(words, k) | set;
         (dst, k) = (rest, k + 1);
     }
-    let (src, whole) = (&words[k / 2..], dst.len() / 2);
+    let (src, end) = (&words[k / 2..], k + dst.len());
     let mut pairs = dst.chunks_exact_mut(2);
     for (d, &w) in (&mut pairs).zip(src) {
         d[0] = w as u16 | set;
         d[1] = (w >> 16) as u16 | set;
     }
     if let [last] = pairs.into_remainder() {
-        *last = src[whole] as u16 | set;
+        *last = halfword(words, end - 1) | set;
     }
 }
 
