@@ -62,5 +62,6 @@ pub mod preview;
 pub mod read;
 pub mod render;
 pub mod scene;
+pub mod serve;
 pub mod sheet;
 pub mod texture;

@@ -291,3 +291,116 @@ fn blend_name(page: TexPage) -> &'static str {
         AddQuarter => "B+F/4",
     }
 }
+
+/// The stable JSON form of a pixel history (`replay --history X,Y --json`, and the server's
+/// `/api/capture/history`): one object per watched halfword, each event with its fields
+/// spelled out and, as `text`, the very block [`report`] prints for it. docs/serve.md lists
+/// every field; a field is only ever added, never renamed or retyped.
+pub fn json(
+    (x, y): (u16, u16),
+    events: &[&PixelEvent],
+    locate: impl Fn(u64) -> Option<String>,
+) -> serde_json::Value {
+    let list: Vec<serde_json::Value> = events
+        .iter()
+        .map(|e| event_json(e, locate(e.word)))
+        .collect();
+    serde_json::json!({ "x": x, "y": y, "events": list })
+}
+
+/// Halfwords and words as fixed-width lower-case hex, as the text form prints them.
+fn hex4(v: u16) -> String {
+    format!("{v:04x}")
+}
+
+/// One event as JSON (see [`json`]).
+fn event_json(e: &PixelEvent, at: Option<String>) -> serde_json::Value {
+    use serde_json::{json, Value};
+    let cmd = decode(&e.words);
+    let st = &e.state;
+    let page = TexPage(st.draw_mode);
+    let texture = if textured(&cmd) {
+        let attr = match &cmd {
+            Gp0Command::Polygon { verts, .. } => verts[0].tex.attr(),
+            Gp0Command::Rect { vert, .. } => vert.tex.attr(),
+            _ => 0,
+        };
+        let depth = page.depth();
+        let clut = (depth != TextureDepth::Direct15).then(|| {
+            let c = Clut(attr);
+            [c.x(), c.y()]
+        });
+        let win = TexWindow(st.tex_window);
+        let ((ua, uo), (va, vo)) = (win.u_and_or(), win.v_and_or());
+        json!({
+            "page": [page.base_x(), page.base_y()],
+            "depth": depth_name(depth),
+            "clut": clut,
+            "window": { "u_and": ua, "u_or": uo, "v_and": va, "v_or": vo },
+        })
+    } else {
+        Value::Null
+    };
+    let state = if is_primitive(&cmd) {
+        let mask = MaskSetting(st.mask);
+        json!({
+            "offset": [st.offset.0, st.offset.1],
+            "area": st.area,
+            "blend": semi(&cmd).then(|| blend_name(page)),
+            "dither": page.dither(),
+            "mask_set": mask.set(),
+            "mask_check": mask.check(),
+        })
+    } else {
+        Value::Null
+    };
+    let pixel = e.hit.map(|h| {
+        json!({
+            "rgb": h.interp.rgb,
+            "uv": h.interp.uv.map(|(u, v)| [u, v]),
+            "dither": h.interp.dither,
+            "texel": h.texel.map(hex4),
+            "value": hex4(h.value),
+        })
+    });
+    let source = match e.texel_source {
+        None => Value::Null,
+        Some(TexelSource::Vram) => json!({ "from": "vram" }),
+        Some(TexelSource::Cache { filled }) => json!({ "from": "cache", "filled_by": filled }),
+    };
+    let part = match e.part {
+        Part::Whole => json!({ "kind": "whole" }),
+        Part::Triangle(t) => json!({ "kind": "triangle", "index": t }),
+        Part::Segment(s) => json!({ "kind": "segment", "index": s }),
+        Part::Upload => json!({ "kind": "upload" }),
+    };
+    let outcome = match e.outcome {
+        Outcome::Written => "written",
+        Outcome::Transparent => "transparent",
+        Outcome::Masked => "masked",
+    };
+    json!({
+        "command": e.command,
+        "word": e.word,
+        "at": at.clone(),
+        "title": title(&e.words, &cmd, e.part),
+        "part": part,
+        "words": e.words.iter().map(|w| format!("{w:08x}")).collect::<Vec<_>>(),
+        "vertices": vertices(&cmd, e.part),
+        "texture": texture,
+        "state": state,
+        "pixel": pixel,
+        "texel_source": source,
+        "before": hex4(e.before),
+        "after": hex4(e.after),
+        "outcome": outcome,
+        "agrees": e.agrees(),
+        "text": event(e, at),
+    })
+}
+
+/// A GP0 command's one-line description as the history prints it (`3Ch polygon: gouraud
+/// textured quad, opaque`), for command lists: the same words, the same words out.
+pub fn command_title(words: &[u32]) -> String {
+    title(words, &decode(words), Part::Whole)
+}

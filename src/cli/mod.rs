@@ -24,6 +24,7 @@ mod precheck;
 mod render;
 mod replay;
 mod replay_frames;
+mod serve;
 mod texture;
 mod view;
 
@@ -101,6 +102,7 @@ enum Command {
     // The help is view::Args's own: its second paragraph lists the keys.
     View(view::Args),
     Batch(batch::Args),
+    Serve(serve::Args),
     /// One job of a batch, run by `psxrender batch` as a child process.
     #[command(hide = true)]
     BatchJob(render::Args),
@@ -136,6 +138,7 @@ pub fn main() -> ExitCode {
         (Some(Command::Conformance(a)), _) => conformance::run(a),
         (Some(Command::Batch(a)), _) => batch::run(a),
         (Some(Command::BatchJob(a)), _) => batch::child::run(a),
+        (Some(Command::Serve(a)), _) => serve::run(a),
         (None, a) => render::run(a),
     }
 }

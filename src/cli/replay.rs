@@ -61,6 +61,11 @@ pub struct Args {
     /// Example: `--history 129,125`
     #[arg(long, value_name = "X,Y", value_parser = parse_xy)]
     pub history: Vec<(u16, u16)>,
+    /// With --history: print the histories as one JSON document on standard output (the other
+    /// lines go to standard error); docs/serve.md lists its fields. Writes no pictures.
+    #[arg(long, requires = "history",
+          conflicts_with_all = ["vram", "vram_raw", "display", "dump", "repeat"])]
+    pub json: bool,
     /// Time the GPU: parse once, then run N times (N up to 100000) on a fresh GPU (with
     /// --threads, up to --frame), each run timed from the first word to the end of drawing
     /// (parsing and GPU set-up not timed). Prints each run, `cpu X s per run` (user + system
@@ -123,7 +128,12 @@ pub fn run(args: Args) -> ExitCode {
             eprintln!("warning: {}: {w}", args.input.display());
         }
     }
-    outln!("{}", input.summary());
+    // With --json, standard output holds the JSON document alone.
+    let say = |line: String| match args.json {
+        true => eprintln!("{line}"),
+        false => outln!("{line}"),
+    };
+    say(input.summary());
     let mut status = ExitCode::SUCCESS;
     if let Some(p) = &args.dump {
         match input.to_dump() {
@@ -157,14 +167,22 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    outln!("ran {} frames", done.frames_run);
+    say(format!("ran {} frames", done.frames_run));
     let events = done.gpu.history().to_vec();
+    let mut pixels = Vec::new();
     for &(x, y) in &args.history {
         let mine: Vec<_> = events.iter().filter(|e| (e.x, e.y) == (x, y)).collect();
+        if args.json {
+            pixels.push(history::json((x, y), &mine, |w| input.locate_gp0(w)));
+            continue;
+        }
         out!(
             "{}",
             history::report((x, y), &mine, |w| input.locate_gp0(w))
         );
+    }
+    if args.json {
+        outln!("{:#}", serde_json::json!({ "pixels": pixels }));
     }
     let shown = done.gpu.display();
     let vram = done.gpu.vram();
