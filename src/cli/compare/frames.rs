@@ -36,6 +36,7 @@ pub fn run(args: &Args) -> ExitCode {
     numbers.sort_unstable();
     numbers.dedup();
     let mut summary = Summary::default();
+    let mut outcomes = Vec::new();
     for n in numbers {
         let outcome = match (a.get(&n), b.get(&n)) {
             (Some(pa), Some(pb)) => {
@@ -63,7 +64,18 @@ pub fn run(args: &Args) -> ExitCode {
             outln!("{line}");
         }
         summary.add(n, &outcome);
+        if args.html.is_some() {
+            outcomes.push((n, outcome));
+        }
     }
     out!("{summary}");
+    if let Some(dir) = &args.html {
+        let (sa, sb) = ((args.a.as_path(), &a), (args.b.as_path(), &b));
+        if let Err(e) = super::html::write(dir, sa, sb, &opts, &outcomes, &summary) {
+            eprintln!("error: --html: {e}");
+            return ExitCode::from(EXIT_BAD_INPUT);
+        }
+        outln!("wrote {}", dir.join("index.html").display());
+    }
     super::verdict(summary.passed())
 }

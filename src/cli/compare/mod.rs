@@ -1,6 +1,7 @@
 //! `psxrender compare A B`: two PS1 pictures compared in 15-bit space.
 
 mod frames;
+mod html;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,6 +28,10 @@ pub struct Args {
     /// Largest per-channel difference, in 5-bit units (0-31), still counted as equal.
     #[arg(long, default_value_t = 0, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=31))]
     pub tolerance: u8,
+    /// With two sequences: also write a static report, DIR/index.html and its pictures (per
+    /// frame A, B and the difference; the counts; the first differing frame), opened from disk.
+    #[arg(long, value_name = "DIR")]
+    pub html: Option<PathBuf>,
     /// Pixels to leave out: a file of `rect X Y W H` lines (hwtests mask.txt format).
     #[arg(long, value_name = "FILE")]
     pub mask: Option<PathBuf>,
@@ -54,6 +59,10 @@ pub fn run(args: Args) -> ExitCode {
         || psxrender::capture::pairs::is_sequence(&args.b)
     {
         return frames::run(&args);
+    }
+    if args.html.is_some() {
+        eprintln!("error: --html reports two sequences (directories or patterns)");
+        return ExitCode::from(2);
     }
     // compare's contract (issue 8): 0 equal, 1 different, 2 any error, an unwritable --diff too.
     if let Err(e) = super::precheck::check_outputs(&args.diff, &[&args.a, &args.b]) {
