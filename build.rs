@@ -8,6 +8,10 @@
 //! - `cfg(no_xvfb)`: no `xvfb-run` on `PATH` for the preview window's smoke test (looked up when
 //!   this script runs; `PATH` is not watched, since it differs between shells and editors and
 //!   each change would rebuild the crate: after installing xvfb, `touch build.rs`).
+//! - `cfg(no_browser)`: no `node` on `PATH`, no `/usr/bin/chromium`, or no
+//!   `tests/browser/node_modules/playwright-core` for the browser tests of `psxrender serve`
+//!   (`.ci/run` installs all three; with `CI=true` they are expected, and the test fails if
+//!   they are missing).
 //!
 //! The tests find the data through `env!("PSXRENDER_SHARED_DIR")`, set here, so the build and
 //! the tests agree on one directory.
@@ -18,6 +22,7 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(no_shared)");
     println!("cargo::rustc-check-cfg=cfg(no_pcsxredux_vectors)");
     println!("cargo::rustc-check-cfg=cfg(no_xvfb)");
+    println!("cargo::rustc-check-cfg=cfg(no_browser)");
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=PSXRENDER_SHARED");
     println!("cargo::rerun-if-env-changed=CI");
@@ -54,6 +59,14 @@ fn main() {
     }
     if !on_path("xvfb-run") {
         println!("cargo::rustc-cfg=no_xvfb");
+    }
+    let browser = on_path("node")
+        && Path::new("/usr/bin/chromium").is_file()
+        && manifest
+            .join("tests/browser/node_modules/playwright-core")
+            .is_dir();
+    if !browser && std::env::var("CI").as_deref() != Ok("true") {
+        println!("cargo::rustc-cfg=no_browser");
     }
 }
 

@@ -112,6 +112,10 @@ pub fn run(args: Args) -> ExitCode {
         server.url()
     };
     outln!("serving {url} (Ctrl-C stops)");
+    eprintln!(
+        "note: dropped files and saves go to {} (removed when the server stops)",
+        server.temp_dir().display()
+    );
     if args.open {
         open_browser(&url);
     }

@@ -99,6 +99,9 @@ impl Jobs {
 
     /// Starts a save; `Err(None)` when one is running already (the caller answers 503).
     pub fn start(&self, r: Request) -> Result<u64, Option<String>> {
+        for job in self.lock().iter_mut() {
+            self.check(job);
+        }
         if self.busy.swap(true, Ordering::SeqCst) {
             return Err(None);
         }
@@ -157,39 +160,44 @@ impl Jobs {
         Ok(id)
     }
 
+    /// Notes how `job`'s process ended, if it has.
+    fn check(&self, job: &mut Job) {
+        let Some(child) = &mut job.child else { return };
+        let Ok(Some(status)) = child.try_wait() else {
+            return;
+        };
+        let mut buf = Vec::new();
+        if let Ok(f) = std::fs::File::open(job.dir.join(MESSAGES)) {
+            use std::io::Read;
+            let _ = f.take(MAX_MESSAGES as u64).read_to_end(&mut buf);
+        }
+        let messages = String::from_utf8_lossy(&buf);
+        job.state = if status.success() {
+            State::Done {
+                seconds: job.started.elapsed().as_secs_f64(),
+            }
+        } else {
+            let errors: Vec<&str> = messages
+                .lines()
+                .filter_map(|l| l.strip_prefix("error: "))
+                .collect();
+            State::Failed {
+                message: if errors.is_empty() {
+                    format!("the render command ended with {status}")
+                } else {
+                    errors.join("; ")
+                },
+            }
+        };
+        job.child = None;
+        self.busy.store(false, Ordering::SeqCst);
+    }
+
     /// The state of job `id`, checking on its process.
     pub fn status(&self, id: u64) -> Option<Value> {
         let mut jobs = self.lock();
         let job = jobs.iter_mut().find(|j| j.id == id)?;
-        if let Some(child) = &mut job.child {
-            if let Ok(Some(status)) = child.try_wait() {
-                let mut buf = Vec::new();
-                if let Ok(f) = std::fs::File::open(job.dir.join(MESSAGES)) {
-                    use std::io::Read;
-                    let _ = f.take(MAX_MESSAGES as u64).read_to_end(&mut buf);
-                }
-                let messages = String::from_utf8_lossy(&buf);
-                job.state = if status.success() {
-                    State::Done {
-                        seconds: job.started.elapsed().as_secs_f64(),
-                    }
-                } else {
-                    let errors: Vec<&str> = messages
-                        .lines()
-                        .filter_map(|l| l.strip_prefix("error: "))
-                        .collect();
-                    State::Failed {
-                        message: if errors.is_empty() {
-                            format!("the render command ended with {status}")
-                        } else {
-                            errors.join("; ")
-                        },
-                    }
-                };
-                job.child = None;
-                self.busy.store(false, Ordering::SeqCst);
-            }
-        }
+        self.check(job);
         let elapsed = job.started.elapsed().as_secs_f64();
         let (state, estimate) = match &job.state {
             State::Running => {
