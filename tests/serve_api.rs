@@ -40,10 +40,21 @@ fn models_render_as_the_render_command_writes_them() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (f["path"].as_str().unwrap().into(), f["kind"].as_str().unwrap().into()))
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().into(),
+                f["kind"].as_str().unwrap().into(),
+            )
+        })
         .collect();
-    assert!(kinds.contains(&("0/robot.ff9".into(), "model".into())), "{kinds:?}");
-    assert!(kinds.contains(&("0/two.txt".into(), "capture".into())), "{kinds:?}");
+    assert!(
+        kinds.contains(&("0/robot.ff9".into(), "model".into())),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&("0/two.txt".into(), "capture".into())),
+        "{kinds:?}"
+    );
 
     let facts = s.get("/api/model?path=0/robot.ff9").json();
     assert_eq!(facts["format"], "FF9");
@@ -70,11 +81,21 @@ fn models_render_as_the_render_command_writes_them() {
     let out = base.join("cli.png");
     let model_s = model.to_str().unwrap();
     let out_s = out.to_str().unwrap();
-    cli(&[model_s, out_s, "--frame=7", "--yaw=-30", "--size=368x240", "--bg=102030"]);
+    cli(&[
+        model_s,
+        out_s,
+        "--frame=7",
+        "--yaw=-30",
+        "--size=368x240",
+        "--bg=102030",
+    ]);
     assert_eq!(pixels(&r.body), pixels(&std::fs::read(&out).unwrap()));
 
     // A save is the render command's own file, byte for byte.
-    let job = s.post("/api/save?path=0/robot.ff9&kind=png&frame=7&yaw=-30&size=368x240&bg=102030", b"");
+    let job = s.post(
+        "/api/save?path=0/robot.ff9&kind=png&frame=7&yaw=-30&size=368x240&bg=102030",
+        b"",
+    );
     assert_eq!(job.status, 202, "{}", String::from_utf8_lossy(&job.body));
     let id = job.json()["job"].as_u64().unwrap();
     let status = wait_job(&s, id);
@@ -82,7 +103,11 @@ fn models_render_as_the_render_command_writes_them() {
     assert_eq!(status["files"][0], "robot.psx.png");
     let file = s.get(&format!("/api/jobs/{id}/robot.psx.png"));
     assert_eq!(file.status, 200);
-    assert_eq!(file.body, std::fs::read(&out).unwrap(), "a save writes the CLI's PNG");
+    assert_eq!(
+        file.body,
+        std::fs::read(&out).unwrap(),
+        "a save writes the CLI's PNG"
+    );
     assert_eq!(s.get(&format!("/api/jobs/{id}/messages.txt")).status, 404);
 
     // A GIF save, and a second save while it runs is refused as busy.
@@ -93,9 +118,18 @@ fn models_render_as_the_render_command_writes_them() {
     assert_eq!(wait_job(&s, gif_id)["state"], "done");
     assert_eq!(busy.status, 503, "{}", String::from_utf8_lossy(&busy.body));
     let cli_gif = base.join("robot.psx.gif");
-    cli(&[model_s, cli_gif.to_str().unwrap(), "--frames=0..40", "--gif"]);
+    cli(&[
+        model_s,
+        cli_gif.to_str().unwrap(),
+        "--frames=0..40",
+        "--gif",
+    ]);
     let served_gif = s.get(&format!("/api/jobs/{gif_id}/robot.psx.gif"));
-    assert_eq!(served_gif.body, std::fs::read(&cli_gif).unwrap(), "the CLI's GIF");
+    assert_eq!(
+        served_gif.body,
+        std::fs::read(&cli_gif).unwrap(),
+        "the CLI's GIF"
+    );
 }
 
 fn wait_job(s: &Serve, id: u64) -> serde_json::Value {
@@ -119,11 +153,16 @@ fn captures_by_frame_and_command_with_history_and_comparisons() {
     assert_eq!(cmds["total"], 1);
     assert_eq!(cmds["commands"][0]["index"], 1);
     assert_eq!(cmds["commands"][0]["at"], "line 7");
-    assert_eq!(cmds["commands"][0]["title"], "02h fill (0,0) 16x4 with 03e0");
+    assert_eq!(
+        cmds["commands"][0]["title"],
+        "02h fill (0,0) 16x4 with 03e0"
+    );
 
     // VRAM after 0 and after 1 command of frame 1.
     let vram = |after: &str| {
-        let r = s.get(&format!("/api/capture/vram.png?path=0/two.txt&frame=1&after={after}"));
+        let r = s.get(&format!(
+            "/api/capture/vram.png?path=0/two.txt&frame=1&after={after}"
+        ));
         assert_eq!(r.status, 200);
         pixels(&r.body)
     };
@@ -132,33 +171,64 @@ fn captures_by_frame_and_command_with_history_and_comparisons() {
     assert_eq!(&before[..4], &[255, 0, 0, 255], "red after frame 0's fill");
     let (_, _, after) = vram("1");
     assert_eq!(&after[..4], &[0, 255, 0, 255], "green after frame 1's");
-    let (w24, _, _) = pixels(&s.get("/api/capture/vram.png?path=0/two.txt&frame=1&depth=24").body);
+    let (w24, _, _) = pixels(
+        &s.get("/api/capture/vram.png?path=0/two.txt&frame=1&depth=24")
+            .body,
+    );
     assert_eq!(w24, 682);
     let shown = s.get("/api/capture/display.png?path=0/two.txt&frame=0");
     assert_eq!(pixels(&shown.body).0, 320);
-    assert!(shown.header("x-psxrender-display").unwrap().contains("\"width\":320"));
-    assert_eq!(s.get("/api/capture/thumb.png?path=0/two.txt&frame=1").status, 200);
+    assert!(shown
+        .header("x-psxrender-display")
+        .unwrap()
+        .contains("\"width\":320"));
+    assert_eq!(
+        s.get("/api/capture/thumb.png?path=0/two.txt&frame=1")
+            .status,
+        200
+    );
 
     // The history is `replay --history --json`'s, event for event.
-    let h = s.get("/api/capture/history?path=0/two.txt&frame=1&x=3&y=2").json();
+    let h = s
+        .get("/api/capture/history?path=0/two.txt&frame=1&x=3&y=2")
+        .json();
     let file = served.join("two.txt");
-    let out = cli(&["replay", file.to_str().unwrap(), "--frame=2", "--history=3,2", "--json"]);
+    let out = cli(&[
+        "replay",
+        file.to_str().unwrap(),
+        "--frame=2",
+        "--history=3,2",
+        "--json",
+    ]);
     let want: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(h["events"], want["pixels"][0]["events"]);
     assert_eq!(h["events"].as_array().unwrap().len(), 2);
     assert_eq!(
         h["command"],
-        format!("psxrender replay {} --frame=2 --history=3,2", file.display())
+        format!(
+            "psxrender replay {} --frame=2 --history=3,2",
+            file.display()
+        )
     );
 
     // Against a picture: frame 1 itself is equal, frame 0 differs.
     let png = served.join("shots/f_0001.png");
-    let frame1 = s.get("/api/capture/display.png?path=0/two.txt&frame=1").body;
+    let frame1 = s
+        .get("/api/capture/display.png?path=0/two.txt&frame=1")
+        .body;
     std::fs::write(&png, &frame1).unwrap();
     std::fs::write(served.join("shots/f_0000.png"), &frame1).unwrap();
-    let one = s.get("/api/capture/compare?path=0/two.txt&frame=1&against=0/shots/f_0001.png").json();
-    assert_eq!(one["summary"]["first_differing_frame"], serde_json::Value::Null, "{one}");
-    let folder = s.get("/api/capture/compare?path=0/two.txt&against=0/shots").json();
+    let one = s
+        .get("/api/capture/compare?path=0/two.txt&frame=1&against=0/shots/f_0001.png")
+        .json();
+    assert_eq!(
+        one["summary"]["first_differing_frame"],
+        serde_json::Value::Null,
+        "{one}"
+    );
+    let folder = s
+        .get("/api/capture/compare?path=0/two.txt&against=0/shots")
+        .json();
     assert_eq!(folder["summary"]["first_differing_frame"], 0, "{folder}");
     assert_eq!(folder["frames"][0]["differing"], 64, "{folder}");
     let diff = s.get("/api/capture/diff.png?path=0/two.txt&frame=0&against=0/shots");
@@ -190,7 +260,11 @@ fn bad_files_are_errors_and_the_server_goes_on() {
         assert!(!r.error().is_empty());
     }
     assert_eq!(s.get("/api/nothing").status, 404);
-    assert_eq!(s.get("/api/frame.png?path=0/robot.ff9").status, 200, "still serving");
+    assert_eq!(
+        s.get("/api/frame.png?path=0/robot.ff9").status,
+        200,
+        "still serving"
+    );
 }
 
 #[test]
@@ -220,36 +294,69 @@ fn refusals() {
             r.status,
             String::from_utf8_lossy(&r.body)
         );
-        assert!(!String::from_utf8_lossy(&r.body).contains("gp0"), "{spec} leaked");
+        assert!(
+            !String::from_utf8_lossy(&r.body).contains("gp0"),
+            "{spec} leaked"
+        );
     }
     // DNS rebinding: a name that is not this server's address.
     let r = s.raw("GET /api/files HTTP/1.1\r\nHost: evil.example:80", b"");
     assert_eq!(r.status, 403);
     assert!(r.error().contains("DNS rebinding"), "{}", r.error());
-    let r = s.raw(&format!("GET /api/files HTTP/1.1\r\nHost: evil.example:{}", s.port), b"");
+    let r = s.raw(
+        &format!("GET /api/files HTTP/1.1\r\nHost: evil.example:{}", s.port),
+        b"",
+    );
     assert_eq!(r.status, 403);
     let r = s.raw("GET /api/files HTTP/1.0", b"");
     assert_eq!(r.status, 403, "no Host at all");
-    let ok = s.raw(&format!("GET /api/files HTTP/1.1\r\nHost: localhost:{}", s.port), b"");
+    let ok = s.raw(
+        &format!("GET /api/files HTTP/1.1\r\nHost: localhost:{}", s.port),
+        b"",
+    );
     assert_eq!(ok.status, 200);
     // Cross-site requests and foreign origins.
-    let r = s.raw(&format!("GET /api/files HTTP/1.1\r\nHost: {}\r\nSec-Fetch-Site: cross-site", s.host()), b"");
+    let r = s.raw(
+        &format!(
+            "GET /api/files HTTP/1.1\r\nHost: {}\r\nSec-Fetch-Site: cross-site",
+            s.host()
+        ),
+        b"",
+    );
     assert_eq!(r.status, 403);
     let r = s.raw(
         &format!("POST /api/upload/batch HTTP/1.1\r\nHost: {}\r\nOrigin: http://evil.example\r\nContent-Length: 0", s.host()),
         b"",
     );
     assert_eq!(r.status, 403);
-    let r = s.raw(&format!("PUT /api/files HTTP/1.1\r\nHost: {}\r\nContent-Length: 0", s.host()), b"");
+    let r = s.raw(
+        &format!(
+            "PUT /api/files HTTP/1.1\r\nHost: {}\r\nContent-Length: 0",
+            s.host()
+        ),
+        b"",
+    );
     assert_eq!(r.status, 405);
     // Oversized heads: one huge header, or too many.
-    let r = s.raw(&format!("GET /api/files HTTP/1.1\r\nHost: {}\r\nX-Big: {}", s.host(), "a".repeat(64 * 1024)), b"");
+    let r = s.raw(
+        &format!(
+            "GET /api/files HTTP/1.1\r\nHost: {}\r\nX-Big: {}",
+            s.host(),
+            "a".repeat(64 * 1024)
+        ),
+        b"",
+    );
     assert_eq!(r.status, 431);
     let many: String = (0..200).map(|i| format!("\r\nX-H{i}: v")).collect();
-    let r = s.raw(&format!("GET /api/files HTTP/1.1\r\nHost: {}{many}", s.host()), b"");
+    let r = s.raw(
+        &format!("GET /api/files HTTP/1.1\r\nHost: {}{many}", s.host()),
+        b"",
+    );
     assert_eq!(r.status, 431);
     // Uploads: a batch the server made, plain names, capped sizes.
-    let batch = s.post("/api/upload/batch", b"").json()["batch"].as_u64().unwrap();
+    let batch = s.post("/api/upload/batch", b"").json()["batch"]
+        .as_u64()
+        .unwrap();
     let r = s.raw(
         &format!(
             "POST /api/upload?batch={batch}&name=big.m2 HTTP/1.1\r\nHost: {}\r\nContent-Length: {}",
@@ -276,7 +383,9 @@ fn refusals() {
 fn uploads_open_like_the_files_served_and_go_when_the_server_stops() {
     let (_base, served) = inputs("serve-uploads");
     let mut s = Serve::start(&[]);
-    let batch = s.post("/api/upload/batch", b"").json()["batch"].as_u64().unwrap();
+    let batch = s.post("/api/upload/batch", b"").json()["batch"]
+        .as_u64()
+        .unwrap();
     let model = std::fs::read(served.join("robot.ff9")).unwrap();
     let up = s.post(&format!("/api/upload?batch={batch}&name=robot.ff9"), &model);
     assert_eq!(up.status, 201, "{}", String::from_utf8_lossy(&up.body));
@@ -286,10 +395,24 @@ fn uploads_open_like_the_files_served_and_go_when_the_server_stops() {
     assert_eq!(r.status, 200);
     let command = r.header("x-psxrender-command").unwrap();
     assert!(command.starts_with("psxrender+robot.ff9+"), "{command}");
-    assert_eq!(s.post(&format!("/api/upload?batch={batch}&name=robot.ff9"), b"x").status, 400, "no overwriting");
-    assert!(s.temp.join("uploads").join(batch.to_string()).join("robot.ff9").exists());
+    assert_eq!(
+        s.post(&format!("/api/upload?batch={batch}&name=robot.ff9"), b"x")
+            .status,
+        400,
+        "no overwriting"
+    );
+    assert!(s
+        .temp
+        .join("uploads")
+        .join(batch.to_string())
+        .join("robot.ff9")
+        .exists());
     let status = s.stop();
     assert!(status.success(), "{status:?}");
-    assert!(!s.temp.exists(), "{} is left after the server stopped", s.temp.display());
+    assert!(
+        !s.temp.exists(),
+        "{} is left after the server stopped",
+        s.temp.display()
+    );
     let _ = Path::new("");
 }

@@ -44,7 +44,12 @@ fn the_inspector_and_the_report_in_chromium() {
     // The history `replay` prints for a pixel the rabbit covers (three commands wrote it).
     let dump = frames.join("rabbit2_f10.psxgpu");
     let (x, y) = (160, 120);
-    let printed = cli(&["replay", dump.to_str().unwrap(), "--history", &format!("{x},{y}")]);
+    let printed = cli(&[
+        "replay",
+        dump.to_str().unwrap(),
+        "--history",
+        &format!("{x},{y}"),
+    ]);
     let printed = String::from_utf8(printed).unwrap();
     let history = &printed[printed.find("pixel (").expect("a history")..];
     let history_file = work.join("history.txt");
@@ -60,11 +65,21 @@ fn the_inspector_and_the_report_in_chromium() {
     std::fs::copy(&f11, b.join("f_0001.png")).unwrap();
     let report = work.join("report");
     let out = Command::new(env!("CARGO_BIN_EXE_psxrender"))
-        .args(["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--html"])
+        .args([
+            "compare",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--html",
+        ])
         .arg(&report)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots");
     std::fs::create_dir_all(&shots).unwrap();

@@ -152,7 +152,13 @@ fn save(state: &State, q: &Query) -> Result<Answer, Failure> {
         .unwrap_or_else(|| "model".into());
     let stem: String = stem
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "-_".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let (kind, frames) = match q.required("kind").map_err(Failure::bad)? {
         "png" => (jobs::Kind::Png, 1),
@@ -168,7 +174,9 @@ fn save(state: &State, q: &Query) -> Result<Answer, Failure> {
                 let sheet = match q.get("sheet").unwrap_or("auto") {
                     "auto" => "auto".to_string(),
                     s => {
-                        let (c, r) = s.split_once('x').ok_or_else(|| Failure::bad("sheet=COLSxROWS or auto"))?;
+                        let (c, r) = s
+                            .split_once('x')
+                            .ok_or_else(|| Failure::bad("sheet=COLSxROWS or auto"))?;
                         let (c, r): (u32, u32) = (c.parse().unwrap_or(0), r.parse().unwrap_or(0));
                         if !(1..=1000).contains(&c) || !(1..=1000).contains(&r) {
                             return Err(Failure::bad("sheet=COLSxROWS with 1 to 1000 each"));
@@ -228,7 +236,10 @@ fn save(state: &State, q: &Query) -> Result<Answer, Failure> {
 
 fn job(state: &State, rest: &str) -> Answer {
     let (id, file) = rest.split_once('/').unwrap_or((rest, ""));
-    let Some(id) = id.parse::<u64>().ok().filter(|_| id.bytes().all(|b| b.is_ascii_digit()))
+    let Some(id) = id
+        .parse::<u64>()
+        .ok()
+        .filter(|_| id.bytes().all(|b| b.is_ascii_digit()))
     else {
         return Failure::bad("/api/jobs/ID: ID is a job number").answer();
     };
@@ -239,7 +250,8 @@ fn job(state: &State, rest: &str) -> Answer {
         };
     }
     let Some(path) = state.jobs.file(id, file) else {
-        return Failure::not_found(format!("job {id} has no file {}", file.escape_debug())).answer();
+        return Failure::not_found(format!("job {id} has no file {}", file.escape_debug()))
+            .answer();
     };
     match std::fs::read(&path) {
         Ok(bytes) => {
@@ -362,7 +374,9 @@ fn capture_at(
 ) -> Result<(Arc<super::captures::Session>, Resolved, Point), Failure> {
     let file = resolve(state, q, "path")?;
     let session = state.capture(&file.real).map_err(Failure::unreadable)?;
-    let frame = q.number("frame", 0, u64::from(u32::MAX)).map_err(Failure::bad)? as usize;
+    let frame = q
+        .number("frame", 0, u64::from(u32::MAX))
+        .map_err(Failure::bad)? as usize;
     if frame >= session.frames.len() {
         return Err(Failure::bad(format!(
             "frame={frame}: the capture has {} frames (from 0)",
@@ -418,7 +432,9 @@ fn capture_vram(state: &State, q: &Query) -> Result<Answer, Failure> {
 
 fn capture_thumb(state: &State, q: &Query) -> Result<Answer, Failure> {
     let (session, _, p) = capture_at(state, q)?;
-    Ok(png_answer(session.thumbnail(p.frame).map_err(Failure::bad)?))
+    Ok(png_answer(
+        session.thumbnail(p.frame).map_err(Failure::bad)?,
+    ))
 }
 
 fn capture_history(state: &State, q: &Query) -> Result<Answer, Failure> {
@@ -430,7 +446,10 @@ fn capture_history(state: &State, q: &Query) -> Result<Answer, Failure> {
     h["command"] = match p.commands {
         Some(_) => serde_json::Value::Null,
         None => {
-            let mut args = vec!["replay".to_string(), models::shell_quote(&file.shown.to_string_lossy())];
+            let mut args = vec![
+                "replay".to_string(),
+                models::shell_quote(&file.shown.to_string_lossy()),
+            ];
             if let Some(f) = stop {
                 args.push(format!("--frame={f}"));
             }
@@ -455,13 +474,14 @@ fn capture_diff(state: &State, q: &Query) -> Result<Answer, Failure> {
     let against = resolve(state, q, "against")?;
     let picture = if against.real.is_dir() {
         let files = super::captures::pictures_in(&against.real).map_err(Failure::unreadable)?;
-        files
-            .get(&(p.frame as u64))
-            .cloned()
-            .ok_or_else(|| Failure::not_found(format!("no picture numbered {} in the folder", p.frame)))?
+        files.get(&(p.frame as u64)).cloned().ok_or_else(|| {
+            Failure::not_found(format!("no picture numbered {} in the folder", p.frame))
+        })?
     } else {
         against.real
     };
-    let pic = session.diff(p.frame, &picture).map_err(Failure::unreadable)?;
+    let pic = session
+        .diff(p.frame, &picture)
+        .map_err(Failure::unreadable)?;
     Ok(png_answer(super::png(&pic).map_err(Failure::unreadable)?))
 }

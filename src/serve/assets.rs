@@ -9,13 +9,41 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; img-src 'self' bl
 
 /// Every file of the page: name, content type, text.
 const FILES: &[(&str, &str, &str)] = &[
-    ("index.html", "text/html; charset=utf-8", include_str!("web/index.html")),
-    ("style.css", "text/css; charset=utf-8", include_str!("web/style.css")),
-    ("api.js", "text/javascript; charset=utf-8", include_str!("web/api.js")),
-    ("app.js", "text/javascript; charset=utf-8", include_str!("web/app.js")),
-    ("model.js", "text/javascript; charset=utf-8", include_str!("web/model.js")),
-    ("capture.js", "text/javascript; charset=utf-8", include_str!("web/capture.js")),
-    ("pixels.js", "text/javascript; charset=utf-8", include_str!("web/pixels.js")),
+    (
+        "index.html",
+        "text/html; charset=utf-8",
+        include_str!("web/index.html"),
+    ),
+    (
+        "style.css",
+        "text/css; charset=utf-8",
+        include_str!("web/style.css"),
+    ),
+    (
+        "api.js",
+        "text/javascript; charset=utf-8",
+        include_str!("web/api.js"),
+    ),
+    (
+        "app.js",
+        "text/javascript; charset=utf-8",
+        include_str!("web/app.js"),
+    ),
+    (
+        "model.js",
+        "text/javascript; charset=utf-8",
+        include_str!("web/model.js"),
+    ),
+    (
+        "capture.js",
+        "text/javascript; charset=utf-8",
+        include_str!("web/capture.js"),
+    ),
+    (
+        "pixels.js",
+        "text/javascript; charset=utf-8",
+        include_str!("web/pixels.js"),
+    ),
 ];
 
 /// The file `name` (exactly as listed: no paths), with its content type.
@@ -34,10 +62,15 @@ mod tests {
     fn every_module_the_page_imports_is_embedded() {
         for (name, _, body) in FILES {
             for line in body.lines() {
-                let Some(at) = line.find("from './") else { continue };
+                let Some(at) = line.find("from './") else {
+                    continue;
+                };
                 let rest = &line[at + 8..];
                 let file = &rest[..rest.find('\'').unwrap_or(rest.len())];
-                assert!(get(file).is_some(), "{name} imports {file}, which is not embedded");
+                assert!(
+                    get(file).is_some(),
+                    "{name} imports {file}, which is not embedded"
+                );
             }
         }
         assert!(get("../mod.rs").is_none() && get("index.html").is_some());

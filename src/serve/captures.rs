@@ -492,8 +492,12 @@ fn frame_json(n: u64, o: &Outcome) -> Value {
             "bbox": r.bbox.map(|b| [b.x, b.y, b.w, b.h]),
             "line": pairs::line(n, o),
         }),
-        Outcome::OnlyInA => json!({ "frame": n, "outcome": "only_in_capture", "line": pairs::line(n, o) }),
-        Outcome::OnlyInB => json!({ "frame": n, "outcome": "only_in_pictures", "line": pairs::line(n, o) }),
+        Outcome::OnlyInA => {
+            json!({ "frame": n, "outcome": "only_in_capture", "line": pairs::line(n, o) })
+        }
+        Outcome::OnlyInB => {
+            json!({ "frame": n, "outcome": "only_in_pictures", "line": pairs::line(n, o) })
+        }
     }
 }
 
@@ -550,16 +554,31 @@ gp0 02ffffff\ngp0 00000000\ngp0 00010010\n";
         assert_eq!(
             s.frames,
             [
-                FrameEntry { stop: Some(1), first_command: 0, commands: 1 },
-                FrameEntry { stop: Some(2), first_command: 1, commands: 2 },
-                FrameEntry { stop: None, first_command: 3, commands: 1 },
+                FrameEntry {
+                    stop: Some(1),
+                    first_command: 0,
+                    commands: 1
+                },
+                FrameEntry {
+                    stop: Some(2),
+                    first_command: 1,
+                    commands: 2
+                },
+                FrameEntry {
+                    stop: None,
+                    first_command: 3,
+                    commands: 1
+                },
             ]
         );
         let c = s.commands(1, 0).unwrap();
         assert_eq!(c["total"], 2);
         assert_eq!(c["commands"][1]["index"], 2);
         assert_eq!(c["commands"][1]["at"], "line 8");
-        assert!(c["commands"][1]["title"].as_str().unwrap().starts_with("02h fill"));
+        assert!(c["commands"][1]["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("02h fill"));
     }
 
     #[test]
@@ -574,8 +593,24 @@ gp0 02ffffff\ngp0 00000000\ngp0 00010010\n";
         assert_eq!(at(1, Some(1)), 0x03e0);
         assert_eq!(at(1, None), 0x7c00);
         assert_eq!(at(2, None), 0x7fff);
-        assert!(s.replay(Point { frame: 3, commands: None }, &[]).is_err());
-        let h = s.history(Point { frame: 1, commands: None }, (0, 0)).unwrap();
+        assert!(s
+            .replay(
+                Point {
+                    frame: 3,
+                    commands: None
+                },
+                &[]
+            )
+            .is_err());
+        let h = s
+            .history(
+                Point {
+                    frame: 1,
+                    commands: None,
+                },
+                (0, 0),
+            )
+            .unwrap();
         assert_eq!(h["events"].as_array().unwrap().len(), 3, "{h}");
         assert_eq!(h["events"][1]["after"], "7c00");
     }

@@ -111,7 +111,10 @@ pub fn bytes_answer(status: StatusCode, content_type: &'static str, body: Vec<u8
     *r.status_mut() = status;
     let h = r.headers_mut();
     h.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-    h.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    h.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
     h.insert("cache-control", HeaderValue::from_static("no-store"));
     h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
     h.insert(
@@ -156,7 +159,10 @@ pub fn guard(state: &State, req: &Request<Incoming>) -> Result<(), Failure> {
             state.hosts.join(", ")
         )));
     }
-    let site = req.headers().get("sec-fetch-site").and_then(|h| h.to_str().ok());
+    let site = req
+        .headers()
+        .get("sec-fetch-site")
+        .and_then(|h| h.to_str().ok());
     if site == Some("cross-site") {
         return Err(Failure::refused(
             "a request from another site's page: refused",
@@ -245,9 +251,7 @@ pub async fn serve(listener: TcpListener, state: Arc<State>) -> Result<(), Strin
             http.timer(TokioTimer::new())
                 .header_read_timeout(HEAD_TIMEOUT)
                 .max_buf_size(MAX_HEAD);
-            let _ = http
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
+            let _ = http.serve_connection(TokioIo::new(stream), service).await;
         });
     }
 }

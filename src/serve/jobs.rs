@@ -139,7 +139,12 @@ impl Jobs {
         };
         let mut files = vec![r.out.clone()];
         if r.kind == Kind::Sheet {
-            files.push(Path::new(&r.out).with_extension("json").to_string_lossy().into_owned());
+            files.push(
+                Path::new(&r.out)
+                    .with_extension("json")
+                    .to_string_lossy()
+                    .into_owned(),
+            );
         }
         let mut jobs = self.lock();
         while jobs.len() >= MAX_JOBS {
@@ -202,7 +207,14 @@ impl Jobs {
         let (state, estimate) = match &job.state {
             State::Running => {
                 let est = job.estimate.as_secs_f64();
-                ("running", if est > 0.0 { (elapsed / est).min(0.99) } else { 0.0 })
+                (
+                    "running",
+                    if est > 0.0 {
+                        (elapsed / est).min(0.99)
+                    } else {
+                        0.0
+                    },
+                )
             }
             State::Done { .. } => ("done", 1.0),
             State::Failed { .. } => ("failed", 1.0),

@@ -121,9 +121,7 @@ impl Server {
         let listener = TcpListener::bind((config.listen, config.port))
             .map_err(|e| format!("cannot listen on {}:{}: {e}", config.listen, config.port))?;
         let addr = listener.local_addr().map_err(|e| e.to_string())?;
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| e.to_string())?;
+        listener.set_nonblocking(true).map_err(|e| e.to_string())?;
         let jobs = jobs::Jobs::new(temp.saves(), config.exe);
         let state = State {
             roots,

@@ -40,14 +40,16 @@ impl Cache {
         let found = {
             let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
             let at = kept.iter().position(|(p, _)| p == path);
-            at.and_then(|i| kept.remove(i)).inspect(|e| kept.push_back(e.clone()))
+            at.and_then(|i| kept.remove(i))
+                .inspect(|e| kept.push_back(e.clone()))
         };
         if let Some((_, m)) = found {
             return Ok(m);
         }
         // Loaded outside the lock: a large model must not hold up the others.
-        let model: Shared =
-            Arc::from(crate::detect::load(path, &LoadOptions::default()).map_err(|e| e.to_string())?);
+        let model: Shared = Arc::from(
+            crate::detect::load(path, &LoadOptions::default()).map_err(|e| e.to_string())?,
+        );
         let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
         kept.retain(|(p, _)| p != path);
         kept.push_back((path.to_path_buf(), model.clone()));
@@ -158,7 +160,10 @@ impl View {
     pub fn args(&self, model: &dyn Model) -> Vec<String> {
         let mut a = vec![format!("--frame={}", self.frame)];
         // An animation is always the default one or one by index (from_query).
-        if let Some(i) = self.animation.filter(|&i| Some(i) != default_animation(model)) {
+        if let Some(i) = self
+            .animation
+            .filter(|&i| Some(i) != default_animation(model))
+        {
             a.push(format!("--anim={i}"));
         }
         if let Some(y) = self.yaw {
@@ -204,7 +209,10 @@ impl View {
 
 /// `psxrender MODEL ARGS…` as a shell would take it (arguments quoted where needed).
 pub fn command_line(model: &Path, out: Option<&str>, args: &[String]) -> String {
-    let mut line = vec!["psxrender".to_string(), shell_quote(&model.to_string_lossy())];
+    let mut line = vec![
+        "psxrender".to_string(),
+        shell_quote(&model.to_string_lossy()),
+    ];
     line.extend(out.map(shell_quote));
     line.extend(args.iter().map(|a| shell_quote(a)));
     line.join(" ")

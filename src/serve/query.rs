@@ -21,7 +21,9 @@ impl Query {
             if params.len() >= MAX_PARAMS {
                 return Err(format!("more than {MAX_PARAMS} query parameters"));
             }
-            params.entry(k.into_owned()).or_insert_with(|| v.into_owned());
+            params
+                .entry(k.into_owned())
+                .or_insert_with(|| v.into_owned());
         }
         Ok(Query { params })
     }
@@ -73,8 +75,10 @@ mod tests {
 
     #[test]
     fn values_are_decoded_once_and_checked() {
-        let q = Query::parse(Some("path=0%2F..%2Fx&frame=12&yaw=-3.5&d=off&a=1&a=2&n=%2B5"))
-            .unwrap();
+        let q = Query::parse(Some(
+            "path=0%2F..%2Fx&frame=12&yaw=-3.5&d=off&a=1&a=2&n=%2B5",
+        ))
+        .unwrap();
         assert_eq!(q.get("path"), Some("0/../x"));
         assert_eq!(q.number("frame", 0, 100), Ok(12));
         assert!(q.number("frame", 0, 10).is_err());
@@ -82,6 +86,9 @@ mod tests {
         assert_eq!(q.float("yaw", -360.0, 360.0), Ok(-3.5));
         assert_eq!(q.flag("d", true), Ok(false));
         assert_eq!(q.get("a"), Some("1"));
-        assert!(Query::parse(Some("yaw=nan")).unwrap().float("yaw", -1.0, 1.0).is_err());
+        assert!(Query::parse(Some("yaw=nan"))
+            .unwrap()
+            .float("yaw", -1.0, 1.0)
+            .is_err());
     }
 }

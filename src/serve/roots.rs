@@ -145,7 +145,9 @@ impl Roots {
         }
         let rel_path = Path::new(rel);
         if !rel.is_empty()
-            && (rel.split('/').any(|c| c.is_empty() || c == "." || c == "..")
+            && (rel
+                .split('/')
+                .any(|c| c.is_empty() || c == "." || c == "..")
                 || rel_path
                     .components()
                     .any(|c| !matches!(c, Component::Normal(_))))
@@ -158,9 +160,7 @@ impl Roots {
             return Err(refuse("the root is a file, not a folder"));
         }
         let joined = root.real.join(rel_path);
-        let real = joined
-            .canonicalize()
-            .map_err(|_| refuse("no such file"))?;
+        let real = joined.canonicalize().map_err(|_| refuse("no such file"))?;
         if !real.starts_with(&root.real) {
             return Err(refuse("leads outside the served paths (a symlink)"));
         }
@@ -178,7 +178,11 @@ impl Roots {
         let mut files = Vec::new();
         let mut more = 0usize;
         let mut roots = Vec::new();
-        let named = self.paths.iter().enumerate().map(|(i, r)| (i.to_string(), r));
+        let named = self
+            .paths
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i.to_string(), r));
         for (name, root) in named.chain(self.uploads.iter().map(|r| (UPLOADS.to_string(), r))) {
             roots.push(json!({
                 "name": name,

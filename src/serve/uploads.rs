@@ -29,7 +29,10 @@ impl TempSpace {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        let dir = base.join(format!("psxrender-serve-{}-{nanos:08x}", std::process::id()));
+        let dir = base.join(format!(
+            "psxrender-serve-{}-{nanos:08x}",
+            std::process::id()
+        ));
         let mut b = std::fs::DirBuilder::new();
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
@@ -74,7 +77,9 @@ impl TempSpace {
             return Err(format!("batch {batch} was not made by this server"));
         }
         if len > MAX_FILE {
-            return Err(format!("{name} is {len} bytes; uploads are at most {MAX_FILE}"));
+            return Err(format!(
+                "{name} is {len} bytes; uploads are at most {MAX_FILE}"
+            ));
         }
         if u.0 + len > MAX_TOTAL || u.1 >= MAX_FILES {
             return Err(format!(

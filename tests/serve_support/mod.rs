@@ -75,7 +75,10 @@ impl Serve {
 
     /// `GET path` as the page sends it.
     pub fn get(&self, path: &str) -> Reply {
-        self.raw(&format!("GET {path} HTTP/1.1\r\nHost: {}", self.host()), b"")
+        self.raw(
+            &format!("GET {path} HTTP/1.1\r\nHost: {}", self.host()),
+            b"",
+        )
     }
 
     /// `POST path` with `body`, as the page sends it.
@@ -153,9 +156,8 @@ impl Reply {
     }
 
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
-            panic!("{e}: {}", String::from_utf8_lossy(&self.body))
-        })
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
     }
 
     /// The error message of a refusal.

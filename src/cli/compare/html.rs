@@ -81,7 +81,11 @@ pub fn write(
         Some(n) => format!("first differing frame: <a href=\"#frame-{n}\">{n}</a>"),
         None => "first differing frame: none".to_string(),
     };
-    let verdict = if summary.passed() { "EQUAL" } else { "DIFFERENT" };
+    let verdict = if summary.passed() {
+        "EQUAL"
+    } else {
+        "DIFFERENT"
+    };
     let html = format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n\
 <title>psxrender compare: {verdict}</title>\n<style>\n\
