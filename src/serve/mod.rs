@@ -7,7 +7,7 @@
 //! (loading, rendering, replaying) runs on blocking threads, at most [`WORKERS`] at once; a
 //! request that cannot get a worker within [`BUSY_WAIT`] is answered 503.
 //!
-//! Safety, for a server any page the user's browser opens can reach ([`http`]): it binds the
+//! Safety, for a server any page the user's browser opens can reach (`http`): it binds the
 //! loopback address unless told otherwise, refuses requests whose `Host` is not its own
 //! address (DNS rebinding) and cross-site requests, reads only below the PATHs it was given and
 //! its upload folder ([`roots`]), and caps uploads, bodies, heads and concurrent work. A
@@ -17,7 +17,7 @@
 //! - [`models`]: models loaded once, pictures through the render command's own options;
 //! - [`captures`]: captures by frame and command, pictures, history and comparisons;
 //! - [`jobs`]: saves written by the render command itself; [`uploads`]: the run's temporary
-//!   space; [`api`]: the routes; [`http`]: guards, limits and answers.
+//!   space; `api`: the routes; `http`: guards, limits and answers.
 
 mod api;
 pub mod assets;

@@ -1,6 +1,6 @@
 //! Models in the inspector: loaded once and kept (a few at a time), each picture rendered from
 //! a render command line the server builds from the page's settings. The command line is
-//! turned into renderer options by the [`Frontend`](super::Frontend) — the CLI's own parser
+//! turned into renderer options by the [`Frontend`] — the CLI's own parser
 //! — so the picture is the one that command writes, and the page shows the line.
 //!
 //! Only typed, checked values go into a command line (numbers, a size from the PS1 modes, a

@@ -68,9 +68,9 @@ pub fn write(
             Outcome::OnlyInA => ("unpaired", "only in A".to_string()),
             Outcome::OnlyInB => ("unpaired", "only in B".to_string()),
         };
-        let _ = write!(
+        let _ = writeln!(
             rows,
-            "<tr id=\"frame-{n}\" class=\"{class}\"><th>{n}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            "<tr id=\"frame-{n}\" class=\"{class}\"><th>{n}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             cells[0],
             cells[1],
             cells[2],
