@@ -168,6 +168,9 @@ impl Server {
         state.jobs.stop_all();
         // Work still running holds `state`; the folder goes with the last holder, or here.
         runtime.shutdown_timeout(Duration::from_secs(5));
+        // Work still running past that holds `state`, so its drop may come too late (or
+        // never, as the process ends): the folder goes now.
+        let _ = std::fs::remove_dir_all(state.temp.path());
         drop(state);
         result
     }
