@@ -612,6 +612,6 @@ gp0 02ffffff\ngp0 00000000\ngp0 00010010\n";
             )
             .unwrap();
         assert_eq!(h["events"].as_array().unwrap().len(), 3, "{h}");
-        assert_eq!(h["events"][1]["after"], "7c00");
+        assert_eq!(h["events"][2]["after"], "7c00");
     }
 }

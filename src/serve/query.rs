@@ -43,8 +43,9 @@ impl Query {
         let Some(s) = self.get(name).filter(|s| !s.is_empty()) else {
             return Ok(lo);
         };
+        // Digits only: Rust's parser would take a leading `+`.
         match s.parse::<u64>() {
-            Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+            Ok(n) if s.bytes().all(|b| b.is_ascii_digit()) && (lo..=hi).contains(&n) => Ok(n),
             _ => Err(format!("{name}={s}: a whole number from {lo} to {hi}")),
         }
     }
