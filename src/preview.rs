@@ -785,6 +785,19 @@ mod tests {
         .unwrap()
     }
 
+    /// The render command's options for the demo's animation at `frame`.
+    fn start_at(frame: u32) -> RenderOptions {
+        RenderOptions {
+            threads: 1,
+            framing: PoseRequest {
+                animation: Some(0),
+                frame,
+                camera: None,
+            },
+            ..RenderOptions::default()
+        }
+    }
+
     /// What a renderer built from `opts` draws for `animation`, `frame`.
     fn direct(model: &dyn Model, opts: &RenderOptions, frame: u32) -> Vec<u8> {
         let mut r = Renderer::new(model, opts).unwrap();
@@ -800,15 +813,7 @@ mod tests {
     #[test]
     fn session_frames_are_the_renderers_for_the_same_options() {
         let model = demo();
-        let start = RenderOptions {
-            threads: 1,
-            framing: PoseRequest {
-                animation: Some(0),
-                frame: 2,
-                camera: None,
-            },
-            ..RenderOptions::default()
-        };
+        let start = start_at(2);
         let mut s = Session::new(&model, start.clone()).unwrap();
         assert_eq!(s.options(), start, "the start state is the start options");
         let first = s.frame().unwrap();
@@ -853,15 +858,7 @@ mod tests {
     #[test]
     fn a_chosen_clip_is_framed_at_its_first_frame() {
         let model = demo(); // one 10-frame animation: `]` comes back to it at frame 0
-        let start = RenderOptions {
-            threads: 1,
-            framing: PoseRequest {
-                animation: Some(0),
-                frame: 4,
-                camera: None,
-            },
-            ..RenderOptions::default()
-        };
+        let start = start_at(4);
         let mut s = Session::new(&model, start.clone()).unwrap();
         s.apply(Action::NextAnimation);
         let mut again = start.clone();

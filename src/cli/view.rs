@@ -12,11 +12,11 @@ use clap::Args as ClapArgs;
 
 use psxrender::formats::{ff9, LoadOptions};
 use psxrender::preview::Session;
-use psxrender::render::{default_animation, Frame, RenderOptions};
+use psxrender::render::{default_animation, RenderOptions};
 use psxrender::scene::Model;
 
 use super::model_args::ModelArgs;
-use super::render::{numbered, RenderArgs};
+use super::render::RenderArgs;
 use super::EXIT_BAD_INPUT;
 
 /// Show a model in a window, animating at 30 fps through the emulated GTE and GPU.
@@ -64,8 +64,10 @@ struct Shown {
     /// For the title and messages.
     name: String,
     /// The model file (the demo: a name in angle brackets, as `demo` says it).
+    #[cfg_attr(not(feature = "preview"), allow(dead_code))] // read by S, in the window only
     source: PathBuf,
     /// The render command's default output for it (S numbers it by frame, as `--frames`).
+    #[cfg_attr(not(feature = "preview"), allow(dead_code))]
     out: PathBuf,
 }
 
@@ -163,9 +165,10 @@ fn start_options(model: &dyn Model, args: &Args, name: &str) -> Result<RenderOpt
 /// S: writes the frame on screen at 1x to the name the render command gives frame N of
 /// `--frames` (`MODEL.psx_0012.png`), in the current directory, and says which render command
 /// writes the same picture.
-fn save(shown: &Shown, session: &Session<'_>, frame: &Frame) {
+#[cfg(feature = "preview")]
+fn save(shown: &Shown, session: &Session<'_>, frame: &psxrender::render::Frame) {
     let v = session.viewer();
-    let path = numbered(&shown.out, v.frame);
+    let path = super::render::numbered(&shown.out, v.frame);
     if let Err(e) = super::precheck::check_outputs([&path], &[&shown.source]) {
         eprintln!("error: {e}");
         return;
@@ -181,6 +184,7 @@ fn save(shown: &Shown, session: &Session<'_>, frame: &Frame) {
 }
 
 /// The render options that give the viewer's current picture, beside those given at the start.
+#[cfg(feature = "preview")]
 fn equivalent(session: &Session<'_>) -> String {
     let v = session.viewer();
     let mut args = Vec::new();
@@ -205,7 +209,7 @@ fn show(session: &mut Session<'_>, shown: &Shown, args: &Args) -> ExitCode {
         scale: args.scale,
         exit_after: args.exit_after,
     };
-    let mut on_save = |s: &Session<'_>, f: &Frame| save(shown, s, f);
+    let mut on_save = |s: &Session<'_>, f: &psxrender::render::Frame| save(shown, s, f);
     match psxrender::preview::run_window(session, &cfg, &mut on_save) {
         Ok(frames) => {
             eprintln!("{}: showed {frames} frames", shown.name);
@@ -336,6 +340,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "preview")]
     fn save_names_and_the_equivalent_command() {
         let args = match parse(&["view", "--demo", "--frame", "3"]).command {
             Some(Command::View(a)) => a,
@@ -345,7 +350,7 @@ mod tests {
         let start = start_options(shown.model.as_ref(), &args, &shown.name).unwrap();
         let mut s = Session::new(shown.model.as_ref(), start).unwrap();
         assert_eq!(
-            numbered(&shown.out, s.viewer().frame),
+            super::super::render::numbered(&shown.out, s.viewer().frame),
             Path::new("demo_0003.png")
         );
         assert_eq!(
