@@ -526,13 +526,18 @@ pub fn run_window(
         // A resized window shows the frame at the largest integer scale that fits it, up to
         // the scale that fits the screen.
         let win = window.get_size();
-        if drawn_for != Some(win) {
-            buffer = compose(&frame.rgb, size, win, scale, border);
-            drawn_for = Some(win);
+        if win.0 == 0 || win.1 == 0 {
+            // Nothing to draw into (a window shrunk away): keys and closing still count.
+            window.update();
+        } else {
+            if drawn_for != Some(win) {
+                buffer = compose(&frame.rgb, size, win, scale, border);
+                drawn_for = Some(win);
+            }
+            window
+                .update_with_buffer(&buffer, win.0, win.1)
+                .map_err(|e| format!("window update failed: {e}"))?;
         }
-        window
-            .update_with_buffer(&buffer, win.0, win.1)
-            .map_err(|e| format!("window update failed: {e}"))?;
         shown += 1;
         if cfg.exit_after.is_some_and(|n| shown >= n) {
             break;
