@@ -459,7 +459,9 @@ pub fn run_window(
     use minifb::{KeyRepeat, ScaleMode, Window, WindowOptions};
     use std::time::Instant;
 
+    let begun = Instant::now();
     let mut frame = session.frame().map_err(|e| e.to_string())?;
+    let first_ms = begun.elapsed().as_secs_f64() * 1000.0;
     let size = (frame.width as usize, frame.height as usize);
     let (screen, asker) = screen_size();
     let scale = window_scale(frame.width, frame.height, cfg.scale, screen);
@@ -474,7 +476,7 @@ pub fn run_window(
     };
     let s = scale as usize;
     let mut window = Window::new(
-        &session.viewer.title(&cfg.name, 0.0),
+        &session.viewer.title(&cfg.name, first_ms),
         size.0 * s,
         size.1 * s,
         opts,
