@@ -5,13 +5,14 @@
 //!   `PSXRENDER_SHARED` overrides the place) is missing. With `CI=true` that fails the build
 //!   instead: CI must run every test.
 //! - `cfg(no_pcsxredux_vectors)`: the optional `hwtests/gte/pcsxredux.txt` is not in it.
-//! - `cfg(no_xvfb)`: no `xvfb-run` on `PATH` for the preview window's smoke test (looked up when
-//!   this script runs; `PATH` is not watched, since it differs between shells and editors and
-//!   each change would rebuild the crate: after installing xvfb, `touch build.rs`).
+//! - `cfg(no_xvfb)`: `xvfb-run`, `xwd` or `xdotool` is not on `PATH`, which the preview window's
+//!   tests need (looked up when this script runs; `PATH` is not watched, since it differs between
+//!   shells and editors and each change would rebuild the crate: after installing them,
+//!   `touch build.rs`). With `CI=true` it is never set: those tests run, and fail without them.
 //! - `cfg(no_browser)`: no `node` on `PATH`, no `/usr/bin/chromium`, or no
 //!   `tests/browser/node_modules/playwright-core` for the browser tests of `psxrender serve`
-//!   (`.ci/run` installs all three; with `CI=true` they are expected, and the test fails if
-//!   they are missing).
+//!   (`.ci/run` installs all three; with `CI=true` it is never set, and the test fails if they
+//!   are missing).
 //!
 //! The tests find the data through `env!("PSXRENDER_SHARED_DIR")`, set here, so the build and
 //! the tests agree on one directory.
@@ -57,7 +58,8 @@ fn main() {
     if !shared.join("hwtests/gte/pcsxredux.txt").is_file() {
         println!("cargo::rustc-cfg=no_pcsxredux_vectors");
     }
-    if !on_path("xvfb-run") {
+    let ci = std::env::var("CI").as_deref() == Ok("true");
+    if !ci && !["xvfb-run", "xwd", "xdotool"].into_iter().all(on_path) {
         println!("cargo::rustc-cfg=no_xvfb");
     }
     let browser = on_path("node")
