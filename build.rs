@@ -67,7 +67,7 @@ fn main() {
         && manifest
             .join("tests/browser/node_modules/playwright-core")
             .is_dir();
-    if !browser && std::env::var("CI").as_deref() != Ok("true") {
+    if !ci && !browser {
         println!("cargo::rustc-cfg=no_browser");
     }
 }
