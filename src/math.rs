@@ -1,6 +1,12 @@
 //! The vector math the CPU side shares, in `f32` before anything becomes PS1 fixed point:
 //! 3-vectors, quaternions and 3×4 affine matrices for bone posing (M2, glTF), the camera and
 //! face normals (FF9). One spelling of each operation, so every loader rounds alike.
+//!
+//! The transcendental functions on the way to pixels (camera, posing, slerp, effects, the demo
+//! models) are here too, from the `libm` crate (a pure-Rust port of musl's): `f32::sin` and
+//! friends call the platform's maths library, whose last bit differs between glibc, macOS and
+//! Windows, so a picture (and an exact golden) could move by a pixel from one machine to the
+//! next. Square roots need no such care: IEEE 754 rounds them exactly everywhere.
 
 /// A rotation quaternion `[x, y, z, w]`.
 pub type Quat = [f32; 4];
@@ -147,6 +153,41 @@ pub fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
     ]
 }
 
+/// Sine, the same to the bit on every platform.
+pub fn sin(x: f32) -> f32 {
+    libm::sinf(x)
+}
+
+/// Cosine, the same to the bit on every platform.
+pub fn cos(x: f32) -> f32 {
+    libm::cosf(x)
+}
+
+/// `(sin x, cos x)`, the same to the bit on every platform.
+pub fn sin_cos(x: f32) -> (f32, f32) {
+    libm::sincosf(x)
+}
+
+/// Tangent, the same to the bit on every platform.
+pub fn tan(x: f32) -> f32 {
+    libm::tanf(x)
+}
+
+/// Arc cosine, the same to the bit on every platform.
+pub fn acos(x: f32) -> f32 {
+    libm::acosf(x)
+}
+
+/// Arc tangent, the same to the bit on every platform.
+pub fn atan(x: f32) -> f32 {
+    libm::atanf(x)
+}
+
+/// `x` to the power `y`, the same to the bit on every platform.
+pub fn powf(x: f32, y: f32) -> f32 {
+    libm::powf(x, y)
+}
+
 /// Spherical linear interpolation along the shorter arc.
 pub fn slerp(a: Quat, b: Quat, t: f32) -> Quat {
     let (a, mut b) = (normalize4(a), normalize4(b));
@@ -158,9 +199,9 @@ pub fn slerp(a: Quat, b: Quat, t: f32) -> Quat {
     if d > 0.9995 {
         return normalize4(std::array::from_fn(|i| a[i] + (b[i] - a[i]) * t));
     }
-    let theta = d.min(1.0).acos();
-    let s = theta.sin();
-    let (wa, wb) = (((1.0 - t) * theta).sin() / s, (t * theta).sin() / s);
+    let theta = acos(d.min(1.0));
+    let s = sin(theta);
+    let (wa, wb) = (sin((1.0 - t) * theta) / s, sin(t * theta) / s);
     normalize4(std::array::from_fn(|i| a[i] * wa + b[i] * wb))
 }
 
@@ -184,6 +225,30 @@ mod tests {
         let m = Affine::translation([1.0, 2.0, 3.0]).mul(&Affine::scale([2.0, 2.0, 2.0]));
         assert!(close(m.point([1.0, 1.0, 1.0]), [3.0, 4.0, 5.0]));
         assert!(close(m.vector([1.0, 0.0, 0.0]), [2.0, 0.0, 0.0]));
+    }
+
+    #[test]
+    fn transcendentals_are_pinned_to_the_bit() {
+        // musl's results (the libm crate), as bits: a platform library may round differently.
+        let cases: [(f32, [u32; 4]); 4] = [
+            (0.5, [0x3ef5_7744, 0x3f60_a940, 0x3f0b_da7b, 0x3f86_0a92]),
+            (1.0, [0x3f57_6aa4, 0x3f0a_5140, 0x3fc7_5923, 0x0000_0000]),
+            (-2.25, [0xbf47_2fce, 0xbf20_cffd, 0x3f9e_8b5a, 0x0]),
+            (100.0, [0xbf01_a12e, 0x3f5c_c0ee, 0xbf16_53a7, 0x0]),
+        ];
+        for (x, want) in cases {
+            let got = [
+                sin(x),
+                cos(x),
+                tan(x),
+                if x.abs() <= 1.0 { acos(x) } else { 0.0 },
+            ];
+            let got = got.map(f32::to_bits);
+            assert_eq!(got, want, "x = {x}: {got:08x?}");
+            assert_eq!(sin_cos(x), (sin(x), cos(x)));
+        }
+        assert_eq!(atan(1.0).to_bits(), std::f32::consts::FRAC_PI_4.to_bits());
+        assert_eq!(powf(0.5, 1.0 / 2.4).to_bits(), 0x3f3f_c887);
     }
 
     #[test]

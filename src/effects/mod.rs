@@ -466,7 +466,7 @@ fn cone(axis: [f32; 3], half_angle: f32, rng: &mut Rng) -> [f32; 3] {
     } else {
         [0.0, 1.0, 0.0]
     };
-    let cos_max = half_angle.cos();
+    let cos_max = crate::math::cos(half_angle);
     let cos_t = 1.0 - rng.unit() * (1.0 - cos_max);
     let sin_t = (1.0 - cos_t * cos_t).max(0.0).sqrt();
     let phi = rng.unit() * std::f32::consts::TAU;
@@ -477,7 +477,8 @@ fn cone(axis: [f32; 3], half_angle: f32, rng: &mut Rng) -> [f32; 3] {
     };
     let u = normalize3(cross(axis, helper));
     let v = cross(axis, u);
-    let side = add3(scale3(u, phi.cos() * sin_t), scale3(v, phi.sin() * sin_t));
+    let (sin_p, cos_p) = crate::math::sin_cos(phi);
+    let side = add3(scale3(u, cos_p * sin_t), scale3(v, sin_p * sin_t));
     add3(scale3(axis, cos_t), side)
 }
 

@@ -100,7 +100,7 @@ fn axes(def: &EmitterDef, snap: &Snapshot, p: &Particle, cam: &[[f32; 3]; 3]) ->
         if a == 0.0 {
             return [r, u];
         }
-        let (s, c) = a.sin_cos();
+        let (s, c) = crate::math::sin_cos(a);
         [
             add3(scale3(r, c), scale3(u, s)),
             sub3(scale3(u, c), scale3(r, s)),

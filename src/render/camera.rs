@@ -41,8 +41,8 @@ pub type Basis = [[f32; 3]; 3];
 impl View {
     /// The camera basis for this yaw/pitch.
     pub fn basis(&self) -> Basis {
-        let (sy, cy) = self.yaw.to_radians().sin_cos();
-        let (sp, cp) = self.pitch.to_radians().sin_cos();
+        let (sy, cy) = crate::math::sin_cos(self.yaw.to_radians());
+        let (sp, cp) = crate::math::sin_cos(self.pitch.to_radians());
         // Direction from the centre to the camera.
         let dir = [sy * cp, sp, cy * cp];
         let f = [-dir[0], -dir[1], -dir[2]];
@@ -61,7 +61,7 @@ impl View {
 
     /// tan of half the horizontal and vertical fields of view for a `width`×`height` screen.
     pub fn half_tans(&self, width: u32, height: u32) -> (f32, f32) {
-        let tx = (self.fov.clamp(1.0, 170.0).to_radians() / 2.0).tan();
+        let tx = crate::math::tan(self.fov.clamp(1.0, 170.0).to_radians() / 2.0);
         (tx, tx * height as f32 / width as f32)
     }
 

@@ -5,6 +5,7 @@
 
 use std::f32::consts::{PI, TAU};
 
+use crate::math;
 use crate::scene::{
     AnimationInfo, Blend, Face, FaceTexture, Model, PoseRequest, PosedMesh, RgbaImage, Shading,
     Texture, Vertex,
@@ -163,7 +164,8 @@ impl Builder {
             let th = PI * i as f32 / rings as f32;
             for j in 0..=segs {
                 let ph = TAU * j as f32 / segs as f32 - PI;
-                let n = [th.sin() * ph.sin(), th.cos(), th.sin() * ph.cos()];
+                let ((st, ct), (sp, cp)) = (math::sin_cos(th), math::sin_cos(ph));
+                let n = [st * sp, ct, st * cp];
                 grid.push(self.vertex([0, 1, 2].map(|a| centre[a] + r * n[a]), n));
             }
         }
@@ -197,7 +199,7 @@ impl Builder {
 
 /// Rotation by `angle` about the X axis through `pivot`.
 fn swing(pivot: [f32; 3], angle: f32) -> impl Fn([f32; 3]) -> [f32; 3] {
-    let (s, c) = angle.sin_cos();
+    let (s, c) = math::sin_cos(angle);
     move |p| {
         let (y, z) = (p[1] - pivot[1], p[2] - pivot[2]);
         [p[0], pivot[1] + y * c - z * s, pivot[2] + y * s + z * c]
@@ -219,7 +221,7 @@ impl Model for Robot {
 
     fn pose(&self, request: &PoseRequest) -> PosedMesh {
         let t = (request.frame % WALK_FRAMES) as f32 / WALK_FRAMES as f32;
-        let a = (TAU * t).sin() * 0.6;
+        let a = math::sin(TAU * t) * 0.6;
         let mut b = Builder {
             mesh: PosedMesh {
                 textures: vec![
@@ -269,7 +271,7 @@ impl Model for Robot {
         b.cuboid([0.0, 1.7, 0.0], [0.08, 0.06, 0.08], &id, 0);
         b.sphere([0.0, 2.05, 0.0], 0.3, self.detail, 1);
         // A two-sided, alpha-blended glow disc hovering above the head, bobbing.
-        let y = 2.55 + 0.05 * (TAU * t).cos();
+        let y = 2.55 + 0.05 * math::cos(TAU * t);
         let ids =
             [[-0.3, y, -0.3], [0.3, y, -0.3], [-0.3, y, 0.3]].map(|p| b.vertex(p, [0.0, 1.0, 0.0]));
         b.mesh.faces.push(Face {

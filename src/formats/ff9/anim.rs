@@ -231,9 +231,9 @@ impl Xform {
     /// not verified against game data.
     pub fn euler(a: [u16; 3]) -> Xform {
         let ang = |v: u16| f32::from(v & 0xFFF) * std::f32::consts::TAU / 4096.0;
-        let (sx, cx) = ang(a[0]).sin_cos();
-        let (sy, cy) = ang(a[1]).sin_cos();
-        let (sz, cz) = ang(a[2]).sin_cos();
+        let (sx, cx) = crate::math::sin_cos(ang(a[0]));
+        let (sy, cy) = crate::math::sin_cos(ang(a[1]));
+        let (sz, cz) = crate::math::sin_cos(ang(a[2]));
         let rx = [[1.0, 0.0, 0.0], [0.0, cx, -sx], [0.0, sx, cx]];
         let ry = [[cy, 0.0, sy], [0.0, 1.0, 0.0], [-sy, 0.0, cy]];
         let rz = [[cz, -sz, 0.0], [sz, cz, 0.0], [0.0, 0.0, 1.0]];

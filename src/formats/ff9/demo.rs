@@ -55,12 +55,13 @@ fn angle(v: f32) -> u16 {
 /// Root position and bone angles at phase `t` (radians) of the walk cycle; `t = 0` is the
 /// rest pose the geometry is modelled in.
 fn pose_at(t: f32) -> ([i16; 3], Vec<[u16; 3]>) {
-    let s = t.sin();
-    let root = [0, -300 - (10.0 * (2.0 * t).sin()).round() as i16, 0];
+    let s = crate::math::sin(t);
+    let s2 = crate::math::sin(2.0 * t);
+    let root = [0, -300 - (10.0 * s2).round() as i16, 0];
     let angles = vec![
         [1024, 0, 0],
         [0, 0, angle(70.0 * s)],
-        [angle(60.0 * (2.0 * t).sin()), 0, angle(-110.0 * s)],
+        [angle(60.0 * s2), 0, angle(-110.0 * s)],
         [0, 1024, 0],
         [angle(320.0 * s), 1024, 0],
         [0, 3072, 0],
@@ -69,7 +70,7 @@ fn pose_at(t: f32) -> ([i16; 3], Vec<[u16; 3]>) {
         [angle(-220.0 * s), 1024, 0],
         [0, 3072, 0],
         [angle(-220.0 * s), 3072, 0],
-        [angle(180.0 * (2.0 * t).sin()), 0, angle(120.0 * s)],
+        [angle(180.0 * s2), 0, angle(120.0 * s)],
     ];
     (root, angles)
 }

@@ -504,7 +504,7 @@ impl Model for M2Model {
         } else {
             0.95
         };
-        let h = 2.0 * ((d * 0.5).tan() * 0.8).atan();
+        let h = 2.0 * crate::math::atan(crate::math::tan(d * 0.5) * 0.8);
         Some(crate::scene::ModelCamera {
             position: at(c.position_base, &c.position),
             target: at(c.target_base, &c.target),

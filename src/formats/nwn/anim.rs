@@ -147,8 +147,13 @@ pub fn quat_from_axis_angle(axis: [f32; 3], angle: f32) -> Quat {
     if n < 1e-8 || !n.is_finite() || !angle.is_finite() {
         return QUAT_IDENTITY;
     }
-    let s = (angle * 0.5).sin() / n;
-    [axis[0] * s, axis[1] * s, axis[2] * s, (angle * 0.5).cos()]
+    let s = crate::math::sin(angle * 0.5) / n;
+    [
+        axis[0] * s,
+        axis[1] * s,
+        axis[2] * s,
+        crate::math::cos(angle * 0.5),
+    ]
 }
 
 /// Spherical interpolation along the shorter arc.
@@ -163,10 +168,10 @@ pub fn slerp(a: Quat, b: Quat, f: f32) -> Quat {
     if dot > 0.9995 {
         return normalize_quat([0, 1, 2, 3].map(|i| a[i] + (b[i] - a[i]) * f));
     }
-    let theta = dot.clamp(-1.0, 1.0).acos();
-    let s = theta.sin();
-    let wa = ((1.0 - f) * theta).sin() / s;
-    let wb = (f * theta).sin() / s;
+    let theta = crate::math::acos(dot.clamp(-1.0, 1.0));
+    let s = crate::math::sin(theta);
+    let wa = crate::math::sin((1.0 - f) * theta) / s;
+    let wb = crate::math::sin(f * theta) / s;
     [0, 1, 2, 3].map(|i| a[i] * wa + b[i] * wb)
 }
 
