@@ -28,6 +28,23 @@ pub fn is_sequence(spec: &Path) -> bool {
 
 /// The pictures of a sequence by frame number.
 pub fn list(spec: &Path) -> Result<BTreeMap<u64, PathBuf>, LoadError> {
+    listing(spec).map(|l| l.frames)
+}
+
+/// A sequence's pictures, and the picture files of its directory left out for holding no
+/// frame number (`cover.png`), so that a command can say so.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listing {
+    /// The pictures by frame number.
+    pub frames: BTreeMap<u64, PathBuf>,
+    /// How many picture files hold no frame number.
+    pub unnumbered: u64,
+    /// The first of them in directory order (at most 3), for the message.
+    pub unnumbered_names: Vec<String>,
+}
+
+/// The pictures of a sequence by frame number, and what was left out.
+pub fn listing(spec: &Path) -> Result<Listing, LoadError> {
     let text = spec.to_string_lossy();
     let (dir, prefix, suffix) = if spec.is_dir() {
         (spec.to_path_buf(), None, None)
@@ -64,6 +81,7 @@ pub fn list(spec: &Path) -> Result<BTreeMap<u64, PathBuf>, LoadError> {
     };
     let io = |e: std::io::Error| LoadError::io(FORMAT, &dir, &e);
     let mut frames = BTreeMap::new();
+    let mut listed = Listing::default();
     for entry in std::fs::read_dir(&dir).map_err(io)? {
         let entry = entry.map_err(io)?;
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -76,6 +94,12 @@ pub fn list(spec: &Path) -> Result<BTreeMap<u64, PathBuf>, LoadError> {
             _ => picture_name(&name).then(|| last_digits(&name)).flatten(),
         };
         let Some(n) = number.and_then(|d| d.parse::<u64>().ok()) else {
+            if prefix.is_none() && picture_name(&name) {
+                listed.unnumbered += 1;
+                if listed.unnumbered_names.len() < 3 {
+                    listed.unnumbered_names.push(name);
+                }
+            }
             continue;
         };
         if frames.len() >= MAX_FILES {
@@ -104,7 +128,8 @@ pub fn list(spec: &Path) -> Result<BTreeMap<u64, PathBuf>, LoadError> {
             LoadError::invalid(FORMAT, 0, "no numbered pictures (.png, .bin, .raw)").in_file(spec),
         );
     }
-    Ok(frames)
+    listed.frames = frames;
+    Ok(listed)
 }
 
 /// A picture file by its extension: PNG or raw VRAM.
@@ -163,8 +188,10 @@ pub struct Summary {
     pub equal: u64,
     /// Frames only one sequence has.
     pub unpaired: u64,
-    /// The first frame that differs or is unpaired.
+    /// The first frame both have that differs.
     pub first_difference: Option<u64>,
+    /// The first frame only one sequence has.
+    pub first_unpaired: Option<u64>,
     /// The frame with the most pixels beyond the tolerance (ties: the larger error, then the
     /// earlier frame), its pixel count and largest channel error.
     pub worst: Option<(u64, u64, u8)>,
@@ -173,34 +200,30 @@ pub struct Summary {
 impl Summary {
     /// Counts one frame's outcome (frames must come in increasing order).
     pub fn add(&mut self, n: u64, outcome: &Outcome) {
-        let differs = match outcome {
+        match outcome {
             Outcome::Compared(r) => {
                 self.compared += 1;
                 if r.passed() {
                     self.equal += 1;
-                    false
                 } else {
                     let bad = r.compared - r.within_tolerance;
                     let err = r.max_channel_error;
                     if self.worst.is_none_or(|(_, b, e)| (bad, err) > (b, e)) {
                         self.worst = Some((n, bad, err));
                     }
-                    true
+                    self.first_difference.get_or_insert(n);
                 }
             }
             Outcome::OnlyInA | Outcome::OnlyInB => {
                 self.unpaired += 1;
-                true
+                self.first_unpaired.get_or_insert(n);
             }
-        };
-        if differs && self.first_difference.is_none() {
-            self.first_difference = Some(n);
         }
     }
 
     /// True when every frame pairs up and is equal.
     pub fn passed(&self) -> bool {
-        self.first_difference.is_none()
+        self.first_difference.is_none() && self.first_unpaired.is_none()
     }
 }
 
@@ -234,6 +257,9 @@ impl std::fmt::Display for Summary {
         match self.first_difference {
             Some(n) => writeln!(f, "first differing frame: {n}")?,
             None => writeln!(f, "first differing frame: none")?,
+        }
+        if let Some(n) = self.first_unpaired {
+            writeln!(f, "first frame only one sequence has: {n}")?;
         }
         if let Some((n, bad, err)) = self.worst {
             writeln!(
@@ -285,5 +311,19 @@ mod tests {
         assert!(text.contains("first differing frame: 5"), "{text}");
         assert_eq!(line(0, &Outcome::Compared(report(0, 0))), None);
         assert_eq!(line(9, &Outcome::OnlyInB).unwrap(), "frame 9: only in B");
+        // Frames only unpaired: nothing "differs", and the summary says which is alone.
+        let mut s = Summary::default();
+        s.add(0, &Outcome::Compared(report(0, 0)));
+        s.add(1, &Outcome::OnlyInA);
+        assert!(!s.passed());
+        let text = s.to_string();
+        assert!(
+            text.contains("differing: 0,") && text.contains("first differing frame: none"),
+            "{text}"
+        );
+        assert!(
+            text.contains("first frame only one sequence has: 1"),
+            "{text}"
+        );
     }
 }

@@ -507,6 +507,7 @@ fn summary_json(s: &Summary) -> Value {
         "equal": s.equal,
         "unpaired": s.unpaired,
         "first_differing_frame": s.first_difference,
+        "first_unpaired_frame": s.first_unpaired,
         "worst": s.worst.map(|(n, bad, err)| json!({ "frame": n, "differing": bad, "max_channel_error": err })),
         "text": s.to_string(),
     })

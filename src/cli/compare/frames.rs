@@ -11,7 +11,7 @@ use super::super::EXIT_BAD_INPUT;
 use super::Args;
 
 pub fn run(args: &Args) -> ExitCode {
-    let listed = pairs::list(&args.a).and_then(|a| Ok((a, pairs::list(&args.b)?)));
+    let listed = pairs::listing(&args.a).and_then(|a| Ok((a, pairs::listing(&args.b)?)));
     let ((a, b), ignore) = match (listed, super::mask(args)) {
         (Ok(ab), Ok(ig)) => (ab, ig),
         (Err(e), _) | (_, Err(e)) => {
@@ -19,6 +19,18 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(EXIT_BAD_INPUT);
         }
     };
+    for (side, l) in [(&args.a, &a), (&args.b, &b)] {
+        if l.unnumbered > 0 {
+            eprintln!(
+                "note: {}: {} picture file(s) with no frame number in the name left out ({}{})",
+                side.display(),
+                l.unnumbered,
+                l.unnumbered_names.join(", "),
+                if l.unnumbered > 3 { ", ..." } else { "" }
+            );
+        }
+    }
+    let (a, b) = (a.frames, b.frames);
     outln!("A: {}: {} numbered pictures", args.a.display(), a.len());
     outln!("B: {}: {} numbered pictures", args.b.display(), b.len());
     if let Some(dir) = &args.diff {

@@ -77,10 +77,13 @@ pub fn write(
             esc(&words)
         );
     }
-    let first = match summary.first_difference {
+    let mut first = match summary.first_difference {
         Some(n) => format!("first differing frame: <a href=\"#frame-{n}\">{n}</a>"),
         None => "first differing frame: none".to_string(),
     };
+    if let Some(n) = summary.first_unpaired {
+        first += &format!("; first frame only one sequence has: <a href=\"#frame-{n}\">{n}</a>");
+    }
     let verdict = if summary.passed() {
         "EQUAL"
     } else {
