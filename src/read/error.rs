@@ -3,8 +3,6 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::text::show_bytes;
-
 /// What a kind of file is for, which decides the commands that take it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -21,8 +19,8 @@ pub enum Role {
 /// A file no detector claimed: what each said.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unrecognised {
-    /// The first bytes (at most 16).
-    pub head: Vec<u8>,
+    /// The file's size, bytes. Its content is never shown: the file may be anyone's.
+    pub size: usize,
     /// (format, why it refused), in the order asked.
     pub refusals: Vec<(&'static str, String)>,
 }
@@ -31,8 +29,8 @@ impl std::fmt::Display for Unrecognised {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "not a file psxrender reads: byte 0 starts {}; tried",
-            show_bytes(&self.head)
+            "not a file psxrender reads ({} bytes; none shown: the file may be anyone's); tried",
+            self.size
         )?;
         for (name, why) in &self.refusals {
             write!(f, "\n  {name}: {why}")?;

@@ -1,24 +1,5 @@
 //! Bytes and tokens shown in messages, and text input's byte-order mark.
 
-/// `68 65 6c 6c 6f ("hello")`: hex, and the printable ASCII reading when there is one.
-pub fn show_bytes(b: &[u8]) -> String {
-    if b.is_empty() {
-        return "(empty file)".into();
-    }
-    let hex: Vec<String> = b.iter().map(|x| format!("{x:02x}")).collect();
-    let text: String = b
-        .iter()
-        .map(|&c| {
-            if c.is_ascii_graphic() || c == b' ' {
-                c as char
-            } else {
-                '.'
-            }
-        })
-        .collect();
-    format!("{} (\"{text}\")", hex.join(" "))
-}
-
 /// `s` quoted for a message, cut after 32 characters with its full length given, so a bad
 /// token of megabytes is not echoed whole: `'0x12'`, `'ffffffffff…' (10485760 bytes)`.
 pub fn quote(s: &str) -> String {
