@@ -75,6 +75,7 @@ pub fn render(
         index.layout.rows,
         json_path.display()
     );
+    eprintln!("wrote {} and {}", out.display(), json_path.display());
     Ok(())
 }
 

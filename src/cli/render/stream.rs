@@ -79,6 +79,14 @@ where
     Ok(())
 }
 
+/// How long GIF frame `n` (from 0) is shown, in the GIF's 1/100 s: frame boundaries at
+/// `n/FPS` seconds rounded to the grid, so at 30 fps delays run 3, 4, 3, 3, 4, 3... and 30
+/// frames last exactly one second (a flat 3/100 s would play at 33.3 fps).
+pub(super) fn gif_delay_cs(n: u32) -> u32 {
+    let at = |k: u64| (k * 100 + u64::from(FPS) / 2) / u64::from(FPS);
+    (at(u64::from(n) + 1) - at(u64::from(n))) as u32
+}
+
 /// Writes a looping 30 fps GIF to `out`, whole or not at all. `feed` is given the sink that
 /// encodes one frame (with `--bg none`, alpha 0 becomes the GIF's transparent colour) and
 /// calls it for every frame in order.
@@ -92,10 +100,12 @@ pub(super) fn write_gif(
         let mut enc = GifEncoder::new_with_speed(&mut file, 10);
         enc.set_repeat(Repeat::Infinite)
             .map_err(|e| write_failed(out, e))?;
+        let mut n = 0;
         feed(&mut |f: &Frame| {
             let buf = image::RgbaImage::from_raw(f.width, f.height, f.rgba())
                 .ok_or_else(|| write_failed(out, "frame size does not match its pixels"))?;
-            let delay = image::Delay::from_numer_denom_ms(1000, FPS); // 30 fps
+            let delay = image::Delay::from_numer_denom_ms(gif_delay_cs(n) * 10, 1);
+            n += 1;
             enc.encode_frame(image::Frame::from_parts(buf, 0, 0, delay))
                 .map_err(|e| write_failed(out, e))
         })?;
@@ -106,6 +116,14 @@ pub(super) fn write_gif(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gif_delays_make_thirty_frames_last_one_second() {
+        let d: Vec<u32> = (0..30).map(gif_delay_cs).collect();
+        assert_eq!(&d[..6], [3, 4, 3, 3, 4, 3]);
+        assert_eq!(d.iter().sum::<u32>(), 100);
+        assert_eq!((0..3000).map(gif_delay_cs).sum::<u32>(), 10_000);
+    }
 
     #[test]
     fn hands_on_every_item_in_order_and_stops_at_an_error() {
