@@ -1,5 +1,8 @@
 //! Writing output files whole or not at all: everything goes to a temporary file beside the
-//! target and is renamed over it once complete.
+//! target and is renamed over it once complete, and only over a regular file (or nothing).
+//! [`plan`] checks a run's outputs before it starts.
+
+pub mod plan;
 
 use std::fs;
 use std::io::{self, Write};
@@ -25,7 +28,13 @@ impl AtomicFile {
     /// Starts writing `path`.
     pub fn create(path: &Path) -> io::Result<AtomicFile> {
         let tmp = temp_path(path);
-        let file = fs::File::create(&tmp)?;
+        // A file of this name is a leftover of a killed process that had our id: never opened
+        // as it is (it could be a FIFO that blocks the open), but replaced.
+        let _ = fs::remove_file(&tmp);
+        let file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
         Ok(AtomicFile {
             target: path.to_path_buf(),
             tmp,
@@ -41,10 +50,20 @@ impl AtomicFile {
         let result = (|| {
             let f = w.into_inner().map_err(|e| e.into_error())?;
             f.sync_all()?;
+            // Checked again at the last moment: a rename replaces a device, FIFO or socket by
+            // a plain file, so something that became one since the run's check is left alone.
+            if let Some(kind) = plan::not_regular(&self.target) {
+                return Err(io::Error::other(format!(
+                    "it is {kind}, not a regular file: not replaced"
+                )));
+            }
             fs::rename(&self.tmp, &self.target)
         })();
-        if result.is_err() {
-            let _ = fs::remove_file(&self.tmp);
+        match result {
+            Ok(()) => remove_stale(&self.target),
+            Err(_) => {
+                let _ = fs::remove_file(&self.tmp);
+            }
         }
         result
     }
@@ -84,6 +103,43 @@ pub fn check_writable(path: &Path) -> io::Result<()> {
     let tmp = temp_path(path);
     fs::File::create(&tmp)?;
     fs::remove_file(&tmp)
+}
+
+/// Removes the temporary files (`.NAME.PID.tmp`) beside `target` that processes no longer
+/// running left (a batch killed part way), once `target` has been written whole.
+fn remove_stale(target: &Path) {
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let file = file.to_string_lossy();
+        let pid = file
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if pid != std::process::id() && !process_alive(pid) {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+/// Whether process `pid` runs (Linux: `/proc/PID`); elsewhere assumed to, so nothing another
+/// process may still write is removed.
+fn process_alive(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    !proc.join("self").exists() || proc.join(pid.to_string()).exists()
 }
 
 fn temp_path(path: &Path) -> PathBuf {
@@ -178,6 +234,32 @@ mod tests {
         f.write_all(b"streamed").unwrap();
         f.commit().unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"streamed");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn stale_temporary_files_are_removed_and_specials_never_replaced() {
+        let dir = std::env::temp_dir().join(format!("psxr-stale-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("a.png");
+        // Process ids above the kernel's maximum (4194304) never run.
+        fs::write(dir.join(".a.png.99999999.tmp"), b"left by a killed batch").unwrap();
+        fs::write(dir.join(".b.png.99999999.tmp"), b"another output's").unwrap();
+        write_atomic(&p, b"new").unwrap();
+        let mut left: Vec<String> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, [".b.png.99999999.tmp", "a.png"]);
+        // A folder made where the output goes while it was written is left alone.
+        let mut f = AtomicFile::create(&dir.join("d")).unwrap();
+        f.write_all(b"x").unwrap();
+        fs::create_dir(dir.join("d")).unwrap();
+        let e = f.commit().unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        assert!(dir.join("d").is_dir());
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -8,6 +8,7 @@
 //! ([`report`]). `psxrender batch` (src/cli/batch/) turns manifest keys into render arguments
 //! with the render command's own parser and runs each job as a child process.
 
+pub mod confine;
 pub mod glob;
 pub mod hash;
 pub mod manifest;

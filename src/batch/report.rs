@@ -9,15 +9,18 @@
 //! read for it (model, supermodels, textures, palettes, external buffers).
 
 use std::collections::HashMap;
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::hash;
 
-/// Largest report or journal read, bytes.
+/// Largest report or journal read, bytes (counted while reading).
 pub const MAX_BYTES: u64 = 1 << 30;
+/// Most input files one job's record may list: a model with its supermodels and textures is
+/// far below; a record listing more is not trusted to skip anything.
+pub const MAX_INPUTS: usize = 4096;
 
 /// How a job ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,18 +84,30 @@ pub struct Report {
     /// `I/N` when this is one shard's report.
     #[serde(default)]
     pub shard: Option<String>,
+    /// The hash of the manifest's bytes, so that shard reports of different manifests are
+    /// never merged.
+    #[serde(default)]
+    pub manifest_hash: Option<String>,
     /// Every job of the run, in manifest order.
     pub jobs: Vec<Entry>,
 }
 
 /// The hash of a job's inputs: version, options (as render arguments) and the contents of
-/// the files read (paths relative to `base`). A file that cannot be read counts as changed.
+/// the files read (paths relative to `base`). A file that cannot be read, is not a regular
+/// file (`/dev/zero` never ends), or a list of more than [`MAX_INPUTS`] counts as changed.
 pub fn input_hash(
     version: &str,
     options: &[String],
     base: &Path,
     inputs: &[String],
 ) -> Option<String> {
+    if inputs.len() > MAX_INPUTS
+        || inputs
+            .iter()
+            .any(|i| crate::output::plan::not_regular(&base.join(i)).is_some())
+    {
+        return None;
+    }
     let mut h = hash::Hasher::default();
     h.field(version);
     for o in options {
@@ -124,10 +139,15 @@ impl Entry {
     }
 }
 
-/// Reads a report.
+/// Reads a report, parsed as it is read (never whole in memory) through a cap of
+/// [`MAX_BYTES`] counted while reading.
 pub fn read(path: &Path) -> Result<Report, String> {
-    let bytes = read_capped(path)?;
-    serde_json::from_slice(&bytes).map_err(|e| {
+    let mut r = open_capped(path)?;
+    let parsed: Result<Report, _> = serde_json::from_reader(&mut r);
+    if r.get_ref().limit() == 0 {
+        return Err(too_big(path));
+    }
+    parsed.map_err(|e| {
         format!(
             "{}: not a batch report (line {}, column {}): {e}",
             path.display(),
@@ -137,17 +157,22 @@ pub fn read(path: &Path) -> Result<Report, String> {
     })
 }
 
-fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
-    let len = std::fs::metadata(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
-        .len();
-    if len > MAX_BYTES {
-        return Err(format!(
-            "{}: {len} bytes, at most {MAX_BYTES}",
-            path.display()
-        ));
+fn too_big(path: &Path) -> String {
+    format!(
+        "{}: more than {MAX_BYTES} bytes, the most a report may hold",
+        path.display()
+    )
+}
+
+/// `path` opened for reading through a cap one byte past [`MAX_BYTES`] (reaching it means
+/// too big); a folder, device or FIFO is refused before it is opened.
+fn open_capped(path: &Path) -> Result<io::BufReader<io::Take<std::fs::File>>, String> {
+    if let Some(kind) = crate::output::plan::not_regular(path) {
+        return Err(format!("{} is {kind}, not a report", path.display()));
     }
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    let f =
+        std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(io::BufReader::new(io::Read::take(f, MAX_BYTES + 1)))
 }
 
 /// Writes `report` to `path` whole (temporary file + rename).
@@ -185,64 +210,230 @@ impl Journal {
     }
 }
 
-/// The entries of a journal; lines that do not parse (a torn last write) are skipped.
+/// Most bytes of one journal line: an entry is a few kilobytes; a longer line is not one.
+const MAX_LINE: u64 = 16 << 20;
+
+/// What a previous run recorded, for `--resume`: the report's entries, and for the journal
+/// (often the bigger, a line per job) only where each job's last line starts: it is read again
+/// when the job comes up, so memory holds keys, not records.
+#[derive(Debug, Default)]
+pub struct Previous {
+    report: HashMap<String, Entry>,
+    journal: HashMap<String, u64>,
+    journal_path: Option<PathBuf>,
+}
+
+impl Previous {
+    /// The last record of the job keyed `key`, if any.
+    pub fn get(&self, key: &str) -> Option<Entry> {
+        if let (Some(&at), Some(path)) = (self.journal.get(key), &self.journal_path) {
+            return journal_entry(path, at);
+        }
+        self.report.get(key).cloned()
+    }
+
+    /// How many jobs have a record.
+    pub fn len(&self) -> usize {
+        let only_journal = self
+            .journal
+            .keys()
+            .filter(|k| !self.report.contains_key(*k));
+        self.report.len() + only_journal.count()
+    }
+
+    /// Whether no job has a record.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The entry on the journal line starting at byte `at`.
+fn journal_entry(path: &Path, at: u64) -> Option<Entry> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).ok()?;
+    f.seek(SeekFrom::Start(at)).ok()?;
+    let mut line = Vec::new();
+    io::BufReader::new(io::Read::take(f, MAX_LINE))
+        .read_until(b'\n', &mut line)
+        .ok()?;
+    serde_json::from_slice(&line).ok()
+}
+
+/// Where each job's last journal line starts, the journal read as a stream; lines that do
+/// not parse (a torn last write) are skipped.
+fn index_journal(path: &Path) -> Result<HashMap<String, u64>, String> {
+    /// Just the key of an entry.
+    #[derive(Deserialize)]
+    struct Key {
+        key: String,
+    }
+    let mut r = open_capped(path)?;
+    let mut index = HashMap::new();
+    let mut line = Vec::new();
+    let mut at = 0u64;
+    loop {
+        line.clear();
+        let n = (&mut r)
+            .take(MAX_LINE)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        if let Ok(k) = serde_json::from_slice::<Key>(&line) {
+            index.insert(k.key, at);
+        }
+        at += n as u64;
+    }
+    if r.get_ref().limit() == 0 {
+        return Err(too_big(path));
+    }
+    Ok(index)
+}
+
+/// The entries of a journal, in order; lines that do not parse are skipped.
 pub fn read_journal(path: &Path) -> Result<Vec<Entry>, String> {
-    let bytes = read_capped(path)?;
-    Ok(bytes
-        .lines()
-        .map_while(Result::ok)
-        .filter_map(|l| serde_json::from_str(&l).ok())
-        .collect())
+    let mut r = open_capped(path)?;
+    let mut entries = Vec::new();
+    let mut line = Vec::new();
+    while (&mut r)
+        .take(MAX_LINE)
+        .read_until(b'\n', &mut line)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        > 0
+    {
+        entries.extend(serde_json::from_slice::<Entry>(&line).ok());
+        line.clear();
+    }
+    Ok(entries)
 }
 
 /// The last recorded entry of each job (by key) in a previous report and its journal, either
 /// of which may be missing.
-pub fn previous(report: &Path) -> Result<HashMap<String, Entry>, String> {
-    let mut by_key = HashMap::new();
+pub fn previous(report: &Path) -> Result<Previous, String> {
+    let mut prev = Previous::default();
     if report.exists() {
         for e in read(report)?.jobs {
-            by_key.insert(e.key.clone(), e);
+            prev.report.insert(e.key.clone(), e);
         }
     }
     let journal = journal_path(report);
     if journal.exists() {
-        for e in read_journal(&journal)? {
-            by_key.insert(e.key.clone(), e);
-        }
+        prev.journal = index_journal(&journal)?;
+        prev.journal_path = Some(journal);
     }
-    Ok(by_key)
+    Ok(prev)
 }
 
-/// Shard reports merged into one, jobs in manifest order. Two reports holding the same job
-/// (overlapping shards, or one shard's report given twice) is an error naming both.
-pub fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, String> {
+/// Why shard reports cannot be merged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MergeError {
+    /// Two reports hold the same job (overlapping shards, or one report given twice).
+    Overlap(String),
+    /// The reports are of different manifests, shard counts, or lack what shows which.
+    Mismatch(String),
+    /// Shards of the split are not among the reports.
+    Missing(String),
+}
+
+impl std::fmt::Display for MergeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            MergeError::Overlap(m) | MergeError::Mismatch(m) | MergeError::Missing(m) => {
+                f.write_str(m)
+            }
+        }
+    }
+}
+
+/// Shard reports merged into one, jobs in manifest order. Every report must be of one
+/// manifest (by its recorded hash) and one split into N shards, and every shard 0 to N-1 must
+/// be there exactly once; two reports holding the same job is an error naming both.
+pub fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, MergeError> {
+    check_shards(reports)?;
     let mut seen: HashMap<&str, &Path> = HashMap::new();
     let mut jobs = Vec::new();
-    let mut manifests: Vec<&str> = Vec::new();
     for (path, r) in reports {
-        if !manifests.contains(&r.manifest.as_str()) {
-            manifests.push(&r.manifest);
-        }
         for j in &r.jobs {
             if let Some(first) = seen.insert(j.key.as_str(), path.as_path()) {
-                return Err(format!(
+                return Err(MergeError::Overlap(format!(
                     "job {} (line {}) is in both {} and {}",
                     j.key,
                     j.line,
                     first.display(),
                     path.display()
-                ));
+                )));
             }
             jobs.push(j.clone());
         }
     }
     jobs.sort_by(|a, b| (a.line, &a.key).cmp(&(b.line, &b.key)));
+    let first = &reports[0].1;
     Ok(Report {
         psxrender: env!("CARGO_PKG_VERSION").to_string(),
-        manifest: manifests.join(", "),
+        manifest: first.manifest.clone(),
         shard: None,
+        manifest_hash: first.manifest_hash.clone(),
         jobs,
     })
+}
+
+/// Checks that the reports are of one manifest and one split, every shard there once.
+fn check_shards(reports: &[(PathBuf, Report)]) -> Result<(), MergeError> {
+    let Some((first_path, first)) = reports.first() else {
+        return Err(MergeError::Mismatch("no reports to merge".into()));
+    };
+    let shard_of = |p: &Path, r: &Report| -> Result<crate::batch::shard::Shard, MergeError> {
+        match &r.shard {
+            None => Ok(crate::batch::shard::Shard::ALL),
+            Some(s) => s
+                .parse()
+                .map_err(|e| MergeError::Mismatch(format!("{}: shard {s:?}: {e}", p.display()))),
+        }
+    };
+    let count = shard_of(first_path, first)?.count;
+    let mut given: Vec<Option<&Path>> = vec![None; count as usize];
+    for (path, r) in reports {
+        if r.manifest_hash.is_none() || r.manifest_hash != first.manifest_hash {
+            return Err(MergeError::Mismatch(format!(
+                "{} is a report of another manifest than {} ({} and {}, hashes {} and {}):                  only shards of one manifest merge",
+                path.display(),
+                first_path.display(),
+                r.manifest,
+                first.manifest,
+                r.manifest_hash.as_deref().unwrap_or("not recorded"),
+                first.manifest_hash.as_deref().unwrap_or("not recorded"),
+            )));
+        }
+        let s = shard_of(path, r)?;
+        if s.count != count {
+            return Err(MergeError::Mismatch(format!(
+                "{} is shard {s} but {} is of {count} shards: only one split merges",
+                path.display(),
+                first_path.display()
+            )));
+        }
+        if let Some(twice) = given[s.index as usize].replace(path) {
+            return Err(MergeError::Overlap(format!(
+                "{} and {} are both shard {s}",
+                twice.display(),
+                path.display()
+            )));
+        }
+    }
+    let missing: Vec<String> = (given.iter().enumerate())
+        .filter(|(_, g)| g.is_none())
+        .map(|(i, _)| format!("{i}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(MergeError::Missing(format!(
+            "shard{} {} of {} missing: give every shard's report (or merge when they are done)",
+            if missing.len() > 1 { "s" } else { "" },
+            missing.join(", "),
+            first.manifest
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -270,24 +461,42 @@ mod tests {
             psxrender: "0".into(),
             manifest: "jobs.jsonl".into(),
             shard: None,
+            manifest_hash: Some("1234".into()),
             jobs,
         }
     }
 
+    fn shard(s: &str, jobs: Vec<Entry>) -> (PathBuf, Report) {
+        let mut r = report(jobs);
+        r.shard = Some(s.into());
+        (PathBuf::from(format!("r{}.json", &s[..1])), r)
+    }
+
     #[test]
     fn merge_orders_and_refuses_overlaps() {
-        let a = (
-            PathBuf::from("a.json"),
-            report(vec![entry("x.png", 3, Status::Ok)]),
-        );
-        let b = (
-            PathBuf::from("b.json"),
-            report(vec![entry("y.png", 1, Status::Failed)]),
-        );
-        let m = merge(&[a.clone(), b]).unwrap();
+        let a = shard("0/2", vec![entry("x.png", 3, Status::Ok)]);
+        let b = shard("1/2", vec![entry("y.png", 1, Status::Failed)]);
+        let m = merge(&[a.clone(), b.clone()]).unwrap();
         assert_eq!(m.jobs.iter().map(|j| j.line).collect::<Vec<_>>(), [1, 3]);
-        let e = merge(&[a.clone(), a]).unwrap_err();
-        assert!(e.contains("x.png") && e.contains("a.json"), "{e}");
+        assert_eq!(m.manifest_hash.as_deref(), Some("1234"));
+        let e = merge(&[a.clone(), a.clone()]).unwrap_err().to_string();
+        assert!(e.contains("r0.json") && e.contains("both shard 0/2"), "{e}");
+        // A missing shard, another manifest, another split: refused, naming them.
+        let e = merge(std::slice::from_ref(&a)).unwrap_err();
+        assert!(matches!(e, MergeError::Missing(_)), "{e:?}");
+        assert!(
+            e.to_string().contains("shard 1/2 of jobs.jsonl missing"),
+            "{e}"
+        );
+        let mut other = b.clone();
+        other.1.manifest_hash = Some("5678".into());
+        let e = merge(&[a.clone(), other]).unwrap_err().to_string();
+        assert!(
+            e.contains("r1.json is a report of another manifest than r0.json"),
+            "{e}"
+        );
+        let e = merge(&[a, shard("1/3", vec![])]).unwrap_err().to_string();
+        assert!(e.contains("only one split merges"), "{e}");
     }
 
     #[test]
@@ -327,7 +536,9 @@ mod tests {
         write(&rp, &report(vec![entry("z.png", 5, Status::Ok)])).unwrap();
         let prev = previous(&rp).unwrap();
         assert_eq!(prev.len(), 3);
-        assert_eq!(prev["x.png"], e);
+        assert_eq!(prev.get("x.png"), Some(e));
+        assert_eq!(prev.get("z.png").map(|e| e.line), Some(5));
+        assert_eq!(prev.get("w.png"), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -35,11 +35,17 @@ pub fn run(args: Args) -> ExitCode {
         })
     });
     if args.robot {
-        return render_model(&Robot::default(), Path::new("<robot>"), &out, &args.render);
+        return render_model(
+            &Robot::default(),
+            Path::new("<robot>"),
+            &[],
+            &out,
+            &args.render,
+        );
     }
     let name = Path::new("<demo character>");
     match ff9::load(name, &ff9::demo_character(), &LoadOptions::default()) {
-        Ok(model) => render_model(&model, name, &out, &args.render),
+        Ok(model) => render_model(&model, name, &[], &out, &args.render),
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(EXIT_BAD_INPUT)

@@ -1,6 +1,6 @@
 //! Loader options shared by every command that opens a model (`info`, render, `view`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -97,7 +97,53 @@ fn parse_replaceable(s: &str) -> Result<(u32, PathBuf), String> {
     Ok((ty, PathBuf::from(path)))
 }
 
+/// A path a loader option names: a file it reads or a folder it searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NamedPath<'a> {
+    /// The path as given.
+    pub path: &'a Path,
+    /// The option (`--texture`).
+    pub option: &'static str,
+    /// A folder searched, not a file read.
+    pub folder: bool,
+}
+
 impl ModelArgs {
+    /// Every file and folder these options name.
+    pub fn paths(&self) -> Vec<NamedPath<'_>> {
+        fn named<'a>(
+            paths: impl IntoIterator<Item = &'a PathBuf>,
+            option: &'static str,
+            folder: bool,
+        ) -> impl Iterator<Item = NamedPath<'a>> {
+            paths.into_iter().map(move |p| NamedPath {
+                path: p.as_path(),
+                option,
+                folder,
+            })
+        }
+        (named(&self.search_paths, "--search-path", true))
+            .chain(named(&self.texture_dirs, "--texture-dir", true))
+            .chain(named(&self.palette_dir, "--palette-dir", true))
+            .chain(named(
+                self.textures.iter().map(|(_, p)| p),
+                "--texture",
+                false,
+            ))
+            .chain(named(&self.ff9_anim, "--anim-file", false))
+            .chain(named(&self.ff9_tims, "--tim", false))
+            .chain(named(&self.ff9_materials, "--materials", false))
+            .collect()
+    }
+
+    /// The files these options name (the folders left out).
+    pub fn files(&self) -> Vec<&Path> {
+        (self.paths().into_iter())
+            .filter(|p| !p.folder)
+            .map(|p| p.path)
+            .collect()
+    }
+
     /// A warning for each option given that the loader of `format` (a model's
     /// [`psxrender::scene::Model::format`]) does not read: `--ff9-kind` on an M2 model does
     /// nothing, and silence would let the user think it did.

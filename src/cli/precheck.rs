@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use psxrender::output::plan::OutputPlan;
+
 /// Most threads `--threads` may ask for: far above any core count a render gains from, and
 /// low enough that starting them is instant.
 pub const MAX_THREADS: usize = 256;
@@ -32,34 +34,25 @@ pub fn default_output(model: &Path, gif: bool) -> PathBuf {
     PathBuf::from(format!("{stem}.psx.{}", if gif { "gif" } else { "png" }))
 }
 
-/// `Err` naming the first of `paths` that cannot be written, and why: a folder that is not
-/// there, no permission, or one of the command's `inputs` (written over, the input would be
-/// lost: `psxrender model.mdl model.mdl` must not replace the model with a PNG).
-pub fn check_outputs<P: AsRef<Path>>(
-    paths: impl IntoIterator<Item = P>,
+/// `Err` naming the first of `outputs` (each with its role: `OUT`, `--vram`) that cannot be
+/// written, and why: one of the command's `inputs` (`psxrender model.mdl model.mdl` must not
+/// replace the model with a PNG), another of its outputs, not a regular file (a device, FIFO or
+/// folder), a folder that is not there, or no permission ([`psxrender::output::plan`]).
+pub fn check_outputs<P: AsRef<Path>, S: Into<String>>(
+    outputs: impl IntoIterator<Item = (P, S)>,
     inputs: &[&Path],
 ) -> Result<(), String> {
-    for p in paths {
+    let mut plan = OutputPlan::new();
+    for i in inputs {
+        plan.input(i, "input").map_err(|e| e.to_string())?;
+    }
+    for (p, what) in outputs {
         let p = p.as_ref();
-        if let Some(input) = inputs.iter().find(|i| same_file(p, i)) {
-            return Err(format!(
-                "{} is the input {}: not written over (nothing was written)",
-                p.display(),
-                input.display()
-            ));
-        }
+        plan.output(p, what).map_err(|e| e.to_string())?;
         psxrender::output::check_writable(p)
             .map_err(|e| format!("cannot write {}: {e} (nothing was written)", p.display()))?;
     }
     Ok(())
-}
-
-/// Whether `a` and `b` name one existing file (through links, `..` or another spelling).
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
 }
 
 /// `Err` with what to do when there is no display to open a window on: neither `DISPLAY` (X11)

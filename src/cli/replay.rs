@@ -111,8 +111,16 @@ pub fn run(args: Args) -> ExitCode {
         };
         return super::replay_frames::run(&args.input, range, args.threads, &out);
     }
-    let outputs = [&args.vram, &args.vram_raw, &args.display, &args.dump];
-    if let Err(e) = super::precheck::check_outputs(outputs.into_iter().flatten(), &[&args.input]) {
+    let outputs = [
+        (&args.vram, "--vram"),
+        (&args.vram_raw, "--vram-raw"),
+        (&args.display, "--display"),
+        (&args.dump, "--dump"),
+    ];
+    let outputs = outputs
+        .into_iter()
+        .filter_map(|(p, what)| Some((p.as_ref()?, what)));
+    if let Err(e) = super::precheck::check_outputs(outputs, &[&args.input]) {
         eprintln!("error: {e}");
         return ExitCode::from(3);
     }

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use psxrender::capture::display::{self, Picture};
 use psxrender::capture::replay;
 use psxrender::capture::sequence::{self, PlayError};
+use psxrender::output::plan::{OutputPlan, Refusal};
 use psxrender::output::{save_png_rgb, AtomicFile};
 
 use super::{EXIT_BAD_INPUT, EXIT_WRITE_FAILED};
@@ -40,6 +41,10 @@ pub fn run(input: &Path, range: Range<u32>, threads: usize, out: &Outputs) -> Ex
         return ExitCode::from(EXIT_BAD_INPUT);
     }
     let range = u64::from(range.start)..u64::from(range.end);
+    if let Err(e) = check_outputs(input, &range, out) {
+        eprintln!("error: {e}");
+        return ExitCode::from(EXIT_WRITE_FAILED);
+    }
     let mut opened = match sequence::open(input) {
         Ok(o) => o,
         Err(e) => {
@@ -130,6 +135,27 @@ pub fn run(input: &Path, range: Range<u32>, threads: usize, out: &Outputs) -> Ex
         outln!("wrote {}", path.display());
     }
     ExitCode::SUCCESS
+}
+
+/// Every file the run writes, checked before it starts ([`OutputPlan`]): `--display` and
+/// `--vram` naming one folder would write each frame twice, `--gif` could name a frame.
+fn check_outputs(input: &Path, range: &Range<u64>, out: &Outputs) -> Result<(), Refusal> {
+    let mut plan = OutputPlan::new();
+    plan.input(input, "INPUT")?;
+    for (dir, what) in [(out.display, "--display"), (out.vram, "--vram")] {
+        for n in range.clone() {
+            if let Some(dir) = dir {
+                plan.output(
+                    &sequence::numbered(dir, n, "png"),
+                    format!("{what}, frame {n}"),
+                )?;
+            }
+        }
+    }
+    if let Some(gif) = out.gif {
+        plan.output(gif, "--gif")?;
+    }
+    Ok(())
 }
 
 fn save(path: &Path, pic: &Picture) -> Result<(), WriteError> {

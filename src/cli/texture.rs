@@ -78,11 +78,14 @@ fn bad(msg: impl std::fmt::Display) -> ExitCode {
 }
 
 fn texture(args: &Args) -> Result<(), ExitCode> {
-    super::precheck::check_outputs(std::iter::once(&args.out).chain(&args.tim), &[&args.file])
-        .map_err(|e| {
-            eprintln!("error: {e}");
-            ExitCode::from(EXIT_WRITE_FAILED)
-        })?;
+    super::precheck::check_outputs(
+        std::iter::once((&args.out, "OUT")).chain(args.tim.iter().map(|t| (t, "--tim"))),
+        &[&args.file],
+    )
+    .map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(EXIT_WRITE_FAILED)
+    })?;
     let opts = LoadOptions {
         plt_colors: args.plt_colors.map(|c| c.0),
         palette_dir: args.palette_dir.clone(),

@@ -169,7 +169,7 @@ fn start_options(model: &dyn Model, args: &Args, name: &str) -> Result<RenderOpt
 fn save(shown: &Shown, session: &Session<'_>, frame: &psxrender::render::Frame) {
     let v = session.viewer();
     let path = super::render::numbered(&shown.out, v.frame);
-    if let Err(e) = super::precheck::check_outputs([&path], &[&shown.source]) {
+    if let Err(e) = super::precheck::check_outputs([(&path, "the saved frame")], &[&shown.source]) {
         eprintln!("error: {e}");
         return;
     }

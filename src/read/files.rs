@@ -42,8 +42,8 @@ pub fn read_file(path: &Path, format: &'static str) -> Result<Vec<u8>, LoadError
     read_capped(path, format, MAX_FILE_SIZE)
 }
 
-/// What kind of non-regular file `t` is, in words.
-fn file_type_words(t: std::fs::FileType) -> &'static str {
+/// What kind of non-regular file `t` is, in words ("a directory", "a device").
+pub fn file_type_words(t: std::fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     if t.is_dir() {
         "a directory"

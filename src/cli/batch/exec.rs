@@ -3,7 +3,6 @@
 //! the journal at once, and progress shown as a bar on a terminal or one line per job
 //! otherwise.
 
-use std::collections::HashMap;
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -12,7 +11,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use psxrender::batch::hash;
-use psxrender::batch::report::{input_hash, Entry, Hashes, Journal, Status};
+use psxrender::batch::report::{input_hash, Entry, Hashes, Journal, Previous, Status};
 
 use super::child::READS_TAG;
 use super::plan::Job;
@@ -31,7 +30,7 @@ pub(super) struct Runner {
     /// `--threads` given to a job whose manifest line does not set it.
     pub threads_per_job: usize,
     /// With `--resume`: the last record of every job.
-    pub previous: HashMap<String, Entry>,
+    pub previous: Previous,
 }
 
 /// The version that goes into every input hash.
@@ -79,7 +78,7 @@ impl Runner {
                     model: job.model.clone(),
                     status: Status::Skipped,
                     seconds: 0.0,
-                    ..prev.clone()
+                    ..prev
                 };
             }
         }

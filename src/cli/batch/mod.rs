@@ -14,28 +14,35 @@ use std::time::Instant;
 
 use clap::Args as ClapArgs;
 
+use psxrender::batch::confine::Confinement;
 use psxrender::batch::manifest;
-use psxrender::batch::report::{self, Journal, Report, Status};
+use psxrender::batch::report::{self, Journal, MergeError, Report, Status};
 use psxrender::batch::shard::Shard;
+use psxrender::output::plan::OutputPlan;
 
 use super::{EXIT_BAD_INPUT, EXIT_WRITE_FAILED};
 
-/// Render every job of a manifest (JSON Lines), resumable and shardable (docs/batch.md).
+/// Render every job of a manifest (JSON Lines or TOML), resumable and shardable
+/// (docs/batch.md).
 ///
-/// JOBS.jsonl holds one job a line: `{"model": PATH, "out": PATH, ...}`, every other key a long
-/// option of the render command without its dashes (`"frames": "0..30"`, `"gif": true`,
-/// `"texture": ["11=skin.blp"]`); paths are relative to the manifest's folder; a `model` glob
-/// (`*`, `?`) makes one job per file, `{stem}` in `out` naming each.
+/// A JSON Lines manifest holds one job a line: `{"model": PATH, "out": PATH, ...}`, every other
+/// key a long option of the render command without its dashes (`"frames": "0..30"`, `"gif":
+/// true`, `"texture": ["11=skin.blp"]`); a `.toml` one holds `[[job]]` tables with the same
+/// keys. Paths are relative to the manifest's folder and must stay inside it (or a
+/// --search-path folder) unless --allow-outside; a `model` glob (`*`, `?`) makes one job per
+/// file, `{stem}` in `out` naming each.
 ///
-/// Exit codes: 0 every job ok or skipped; 1 a job failed; 2 a bad manifest (nothing rendered);
-/// 3 the report could not be written.
+/// Exit codes: 0 every job ok or skipped; 1 a job failed (or --merge-reports found a shard
+/// missing or another manifest's report); 2 a bad manifest (nothing rendered); 3 an output
+/// that would replace an input, another output or a non-file (nothing rendered), or the
+/// report could not be written.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The manifest; with --merge-reports, the shard reports to merge.
-    #[arg(value_name = "JOBS.jsonl", required = true)]
+    /// The manifest (`.jsonl`, or `.toml`); with --merge-reports, the shard reports to merge.
+    #[arg(value_name = "MANIFEST|REPORTS", required = true)]
     pub inputs: Vec<PathBuf>,
-    /// The report [default: beside the manifest, JOBS.report.json; with --shard I/N,
-    /// JOBS.shard-I-of-N.report.json]. With --merge-reports: the merged report.
+    /// The report [default: beside the manifest, JOBS.jsonl.report.json; with --shard I/N,
+    /// JOBS.jsonl.shard-I-of-N.report.json]. With --merge-reports: the merged report.
     #[arg(long, value_name = "PATH")]
     pub report: Option<PathBuf>,
     /// Skip every job whose outputs are as the report recorded them and whose inputs (model
@@ -53,6 +60,14 @@ pub struct Args {
     /// Check the manifest and list the jobs (of this shard) without rendering.
     #[arg(long = "dry-run")]
     pub dry_run: bool,
+    /// Let the manifest name models, textures and outputs outside its own folder (and the
+    /// --search-path folders): for a manifest you wrote yourself.
+    #[arg(long = "allow-outside")]
+    pub allow_outside: bool,
+    /// A folder the manifest's models and textures may also come from (repeatable); paths in
+    /// the manifest stay relative to its own folder.
+    #[arg(long = "search-path", value_name = "DIR")]
+    pub search_paths: Vec<PathBuf>,
     /// Merge the reports given (one per shard) into the one --report names.
     #[arg(long = "merge-reports", requires = "report", conflicts_with_all = ["resume", "shard", "jobs", "dry_run"])]
     pub merge_reports: bool,
@@ -77,8 +92,15 @@ pub fn run(args: Args) -> ExitCode {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    let confine = match Confinement::new(&base, &args.search_paths, args.allow_outside) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_BAD_INPUT);
+        }
+    };
     let planned = manifest::read(manifest_path)
-        .and_then(|entries| plan::plan(manifest_path, &base, &entries));
+        .and_then(|entries| plan::plan(manifest_path, &base, &entries, &confine));
     let jobs = match planned {
         Ok(j) => j,
         Err(e) => {
@@ -86,6 +108,21 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(EXIT_BAD_INPUT);
         }
     };
+    let report_path = args
+        .report
+        .clone()
+        .unwrap_or_else(|| default_report(manifest_path, args.shard));
+    let journal_path = report::journal_path(&report_path);
+    // Every job, not only this shard's: two jobs writing one file may fall in two shards.
+    let all: Vec<&plan::Job> = jobs.iter().collect();
+    let extra = [
+        (report_path.as_path(), "--report"),
+        (journal_path.as_path(), "the report's journal"),
+    ];
+    if let Err(e) = plan::claim(manifest_path, &base, &all, &extra) {
+        eprintln!("error: {e}");
+        return ExitCode::from(EXIT_WRITE_FAILED);
+    }
     let shard = args.shard.unwrap_or(Shard::ALL);
     let mine: Vec<&plan::Job> = jobs.iter().filter(|j| shard.takes(&j.key)).collect();
     if args.dry_run {
@@ -101,11 +138,6 @@ pub fn run(args: Args) -> ExitCode {
         outln!("{} jobs, {} in shard {shard}", jobs.len(), mine.len());
         return ExitCode::SUCCESS;
     }
-    let report_path = args
-        .report
-        .clone()
-        .unwrap_or_else(|| default_report(manifest_path, args.shard));
-    let journal_path = report::journal_path(&report_path);
     let previous = if args.resume {
         match report::previous(&report_path) {
             Ok(p) => p,
@@ -140,12 +172,15 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(EXIT_BAD_INPUT);
         }
     };
+    // The manifest as it was planned: --merge-reports merges only shards of one manifest.
+    let manifest_hash = psxrender::batch::hash::file(manifest_path).ok();
     let start = Instant::now();
     let entries = runner.run(&mine, &mut journal);
     let report = Report {
         psxrender: exec::VERSION.to_string(),
         manifest: manifest_path.display().to_string(),
         shard: args.shard.map(|s| s.to_string()),
+        manifest_hash,
         jobs: entries,
     };
     if let Err(e) = report::write(&report_path, &report) {
@@ -156,10 +191,12 @@ pub fn run(args: Args) -> ExitCode {
     summarize(&report, start.elapsed().as_secs_f64(), &report_path)
 }
 
-/// `DIR/NAME.report.json` for `DIR/NAME.jsonl`; `NAME.shard-I-of-N.report.json` for a shard.
+/// `DIR/NAME.EXT.report.json` for `DIR/NAME.EXT`; `NAME.EXT.shard-I-of-N.report.json` for a
+/// shard. The manifest's extension is kept, so `jobs.jsonl` and `jobs.toml` in one folder
+/// never share a report (and its resume state).
 fn default_report(manifest: &Path, shard: Option<Shard>) -> PathBuf {
     let stem = manifest
-        .file_stem()
+        .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "batch".into());
     let name = match shard {
@@ -211,6 +248,14 @@ fn summarize(report: &Report, seconds: f64, path: &Path) -> ExitCode {
 
 /// `--merge-reports`: the shard reports in `inputs` as one report at `out`.
 fn merge(inputs: &[PathBuf], out: &Path) -> ExitCode {
+    let mut plan = OutputPlan::new();
+    let claimed = (inputs.iter())
+        .try_for_each(|p| plan.input(p, "a report to merge"))
+        .and_then(|()| plan.output(out, "--report"));
+    if let Err(e) = claimed {
+        eprintln!("error: {e}");
+        return ExitCode::from(EXIT_WRITE_FAILED);
+    }
     let mut reports = Vec::with_capacity(inputs.len());
     for p in inputs {
         match report::read(p) {
@@ -223,9 +268,14 @@ fn merge(inputs: &[PathBuf], out: &Path) -> ExitCode {
     }
     let merged = match report::merge(&reports) {
         Ok(m) => m,
-        Err(e) => {
+        Err(e @ MergeError::Overlap(_)) => {
             eprintln!("error: {e}");
             return ExitCode::from(EXIT_BAD_INPUT);
+        }
+        // Not bad input but an incomplete or mixed set: the merge "failed", as a job would.
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
         }
     };
     if let Err(e) = report::write(out, &merged) {

@@ -1,17 +1,20 @@
 //! Manifest entries into jobs: each key becomes the render command's long option and the
 //! whole line is parsed by the render command's own clap parser, so a manifest accepts exactly
 //! what the command line does; errors name the manifest line and key. Before anything renders:
-//! unknown keys, bad values, missing models and two jobs writing one file are refused.
+//! unknown keys, bad values, missing models and paths leading outside the manifest's folder
+//! are refused ([`plan`]), then two jobs writing one file, an output that is an input and an
+//! output that is not a regular file ([`claim`]).
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use clap::error::{ContextKind, ContextValue};
 use clap::{ArgAction, CommandFactory, Parser};
 
+use psxrender::batch::confine::Confinement;
 use psxrender::batch::manifest::{normalize, Entry, ManifestError, OptionValue, MAX_JOBS};
+use psxrender::output::plan::{OutputPlan, Refusal};
 
-use crate::cli::render::{self, numbered, RenderArgs};
+use crate::cli::render::{self, Written};
 
 /// A render command line, parsed exactly as the default command parses it.
 #[derive(Parser, Debug)]
@@ -42,6 +45,10 @@ pub(super) struct Job {
     pub options: Vec<String>,
     /// Every file the job writes, relative to the manifest's folder.
     pub outputs: Vec<String>,
+    /// What each of `outputs` is.
+    pub written: Vec<Written>,
+    /// The files its options name for the loader (textures...), with the option.
+    pub reads: Vec<(String, &'static str)>,
     /// Frames it renders (frames × yaw steps for a turntable sheet).
     pub frames: u64,
     /// Whether the manifest set `threads` for it.
@@ -63,8 +70,14 @@ impl Job {
     }
 }
 
-/// Plans every job of `entries` (read from `file`; paths relative to `base`).
-pub(super) fn plan(file: &Path, base: &Path, entries: &[Entry]) -> Result<Vec<Job>, ManifestError> {
+/// Plans every job of `entries` (read from `file`; paths relative to `base`), every path
+/// confined by `confine`.
+pub(super) fn plan(
+    file: &Path,
+    base: &Path,
+    entries: &[Entry],
+    confine: &Confinement,
+) -> Result<Vec<Job>, ManifestError> {
     let mut cmd = RenderLine::command();
     cmd.build();
     let mut jobs = Vec::new();
@@ -81,52 +94,81 @@ pub(super) fn plan(file: &Path, base: &Path, entries: &[Entry]) -> Result<Vec<Jo
                 .chain(["--".into(), x.model.clone(), x.out.clone()]);
             let parsed =
                 RenderLine::try_parse_from(argv).map_err(|err| clap_error(file, e.line, &err))?;
-            let (outputs, frames) = outputs_of(&x.out, &parsed.args.render);
-            if jobs.len() >= MAX_JOBS {
-                return Err(ManifestError::new(
-                    file,
-                    e.line,
-                    Some("model"),
-                    format!("more than {MAX_JOBS} jobs"),
-                ));
+            let (written, frames) = parsed.args.render.outputs(Path::new(&x.out));
+            let err = |key: &str, m: String| ManifestError::new(file, e.line, Some(key), m);
+            confine
+                .check(Path::new(&x.model), true)
+                .map_err(|m| err("model", m))?;
+            let named = parsed.args.loader.paths();
+            for p in &named {
+                let key = p.option.trim_start_matches("--");
+                confine.check(p.path, true).map_err(|m| err(key, m))?;
             }
+            for (p, w) in &written {
+                confine.check(p, false).map_err(|m| err(w.key(), m))?;
+            }
+            if jobs.len() >= MAX_JOBS {
+                return Err(err("model", format!("more than {MAX_JOBS} jobs")));
+            }
+            let s = |p: &Path| p.to_string_lossy().into_owned();
             jobs.push(Job {
                 line: e.line,
                 key: normalize(Path::new(&x.out)).to_string_lossy().into_owned(),
+                reads: (named.iter())
+                    .filter(|p| !p.folder)
+                    .map(|p| (s(p.path), p.option))
+                    .collect(),
                 model: x.model,
                 out: x.out,
                 options,
-                outputs,
+                outputs: written.iter().map(|(p, _)| s(p)).collect(),
+                written: written.iter().map(|(_, w)| *w).collect(),
                 frames,
-                sets_threads: e.options.iter().any(|(k, _)| k == "threads"),
+                sets_threads: e.sets("threads"),
             });
-        }
-    }
-    let mut writer: HashMap<std::path::PathBuf, usize> = HashMap::new();
-    for j in &jobs {
-        for o in &j.outputs {
-            if let Some(first) = writer.insert(normalize(Path::new(o)), j.line) {
-                let which = if first == j.line {
-                    "by another file of the same line's glob".to_string()
-                } else {
-                    format!("by line {first}")
-                };
-                return Err(ManifestError::new(
-                    file,
-                    j.line,
-                    Some("out"),
-                    format!("{o} is also written {which}: every output needs its own path"),
-                ));
-            }
         }
     }
     Ok(jobs)
 }
 
+/// Every file of the batch claimed before anything runs ([`OutputPlan`]): the manifest, each
+/// job's model and texture files as inputs, each job's outputs, and `extra` (the report and
+/// its journal). `Err` names both paths of the first clash.
+pub(super) fn claim(
+    file: &Path,
+    base: &Path,
+    jobs: &[&Job],
+    extra: &[(&Path, &str)],
+) -> Result<(), Refusal> {
+    let mut plan = OutputPlan::new();
+    plan.input(file, "the manifest")?;
+    let at = |line: usize, key: &str| format!("line {line}, key \"{key}\"");
+    for j in jobs {
+        plan.input(&base.join(&j.model), at(j.line, "model"))?;
+        for (p, option) in &j.reads {
+            plan.input(&base.join(p), at(j.line, option.trim_start_matches("--")))?;
+        }
+    }
+    for j in jobs {
+        for (o, w) in j.outputs.iter().zip(&j.written) {
+            let what = match w {
+                Written::Frame(n) => format!("{}, frame {n}", at(j.line, "out")),
+                Written::SheetIndex => format!("{}, its sheet index", at(j.line, "out")),
+                _ => at(j.line, w.key()),
+            };
+            plan.output(&base.join(o), what)?;
+        }
+    }
+    for (p, what) in extra {
+        plan.output(p, *what)?;
+    }
+    Ok(())
+}
+
 /// The entry's keys as render arguments, each checked against the option it names.
 fn arguments(file: &Path, e: &Entry, cmd: &clap::Command) -> Result<Vec<String>, ManifestError> {
     let mut argv = Vec::new();
-    for (key, value) in &e.options {
+    for (key, value) in &e.options() {
         let err = |m: String| ManifestError::new(file, e.line, Some(key), m);
         let long = RENAMED
             .iter()
@@ -199,35 +241,6 @@ fn key_of(arg: &str) -> Option<String> {
     }
 }
 
-/// The files a render with `args` writes for output `out`, and the frames it renders: what
-/// `render_model` writes in each mode.
-fn outputs_of(out: &str, args: &RenderArgs) -> (Vec<String>, u64) {
-    let path = Path::new(out);
-    let s = |p: &Path| p.to_string_lossy().into_owned();
-    let (mut outputs, frames) = match (&args.frames, args.sheet, args.gif) {
-        (None, _, _) => (vec![out.to_string()], 1),
-        (Some(r), Some(_), _) => (
-            vec![
-                out.to_string(),
-                s(&crate::cli::render::sheet::index_path(path)),
-            ],
-            r.len() as u64 * u64::from(args.yaw_steps.unwrap_or(1)),
-        ),
-        (Some(r), None, true) => (vec![out.to_string()], r.len() as u64),
-        (Some(r), None, false) => (
-            r.clone().map(|n| s(&numbered(path, n))).collect(),
-            r.len() as u64,
-        ),
-    };
-    outputs.extend(
-        args.vram
-            .iter()
-            .chain(&args.dump_gp0)
-            .map(|p| s(p.as_path())),
-    );
-    (outputs, frames)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,10 +252,14 @@ mod tests {
         for m in ["a.glb", "b.glb"] {
             std::fs::write(dir.join(m), b"x").unwrap();
         }
-        let file = Path::new("jobs.jsonl");
-        parse_jsonl(file, text)
-            .and_then(|e| plan(file, &dir, &e))
-            .map_err(|e| e.to_string())
+        let file = dir.join("jobs.jsonl");
+        let confine = Confinement::new(&dir, &[], false).unwrap();
+        let jobs = parse_jsonl(&file, text)
+            .and_then(|e| plan(&file, &dir, &e, &confine))
+            .map_err(|e| e.to_string())?;
+        let mine: Vec<&Job> = jobs.iter().collect();
+        claim(&file, &dir, &mine, &[]).map_err(|e| e.to_string())?;
+        Ok(jobs)
     }
 
     #[test]
@@ -319,11 +336,31 @@ mod tests {
             ),
             (
                 r#"{"model": "b.glb", "out": "./a.png"}"#,
-                "line 2, key \"out\": ./a.png is also written by line 1",
+                "./a.png (line 2, key \"out\") is also written as ",
             ),
             (
                 r#"{"model": "b.glb", "out": "v.png", "vram": "a.png"}"#,
-                "a.png is also written by line 1",
+                "a.png (line 2, key \"vram\") is also written as ",
+            ),
+            (
+                r#"{"model": "b.glb", "out": "b.glb"}"#,
+                "(line 2, key \"out\") is the input ",
+            ),
+            (
+                r#"{"model": "b.glb", "out": "jobs.jsonl"}"#,
+                "(the manifest)",
+            ),
+            (
+                r#"{"model": "b.glb", "out": "../x.png"}"#,
+                "line 2, key \"out\": ../x.png leads outside the manifest's folder",
+            ),
+            (
+                r#"{"model": "/etc/passwd", "out": "x.png"}"#,
+                "line 2, key \"model\": /etc/passwd leads outside",
+            ),
+            (
+                r#"{"model": "b.glb", "out": "x.png", "dump-gp0": "/tmp/x.psxgpu"}"#,
+                "line 2, key \"dump-gp0\": /tmp/x.psxgpu leads outside",
             ),
         ];
         for (line, want) in cases {

@@ -65,7 +65,9 @@ pub fn run(args: Args) -> ExitCode {
         return ExitCode::from(2);
     }
     // compare's contract (issue 8): 0 equal, 1 different, 2 any error, an unwritable --diff too.
-    if let Err(e) = super::precheck::check_outputs(&args.diff, &[&args.a, &args.b]) {
+    if let Err(e) =
+        super::precheck::check_outputs(args.diff.iter().map(|d| (d, "--diff")), &[&args.a, &args.b])
+    {
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }

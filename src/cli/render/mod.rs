@@ -118,6 +118,44 @@ pub struct RenderArgs {
     pub effects: super::effect_args::EffectArgs,
 }
 
+/// Which of a render's outputs a file is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Written {
+    /// OUT: the picture, GIF or sheet.
+    Out,
+    /// One numbered frame of `--frames`.
+    Frame(u32),
+    /// The sheet's JSON index.
+    SheetIndex,
+    /// `--vram`.
+    Vram,
+    /// `--dump-gp0`.
+    DumpGp0,
+}
+
+impl Written {
+    /// The option naming the file, without dashes (`out` for OUT and what is named after it).
+    pub fn key(self) -> &'static str {
+        match self {
+            Written::Out | Written::Frame(_) | Written::SheetIndex => "out",
+            Written::Vram => "vram",
+            Written::DumpGp0 => "dump-gp0",
+        }
+    }
+}
+
+impl std::fmt::Display for Written {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Written::Out => write!(f, "OUT"),
+            Written::Frame(n) => write!(f, "OUT, frame {n}"),
+            Written::SheetIndex => write!(f, "the --sheet index"),
+            Written::Vram => write!(f, "--vram"),
+            Written::DumpGp0 => write!(f, "--dump-gp0"),
+        }
+    }
+}
+
 /// What the frame is cleared to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Background {
@@ -264,7 +302,16 @@ pub(super) fn parse_range(s: &str) -> Result<Range<u32>, String> {
     };
     let a: u32 = a.trim().parse().map_err(|_| format!("bad start '{a}'"))?;
     let b: u32 = b.trim().parse().map_err(|_| format!("bad end '{b}'"))?;
-    let b = if inclusive { b.saturating_add(1) } else { b };
+    let b = match (inclusive, b.checked_add(1)) {
+        (false, _) => b,
+        (true, Some(end)) => end,
+        (true, None) => {
+            return Err(format!(
+                "{s} ends at frame {b}; a range reaches frame {} at most",
+                u32::MAX - 1
+            ))
+        }
+    };
     if b <= a {
         return Err(format!("empty range {s}"));
     }
@@ -275,17 +322,27 @@ pub(super) fn parse_range(s: &str) -> Result<Range<u32>, String> {
 }
 
 impl RenderArgs {
-    /// The files a render into `out` writes (for --frames, the first numbered one: they share
-    /// its directory).
-    pub fn outputs<'a>(&'a self, out: &'a Path) -> Vec<std::borrow::Cow<'a, Path>> {
-        let main = match &self.frames {
-            Some(r) if !self.gif && self.sheet.is_none() => numbered(out, r.start).into(),
-            _ => out.into(),
+    /// Every file a render into `out` writes, each with its role, and the frames it renders
+    /// (frames x yaw steps for a turntable sheet).
+    pub fn outputs(&self, out: &Path) -> (Vec<(PathBuf, Written)>, u64) {
+        let main = || (out.to_path_buf(), Written::Out);
+        let (mut files, frames) = match (&self.frames, self.sheet, self.gif) {
+            (None, _, _) => (vec![main()], 1),
+            (Some(r), Some(_), _) => (
+                vec![main(), (sheet::index_path(out), Written::SheetIndex)],
+                r.len() as u64 * u64::from(self.yaw_steps.unwrap_or(1)),
+            ),
+            (Some(r), None, true) => (vec![main()], r.len() as u64),
+            (Some(r), None, false) => (
+                r.clone()
+                    .map(|n| (numbered(out, n), Written::Frame(n)))
+                    .collect(),
+                r.len() as u64,
+            ),
         };
-        let extra = self.vram.iter().chain(&self.dump_gp0);
-        std::iter::once(main)
-            .chain(extra.map(|p| p.as_path().into()))
-            .collect()
+        files.extend(self.vram.iter().map(|p| (p.clone(), Written::Vram)));
+        files.extend(self.dump_gp0.iter().map(|p| (p.clone(), Written::DumpGp0)));
+        (files, frames)
     }
 
     /// The renderer options these arguments describe, for `animation` of `model`.
@@ -353,11 +410,20 @@ pub fn run(args: Args) -> ExitCode {
     let out = args
         .out
         .unwrap_or_else(|| super::precheck::default_output(&path, args.render.gif));
-    render_model(model.as_ref(), &path, &out, &args.render)
+    let mut inputs = args.loader.files();
+    inputs.push(&path);
+    render_model(model.as_ref(), &path, &inputs, &out, &args.render)
 }
 
-/// Renders `model` (named `source` in messages) per `args` into `out`.
-pub fn render_model(model: &dyn Model, source: &Path, out: &Path, args: &RenderArgs) -> ExitCode {
+/// Renders `model` (named `source` in messages) per `args` into `out`. `inputs` are the files
+/// it was read from: no output may replace one.
+pub fn render_model(
+    model: &dyn Model,
+    source: &Path,
+    inputs: &[&Path],
+    out: &Path,
+    args: &RenderArgs,
+) -> ExitCode {
     let animation = match &args.anim {
         None => default_animation(model),
         Some(sel) => match model.find_animation(sel) {
@@ -374,7 +440,13 @@ pub fn render_model(model: &dyn Model, source: &Path, out: &Path, args: &RenderA
             }
         },
     };
-    if let Err(e) = super::precheck::check_outputs(args.outputs(out), &[source]) {
+    if let Err(e) = super::precheck::check_outputs(
+        args.outputs(out)
+            .0
+            .into_iter()
+            .map(|(p, w)| (p, w.to_string())),
+        inputs,
+    ) {
         eprintln!("error: {e}");
         return ExitCode::from(EXIT_WRITE_FAILED);
     }
@@ -611,6 +683,12 @@ mod tests {
         assert_eq!(parse_range("0..30"), Ok(0..30));
         assert!(parse_range("5..5").is_err());
         assert!(parse_range("0..4000000000").is_err());
+        let e = parse_range("4294967295..=4294967295").unwrap_err();
+        assert!(e.contains("reaches frame 4294967294 at most"), "{e}");
+        assert_eq!(
+            parse_range("4294967290..=4294967294"),
+            Ok(4294967290..4294967295)
+        );
         assert_eq!(parse_depth("15"), Ok(TextureDepth::Bpp15));
         assert!(parse_depth("16").unwrap_err().contains("15-bit"));
         assert!(parse_finite("nan").is_err() && parse_finite("-inf").is_err());
