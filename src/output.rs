@@ -105,32 +105,35 @@ pub fn check_writable(path: &Path) -> io::Result<()> {
     fs::remove_file(&tmp)
 }
 
-/// Removes the temporary files (`.NAME.PID.tmp`) beside `target` that processes no longer
-/// running left (a batch killed part way), once `target` has been written whole.
+/// Removes, once per folder and process, the temporary files (`.NAME.PID.tmp`) that processes
+/// no longer running left beside finished outputs (a batch killed part way): one whose NAME is
+/// a file of the folder and whose PID is not running. Once per folder, so a folder of 10,000
+/// frames is listed once, not once a frame.
 fn remove_stale(target: &Path) {
-    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
-        return;
+    static SWEPT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
     };
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    let prefix = format!(".{}.", name.to_string_lossy());
+    match SWEPT.lock() {
+        Ok(mut swept) if !swept.iter().any(|d| d == dir) => swept.push(dir.to_path_buf()),
+        _ => return,
+    }
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
     for e in entries.flatten() {
         let file = e.file_name();
         let file = file.to_string_lossy();
-        let pid = file
-            .strip_prefix(&prefix)
+        let stale = (file.strip_prefix('.'))
             .and_then(|rest| rest.strip_suffix(".tmp"))
-            .and_then(|pid| pid.parse::<u32>().ok());
-        if let Some(pid) = pid {
-            if pid != std::process::id() && !process_alive(pid) {
-                let _ = fs::remove_file(e.path());
-            }
+            .and_then(|rest| rest.rsplit_once('.'))
+            .and_then(|(name, pid)| Some((name, pid.parse::<u32>().ok()?)))
+            .is_some_and(|(name, pid)| {
+                pid != std::process::id() && !process_alive(pid) && dir.join(name).is_file()
+            });
+        if stale {
+            let _ = fs::remove_file(e.path());
         }
     }
 }
@@ -243,7 +246,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("psxr-stale-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
         let p = dir.join("a.png");
-        // Process ids above the kernel's maximum (4194304) never run.
+        // Process ids above the kernel's maximum (4194304) never run. Only a leftover beside
+        // a finished output goes: b.png is not there (yet).
         fs::write(dir.join(".a.png.99999999.tmp"), b"left by a killed batch").unwrap();
         fs::write(dir.join(".b.png.99999999.tmp"), b"another output's").unwrap();
         write_atomic(&p, b"new").unwrap();

@@ -13,27 +13,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use cli_run::{psxrender, tmp};
+use cli_run::{demo_dir, psxrender, write_manifest};
 use common::shared;
 
-/// An empty directory `target/tmp/batch/<name>` holding the FF9 demo character as `demo.ff9`.
 fn workdir(name: &str) -> PathBuf {
-    let dir = tmp("batch", name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("demo.ff9"),
-        psxrender::formats::ff9::demo_character(),
-    )
-    .unwrap();
-    dir
-}
-
-fn write_manifest(dir: &Path, lines: &[Value]) -> PathBuf {
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let p = dir.join("jobs.jsonl");
-    std::fs::write(&p, text).unwrap();
-    p
+    demo_dir("batch", name)
 }
 
 /// Every file under `dir` (relative path → bytes), leaving out manifests and reports.

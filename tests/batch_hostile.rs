@@ -12,25 +12,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use cli_run::{psxrender, tmp};
+use cli_run::{demo_dir, psxrender, run, write_manifest};
 
 fn workdir(name: &str) -> PathBuf {
-    let dir = tmp("batch_hostile", name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("demo.ff9"),
-        psxrender::formats::ff9::demo_character(),
-    )
-    .unwrap();
-    dir
-}
-
-fn manifest(dir: &Path, lines: &[Value]) -> PathBuf {
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let p = dir.join("jobs.jsonl");
-    std::fs::write(&p, text).unwrap();
-    p
+    demo_dir("batch_hostile", name)
 }
 
 fn os(s: &str) -> &OsStr {
@@ -45,20 +30,11 @@ fn limited(bytes: u64, args: &[&OsStr]) -> Option<(Option<i32>, String)> {
         eprintln!("skipped: no prlimit");
         return None;
     }
-    let o = Command::new("prlimit")
+    Some(run(Command::new("prlimit")
         .arg(format!("--as={bytes}"))
         .arg(env!("CARGO_BIN_EXE_psxrender"))
         .args(args)
-        .env("MALLOC_ARENA_MAX", "1")
-        .output()
-        .unwrap();
-    let t = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert!(!t.contains("panicked"), "{t}");
-    Some((o.status.code(), t))
+        .env("MALLOC_ARENA_MAX", "1")))
 }
 
 #[test]
@@ -156,7 +132,7 @@ fn report_with_inputs(dir: &Path, inputs: Value) {
 #[test]
 fn resume_never_hangs_on_a_reports_inputs() {
     let dir = workdir("inputs");
-    let m = manifest(&dir, &[json!({"model": "demo.ff9", "out": "a.png"})]);
+    let m = write_manifest(&dir, &[json!({"model": "demo.ff9", "out": "a.png"})]);
     let many: Vec<&str> = vec!["demo.ff9"; 200_000];
     for inputs in [json!(["/dev/zero"]), json!(many)] {
         report_with_inputs(&dir, inputs);
@@ -175,7 +151,7 @@ fn resume_never_hangs_on_a_reports_inputs() {
 #[test]
 fn resume_reads_a_100k_job_journal_as_a_stream() {
     let dir = workdir("journal");
-    let m = manifest(&dir, &[json!({"model": "demo.ff9", "out": "a.png"})]);
+    let m = write_manifest(&dir, &[json!({"model": "demo.ff9", "out": "a.png"})]);
     let partial = dir.join("jobs.jsonl.report.json.partial");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&partial).unwrap());
     let warning = "w".repeat(1500);
@@ -203,7 +179,7 @@ fn merge_reports_refuses_missing_shards_and_other_manifests() {
     let lines: Vec<Value> = (0..6)
         .map(|i| json!({"model": "demo.ff9", "out": format!("o{i}.png"), "frame": i}))
         .collect();
-    let m = manifest(&dir, &lines);
+    let m = write_manifest(&dir, &lines);
     for i in 0..3 {
         let (code, text) = psxrender([
             os("batch"),
@@ -231,7 +207,7 @@ fn merge_reports_refuses_missing_shards_and_other_manifests() {
     // A shard of an edited manifest is another manifest's.
     let mut edited = lines.clone();
     edited.push(json!({"model": "demo.ff9", "out": "extra.png"}));
-    manifest(&dir, &edited);
+    write_manifest(&dir, &edited);
     let (code, text) = psxrender([os("batch"), m.as_os_str(), os("--shard"), os("1/3")]);
     assert_eq!(code, Some(0), "{text}");
     let (code, text) = merge(&[shard(0), shard(1), shard(2)]);
@@ -240,7 +216,7 @@ fn merge_reports_refuses_missing_shards_and_other_manifests() {
         text.contains("is a report of another manifest than"),
         "{text}"
     );
-    manifest(&dir, &lines);
+    write_manifest(&dir, &lines);
     let (code, text) = psxrender([os("batch"), m.as_os_str(), os("--shard"), os("1/3")]);
     assert_eq!(code, Some(0), "{text}");
     let (code, text) = merge(&[shard(0), shard(1), shard(2)]);

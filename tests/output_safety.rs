@@ -9,28 +9,13 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-use cli_run::{psxrender, tmp};
+use cli_run::{demo_dir, psxrender, tmp, write_manifest};
 
 /// An empty directory `target/tmp/output_safety/<name>` holding the FF9 demo character.
 fn workdir(name: &str) -> PathBuf {
-    let dir = tmp("output_safety", name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("demo.ff9"),
-        psxrender::formats::ff9::demo_character(),
-    )
-    .unwrap();
-    dir
-}
-
-fn manifest(dir: &Path, lines: &[Value]) -> PathBuf {
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let p = dir.join("jobs.jsonl");
-    std::fs::write(&p, text).unwrap();
-    p
+    demo_dir("output_safety", name)
 }
 
 fn run<S: AsRef<OsStr>>(args: &[S]) -> (Option<i32>, String) {
@@ -58,7 +43,7 @@ fn refused(dir: &Path, extra: &[&OsStr], want: &[&str], keep: &[&Path]) {
 #[test]
 fn batch_report_never_replaces_an_input_an_output_or_a_device() {
     let dir = workdir("report");
-    let m = manifest(
+    let m = write_manifest(
         &dir,
         &[
             json!({"model": "demo.ff9", "out": "a.png"}),
@@ -97,7 +82,7 @@ fn batch_report_never_replaces_an_input_an_output_or_a_device() {
     let partial = dir.join("r.json.partial");
     std::fs::write(&partial, b"{}\n").unwrap();
     std::fs::write(&b, b"an earlier picture").unwrap();
-    manifest(
+    write_manifest(
         &dir,
         &[json!({"model": "demo.ff9", "out": "r.json.partial"})],
     );
@@ -117,7 +102,7 @@ fn batch_report_never_replaces_an_input_an_output_or_a_device() {
 fn a_fifo_named_as_the_report_is_still_a_fifo_afterwards() {
     use std::os::unix::fs::FileTypeExt;
     let dir = workdir("fifo");
-    manifest(&dir, &[json!({"model": "demo.ff9", "out": "a.png"})]);
+    write_manifest(&dir, &[json!({"model": "demo.ff9", "out": "a.png"})]);
     let fifo = dir.join("report.fifo");
     let made = Command::new("mkfifo").arg(&fifo).status();
     if !made.is_ok_and(|s| s.success()) {
@@ -139,7 +124,7 @@ fn a_fifo_named_as_the_report_is_still_a_fifo_afterwards() {
         (dir.clone(), "is a directory"),
         (PathBuf::from("/dev/zero"), "is a device"),
     ] {
-        manifest(
+        write_manifest(
             &dir,
             &[json!({"model": model.to_string_lossy(), "out": "a.png"})],
         );
@@ -161,7 +146,7 @@ fn a_fifo_named_as_the_report_is_still_a_fifo_afterwards() {
 fn batch_job_outputs_never_replace_the_manifest_the_report_or_each_other() {
     let dir = workdir("jobs");
     let m = dir.join("jobs.jsonl");
-    manifest(
+    write_manifest(
         &dir,
         &[
             json!({"model": "demo.ff9", "out": "a.png"}),
@@ -179,7 +164,7 @@ fn batch_job_outputs_never_replace_the_manifest_the_report_or_each_other() {
     );
     for out in ["jobs.jsonl.report.json", "jobs.jsonl.report.json.partial"] {
         std::fs::write(dir.join(out), b"earlier").unwrap();
-        manifest(
+        write_manifest(
             &dir,
             &[
                 json!({"model": "demo.ff9", "out": "a.png"}),
@@ -194,7 +179,7 @@ fn batch_job_outputs_never_replace_the_manifest_the_report_or_each_other() {
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink("real", dir.join("link")).unwrap();
-        manifest(
+        write_manifest(
             &dir,
             &[
                 json!({"model": "demo.ff9", "out": "real/c.png"}),
@@ -214,7 +199,7 @@ fn batch_job_outputs_never_replace_the_manifest_the_report_or_each_other() {
         }
     }
     let abs = dir.join("real/c.png");
-    manifest(
+    write_manifest(
         &dir,
         &[
             json!({"model": "demo.ff9", "out": "real/c.png"}),
@@ -353,7 +338,7 @@ fn manifests_stay_inside_their_folder_unless_allowed() {
         ),
     ];
     for (line, want) in cases {
-        let m = manifest(&dir, std::slice::from_ref(&line));
+        let m = write_manifest(&dir, std::slice::from_ref(&line));
         let (code, text) = run(&[OsStr::new("batch"), m.as_os_str()]);
         assert_eq!(code, Some(2), "{line}: {text}");
         assert!(
@@ -367,7 +352,7 @@ fn manifests_stay_inside_their_folder_unless_allowed() {
         assert!(!outside.exists() && !dir.join("a.png").exists(), "{line}");
     }
     // A --search-path folder lends inputs, never outputs.
-    let m = manifest(
+    let m = write_manifest(
         &dir,
         &[json!({"model": "../secret.bin", "out": "a.png", "frame": 1})],
     );
@@ -389,7 +374,7 @@ fn manifests_stay_inside_their_folder_unless_allowed() {
     assert!(!text.contains("SECRET"), "{text}");
     let report = std::fs::read_to_string(dir.join("jobs.jsonl.report.json")).unwrap();
     assert!(!report.contains("SECRET"), "{report}");
-    let m = manifest(&dir, &[json!({"model": "demo.ff9", "out": "../x.png"})]);
+    let m = write_manifest(&dir, &[json!({"model": "demo.ff9", "out": "../x.png"})]);
     let (code, text) = run(&[
         OsStr::new("batch"),
         m.as_os_str(),
@@ -402,7 +387,7 @@ fn manifests_stay_inside_their_folder_unless_allowed() {
 #[test]
 fn jsonl_and_toml_manifests_in_one_folder_keep_their_own_reports() {
     let dir = workdir("reports");
-    let j = manifest(&dir, &[json!({"model": "demo.ff9", "out": "a.png"})]);
+    let j = write_manifest(&dir, &[json!({"model": "demo.ff9", "out": "a.png"})]);
     let t = dir.join("jobs.toml");
     std::fs::write(&t, "[[job]]\nmodel = \"demo.ff9\"\nout = \"b.png\"\n").unwrap();
     for m in [&j, &t] {

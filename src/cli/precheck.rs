@@ -46,11 +46,15 @@ pub fn check_outputs<P: AsRef<Path>, S: Into<String>>(
     for i in inputs {
         plan.input(i, "input").map_err(|e| e.to_string())?;
     }
+    // Writability is a folder's: tried once per folder (10,000 frames share one).
+    let mut folders = std::collections::HashSet::new();
     for (p, what) in outputs {
         let p = p.as_ref();
         plan.output(p, what).map_err(|e| e.to_string())?;
-        psxrender::output::check_writable(p)
-            .map_err(|e| format!("cannot write {}: {e} (nothing was written)", p.display()))?;
+        if folders.insert(p.parent().map(Path::to_path_buf)) {
+            psxrender::output::check_writable(p)
+                .map_err(|e| format!("cannot write {}: {e} (nothing was written)", p.display()))?;
+        }
     }
     Ok(())
 }
