@@ -77,13 +77,14 @@ pub fn write(
             esc(&words)
         );
     }
-    let mut first = match summary.first_difference {
+    let first = match summary.first_difference {
         Some(n) => format!("first differing frame: <a href=\"#frame-{n}\">{n}</a>"),
         None => "first differing frame: none".to_string(),
     };
-    if let Some(n) = summary.first_unpaired {
-        first += &format!("; first frame only one sequence has: <a href=\"#frame-{n}\">{n}</a>");
-    }
+    // A paragraph of its own: #first-difference names differing frames only.
+    let alone = summary.first_unpaired.map_or(String::new(), |n| {
+        format!("<p id=\"first-unpaired\">first frame only one sequence has: <a href=\"#frame-{n}\">{n}</a></p>\n")
+    });
     let verdict = if summary.passed() {
         "EQUAL"
     } else {
@@ -97,7 +98,7 @@ img{{image-rendering:pixelated;max-width:320px;display:block}}\n\
 table{{border-collapse:collapse}} td,th{{border-bottom:1px solid #333;padding:.3em;vertical-align:top;text-align:left}}\n\
 tr.different th,tr.different td:last-child{{color:#ff6b8b}} tr.unpaired td:last-child{{color:#ffcf6b}}\n\
 pre{{background:#0e0e14;padding:.5em}} a{{color:#7fb0ff}}\n</style></head><body>\n\
-<h1>{verdict}</h1>\n<p id=\"first-difference\">{first}</p>\n\
+<h1>{verdict}</h1>\n<p id=\"first-difference\">{first}</p>\n{alone}\
 <p>A: <code>{}</code> ({} pictures)<br>B: <code>{}</code> ({} pictures)</p>\n\
 <pre id=\"summary\">{}</pre>\n\
 <table><thead><tr><th>frame</th><th>A</th><th>B</th><th>difference</th><th></th></tr></thead><tbody>\n{rows}</tbody></table>\n\
