@@ -440,10 +440,20 @@ mod tests {
         let mut lines = Lines::new("detonatekey 1\nendnode\npositionkey 2\n0 1 2 3\nendnode\n");
         lines.next();
         let mut rows = 0;
-        lines.each_key_row(Some(1), 0, |_| Ok(rows += 1)).unwrap();
+        lines
+            .each_key_row(Some(1), 0, |_| {
+                rows += 1;
+                Ok(())
+            })
+            .unwrap();
         assert_eq!((rows, lines.next().unwrap().key()), (0, "endnode"));
         lines.next();
-        lines.each_key_row(Some(2), 0, |_| Ok(rows += 1)).unwrap();
+        lines
+            .each_key_row(Some(2), 0, |_| {
+                rows += 1;
+                Ok(())
+            })
+            .unwrap();
         assert_eq!((rows, lines.next().unwrap().key()), (1, "endnode"));
     }
 
