@@ -138,3 +138,35 @@ fn wow_textures_in_the_tree_are_found_and_creatures_wear_their_displays() {
     assert_eq!(ids.len(), 17);
     assert_eq!(&ids[..3], [179, 1230, 1231]);
 }
+
+/// An asset tree whose root holds 100 000 entries: the load lists at most 65 536 of them, says
+/// so, and finishes in bounded time; nothing outside the tree is read.
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/corpus")]
+fn a_tree_of_100000_entries_is_listed_within_its_cap() {
+    let top = std::env::temp_dir().join(format!("psxr-corpus-big-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&top);
+    let signs = top.join("World/Generic/HUMAN/PASSIVE DOODADS/Signs");
+    std::fs::create_dir_all(&signs).unwrap();
+    let from = common::shared("corpus/wow/World/Generic/HUMAN/PASSIVE DOODADS/Signs/Bank01.m2");
+    std::fs::copy(&from, signs.join("Bank01.m2")).unwrap();
+    for i in 0..100_000 {
+        std::fs::File::create(top.join(format!("f{i:06}"))).unwrap();
+    }
+    let model = signs.join("Bank01.m2");
+    let t0 = std::time::Instant::now();
+    let m = psxrender::formats::m2::load(
+        &model,
+        &std::fs::read(&model).unwrap(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let took = t0.elapsed();
+    assert!(took.as_secs() < 20, "{took:?}");
+    let capped: Vec<String> = (m.warnings().into_iter())
+        .filter(|w| w.contains("holds more than 65536 entries"))
+        .collect();
+    assert_eq!(capped.len(), 1, "{:?}", m.warnings());
+    assert!(m.textures.iter().all(|t| t.resolved.is_none()));
+    std::fs::remove_dir_all(&top).unwrap();
+}
