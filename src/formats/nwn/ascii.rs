@@ -7,12 +7,12 @@
 //! `weights` (bone name / weight pairs), `POSITIONkey`/`orientationkey`/`scalekey` with a row
 //! count or ended by `endlist`, `…bezierkey`), and `newanim NAME MODEL … doneanim` blocks
 //! (`length`, `transtime`, `animroot`, `event`, nodes). Flags are read as rollnw reads them
-//! ([`vocabulary`]); a node property no one here knows is skipped with a warning naming its
+//! (`vocabulary`); a node property no one here knows is skipped with a warning naming its
 //! line; unknown top-level and animation-header lines, and the data rows of unknown list
 //! keywords, are skipped. Errors name the line, the column and the byte offset of the offending
 //! word.
 //!
-//! Layers: [`text`] (lines and values) → [`vocabulary`] (which words mean what) → [`node`]
+//! Layers: `text` (lines and values) → `vocabulary` (which words mean what) → `node`
 //! (node blocks) → this file (the model and its animations).
 
 mod node;
