@@ -262,10 +262,17 @@ fn torch_flames_and_smoke_are_drawn_and_deterministic() {
     assert_eq!(run[9], alone[0]);
     assert_eq!(run, render_frames(m.as_ref(), &frames, 2));
     assert_eq!(run, render_frames(m.as_ref(), &frames, 1));
-    // The sprites are in the frame's GP0 words: frame 45 has more packets than frame 0.
-    assert!(run[9].0.len() > run[0].0.len() + 20 * 13);
+    // The sprites are in the frame's GP0 words: frame 45 has more packets than frame 0 (fewer
+    // than its sprites: the camera frames the torch and its emitters, and rising smoke leaves
+    // the frame).
+    assert!(
+        run[9].0.len() > run[0].0.len() + 10 * 13,
+        "{} words at frame 45, {} at frame 0",
+        run[9].0.len(),
+        run[0].0.len()
+    );
     let drawn = &render_with(m.as_ref(), &[45], &torch_opts(m.as_ref(), 1))[0];
-    assert!(drawn.stats.sprites > 20, "{:?}", drawn.stats);
+    assert!(drawn.stats.sprites > 10, "{:?}", drawn.stats);
     assert_eq!(drawn.stats.sprites_over_budget, 0);
     // Mesh-only (--no-effects): no sprite.
     let opts = RenderOptions {

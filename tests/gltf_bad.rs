@@ -381,11 +381,23 @@ fn broken_documents_fail_with_their_json_path() {
     let mut b = fixture();
     b.root["images"][0] = json!({"uri": "http://example.invalid/t.png"});
     expect_json("scheme.glb", &b, "images[0].uri", "scheme");
-    // An image that is not PNG or JPEG.
+    // An image that is not PNG or JPEG: a warning and the checkerboard, as NWN and M2 do.
     let mut b = fixture();
     let junk = b.view(b"GIF89a not really");
     b.root["images"][0] = json!({"bufferView": junk});
-    expect_json("junk.glb", &b, "images[0]", "not a PNG or JPEG");
+    let path = cli_run::tmp("gltf-bad", "junk.glb");
+    let m = gltf::load(&path, &b.glb(), &LoadOptions::default()).unwrap();
+    assert_eq!(
+        m.warnings(),
+        [format!(
+            "images[0] (bufferViews[{junk}]) cannot be decoded: not a PNG or JPEG image \
+             (mimeType not given); drawn as a magenta checkerboard"
+        )]
+    );
+    assert_eq!(
+        *m.images[0].texture.image,
+        psxrender::formats::images::checkerboard(16)
+    );
     // A required extension nobody implements.
     let mut b = fixture();
     b.root.insert(
@@ -418,17 +430,27 @@ fn missing_files_are_named() {
     assert!(matches!(e.kind, ErrorKind::UnexpectedEof { .. }), "{e}");
     assert_eq!(e.file.as_deref(), Some(dir.join("short.bin").as_path()));
     assert_eq!(e.offset, 10);
-    // A missing image file.
+    // A missing image file: a warning naming it, and the checkerboard.
     let mut b2 = fixture();
     b2.root["images"][0] = json!({"uri": "gone.png"});
     std::fs::write(dir.join("ok.bin"), &b2.bin).unwrap();
-    let e = gltf::load(
+    let m = gltf::load(
         &gltf_path,
         &b2.gltf_external("ok.bin"),
         &LoadOptions::default(),
     )
-    .unwrap_err();
-    assert!(e.to_string().contains("gone.png"), "{e}");
+    .unwrap();
+    assert_eq!(
+        m.warnings(),
+        [
+            "images[0]: image file 'gone.png' not found beside the model; drawn as a magenta \
+          checkerboard"
+        ]
+    );
+    assert_eq!(
+        m.images[0].encoding,
+        "none (missing or undecodable; checkerboard)"
+    );
     // A GLB whose buffer wants a BIN chunk it lacks.
     let mut g = fixture().glb();
     let json_len = u32::from_le_bytes(g[12..16].try_into().unwrap()) as usize;
@@ -463,6 +485,23 @@ fn container_and_version_errors_name_the_byte() {
     let bad = b"{\"asset\": {\"version\": \"2.0\"}, \"nodes\": [}";
     let e = load_err("syntax.gltf", bad);
     assert_eq!(e.offset, 40, "{e}");
+    assert!(
+        e.to_string()
+            .contains("glTF: JSON syntax error at line 1, column 41: expected value at byte 0x28"),
+        "{e}"
+    );
+    // Broken before any "asset" (a file cut short): still glTF, its JSON error named.
+    let cut = b"{\n  \"scene\": 0,\n  \"nodes\": [{\"mesh\": ";
+    assert_eq!(
+        psxrender::detect::identify(cut),
+        Ok(psxrender::detect::Kind::Gltf)
+    );
+    let e = load_err("cut.gltf", cut);
+    assert!(
+        e.to_string()
+            .contains("JSON syntax error at line 3, column 21: EOF while parsing a value"),
+        "{e}"
+    );
     // glTF 1.0 is recognised as glTF and refused by version.
     let old = br#"{"asset": {"version": "1.0"}}"#;
     let e = load_err("old.gltf", old);

@@ -36,6 +36,10 @@ pub struct ModelArgs {
     /// Example: `psxrender Wolf.m2 out.png --skin timber` (WolfSkinTimber.blp).
     #[arg(long, value_name = "NAME|N")]
     pub skin: Option<String>,
+    /// M2: which creature display to draw (its id in the asset tree's CreatureDisplayInfo.dbc,
+    /// as `psxrender info` lists them); default the first that uses the model.
+    #[arg(long, value_name = "ID")]
+    pub display: Option<u32>,
     /// FF9: animation (type 0x03) file for a bare model.
     #[arg(long = "anim-file", value_name = "FILE")]
     pub ff9_anim: Option<PathBuf>,
@@ -158,6 +162,7 @@ impl ModelArgs {
             ("--lod", m2::FORMAT, self.lod != 0),
             ("--texture", m2::FORMAT, !self.textures.is_empty()),
             ("--skin", m2::FORMAT, self.skin.is_some()),
+            ("--display", m2::FORMAT, self.display.is_some()),
             ("--anim-file", ff9::FORMAT, self.ff9_anim.is_some()),
             ("--tim", ff9::FORMAT, !self.ff9_tims.is_empty()),
             ("--materials", ff9::FORMAT, self.ff9_materials.is_some()),
@@ -186,6 +191,7 @@ impl ModelArgs {
             lod: self.lod,
             replaceable_textures: self.textures.clone(),
             skin: self.skin.clone(),
+            display: self.display,
             ff9_anim: self.ff9_anim.clone(),
             ff9_tims: self.ff9_tims.clone(),
             ff9_materials: self.ff9_materials.clone(),

@@ -240,7 +240,7 @@ fn gltf_test(d: &[u8]) -> Result<(), String> {
     if gltf::looks_like(d) {
         Ok(())
     } else {
-        Err("no \"glTF\" magic, nor a JSON object with an \"asset\"".into())
+        Err("no \"glTF\" magic, nor a JSON object with an \"asset\" (or broken JSON)".into())
     }
 }
 
@@ -425,8 +425,9 @@ mod tests {
             identify(b"\xEF\xBB\xBF {\"asset\": {\"version\": \"2.0\"}}"),
             Ok(Kind::Gltf)
         );
-        // JSON that is not glTF is nothing psxrender reads.
+        // JSON that is not glTF is nothing psxrender reads; broken JSON is a broken glTF.
         assert!(identify(b"{\"nodes\": []}").is_err());
+        assert_eq!(identify(b"{\"nodes\": [}"), Ok(Kind::Gltf));
         assert_eq!(identify(b"# c\n\ngp1 00000000\n"), Ok(Kind::GpuStream));
         assert_eq!(identify(b"\xEF\xBB\xBFgp1 00000000\n"), Ok(Kind::GpuStream));
         assert_eq!(identify(b"envmaptexture x\nalphamean 0.3\n"), Ok(Kind::Txi));

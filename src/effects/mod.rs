@@ -482,38 +482,6 @@ fn cone(axis: [f32; 3], half_angle: f32, rng: &mut Rng) -> [f32; 3] {
     add3(scale3(axis, cos_t), side)
 }
 
-/// Points a particle of `state` reaches in a quarter of its life, for framing: the origin, and the
-/// origin pushed along the axis and by gravity, widened by the spawn area and the middle size.
-pub fn reach(state: &EmitterState) -> Vec<[f32; 3]> {
-    // A quarter of a life: particles fade and grow, and framing their last wisps would shrink
-    // the model to a speck.
-    let life = sane(state.life, 0.0, 5.0) * 0.25;
-    let speed = sane(state.speed.abs() + state.speed_random.abs(), 0.0, 1e3);
-    let g = sane(state.gravity, -1e3, 1e3);
-    let size = state.size.at(0.25, |a, b, t| {
-        [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]
-    });
-    let size = size[0].abs().max(size[1].abs()).min(1e3);
-    let travel = add3(
-        scale3(normalize3(state.axis), speed * life),
-        [0.0, -0.5 * g * life * life, 0.0],
-    );
-    let far = add3(state.origin, travel);
-    let mut out = Vec::new();
-    for c in [state.origin, far] {
-        for dx in [-1.0, 1.0] {
-            for dy in [-1.0, 1.0] {
-                let p = add3(
-                    add3(c, scale3(state.area[0], dx)),
-                    scale3(state.area[1], dy),
-                );
-                out.push(add3(p, [size * dx * 0.5, size * dy * 0.5, 0.0]));
-            }
-        }
-    }
-    out
-}
-
 /// A model's effects for one frame: each emitter (its index among the model's emitters, its
 /// definition and source) simulated to `time` seconds of `animation` (going on from where the
 /// model's `cache` has been) and drawn for `camera` (right, up, forward rows in scene space).
@@ -530,7 +498,7 @@ pub fn collect<'a>(
     let snaps = cache.simulate_all(animation, &each, time);
     for ((def, _), snap) in emitters.iter().zip(snaps) {
         out.sprites.extend(sprites(def, &snap, camera));
-        out.reach.extend(reach(&snap.state));
+        out.reach.push(snap.state.origin);
         if let Some(t) = def.texture {
             let used = (t, drawn_blend(def.blend));
             if !out.uses.contains(&used) {

@@ -59,6 +59,15 @@ impl Folders {
         }
     }
 
+    /// Allows one more folder (an asset tree's root found above the model).
+    pub fn allow(&mut self, dir: &Path) {
+        if let Ok(d) = dir.canonicalize() {
+            if !self.roots.contains(&d) {
+                self.roots.push(d);
+            }
+        }
+    }
+
     /// `Ok` when `file`, with every `..` and symlink resolved, lies inside one of the folders;
     /// else why not, in words naming where it leads.
     pub fn check(&self, file: &Path) -> std::result::Result<(), String> {

@@ -105,14 +105,43 @@ pub fn decode_png(data: &[u8]) -> Result<RgbaImage> {
 pub const MAX_DECODE_BYTES: u64 =
     (MAX_IMAGE_SIDE as u64) * (MAX_IMAGE_SIDE as u64) * 8 + (16 << 20);
 
+/// The visible stand-in every loader draws for a missing or undecodable texture: `side`×`side`
+/// pixels of 4-pixel magenta/black checks.
+pub fn checkerboard(side: u32) -> RgbaImage {
+    let pixels = (0..side * side)
+        .map(|i| {
+            let (x, y) = (i % side, i / side);
+            if (x / 4 + y / 4) % 2 == 0 {
+                [255, 0, 255, 255]
+            } else {
+                [0, 0, 0, 255]
+            }
+        })
+        .collect();
+    RgbaImage {
+        width: side,
+        height: side,
+        pixels,
+    }
+}
+
+/// Width and height as the PNG or JPEG header gives them, unchecked; `Err` when there is no
+/// header the decoder can read.
+pub fn dimensions(
+    bytes: &[u8],
+    format: image::ImageFormat,
+) -> std::result::Result<(u32, u32), String> {
+    let reader = image::ImageReader::with_format(std::io::Cursor::new(bytes), format);
+    reader.into_dimensions().map_err(|e| e.to_string())
+}
+
 /// Width and height of PNG or JPEG bytes, read from the header alone; sides of 0 or above
 /// [`MAX_IMAGE_SIDE`] are refused, naming the cap.
 pub fn header_size(
     bytes: &[u8],
     format: image::ImageFormat,
 ) -> std::result::Result<(u32, u32), String> {
-    let reader = image::ImageReader::with_format(std::io::Cursor::new(bytes), format);
-    let (w, h) = reader.into_dimensions().map_err(|e| e.to_string())?;
+    let (w, h) = dimensions(bytes, format)?;
     if w == 0 || h == 0 || w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE {
         return Err(format!(
             "image size {w}x{h}: each side must be 1 to {MAX_IMAGE_SIDE} pixels"

@@ -41,6 +41,9 @@ pub struct LoadOptions {
     /// M2: which creature skin found beside the model to use (`--skin NAME|N`); default the
     /// first in name order.
     pub skin: Option<String>,
+    /// M2: which creature display of the asset tree's tables to draw (`--display ID`); default
+    /// the first that uses the model.
+    pub display: Option<u32>,
     /// FF9: animation file for a bare model.
     pub ff9_anim: Option<PathBuf>,
     /// FF9: TIM files for a bare model.

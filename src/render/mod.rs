@@ -250,11 +250,12 @@ impl<'m> Renderer<'m> {
         let mut framing = opts.framing.clone();
         framing.camera = Some(opts.view.pose_camera());
         let mesh = model.pose(&framing);
-        let effects = if opts.effects {
-            model.effects(&framing)
-        } else {
-            crate::scene::Effects::default()
-        };
+        // The emitters' positions frame the model with or without `--no-effects`, so both draw
+        // the same picture but for the particles; only drawn effects take VRAM.
+        let mut effects = model.effects(&framing);
+        if !opts.effects {
+            effects.uses.clear();
+        }
         let framing_points: Vec<[f32; 3]> = mesh
             .vertices
             .iter()

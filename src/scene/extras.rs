@@ -32,8 +32,9 @@ pub struct Effects {
     /// Every (texture, blend) an emitter may draw with, whether or not a particle is alive
     /// this frame: the renderer places these textures up front.
     pub uses: Vec<(usize, Blend)>,
-    /// Points the effects can reach (emitter positions and how far their particles travel),
-    /// added to the framing so auto-framing and the model scale leave room for them.
+    /// The emitters' own positions, added to the framing so auto-framing and the model scale
+    /// hold where effects start; their particles may leave the frame (framing them would shrink
+    /// a bone pile with a smoke plume to a speck, and make `--no-effects` another picture).
     pub reach: Vec<[f32; 3]>,
 }
 

@@ -64,9 +64,12 @@ pub const MAX_JOINTS: u64 = 1 << 16;
 /// Most morph targets one primitive may have.
 pub const MAX_MORPH_TARGETS: u64 = 256;
 
-/// True when `data` is glTF: the GLB magic `glTF`, or a JSON object (after an optional UTF-8 BOM
-/// and white space) that has an `"asset"` key. Whether its version is 2.x is checked on loading,
-/// so a glTF 1.0 file gets a clear refusal rather than another format's loader.
+/// True when `data` is glTF: the GLB magic `glTF`, or text starting with `{` (after an optional
+/// UTF-8 BOM and white space) that has an `"asset"` key or is broken JSON. Whether its version is
+/// 2.x is checked on loading, so a glTF 1.0 file gets a clear refusal rather than another
+/// format's loader; a `.gltf` broken before its `"asset"` (or cut off) is glTF whose JSON error
+/// the loader reports at its line and column, since no other format psxrender reads starts with
+/// `{`. Valid JSON without `"asset"` is some other JSON, not glTF.
 pub fn looks_like(data: &[u8]) -> bool {
     if data.starts_with(b"glTF") {
         return true;
@@ -74,7 +77,10 @@ pub fn looks_like(data: &[u8]) -> bool {
     let text = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
     let start = text.iter().position(|c| !c.is_ascii_whitespace());
     match start {
-        Some(i) if text[i] == b'{' => text.windows(7).any(|w| w == b"\"asset\""),
+        Some(i) if text[i] == b'{' => {
+            text.windows(7).any(|w| w == b"\"asset\"")
+                || serde_json::from_slice::<serde::de::IgnoredAny>(text).is_err()
+        }
         _ => false,
     }
 }

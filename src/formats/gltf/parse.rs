@@ -87,7 +87,7 @@ fn build_inner(
             .collect(),
     };
     let materials = materials(doc);
-    let images = images(doc, src, &reader, budget)?;
+    let images = images(doc, src, &reader, budget, warnings)?;
     let textures: Vec<TextureRef> = doc
         .textures()
         .map(|t| {
@@ -303,15 +303,21 @@ fn mime_format(mime: Option<&str>) -> Option<image::ImageFormat> {
     source::image_format(&[], mime)
 }
 
+/// Every image, decoded once per source. An image file that is not there, or bytes that are no
+/// PNG or JPEG psxrender can decode, are a warning and the checkerboard, as NWN and M2 textures
+/// are; a URI that leads outside the model's folder, a file that is no regular file, and sizes
+/// past the caps stay refusals.
 fn images(
     doc: &::gltf::Document,
     src: &Source,
     reader: &Reader,
     budget: &Budget,
+    warnings: &mut Vec<String>,
 ) -> Result<Vec<Image>> {
     let mut out = Vec::new();
     // Each source decoded so far: its encoding and pixels (a map: a file may have many images).
     let mut decoded: HashMap<ImageKey, (&'static str, Arc<RgbaImage>)> = HashMap::new();
+    let checkerboard = Arc::new(crate::formats::images::checkerboard(16));
     // The JSON is read directly: the crate's `Image::source` unwraps a missing mimeType or uri.
     for (i, img) in doc.as_json().images.iter().enumerate() {
         let jpath = format!("images[{i}]");
@@ -340,6 +346,14 @@ fn images(
             (None, Some(uri)) => {
                 file = source::external_path(&src.base, uri)
                     .map_err(|m| json_error(format!("{jpath}.uri"), m))?;
+                if std::fs::symlink_metadata(&file).is_err() {
+                    warnings.push(format!(
+                        "{jpath}: image file '{uri}' not found beside the model; drawn as a \
+                         magenta checkerboard"
+                    ));
+                    out.push(missing_image(img, uri, &checkerboard));
+                    continue;
+                }
                 let id = src
                     .files
                     .identify(&file)
@@ -352,7 +366,16 @@ fn images(
         let (encoding, pixels) = match decoded.get(&key) {
             Some(d) => d.clone(),
             None => {
-                let d = decode(&jpath, &origin, fetch, mime, src, budget)?;
+                let d = match decode(&jpath, &origin, fetch, mime, src, budget)? {
+                    Ok(d) => d,
+                    Err(why) => {
+                        warnings.push(format!(
+                            "{jpath} ({origin}) cannot be decoded: {why}; drawn as a magenta \
+                             checkerboard"
+                        ));
+                        (MISSING, checkerboard.clone())
+                    }
+                };
                 decoded.insert(key, d.clone());
                 d
             }
@@ -371,8 +394,25 @@ fn images(
     Ok(out)
 }
 
+/// The encoding `info` gives an image drawn as the checkerboard.
+const MISSING: &str = "none (missing or undecodable; checkerboard)";
+
+/// An image whose file is not there: the checkerboard in its place.
+fn missing_image(img: &::gltf::json::Image, uri: &str, checkerboard: &Arc<RgbaImage>) -> Image {
+    let name = img.name.clone().unwrap_or_else(|| uri.to_string());
+    Image {
+        name: name.clone(),
+        origin: uri.to_string(),
+        encoding: MISSING,
+        texture: Texture {
+            name,
+            image: checkerboard.clone(),
+        },
+    }
+}
+
 /// Gets and decodes the bytes of `images[N]` (at `jpath`, from `origin`, its `mimeType` `mime`):
-/// its encoding and pixels.
+/// its encoding and pixels, or (inner `Err`) why the bytes are no image psxrender decodes.
 fn decode(
     jpath: &str,
     origin: &str,
@@ -380,13 +420,16 @@ fn decode(
     mime: Option<&str>,
     src: &Source,
     budget: &Budget,
-) -> Result<(&'static str, Arc<RgbaImage>)> {
+) -> Result<std::result::Result<(&'static str, Arc<RgbaImage>), String>> {
     let owned: Vec<u8>;
     let (bytes, mime, file) = match fetch {
         Fetch::View(bytes) => (bytes, mime, None),
         Fetch::DataUri(uri) => {
-            let data = ::gltf::buffer::Data::from_source(::gltf::buffer::Source::Uri(uri), None)
-                .map_err(|e| json_error(format!("{jpath}.uri"), format!("data URI: {e}")))?;
+            let data =
+                match ::gltf::buffer::Data::from_source(::gltf::buffer::Source::Uri(uri), None) {
+                    Ok(d) => d,
+                    Err(e) => return Ok(Err(format!("data URI: {e}"))),
+                };
             budget.charge_for(
                 &format!("{jpath}.uri"),
                 data.0.len() as u64,
@@ -408,22 +451,23 @@ fn decode(
         None => e,
     };
     let Some(format) = source::image_format(bytes, mime) else {
-        return Err(in_file(json_error(
-            jpath,
-            format!(
-                "{origin}: not a PNG or JPEG image (mimeType {})",
-                mime.unwrap_or("not given")
-            ),
+        return Ok(Err(format!(
+            "not a PNG or JPEG image (mimeType {})",
+            mime.unwrap_or("not given")
         )));
     };
-    let pixels = source::decode_image(bytes, format, budget)
-        .map_err(|m| in_file(json_error(jpath, format!("{origin}: {m}"))))?;
+    let pixels = match source::decode_image(bytes, format, budget)
+        .map_err(|e| in_file(json_error(jpath, format!("{origin}: {e}"))))?
+    {
+        Ok(p) => p,
+        Err(why) => return Ok(Err(why)),
+    };
     let encoding = if format == image::ImageFormat::Png {
         "PNG"
     } else {
         "JPEG"
     };
-    Ok((encoding, Arc::new(pixels)))
+    Ok(Ok((encoding, Arc::new(pixels))))
 }
 
 fn skins(doc: &::gltf::Document, reader: &Reader) -> Result<Vec<Skin>> {

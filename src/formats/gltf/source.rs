@@ -423,7 +423,20 @@ pub fn open(path: &Path, data: &[u8], budget: &Budget, folders: Folders) -> Resu
     let parsed = ::gltf::Gltf::from_slice_without_validation(slice).map_err(|e| match e {
         ::gltf::Error::Deserialize(je) => {
             let at = json_offset + line_col_offset(json_text, je.line(), je.column());
-            LoadError::invalid(FORMAT, at, format!("JSON: {je}"))
+            // serde_json ends its message with " at line L column C"; said first instead.
+            let msg = je.to_string();
+            let what = msg
+                .strip_suffix(&format!(" at line {} column {}", je.line(), je.column()))
+                .unwrap_or(&msg);
+            LoadError::invalid(
+                FORMAT,
+                at,
+                format!(
+                    "JSON syntax error at line {}, column {}: {what}",
+                    je.line(),
+                    je.column()
+                ),
+            )
         }
         other => LoadError::invalid(FORMAT, 0, other.to_string()),
     })?;
@@ -638,16 +651,21 @@ pub fn image_format(bytes: &[u8], mime: Option<&str>) -> Option<image::ImageForm
 
 /// Decodes PNG or JPEG bytes to RGBA: sides up to [`images::MAX_IMAGE_SIDE`] (refused from the
 /// header, naming the cap), the decoded pixels charged to the budget's image allowance first.
+/// The inner `Err` says why the decoder failed on the bytes (drawn as a checkerboard); the outer
+/// one refuses the image: a header past the side cap or too short for its size, or the
+/// allowance exceeded (limits on what a file may make psxrender allocate stay refusals).
 pub fn decode_image(
     bytes: &[u8],
     format: image::ImageFormat,
     budget: &Budget,
-) -> std::result::Result<RgbaImage, String> {
-    let (w, h) = images::header_size(bytes, format)?;
-    budget
-        .charge_image(u64::from(w) * u64::from(h) * 4)
-        .map_err(|e| e.to_string())?;
-    Ok(images::to_rgba(images::decode_limited(bytes, format)?))
+) -> Result<std::result::Result<RgbaImage, String>> {
+    if let Err(why) = images::dimensions(bytes, format) {
+        return Ok(Err(why));
+    }
+    let (w, h) = images::header_size(bytes, format)
+        .map_err(|m| LoadError::new(FORMAT, 0, ErrorKind::Undecodable(m)))?;
+    budget.charge_image(u64::from(w) * u64::from(h) * 4)?;
+    Ok(images::decode_limited(bytes, format).map(images::to_rgba))
 }
 
 #[cfg(test)]

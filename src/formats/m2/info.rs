@@ -85,6 +85,9 @@ pub struct Texture {
     pub file: Option<String>,
     /// "model", "--texture" or "skin search".
     pub source: &'static str,
+    /// Where the file was found: "beside", "tree root", "--texture-dir", "--texture" or
+    /// "missing".
+    pub found: &'static str,
     /// Decoded size (of the file, or of the checkerboard).
     pub width: u32,
     /// Decoded height.
@@ -99,6 +102,19 @@ pub struct Skin {
     /// The file.
     pub file: String,
     /// Whether a creature-skin texture of the model uses it.
+    pub in_use: bool,
+}
+
+/// One creature display of the model (from the asset tree's CreatureDisplayInfo).
+#[derive(Serialize)]
+pub struct Display {
+    /// Display id (what `--display ID` takes).
+    pub id: u32,
+    /// Skin1-3 as the table names them (empty when unused).
+    pub skins: Vec<String>,
+    /// Each skin's file beside the model, `None` when empty or missing.
+    pub files: Vec<Option<String>>,
+    /// Whether it is the one drawn.
     pub in_use: bool,
 }
 
@@ -131,8 +147,13 @@ pub struct Facts {
     pub textures: Vec<Texture>,
     /// The file-name prefix the skin search looks for.
     pub skin_prefix: String,
-    /// Creature skins found beside the model (and in `--texture-dir`), in name order.
+    /// Creature skins found beside the model (and in `--texture-dir`), in name order, or in
+    /// likeness order when none is named after the model.
     pub skins: Vec<Skin>,
+    /// Whether `skins` are the likeness rule's.
+    pub skins_by_likeness: bool,
+    /// The model's creature displays in its asset tree's tables.
+    pub displays: Vec<Display>,
     /// Particle emitters, with their values at time 0 of the first sequence.
     pub particle_emitters: Vec<crate::effects::Summary>,
     /// Ribbon emitters.
@@ -170,6 +191,8 @@ impl Facts {
             textures: textures(m),
             skin_prefix: super::textures::skin_prefixes(&m.path).join("*.blp, "),
             skins: skins(m),
+            skins_by_likeness: m.skins.by_likeness,
+            displays: displays(m),
             particle_emitters: particle_emitters(m),
             ribbons: ribbons(m),
             texture_animations: texture_animations(m),
@@ -244,9 +267,32 @@ fn textures(m: &M2Model) -> Vec<Texture> {
                 TextureSource::Model => "model",
                 TextureSource::Given => "--texture",
                 TextureSource::Skin(_) => "skin search",
+                TextureSource::Display(_) => "creature display",
             },
+            found: t.place.label(),
             width: t.texture.image.width,
             height: t.texture.image.height,
+        })
+        .collect()
+}
+
+fn displays(m: &M2Model) -> Vec<Display> {
+    let Some(d) = &m.skins.displays else {
+        return Vec::new();
+    };
+    let drawn = m.textures.iter().find_map(|t| match t.source {
+        TextureSource::Display(id) => Some(id),
+        _ => None,
+    });
+    d.list
+        .iter()
+        .map(|x| Display {
+            id: x.row.id,
+            skins: x.row.skins.to_vec(),
+            files: (x.files.iter())
+                .map(|f| f.as_ref().map(|p| p.display().to_string()))
+                .collect(),
+            in_use: drawn == Some(x.row.id),
         })
         .collect()
 }
@@ -393,22 +439,49 @@ impl fmt::Display for Facts {
                 Some(p) => {
                     let how = match t.source {
                         "skin search" => " [skin search]",
-                        "--texture" => " [--texture]",
+                        "creature display" => " [creature display]",
                         _ => "",
                     };
                     writeln!(
                         f,
-                        "  [{}] {what} -> {p} ({}x{}){how}",
-                        t.index, t.width, t.height
+                        "  [{}] {what} -> {p} ({}x{}) [{}]{how}",
+                        t.index, t.width, t.height, t.found
                     )?;
                 }
                 None => writeln!(f, "  [{}] {what} -> MISSING", t.index)?,
             }
         }
+        if !self.displays.is_empty() {
+            writeln!(
+                f,
+                "creature displays (CreatureDisplayInfo; --display ID picks one): {}",
+                self.displays.len()
+            )?;
+            for d in &self.displays {
+                let skins: Vec<String> = (d.skins.iter().zip(&d.files))
+                    .filter(|(s, _)| !s.is_empty())
+                    .map(|(s, f)| match f {
+                        Some(_) => s.clone(),
+                        None => format!("{s} (MISSING)"),
+                    })
+                    .collect();
+                writeln!(
+                    f,
+                    "  {}: {}{}",
+                    d.id,
+                    skins.join(", "),
+                    if d.in_use { " (in use)" } else { "" }
+                )?;
+            }
+        }
+        let rule = if self.skins_by_likeness {
+            "none named after the model: the BLPs beside it most like its name".to_string()
+        } else {
+            format!("{}*.blp beside the model", self.skin_prefix)
+        };
         writeln!(
             f,
-            "skins ({}*.blp beside the model; --skin NAME|N picks one): {}",
-            self.skin_prefix,
+            "skins ({rule}; --skin NAME|N picks one): {}",
             self.skins.len()
         )?;
         for s in &self.skins {

@@ -11,12 +11,15 @@
 //! (+Y up, front +Z): `(x, y, z) → (y, z, x)`, a rotation, so triangle winding and quaternion
 //! handedness are kept (quaternions map the same way on their vector part).
 
+pub mod dbc;
 pub mod effects;
 mod info;
 pub mod parse;
 mod pose;
+pub mod skins;
 pub mod textures;
 pub mod track;
+pub mod tree;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
@@ -212,10 +215,40 @@ pub struct TextureSlot {
     pub name: String,
     /// Where the image came from, `None` when missing (the image is then a fallback).
     pub resolved: Option<PathBuf>,
+    /// Which place the file was found in.
+    pub place: Place,
     /// How the file was found.
     pub source: TextureSource,
     /// The decoded image (or the fallback checkerboard).
     pub texture: Texture,
+}
+
+/// Where a texture's file was found, as `info` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// In the model's own folder.
+    Beside,
+    /// At its path from the root of the asset tree the model lies in.
+    TreeRoot,
+    /// In a `--texture-dir`.
+    TextureDir,
+    /// Given with `--texture TYPE=PATH`.
+    Given,
+    /// Nowhere (or not decodable): drawn as a checkerboard.
+    Missing,
+}
+
+impl Place {
+    /// The place in words: "beside", "tree root", "--texture-dir", "--texture", "missing".
+    pub fn label(self) -> &'static str {
+        match self {
+            Place::Beside => "beside",
+            Place::TreeRoot => "tree root",
+            Place::TextureDir => "--texture-dir",
+            Place::Given => "--texture",
+            Place::Missing => "missing",
+        }
+    }
 }
 
 /// How a texture's file was found.
@@ -227,6 +260,8 @@ pub enum TextureSource {
     Given,
     /// The skin search's candidate number N (see [`textures::find_skins`]).
     Skin(usize),
+    /// The creature display of this id in the tree's tables ([`skins`]).
+    Display(u32),
 }
 
 /// A loaded M2 model.
@@ -281,17 +316,30 @@ fn load_inner(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<M2Model> {
     let p = parse::parse(&r, &budget, opts.lod)?;
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
-    let skins = textures::find_skins(path, opts)?;
+    let named: Vec<&str> = (p.textures.iter())
+        .filter(|t| t.0 == 0)
+        .map(|t| t.2.as_str())
+        .collect();
+    let tree = tree::Tree::find(path, &named);
+    // Creature-skin slots the user did not fill with `--texture`.
+    let wants = (p.textures.iter()).any(|t| {
+        textures::CREATURE_SKINS.contains(&t.0)
+            && !opts.replaceable_textures.iter().any(|(k, _)| *k == t.0)
+    });
+    let skins = textures::find_skins(path, opts, tree.as_ref(), (&named, wants), &mut warnings)?;
     let allowance = ImageAllowance::default();
     let textures = textures::resolve(
         path,
         &p.textures,
         opts,
-        &skins,
+        (tree.as_ref(), &skins),
         &allowance,
         &mut warnings,
         &mut notes,
     )?;
+    if let Some(t) = &tree {
+        warnings.extend(t.warnings());
+    }
     let extras = effects::parse(
         &r,
         &budget,

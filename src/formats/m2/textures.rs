@@ -2,7 +2,8 @@
 //!
 //! Type-0 textures carry a path like `Creature\Rabbit2\ArmorReflect5.blp` (backslashes, any
 //! case). It is tried, component by component and ignoring case, under each `--texture-dir` and
-//! then the model's own directory; failing that, the bare file name is tried in the same places.
+//! then the model's own directory; failing that, the bare file name is tried in the same places,
+//! and then the path from the root of the asset tree the model lies in ([`super::tree`]).
 //! Replaceable types (11 = creature skin, …) come from `--texture TYPE=PATH`; a creature skin
 //! (types 11-13) not given that way is looked for beside the model (see [`skin_prefix`] and
 //! [`skin_candidates`]), the first in name order unless `--skin` picks another. Anything not
@@ -18,7 +19,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{TextureSlot, TextureSource};
+use super::skins::Displays;
+use super::tree::{components, Tree};
+use super::{Place, TextureSlot, TextureSource};
 use crate::formats::images::ImageAllowance;
 use crate::formats::{
     blp, model_dir, read_file, ErrorKind, Folders, LoadError, LoadOptions, MAX_FILE_SIZE,
@@ -30,21 +33,7 @@ const MAX_DIR_SCAN: usize = 100_000;
 
 /// A visible stand-in for a missing texture: 8×8 magenta/black checks of 4 pixels.
 pub fn fallback_image() -> RgbaImage {
-    let pixels = (0..64)
-        .map(|i| {
-            let (x, y) = (i % 8, i / 8);
-            if (x / 4 + y / 4) % 2 == 0 {
-                [255, 0, 255, 255]
-            } else {
-                [0, 0, 0, 255]
-            }
-        })
-        .collect();
-    RgbaImage {
-        width: 8,
-        height: 8,
-        pixels,
-    }
+    crate::formats::images::checkerboard(8)
 }
 
 /// What replaceable texture types mean (format-notes §2.2).
@@ -81,23 +70,28 @@ fn find_ci(dir: &Path, components: &[&str]) -> Option<PathBuf> {
     cur.is_file().then_some(cur)
 }
 
-/// Where a model-internal texture path is found, if anywhere.
-pub fn locate(model: &Path, name: &str, opts: &LoadOptions) -> Option<PathBuf> {
-    let components: Vec<&str> = name
-        .split(['\\', '/'])
-        .filter(|c| !c.is_empty() && *c != "." && *c != "..")
-        .collect();
-    let file = *components.last()?;
-    let model_dir = model_dir(model);
-    let dirs: Vec<&Path> = opts
+/// Where a model-internal texture path is found, if anywhere, and in which place.
+pub fn locate(
+    model: &Path,
+    name: &str,
+    opts: &LoadOptions,
+    tree: Option<&Tree>,
+) -> Option<(PathBuf, Place)> {
+    let parts = components(name);
+    let file = *parts.last()?;
+    let dirs: Vec<(&Path, Place)> = opts
         .texture_dirs
         .iter()
-        .map(PathBuf::as_path)
-        .chain(std::iter::once(model_dir))
+        .map(|d| (d.as_path(), Place::TextureDir))
+        .chain(std::iter::once((model_dir(model), Place::Beside)))
         .collect();
-    dirs.iter()
-        .find_map(|d| find_ci(d, &components))
-        .or_else(|| dirs.iter().find_map(|d| find_ci(d, &[file])))
+    let found = |parts: &[&str]| {
+        dirs.iter()
+            .find_map(|(d, place)| Some((find_ci(d, parts)?, *place)))
+    };
+    found(&parts)
+        .or_else(|| found(&[file]))
+        .or_else(|| Some((tree?.locate(name)?, Place::TreeRoot)))
 }
 
 /// The texture types that are creature skins (11-13), which the skin search fills.
@@ -226,16 +220,39 @@ pub fn file_name(p: &Path) -> String {
 /// What the skin search found for a model.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Skins {
-    /// Every candidate, in name order.
+    /// Every candidate, in name order (or in likeness order, see `by_likeness`).
     pub candidates: Vec<PathBuf>,
     /// The one used for creature skins not given with `--texture`, if any.
     pub chosen: Option<usize>,
+    /// The candidates are the likeness rule's ([`super::skins::by_likeness`]): none was named
+    /// after the model.
+    pub by_likeness: bool,
+    /// The model's creature displays from its tree's tables, which come first.
+    pub displays: Option<Displays>,
 }
 
-/// Finds the model's skins and picks one (`opts.skin`, else the first). A `--skin` that
-/// names none of them is an error listing those there are.
-pub fn find_skins(model: &Path, opts: &LoadOptions) -> Result<Skins, LoadError> {
-    let candidates = skin_candidates(model, opts);
+/// Finds the model's skins and picks one: the displays of the tree's tables, unless `--skin`
+/// picks a file; else the skins named after the model (`opts.skin`, else the first); else, when
+/// the model has creature-skin slots (`wants`), the likeness rule's first, with a warning naming
+/// it. A `--skin` or `--display` that names none of them is an error listing those there are.
+pub fn find_skins(
+    model: &Path,
+    opts: &LoadOptions,
+    tree: Option<&Tree>,
+    (named, wants): (&[&str], bool),
+    warnings: &mut Vec<String>,
+) -> Result<Skins, LoadError> {
+    let displays = if wants || opts.display.is_some() {
+        super::skins::displays(model, tree, opts, warnings)?
+    } else {
+        None
+    };
+    let mut candidates = skin_candidates(model, opts);
+    let mut by_likeness = false;
+    if candidates.is_empty() && wants && (displays.is_none() || opts.skin.is_some()) {
+        candidates = super::skins::by_likeness(model, named);
+        by_likeness = !candidates.is_empty();
+    }
     let chosen = match &opts.skin {
         Some(sel) => Some(
             pick_skin(model, &candidates, sel)
@@ -243,11 +260,27 @@ pub fn find_skins(model: &Path, opts: &LoadOptions) -> Result<Skins, LoadError> 
         ),
         None => (!candidates.is_empty()).then_some(0),
     };
-    Ok(Skins { candidates, chosen })
+    if let (true, Some(c), None) = (by_likeness, chosen, &opts.skin) {
+        warnings.push(format!(
+            "no {}*.blp beside the model and no creature display table names it: creature \
+             skins drawn with {}, the BLP beside the model most like its name that no texture \
+             slot names (of {}; --skin NAME|N or --texture 11=FILE picks another)",
+            skin_prefixes(model).join("*.blp or "),
+            file_name(&candidates[c]),
+            candidates.len()
+        ));
+    }
+    Ok(Skins {
+        candidates,
+        chosen,
+        by_likeness,
+        displays,
+    })
 }
 
-/// Resolves and decodes every texture, pushing a warning for each miss and a note for each
-/// skin taken from the skin search. Each file is decoded once, however many slots name it, and
+/// Resolves and decodes every texture (type 0 by [`locate`], also in the model's asset `tree`;
+/// creature skins from the tables' display, else the skin search), pushing a warning for each
+/// miss and a note for each skin taken from a display or the skin search. Each file is decoded once, however many slots name it, and
 /// charged once to `allowance`, which every texture of the model shares. A file the user gave
 /// (`--texture`) that cannot be read or decoded is an error, not a checkerboard: they asked
 /// for that file.
@@ -255,20 +288,26 @@ pub fn resolve(
     model: &Path,
     textures: &[(u32, u32, String)],
     opts: &LoadOptions,
-    skins: &Skins,
+    (tree, skins): (Option<&Tree>, &Skins),
     allowance: &ImageAllowance,
     warnings: &mut Vec<String>,
     notes: &mut Vec<String>,
 ) -> Result<Vec<TextureSlot>, LoadError> {
     let mut decoded: HashMap<(PathBuf, bool), Result<Arc<RgbaImage>, LoadError>> = HashMap::new();
-    let folders = Folders::new(model_dir(model), opts);
+    let mut folders = Folders::new(model_dir(model), opts);
+    if let Some(t) = tree {
+        folders.allow(t.root());
+    }
     textures
         .iter()
         .enumerate()
         .map(|(i, (kind, flags, name))| {
             let mut source = TextureSource::Model;
+            let mut place = Place::Beside;
             let (path, label) = if *kind == 0 {
-                (locate(model, name, opts), name.clone())
+                let found = locate(model, name, opts, tree);
+                place = found.as_ref().map_or(Place::Missing, |f| f.1);
+                (found.map(|f| f.0), name.clone())
             } else {
                 let given = opts
                     .replaceable_textures
@@ -276,14 +315,41 @@ pub fn resolve(
                     .rev()
                     .find(|(k, _)| k == kind)
                     .map(|(_, p)| p.clone());
+                // `--skin` picks a file over the tables' display.
+                let display = (skins.displays.as_ref())
+                    .filter(|_| opts.skin.is_none())
+                    .and_then(|d| d.skin(*kind));
                 let given = match (given, skins.chosen) {
                     (Some(p), _) => {
                         source = TextureSource::Given;
+                        place = Place::Given;
                         Some(p)
+                    }
+                    (None, _) if display.is_some() => {
+                        let (d, file) = display.expect("checked");
+                        source = TextureSource::Display(d.row.id);
+                        let skin = &d.row.skins[*kind as usize - 11];
+                        match file {
+                            Some(p) => notes.push(format!(
+                                "M2 texture {i} (type {kind}, {}): using {}, skin '{skin}' of creature display {} (CreatureDisplayInfo; --display ID picks another)",
+                                replaceable_kind(*kind),
+                                p.display(),
+                                d.row.id
+                            )),
+                            None => warnings.push(format!(
+                                "M2 texture {i} (type {kind}, {}): creature display {} names skin '{skin}', but no {skin}.blp is beside the model; drawing a checkerboard",
+                                replaceable_kind(*kind),
+                                d.row.id
+                            )),
+                        }
+                        file.cloned()
                     }
                     (None, Some(s)) if CREATURE_SKINS.contains(kind) => {
                         source = TextureSource::Skin(s);
                         let p = skins.candidates[s].clone();
+                        if p.parent() != Some(model_dir(model)) {
+                            place = Place::TextureDir;
+                        }
                         notes.push(format!(
                             "M2 texture {i} (type {kind}, {}): using {}, skin {s} of {} found beside the model{}",
                             replaceable_kind(*kind),
@@ -307,9 +373,14 @@ pub fn resolve(
             };
             let from_user = matches!(source, TextureSource::Given);
             let image = match &path {
+                None if matches!(source, TextureSource::Display(_)) => None,
                 None if *kind == 0 => {
+                    let root = match tree {
+                        Some(t) => format!(", and the asset tree at {}", t.root().display()),
+                        None => ", and no asset tree holds the model".to_string(),
+                    };
                     warnings.push(format!(
-                        "M2 texture {i} '{name}' not found (searched --texture-dir and the model's directory); drawing a checkerboard"
+                        "M2 texture {i} '{name}' not found (searched --texture-dir, the model's directory{root}); drawing a checkerboard"
                     ));
                     None
                 }
@@ -346,6 +417,7 @@ pub fn resolve(
                 kind: *kind,
                 flags: *flags,
                 name: name.clone(),
+                place: if resolved.is_some() { place } else { Place::Missing },
                 resolved,
                 source,
                 texture: Texture {
@@ -396,16 +468,13 @@ mod tests {
         // Three 4×4 textures of 64 decoded bytes each against 150: the third does not fit. The
         // fourth slot names the first file again: decoded once, charged once, shared.
         let allowance = ImageAllowance::new(150);
-        let skins = Skins {
-            candidates: Vec::new(),
-            chosen: None,
-        };
+        let skins = Skins::default();
         let (mut warnings, mut notes) = (Vec::new(), Vec::new());
         let slots = resolve(
             &dir.join("m.m2"),
             &names,
             &LoadOptions::default(),
-            &skins,
+            (None, &skins),
             &allowance,
             &mut warnings,
             &mut notes,

@@ -6,297 +6,50 @@
 //! `transparencyhint`, `verts`, `tverts`, `faces` (`v0 v1 v2 group t0 t1 t2 material`),
 //! `weights` (bone name / weight pairs), `POSITIONkey`/`orientationkey`/`scalekey` with a row
 //! count or ended by `endlist`, `…bezierkey`), and `newanim NAME MODEL … doneanim` blocks
-//! (`length`, `transtime`, `animroot`, `event`, nodes). Unknown keywords and the data rows of
-//! unknown list keywords are skipped. Errors name the byte offset of the offending line.
+//! (`length`, `transtime`, `animroot`, `event`, nodes). Flags are read as rollnw reads them
+//! (`vocabulary`); a node property no one here knows is skipped with a warning naming its
+//! line; unknown top-level and animation-header lines, and the data rows of unknown list
+//! keywords, are skipped. Errors name the line, the column and the byte offset of the offending
+//! word.
 //!
-//! The text is read in place, line by line: a line is its offset and a slice of the text, its
-//! words split when asked for, so reading a file allocates nothing per line or word (a file of
-//! millions of one-word lines costs only what its nodes hold).
+//! Layers: `text` (lines and values) → `vocabulary` (which words mean what) → `node`
+//! (node blocks) → this file (the model and its animations).
 
 mod node;
+mod text;
+mod vocabulary;
 
 use super::mdl::{is_null_name, Animation, Mdl};
-use crate::formats::error::{LoadError, Result};
+use crate::formats::error::{ErrorKind, LoadError, Result};
 use node::parse_nodes;
+use text::{line_col, num, Lines};
+use vocabulary::Unknowns;
 
 /// Format name in errors.
 pub const FORMAT: &str = "NWN ASCII MDL";
 /// Most nodes per geometry.
 pub const MAX_NODES: usize = 4096;
 
-/// One line that has words: where it starts, and its text (without its newline).
-#[derive(Clone, Copy)]
-struct Line<'a> {
-    off: u64,
-    text: &'a str,
-}
-
-impl<'a> Line<'a> {
-    /// Its words, split as [`Words`] does.
-    fn words(&self) -> impl Iterator<Item = &'a str> {
-        Words::new(self.text).map(|(w, _)| w)
-    }
-
-    /// Word `i`, if it has one.
-    fn word(&self, i: usize) -> Option<&'a str> {
-        self.words().nth(i)
-    }
-
-    /// Its first word (the keyword, or a list row's first value).
-    fn key(&self) -> &'a str {
-        self.word(0).unwrap_or("")
-    }
-}
-
-/// The lines of a text that have words, in order, read in place.
-struct Lines<'a> {
-    text: &'a str,
-    /// Where the next line is looked for.
-    words: Words<'a>,
-    /// The next line, when [`Lines::peek`] has read it.
-    peeked: Option<Line<'a>>,
-    /// Lines with words not yet taken.
-    left: usize,
-}
-
-/// What a byte is to [`each_word`].
-#[derive(Clone, Copy, PartialEq)]
-enum Byte {
-    /// Part of a word (a continuation byte of a character included).
-    Word,
-    /// ASCII white space other than a newline.
-    Space,
-    /// `\n`, which ends a line.
-    Newline,
-    /// `#`, which starts a comment.
-    Hash,
-    /// The first byte of a non-ASCII character, which may be white space.
-    Wide,
-}
-
-/// Each byte's class, looked up once per byte: the scan visits every byte of the file.
-const BYTES: [Byte; 256] = {
-    let mut t = [Byte::Word; 256];
-    let mut b = 0;
-    while b < 256 {
-        t[b] = match b as u8 {
-            b'\n' => Byte::Newline,
-            b'\t' | 0x0b | 0x0c | b'\r' | b' ' => Byte::Space,
-            b'#' => Byte::Hash,
-            0xc0..=0xff => Byte::Wide,
-            _ => Byte::Word,
-        };
-        b += 1;
-    }
-    t
-};
-
-/// The words of a text in order, each with whether it is its line's first. Words are separated
-/// by white space (`char::is_whitespace`, as `str::split_whitespace`); a line's words end at its
-/// first `#`, except that a line starting `#part-number` (after white space), the one comment
-/// that carries data, is read whole, from `part-number` on.
-#[derive(Clone)]
-struct Words<'a> {
-    text: &'a str,
-    i: usize,
-    /// Per line: no word yet, nothing but white space yet, and whether `#` ends the words.
-    first: bool,
-    blank: bool,
-    hash_ends: bool,
-}
-
-impl<'a> Words<'a> {
-    fn new(text: &'a str) -> Self {
-        Words {
-            text,
-            i: 0,
-            first: true,
-            blank: true,
-            hash_ends: true,
-        }
-    }
-
-    /// The length of the white-space character at `i` (a `Wide` byte), or 0.
-    fn wide_space(&self, i: usize) -> usize {
-        match self.text[i..].chars().next() {
-            Some(c) if c.is_whitespace() => c.len_utf8(),
-            _ => 0,
-        }
-    }
-
-    /// Goes on from byte `at`, a newline or the end of the text.
-    fn resume_at(&mut self, at: usize) {
-        self.i = at;
-    }
-}
-
-impl<'a> Iterator for Words<'a> {
-    type Item = (&'a str, bool);
-
-    fn next(&mut self) -> Option<(&'a str, bool)> {
-        let bytes = self.text.as_bytes();
-        while self.i < bytes.len() {
-            let i = self.i;
-            match BYTES[bytes[i] as usize] {
-                Byte::Newline => {
-                    (self.first, self.blank, self.hash_ends) = (true, true, true);
-                    self.i += 1;
-                    continue;
-                }
-                Byte::Space => {
-                    self.i += 1;
-                    continue;
-                }
-                Byte::Wide if self.wide_space(i) > 0 => {
-                    self.i += self.wide_space(i);
-                    continue;
-                }
-                Byte::Hash if self.hash_ends => {
-                    if self.blank && bytes[i..].starts_with(b"#part-number") {
-                        self.hash_ends = false;
-                        self.i += 1;
-                    } else {
-                        self.i = (bytes[i..].iter().position(|&b| b == b'\n'))
-                            .map_or(bytes.len(), |n| i + n);
-                        continue;
-                    }
-                }
-                _ => {}
-            }
-            self.blank = false;
-            let start = self.i;
-            while self.i < bytes.len() {
-                match BYTES[bytes[self.i] as usize] {
-                    Byte::Word => self.i += 1,
-                    Byte::Hash if !self.hash_ends => self.i += 1,
-                    Byte::Wide if self.wide_space(self.i) == 0 => self.i += 1,
-                    _ => break,
-                }
-            }
-            let first = std::mem::replace(&mut self.first, false);
-            return Some((&self.text[start..self.i], first));
-        }
-        None
-    }
-}
-
-impl<'a> Lines<'a> {
-    /// The lines of `text` (counted first, for [`Lines::remaining`]).
-    fn new(text: &'a str) -> Self {
-        let fresh = || Lines {
-            text,
-            words: Words::new(text),
-            peeked: None,
-            left: 0,
-        };
-        let mut counting = fresh();
-        let left = std::iter::from_fn(|| counting.scan()).count();
-        Lines { left, ..fresh() }
-    }
-
-    /// Reads the next line with words: the line of the next word, which is always a line's
-    /// first, as the rest of each line is skipped.
-    fn scan(&mut self) -> Option<Line<'a>> {
-        let (w, _) = self.words.next()?;
-        let bytes = self.text.as_bytes();
-        let at = w.as_ptr() as usize - self.text.as_ptr() as usize;
-        let start = bytes[..at]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |n| n + 1);
-        let end = (bytes[at..].iter().position(|&b| b == b'\n')).map_or(bytes.len(), |n| at + n);
-        self.words.resume_at(end);
-        Some(Line {
-            off: start as u64,
-            text: &self.text[start..end],
-        })
-    }
-
-    fn next(&mut self) -> Option<Line<'a>> {
-        let l = self.peeked.take().or_else(|| self.scan())?;
-        self.left -= 1;
-        Some(l)
-    }
-
-    fn peek(&mut self) -> Option<Line<'a>> {
-        if self.peeked.is_none() {
-            self.peeked = self.scan();
-        }
-        self.peeked
-    }
-
-    fn remaining(&self) -> usize {
-        self.left
-    }
-
-    /// Takes `count` data rows (or the rows up to `endlist` when `count` is `None`) and calls
-    /// `row` on each in order: every row of the list is taken unless `row` fails.
-    fn each_row(
-        &mut self,
-        count: Option<usize>,
-        at: u64,
-        mut row: impl FnMut(Line<'a>) -> Result<()>,
-    ) -> Result<()> {
-        match count {
-            Some(n) => {
-                if n > self.remaining() {
-                    return Err(LoadError::invalid(
-                        FORMAT,
-                        at,
-                        format!(
-                            "list of {n} rows but only {} lines remain",
-                            self.remaining()
-                        ),
-                    ));
-                }
-                for _ in 0..n {
-                    row(self.next().expect("counted among the lines left"))?;
-                }
-            }
-            None => loop {
-                let Some(l) = self.next() else {
-                    return Err(LoadError::invalid(FORMAT, at, "list without endlist"));
-                };
-                if l.key().eq_ignore_ascii_case("endlist") {
-                    break;
-                }
-                row(l)?;
-            },
-        }
-        Ok(())
-    }
-}
-
-fn num(l: &Line, i: usize) -> Result<f32> {
-    let w = l.word(i).ok_or_else(|| {
-        LoadError::invalid(FORMAT, l.off, format!("'{}': value {i} missing", l.key()))
-    })?;
-    w.parse::<f32>()
-        .map_err(|_| LoadError::invalid(FORMAT, l.off, format!("'{w}' is not a number")))
-}
-
-fn nums(l: &Line, from: usize, n: usize) -> Result<Vec<f32>> {
-    (from..from + n).map(|i| num(l, i)).collect()
-}
-
-fn count(l: &Line) -> Result<Option<usize>> {
-    match l.word(1) {
-        None => Ok(None),
-        Some(w) => w
-            .parse::<usize>()
-            .map(Some)
-            .map_err(|_| LoadError::invalid(FORMAT, l.off, format!("'{w}' is not a row count"))),
-    }
-}
-
-fn is_numeric(w: &str) -> bool {
-    w.parse::<f32>().is_ok()
-}
-
 /// Parses an ASCII MDL; recoverable problems go to `warnings`.
 pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
     let text = String::from_utf8_lossy(data);
-    let mut lines = Lines::new(&text);
+    let mut unknowns = Unknowns::default();
+    let mdl = parse_text(&text, warnings, &mut unknowns).map_err(|e| at_line(e, &text))?;
+    unknowns.report(&text, warnings);
+    Ok(mdl)
+}
+
+/// `e` with the line and column of its offset put before its message.
+fn at_line(mut e: LoadError, text: &str) -> LoadError {
+    if let ErrorKind::Invalid(msg) = &e.kind {
+        let (line, col) = line_col(text, e.offset);
+        e.kind = ErrorKind::Invalid(format!("line {line}, column {col}: {msg}"));
+    }
+    e
+}
+
+fn parse_text(text: &str, warnings: &mut Vec<String>, unknowns: &mut Unknowns) -> Result<Mdl> {
+    let mut lines = Lines::new(text);
     let mut mdl = Mdl {
         name: String::new(),
         supermodel: None,
@@ -334,7 +87,7 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
                 }
             }
             "beginmodelgeom" => {
-                mdl.nodes = parse_nodes(&mut lines, "endmodelgeom", off, warnings)?;
+                mdl.nodes = parse_nodes(&mut lines, "endmodelgeom", off, warnings, unknowns)?;
                 saw_geometry = true;
             }
             "newanim" => {
@@ -347,7 +100,7 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
                     events: Vec::new(),
                     nodes: Vec::new(),
                 };
-                parse_anim(&mut lines, &mut anim, off)?;
+                parse_anim(&mut lines, &mut anim, off, unknowns)?;
                 mdl.animations.push(anim);
             }
             _ => {}
@@ -363,7 +116,12 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
     Ok(mdl)
 }
 
-fn parse_anim(lines: &mut Lines<'_>, anim: &mut Animation, at: u64) -> Result<()> {
+fn parse_anim(
+    lines: &mut Lines<'_>,
+    anim: &mut Animation,
+    at: u64,
+    unknowns: &mut Unknowns,
+) -> Result<()> {
     // Header lines up to the first node, then nodes until doneanim.
     loop {
         let Some(l) = lines.peek() else {
@@ -384,8 +142,8 @@ fn parse_anim(lines: &mut Lines<'_>, anim: &mut Animation, at: u64) -> Result<()
         lines.next();
     }
     // Animation nodes are matched to the model by name; their parent links do not matter, so
-    // problems with them are not reported.
-    anim.nodes = parse_nodes(lines, "doneanim", at, &mut Vec::new())?;
+    // problems with them are not reported (unknown properties are).
+    anim.nodes = parse_nodes(lines, "doneanim", at, &mut Vec::new(), unknowns)?;
     if !anim.length.is_finite() {
         anim.length = 0.0;
     }
@@ -395,68 +153,6 @@ fn parse_anim(lines: &mut Lines<'_>, anim: &mut Animation, at: u64) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Lines as a list per line: the definition [`Lines`] must match.
-    fn split_slowly(text: &str) -> Vec<(u64, Vec<String>)> {
-        let mut lines = Vec::new();
-        let mut off = 0u64;
-        for raw in text.split_inclusive('\n') {
-            let trimmed = raw.trim_start();
-            let content = if trimmed.starts_with("#part-number") {
-                &trimmed[1..]
-            } else {
-                raw.split('#').next().unwrap_or("")
-            };
-            let words: Vec<String> = content.split_whitespace().map(String::from).collect();
-            if !words.is_empty() {
-                lines.push((off, words));
-            }
-            off += raw.len() as u64;
-        }
-        lines
-    }
-
-    fn split(text: &str) -> Vec<(u64, Vec<String>)> {
-        let mut lines = Lines::new(text);
-        let counted = lines.remaining();
-        let mut out = Vec::new();
-        while let Some(l) = lines.next() {
-            out.push((l.off, l.words().map(String::from).collect()));
-            assert_eq!(lines.remaining(), counted - out.len());
-        }
-        assert_eq!(out.len(), counted, "{text:?}");
-        out
-    }
-
-    #[test]
-    fn lines_split_as_the_format_says() {
-        for text in [
-            "",
-            "\n\n",
-            "node dummy a\n  parent NULL\nendnode",
-            "a b # c d\n# whole line\n  #part-number 3\n#part-number\t4 # x\n",
-            "x #part-number 5\n  # part-number 6\n",
-            "v 1\r\n\r\n\t2 3\u{b}4\u{a0}5\u{3000}6\n",
-            "tail without newline  ",
-            "#\n#\n##part-number 1\n",
-        ] {
-            assert_eq!(split(text), split_slowly(text), "{text:?}");
-        }
-    }
-
-    proptest::proptest! {
-        /// Lines made of the pieces the splitter looks at split as the format says.
-        #[test]
-        fn split_and_slow_split_agree(
-            pieces in proptest::collection::vec(proptest::sample::select(vec![
-                "#", "#part-number", "part-number", " ", "\t", "\r", "\n", "\u{b}", "\u{a0}",
-                "\u{2003}", "\u{85}", "é", "x", "12", "endnode", "##",
-            ]), 0..40)
-        ) {
-            let text: String = pieces.concat();
-            proptest::prop_assert_eq!(split(&text), split_slowly(&text), "{:?}", text);
-        }
-    }
 
     #[test]
     fn lines_are_read_in_place() {
@@ -476,21 +172,68 @@ mod tests {
         assert!(e.to_string().contains("block without endmodelgeom"), "{e}");
     }
 
-    /// A list's rows are all taken whether or not its keyword is read, and a list without
-    /// `endlist` is refused at its keyword's line.
+    /// One model with CRLF, CR-only and LF line ends, an unknown property, word flags and a
+    /// key list that declares a row it does not have.
     #[test]
-    fn lists_take_all_their_rows() {
-        let mut lines = Lines::new("a\n1\n2\nendlist\nb\n3\n");
-        lines.next();
-        lines.each_row(None, 0, |_| Ok(())).unwrap();
-        assert_eq!(lines.next().unwrap().key(), "b");
-        let e = lines.each_row(Some(2), 8, |_| Ok(())).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("list of 2 rows but only 1 lines remain"),
-            "{e}"
+    fn exporters_spellings_are_read() {
+        let model = |nl: &str| {
+            [
+                "newmodel t",
+                "beginmodelgeom t",
+                "node emitter e",
+                "  parent NULL",
+                "  affectedByWind false",
+                "  Random TRUE",
+                "  frobnicate 3",
+                "  frobnicate 4",
+                "endnode",
+                "endmodelgeom t",
+                "newanim a t",
+                "  length 1",
+                "node emitter e",
+                "  detonatekey 1",
+                "",
+                "endnode",
+                "doneanim a t",
+                "donemodel t",
+                "",
+            ]
+            .join(nl)
+        };
+        for nl in ["\n", "\r\n", "\r"] {
+            let mut w = Vec::new();
+            let m = parse(model(nl).as_bytes(), &mut w).unwrap();
+            let off = model(nl).find("frob").unwrap() - 2;
+            assert_eq!(
+                w,
+                [format!(
+                    "line 7 (byte 0x{off:x}): unknown property 'frobnicate' skipped (and on 1 \
+                     more line)"
+                )],
+                "{nl:?}"
+            );
+            let crate::formats::nwn::mdl::NodeDetail::Emitter { flags, .. } = m.nodes[0].detail
+            else {
+                panic!("not an emitter");
+            };
+            use crate::formats::nwn::mdl::EmitterFlags;
+            assert_eq!(flags & EmitterFlags::AFFECTED_BY_WIND, 0);
+            assert_ne!(flags & EmitterFlags::RANDOM, 0);
+            assert_eq!(m.animations.len(), 1);
+        }
+    }
+
+    #[test]
+    fn errors_name_line_and_column() {
+        let text = "newmodel t\r\nbeginmodelgeom t\rnode trimesh m\n  verts 1\n    0 é x\n";
+        let e = parse(text.as_bytes(), &mut Vec::new()).unwrap_err();
+        assert_eq!(e.offset, text.find('é').unwrap() as u64);
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "NWN ASCII MDL: line 5, column 7: 'é' is not a number at byte 0x{:x}",
+                text.find('é').unwrap()
+            )
         );
-        let e = lines.each_row(None, 8, |_| Ok(())).unwrap_err();
-        assert!(e.to_string().contains("list without endlist"), "{e}");
     }
 }

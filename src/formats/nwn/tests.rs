@@ -408,11 +408,16 @@ fn ascii_model_parses_geometry_keys_and_animation() {
 }
 
 #[test]
-fn ascii_errors_name_the_line_offset() {
+fn ascii_errors_name_the_line_column_and_offset() {
     let text = b"newmodel t\nbeginmodelgeom t\nnode trimesh m\n  verts 2\n    0 0 0\n    1 x 0\nendnode\nendmodelgeom t\n";
     let e = ascii::parse(text, &mut Vec::new()).unwrap_err();
-    assert_eq!(e.offset, 63, "{e}");
-    assert!(e.to_string().contains("'x' is not a number"), "{e}");
+    // The word's own offset: its line starts at 63, the word 6 bytes in.
+    assert_eq!(e.offset, 69, "{e}");
+    assert!(
+        e.to_string()
+            .contains("line 6, column 7: 'x' is not a number at byte 0x45"),
+        "{e}"
+    );
     let e = ascii::parse(
         b"newmodel t\nbeginmodelgeom t\nnode blob m\n",
         &mut Vec::new(),

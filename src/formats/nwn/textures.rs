@@ -36,20 +36,7 @@ pub struct Resolved {
 
 /// The visible stand-in for a missing texture: 16×16, 4-pixel magenta/black checks.
 pub fn fallback() -> RgbaImage {
-    let pixels = (0..256u32)
-        .map(|i| {
-            if ((i % 16) / 4 + (i / 16) / 4) % 2 == 0 {
-                [255, 0, 255, 255]
-            } else {
-                [0, 0, 0, 255]
-            }
-        })
-        .collect();
-    RgbaImage {
-        width: 16,
-        height: 16,
-        pixels,
-    }
+    crate::formats::images::checkerboard(16)
 }
 
 /// Files in `dir` whose name is `stem.ext` ignoring case, in [`EXTENSIONS`] order.

@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 
-use super::{count, is_numeric, num, nums, Line, Lines, FORMAT, MAX_NODES};
+use super::text::{count, is_numeric, num, nums, Line, Lines};
+use super::vocabulary::{flag, unread, Unknowns, Unread};
+use super::{FORMAT, MAX_NODES};
 use crate::formats::error::{LoadError, Result};
 use crate::formats::nwn::anim::quat_from_axis_angle;
 use crate::formats::nwn::mdl;
@@ -26,6 +28,7 @@ pub(super) fn parse_nodes(
     end: &str,
     at: u64,
     warnings: &mut Vec<String>,
+    unknowns: &mut Unknowns,
 ) -> Result<Vec<Node>> {
     let mut raw: Vec<RawNode> = Vec::new();
     loop {
@@ -56,12 +59,18 @@ pub(super) fn parse_nodes(
             LoadError::invalid(FORMAT, off, format!("unknown node type '{type_word}'"))
         })?;
         let name = l.word(2).unwrap_or("").to_string();
-        raw.push(parse_node(lines, kind, name, off)?);
+        raw.push(parse_node(lines, kind, name, off, unknowns)?);
     }
     link(raw, warnings)
 }
 
-fn parse_node(lines: &mut Lines<'_>, kind: NodeKind, name: String, off: u64) -> Result<RawNode> {
+fn parse_node(
+    lines: &mut Lines<'_>,
+    kind: NodeKind,
+    name: String,
+    off: u64,
+    unknowns: &mut Unknowns,
+) -> Result<RawNode> {
     let mut raw = RawNode {
         node: new_node(kind, name),
         parent_name: String::new(),
@@ -80,9 +89,28 @@ fn parse_node(lines: &mut Lines<'_>, kind: NodeKind, name: String, off: u64) -> 
         if key == "endnode" {
             break;
         }
-        raw.read_line(lines, &l, &key)?;
+        if !raw.read_line(lines, &l, &key)? {
+            skip_unread(lines, &l, &key, unknowns)?;
+        }
     }
     Ok(raw)
+}
+
+/// Skips a node line that was not read: a known list with its rows, a known property alone,
+/// and an unknown property alone, noted for a warning.
+fn skip_unread(lines: &mut Lines<'_>, l: &Line, key: &str, unknowns: &mut Unknowns) -> Result<()> {
+    match unread(key) {
+        Unread::Known => {}
+        Unread::KnownList => {
+            // A list keyword without a count (`aabb`-like data on its own line) has no rows
+            // of its own to take.
+            if let Some(Ok(n)) = l.word(1).map(str::parse::<usize>) {
+                lines.each_row(Some(n), l.off, |_| Ok(()))?;
+            }
+        }
+        Unread::Unknown => unknowns.note(l.key(), l.off),
+    }
+    Ok(())
 }
 
 /// A node of `kind` before any of its lines: NWN's defaults for its mesh and type fields.
@@ -152,8 +180,9 @@ fn static_controller(ty: ControllerType, v: Vec<f32>) -> Controller {
 }
 
 impl RawNode {
-    /// One keyword line of the node (`key` in lower case), with the list rows it heads.
-    fn read_line(&mut self, lines: &mut Lines<'_>, l: &Line, key: &str) -> Result<()> {
+    /// One keyword line of the node (`key` in lower case), with the list rows it heads; false
+    /// when the node does not read `key` (nothing is taken then).
+    fn read_line(&mut self, lines: &mut Lines<'_>, l: &Line, key: &str) -> Result<bool> {
         let node = &mut self.node;
         match key {
             "part-number" => node.part = num(l, 1)? as i32,
@@ -195,23 +224,23 @@ impl RawNode {
                 }
             }
             _ if set_detail(&mut node.detail, key, l)? => {}
-            _ if node.kind == NodeKind::Emitter => {
-                if let Some((ty, cols)) = mdl::emitter_controller(key) {
-                    node.controllers
-                        .push(static_controller(ty, nums(l, 1, cols)?));
-                }
-            }
-            _ => self.read_mesh_line(lines, l, key)?,
+            _ if node.kind == NodeKind::Emitter => match mdl::emitter_controller(key) {
+                Some((ty, cols)) => node
+                    .controllers
+                    .push(static_controller(ty, nums(l, 1, cols)?)),
+                None => return Ok(false),
+            },
+            _ => return self.read_mesh_line(lines, l, key),
         }
-        Ok(())
+        Ok(true)
     }
 
-    /// A mesh field or data list (`verts`, `tverts`, `faces`, `weights`); other keywords, and
-    /// any of these on a node without a mesh, are skipped.
-    fn read_mesh_line(&mut self, lines: &mut Lines<'_>, l: &Line, key: &str) -> Result<()> {
+    /// A mesh field or data list (`verts`, `tverts`, `faces`, `weights`); false for other
+    /// keywords, and for any of these on a node without a mesh.
+    fn read_mesh_line(&mut self, lines: &mut Lines<'_>, l: &Line, key: &str) -> Result<bool> {
         let kind = self.node.kind;
         let Some(m) = self.node.mesh.as_mut() else {
-            return Ok(());
+            return Ok(false);
         };
         match key {
             "bitmap" | "texture0" => m.textures[0] = word_or_empty(l),
@@ -222,7 +251,7 @@ impl RawNode {
                 let v = nums(l, 1, 3)?;
                 m.diffuse = [v[0], v[1], v[2]];
             }
-            "render" => m.render = num(l, 1)? != 0.0 && kind != NodeKind::Aabb,
+            "render" => m.render = flag(l, 1)? && kind != NodeKind::Aabb,
             "transparencyhint" => m.transparency_hint = num(l, 1)?.max(0.0) as u32,
             "verts" => lines.each_row(count(l)?, l.off, |r| {
                 let v = nums(&r, 0, 3)?;
@@ -242,9 +271,9 @@ impl RawNode {
                 self.weights.push(weight_lanes(&r)?);
                 Ok(())
             })?,
-            _ => {}
+            _ => return Ok(false),
         }
-        Ok(())
+        Ok(true)
     }
 }
 
@@ -272,7 +301,7 @@ fn read_key_list(
     };
     let n = count(l)?;
     let Some(ty) = ty else {
-        lines.each_row(n, l.off, |_| Ok(()))?;
+        lines.each_key_row(n, l.off, |_| Ok(()))?;
         return Ok(None);
     };
     let stride = if bezier { cols * 3 } else { cols };
@@ -285,7 +314,7 @@ fn read_key_list(
         columns: cols,
         bezier,
     };
-    lines.each_row(n, l.off, |r| {
+    lines.each_key_row(n, l.off, |r| {
         c.times.push(num(&r, 0)?);
         let v = nums(&r, 1, stride)?;
         if ty == ControllerType::ORIENTATION {
@@ -341,10 +370,8 @@ fn set_detail(detail: &mut NodeDetail, key: &str, l: &Line) -> Result<bool> {
         (NodeDetail::Light { priority, .. }, "lightpriority") => {
             *priority = num(l, 1)?.max(0.0) as u32
         }
-        (NodeDetail::Light { ambient_only, .. }, "ambientonly") => {
-            *ambient_only = num(l, 1)? != 0.0
-        }
-        (NodeDetail::Light { shadow, .. }, "shadow") => *shadow = num(l, 1)? != 0.0,
+        (NodeDetail::Light { ambient_only, .. }, "ambientonly") => *ambient_only = flag(l, 1)?,
+        (NodeDetail::Light { shadow, .. }, "shadow") => *shadow = flag(l, 1)?,
         (NodeDetail::Emitter { update, .. }, "update") => *update = word(),
         (NodeDetail::Emitter { render, .. }, "render") => *render = word(),
         (NodeDetail::Emitter { blend, .. }, "blend") => *blend = word(),
@@ -355,22 +382,20 @@ fn set_detail(detail: &mut NodeDetail, key: &str, l: &Line) -> Result<bool> {
         (NodeDetail::Emitter { spawntype, .. }, "spawntype") => {
             *spawntype = num(l, 1)?.max(0.0) as u32
         }
-        (NodeDetail::Emitter { looping, .. }, "loop") => *looping = num(l, 1)? != 0.0,
+        (NodeDetail::Emitter { looping, .. }, "loop") => *looping = flag(l, 1)?,
         (NodeDetail::Emitter { renderorder, .. }, "renderorder") => {
             *renderorder = num(l, 1)?.clamp(0.0, 65535.0) as u16
         }
         (NodeDetail::Emitter { flags, .. }, k) if mdl::EmitterFlags::from_keyword(k).is_some() => {
             let bit = mdl::EmitterFlags::from_keyword(k).unwrap_or(0);
-            if num(l, 1)? != 0.0 {
+            if flag(l, 1)? {
                 *flags |= bit;
             } else {
                 *flags &= !bit;
             }
         }
         (NodeDetail::Reference { model, .. }, "refmodel") => *model = word(),
-        (NodeDetail::Reference { reattachable, .. }, "reattachable") => {
-            *reattachable = num(l, 1)? != 0.0
-        }
+        (NodeDetail::Reference { reattachable, .. }, "reattachable") => *reattachable = flag(l, 1)?,
         (NodeDetail::Dangly { displacement, .. }, "displacement") => *displacement = num(l, 1)?,
         (NodeDetail::Dangly { tightness, .. }, "tightness") => *tightness = num(l, 1)?,
         (NodeDetail::Dangly { period, .. }, "period") => *period = num(l, 1)?,

@@ -1,0 +1,475 @@
+//! The text layer of ASCII MDL: lines with words, read in place, and the values on them.
+//!
+//! A line ends at LF, CR or CRLF (exporters write all three). A line is its offset and a slice of
+//! the text, its words split when asked for, so reading a file allocates nothing per line or
+//! word (a file of millions of one-word lines costs only what its nodes hold). Errors carry the
+//! byte offset of the offending word; [`line_col`] turns it into the line and column a text
+//! editor shows, only when a message needs it.
+
+use super::FORMAT;
+use crate::formats::error::{LoadError, Result};
+use crate::read::text::quote;
+
+/// Whether `b` ends a line.
+fn is_line_end(b: u8) -> bool {
+    b == b'\n' || b == b'\r'
+}
+
+/// The 1-based line and column (in characters) of byte `off` of `text`; CRLF counts as one
+/// line end.
+pub(super) fn line_col(text: &str, off: u64) -> (usize, usize) {
+    let off = (off as usize).min(text.len());
+    let bytes = text.as_bytes();
+    let mut line = 1;
+    let mut start = 0;
+    for (i, &b) in bytes[..off].iter().enumerate() {
+        let crlf = b == b'\r' && bytes.get(i + 1) == Some(&b'\n');
+        if is_line_end(b) && !crlf {
+            line += 1;
+            start = i + 1;
+        }
+    }
+    let col = text
+        .get(start..off)
+        .map_or(off - start, |s| s.chars().count());
+    (line, col + 1)
+}
+
+/// One line that has words: where it starts, and its text (without its newline).
+#[derive(Clone, Copy)]
+pub(super) struct Line<'a> {
+    /// Byte offset of the line's start in the file.
+    pub(super) off: u64,
+    /// The line, without its line end.
+    pub(super) text: &'a str,
+}
+
+impl<'a> Line<'a> {
+    /// Its words, split as [`Words`] does.
+    pub(super) fn words(&self) -> impl Iterator<Item = &'a str> {
+        Words::new(self.text).map(|(w, _)| w)
+    }
+
+    /// Word `i`, if it has one.
+    pub(super) fn word(&self, i: usize) -> Option<&'a str> {
+        self.words().nth(i)
+    }
+
+    /// Word `i` with the byte offset where it starts in the file.
+    pub(super) fn word_at(&self, i: usize) -> Option<(u64, &'a str)> {
+        let w = self.word(i)?;
+        Some((
+            self.off + (w.as_ptr() as usize - self.text.as_ptr() as usize) as u64,
+            w,
+        ))
+    }
+
+    /// Byte offset of the end of the line's last word (where a missing value would go).
+    fn end_off(&self) -> u64 {
+        self.off + self.text.trim_end().len() as u64
+    }
+
+    /// Its first word (the keyword, or a list row's first value).
+    pub(super) fn key(&self) -> &'a str {
+        self.word(0).unwrap_or("")
+    }
+}
+
+/// The lines of a text that have words, in order, read in place.
+pub(super) struct Lines<'a> {
+    text: &'a str,
+    /// Where the next line is looked for.
+    words: Words<'a>,
+    /// The next line, when [`Lines::peek`] has read it.
+    peeked: Option<Line<'a>>,
+    /// Lines with words not yet taken.
+    left: usize,
+}
+
+/// What a byte is to [`each_word`].
+#[derive(Clone, Copy, PartialEq)]
+enum Byte {
+    /// Part of a word (a continuation byte of a character included).
+    Word,
+    /// ASCII white space other than a newline.
+    Space,
+    /// `\n` or `\r`, which end a line (CRLF is two line ends around no words).
+    Newline,
+    /// `#`, which starts a comment.
+    Hash,
+    /// The first byte of a non-ASCII character, which may be white space.
+    Wide,
+}
+
+/// Each byte's class, looked up once per byte: the scan visits every byte of the file.
+const BYTES: [Byte; 256] = {
+    let mut t = [Byte::Word; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = match b as u8 {
+            b'\n' | b'\r' => Byte::Newline,
+            b'\t' | 0x0b | 0x0c | b' ' => Byte::Space,
+            b'#' => Byte::Hash,
+            0xc0..=0xff => Byte::Wide,
+            _ => Byte::Word,
+        };
+        b += 1;
+    }
+    t
+};
+
+/// The words of a text in order, each with whether it is its line's first. Words are separated
+/// by white space (`char::is_whitespace`, as `str::split_whitespace`); a line's words end at its
+/// first `#`, except that a line starting `#part-number` (after white space), the one comment
+/// that carries data, is read whole, from `part-number` on.
+#[derive(Clone)]
+struct Words<'a> {
+    text: &'a str,
+    i: usize,
+    /// Per line: no word yet, nothing but white space yet, and whether `#` ends the words.
+    first: bool,
+    blank: bool,
+    hash_ends: bool,
+}
+
+impl<'a> Words<'a> {
+    fn new(text: &'a str) -> Self {
+        Words {
+            text,
+            i: 0,
+            first: true,
+            blank: true,
+            hash_ends: true,
+        }
+    }
+
+    /// The length of the white-space character at `i` (a `Wide` byte), or 0.
+    fn wide_space(&self, i: usize) -> usize {
+        match self.text[i..].chars().next() {
+            Some(c) if c.is_whitespace() => c.len_utf8(),
+            _ => 0,
+        }
+    }
+
+    /// Goes on from byte `at`, a newline or the end of the text.
+    fn resume_at(&mut self, at: usize) {
+        self.i = at;
+    }
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = (&'a str, bool);
+
+    fn next(&mut self) -> Option<(&'a str, bool)> {
+        let bytes = self.text.as_bytes();
+        while self.i < bytes.len() {
+            let i = self.i;
+            match BYTES[bytes[i] as usize] {
+                Byte::Newline => {
+                    (self.first, self.blank, self.hash_ends) = (true, true, true);
+                    self.i += 1;
+                    continue;
+                }
+                Byte::Space => {
+                    self.i += 1;
+                    continue;
+                }
+                Byte::Wide if self.wide_space(i) > 0 => {
+                    self.i += self.wide_space(i);
+                    continue;
+                }
+                Byte::Hash if self.hash_ends => {
+                    if self.blank && bytes[i..].starts_with(b"#part-number") {
+                        self.hash_ends = false;
+                        self.i += 1;
+                    } else {
+                        self.i = (bytes[i..].iter().position(|&b| is_line_end(b)))
+                            .map_or(bytes.len(), |n| i + n);
+                        continue;
+                    }
+                }
+                _ => {}
+            }
+            self.blank = false;
+            let start = self.i;
+            while self.i < bytes.len() {
+                match BYTES[bytes[self.i] as usize] {
+                    Byte::Word => self.i += 1,
+                    Byte::Hash if !self.hash_ends => self.i += 1,
+                    Byte::Wide if self.wide_space(self.i) == 0 => self.i += 1,
+                    _ => break,
+                }
+            }
+            let first = std::mem::replace(&mut self.first, false);
+            return Some((&self.text[start..self.i], first));
+        }
+        None
+    }
+}
+
+impl<'a> Lines<'a> {
+    /// The lines of `text` (counted first, for [`Lines::remaining`]).
+    pub(super) fn new(text: &'a str) -> Self {
+        let fresh = || Lines {
+            text,
+            words: Words::new(text),
+            peeked: None,
+            left: 0,
+        };
+        let mut counting = fresh();
+        let left = std::iter::from_fn(|| counting.scan()).count();
+        Lines { left, ..fresh() }
+    }
+
+    /// Reads the next line with words: the line of the next word, which is always a line's
+    /// first, as the rest of each line is skipped.
+    fn scan(&mut self) -> Option<Line<'a>> {
+        let (w, _) = self.words.next()?;
+        let bytes = self.text.as_bytes();
+        let at = w.as_ptr() as usize - self.text.as_ptr() as usize;
+        let start = bytes[..at]
+            .iter()
+            .rposition(|&b| is_line_end(b))
+            .map_or(0, |n| n + 1);
+        let end =
+            (bytes[at..].iter().position(|&b| is_line_end(b))).map_or(bytes.len(), |n| at + n);
+        self.words.resume_at(end);
+        Some(Line {
+            off: start as u64,
+            text: &self.text[start..end],
+        })
+    }
+
+    pub(super) fn next(&mut self) -> Option<Line<'a>> {
+        let l = self.peeked.take().or_else(|| self.scan())?;
+        self.left -= 1;
+        Some(l)
+    }
+
+    pub(super) fn peek(&mut self) -> Option<Line<'a>> {
+        if self.peeked.is_none() {
+            self.peeked = self.scan();
+        }
+        self.peeked
+    }
+
+    pub(super) fn remaining(&self) -> usize {
+        self.left
+    }
+
+    /// Takes `count` data rows (or the rows up to `endlist` when `count` is `None`) and calls
+    /// `row` on each in order: every row of the list is taken unless `row` fails.
+    pub(super) fn each_row(
+        &mut self,
+        count: Option<usize>,
+        at: u64,
+        mut row: impl FnMut(Line<'a>) -> Result<()>,
+    ) -> Result<()> {
+        match count {
+            Some(n) => {
+                if n > self.remaining() {
+                    return Err(LoadError::invalid(
+                        FORMAT,
+                        at,
+                        format!(
+                            "list of {n} rows but only {} lines remain",
+                            self.remaining()
+                        ),
+                    ));
+                }
+                for _ in 0..n {
+                    row(self.next().expect("counted among the lines left"))?;
+                }
+            }
+            None => loop {
+                let Some(l) = self.next() else {
+                    return Err(LoadError::invalid(FORMAT, at, "list without endlist"));
+                };
+                if l.key().eq_ignore_ascii_case("endlist") {
+                    break;
+                }
+                row(l)?;
+            },
+        }
+        Ok(())
+    }
+
+    /// Takes the rows of a `…key` list as [`Lines::each_row`] does, except that a counted list
+    /// also ends at the first line that does not start with a number: exporters write a count
+    /// with fewer rows (`detonatekey 1` followed by `endnode`), which rollnw reads as a shorter
+    /// list.
+    pub(super) fn each_key_row(
+        &mut self,
+        count: Option<usize>,
+        at: u64,
+        mut row: impl FnMut(Line<'a>) -> Result<()>,
+    ) -> Result<()> {
+        let Some(n) = count else {
+            return self.each_row(None, at, row);
+        };
+        for _ in 0..n {
+            match self.peek() {
+                Some(l) if is_numeric(l.key()) => row(self.next().expect("peeked"))?,
+                _ => break,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Value `i` of a line as a number; errors point at the word (or the line's end when missing).
+pub(super) fn num(l: &Line, i: usize) -> Result<f32> {
+    let (off, w) = l.word_at(i).ok_or_else(|| {
+        LoadError::invalid(
+            FORMAT,
+            l.end_off(),
+            format!("{}: value {i} missing", quote(l.key())),
+        )
+    })?;
+    w.parse::<f32>()
+        .map_err(|_| LoadError::invalid(FORMAT, off, format!("{} is not a number", quote(w))))
+}
+
+/// Values `from..from + n` of a line as numbers.
+pub(super) fn nums(l: &Line, from: usize, n: usize) -> Result<Vec<f32>> {
+    (from..from + n).map(|i| num(l, i)).collect()
+}
+
+/// A list keyword's row count (word 1), or `None` when the list is ended by `endlist`.
+pub(super) fn count(l: &Line) -> Result<Option<usize>> {
+    match l.word_at(1) {
+        None => Ok(None),
+        Some((off, w)) => w.parse::<usize>().map(Some).map_err(|_| {
+            LoadError::invalid(FORMAT, off, format!("{} is not a row count", quote(w)))
+        }),
+    }
+}
+
+/// Whether a word reads as a number (a data row's first value).
+pub(super) fn is_numeric(w: &str) -> bool {
+    w.parse::<f32>().is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines as a list per line: the definition [`Lines`] must match.
+    fn split_slowly(text: &str) -> Vec<(u64, Vec<String>)> {
+        let mut lines = Vec::new();
+        let mut off = 0u64;
+        for raw in text.split_inclusive(['\n', '\r']) {
+            let trimmed = raw.trim_start();
+            let content = if trimmed.starts_with("#part-number") {
+                &trimmed[1..]
+            } else {
+                raw.split('#').next().unwrap_or("")
+            };
+            let words: Vec<String> = content.split_whitespace().map(String::from).collect();
+            if !words.is_empty() {
+                lines.push((off, words));
+            }
+            off += raw.len() as u64;
+        }
+        lines
+    }
+
+    fn split(text: &str) -> Vec<(u64, Vec<String>)> {
+        let mut lines = Lines::new(text);
+        let counted = lines.remaining();
+        let mut out = Vec::new();
+        while let Some(l) = lines.next() {
+            out.push((l.off, l.words().map(String::from).collect()));
+            assert_eq!(lines.remaining(), counted - out.len());
+        }
+        assert_eq!(out.len(), counted, "{text:?}");
+        out
+    }
+
+    #[test]
+    fn lines_split_as_the_format_says() {
+        for text in [
+            "",
+            "\n\n",
+            "node dummy a\n  parent NULL\nendnode",
+            "a b # c d\n# whole line\n  #part-number 3\n#part-number\t4 # x\n",
+            "x #part-number 5\n  # part-number 6\n",
+            "v 1\r\n\r\n\t2 3\u{b}4\u{a0}5\u{3000}6\n",
+            "a\rb c\r\rd\r\n#part-number 2\r3",
+            "tail without newline  ",
+            "#\n#\n##part-number 1\n",
+        ] {
+            assert_eq!(split(text), split_slowly(text), "{text:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Lines made of the pieces the splitter looks at split as the format says.
+        #[test]
+        fn split_and_slow_split_agree(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "#", "#part-number", "part-number", " ", "\t", "\r", "\n", "\r\n", "\u{b}", "\u{a0}",
+                "\u{2003}", "\u{85}", "é", "x", "12", "endnode", "##",
+            ]), 0..40)
+        ) {
+            let text: String = pieces.concat();
+            proptest::prop_assert_eq!(split(&text), split_slowly(&text), "{:?}", text);
+        }
+    }
+
+    /// A list's rows are all taken whether or not its keyword is read, and a list without
+    /// `endlist` is refused at its keyword's line.
+    #[test]
+    fn lists_take_all_their_rows() {
+        let mut lines = Lines::new("a\n1\n2\nendlist\nb\n3\n");
+        lines.next();
+        lines.each_row(None, 0, |_| Ok(())).unwrap();
+        assert_eq!(lines.next().unwrap().key(), "b");
+        let e = lines.each_row(Some(2), 8, |_| Ok(())).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("list of 2 rows but only 1 lines remain"),
+            "{e}"
+        );
+        let e = lines.each_row(None, 8, |_| Ok(())).unwrap_err();
+        assert!(e.to_string().contains("list without endlist"), "{e}");
+    }
+
+    #[test]
+    fn key_lists_end_at_a_word() {
+        let mut lines = Lines::new("detonatekey 1\nendnode\npositionkey 2\n0 1 2 3\nendnode\n");
+        lines.next();
+        let mut rows = 0;
+        lines
+            .each_key_row(Some(1), 0, |_| {
+                rows += 1;
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!((rows, lines.next().unwrap().key()), (0, "endnode"));
+        lines.next();
+        lines
+            .each_key_row(Some(2), 0, |_| {
+                rows += 1;
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!((rows, lines.next().unwrap().key()), (1, "endnode"));
+    }
+
+    #[test]
+    fn lines_and_columns_count_crlf_once() {
+        let text = "ab\r\ncd\reé\nf";
+        for (off, want) in [
+            (0, (1, 1)),
+            (4, (2, 1)),
+            (5, (2, 2)),
+            (7, (3, 1)),
+            (8, (3, 2)),
+            (10, (3, 3)),
+            (11, (4, 1)),
+        ] {
+            assert_eq!(line_col(text, off), want, "{off}");
+        }
+    }
+}
