@@ -116,7 +116,7 @@ fn file_hashes(textures: &[Texture]) -> (u64, u64) {
         w: 640,
         h: 480,
     }];
-    match prepare(textures, &uses, TextureDepth::Auto, &fb) {
+    match prepare(textures, &uses, TextureDepth::Auto, &fb, None) {
         Ok(set) => hash_set(&mut output, &set),
         Err(e) => output.bytes(e.to_string().as_bytes()),
     }
@@ -1074,7 +1074,7 @@ fn synthetic() -> Vec<(&'static str, Vec<Texture>)> {
                     v,
                     v.wrapping_mul(3),
                     255 - v,
-                    if v % 5 == 0 { 0 } else { 255 },
+                    if v.is_multiple_of(5) { 0 } else { 255 },
                 ]
             })],
         ),
