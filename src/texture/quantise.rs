@@ -42,8 +42,14 @@ fn target_size(n: u32, shrink: u32) -> u16 {
     (p >> shrink).clamp(8, 256) as u16
 }
 
+/// Most pixels a box may hold for its sums to be kept in 32 bits: each pixel adds at most
+/// 255 × 255 to a colour sum.
+const MAX_BOX_32: usize = (u32::MAX / (255 * 255)) as usize;
+
 /// `img` resampled to `w`×`h` by a box filter with premultiplied alpha and encoded for
-/// `class`, row by row; magenta for an image without pixels.
+/// `class`, row by row; magenta for an image without pixels. Each box's mean is its colour
+/// sums (weighted by alpha) over its alpha sum and its alpha sum over its pixel count, all
+/// rounded down, so black where the box is all transparent.
 fn encoded(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> Vec<u16> {
     let (w, h) = (usize::from(w), usize::from(h));
     if img.pixels.is_empty() {
@@ -55,24 +61,53 @@ fn encoded(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> Vec<u16> {
         a..((t + 1) * from / to).max(a + 1)
     };
     let columns: Vec<Range<usize>> = (0..w).map(|tx| span(tx, sw, w)).collect();
+    let widest = columns.iter().map(|c| c.len()).max().unwrap_or(1);
+    let tallest = (0..h).map(|ty| span(ty, sh, h).len()).max().unwrap_or(1);
     let mut out = Vec::with_capacity(w * h);
+    if widest * tallest > MAX_BOX_32 {
+        for ty in 0..h {
+            let rows = span(ty, sh, h);
+            for xs in &columns {
+                out.push(encode(box_mean(img, sw, xs.clone(), rows.clone()), class));
+            }
+        }
+        return out;
+    }
+    // One row of boxes at a time: every source row of it adds into the sums of its columns.
+    let mut sums = vec![[0u32; 4]; w];
     for ty in 0..h {
         let rows = span(ty, sh, h);
-        for xs in &columns {
-            out.push(encode(box_mean(img, sw, xs.clone(), rows.clone()), class));
+        sums.fill([0; 4]);
+        for y in rows.clone() {
+            let line = &img.pixels[y * sw..(y + 1) * sw];
+            for (s, xs) in sums.iter_mut().zip(&columns) {
+                for p in &line[xs.clone()] {
+                    let a = u32::from(p[3]);
+                    s[0] += u32::from(p[0]) * a;
+                    s[1] += u32::from(p[1]) * a;
+                    s[2] += u32::from(p[2]) * a;
+                    s[3] += a;
+                }
+            }
+        }
+        for (s, xs) in sums.iter().zip(&columns) {
+            let n = (xs.len() * rows.len()) as u32;
+            let channel = |c: u32| c.checked_div(s[3]).unwrap_or(0) as u8;
+            let mean = [
+                channel(s[0]),
+                channel(s[1]),
+                channel(s[2]),
+                (s[3] / n) as u8,
+            ];
+            out.push(encode(mean, class));
         }
     }
     out
 }
 
-/// The mean of a box of `img` (`sw` pixels a row): colour weighted by alpha (black where
-/// the box is all transparent), alpha plain; both rounded down.
+/// The mean of a box of `img` (`sw` pixels a row) as [`encoded`] takes it, in 64-bit sums for
+/// boxes too large for 32.
 fn box_mean(img: &RgbaImage, sw: usize, xs: Range<usize>, ys: Range<usize>) -> [u8; 4] {
-    if xs.len() == 1 && ys.len() == 1 {
-        // The same sums over one pixel: its colour, or black when it is transparent.
-        let p = img.pixels[ys.start * sw + xs.start];
-        return if p[3] == 0 { [0; 4] } else { p };
-    }
     let mut acc = [0u64; 4];
     let n = (xs.len() * ys.len()) as u64;
     for y in ys {
