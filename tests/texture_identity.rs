@@ -5,7 +5,8 @@
 //! and 4bpp, and together as the renderer places a model's textures (which halves them when
 //! they do not fit).
 //!
-//! A deliberate change to the quantiser's output re-records the table (the failure prints it).
+//! A deliberate change to the quantiser's output re-records the table (the failure prints it)
+//! and bumps `texture::cache::FORMAT`, so no cache serves the old texels as the new.
 
 mod common;
 
