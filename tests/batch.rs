@@ -30,6 +30,7 @@ fn outputs(dir: &Path) -> BTreeMap<String, Vec<u8>> {
                 walk(root, &p, out);
             } else if !(rel.ends_with(".jsonl")
                 || rel.contains(".report.json")
+                || rel.contains(".texture-cache/")
                 || rel == "demo.ff9"
                 || rel.starts_with("in/"))
             {

@@ -204,14 +204,30 @@ pub fn decode_limited(
     reader.decode().map_err(|e| e.to_string())
 }
 
-/// A decoded image as the scene's RGBA, top row first.
+/// A decoded image as the scene's RGBA, top row first. The 8-bit layouts decoders give are
+/// copied channel by channel (grey to all three, opaque where there is no alpha); only
+/// 16-bit and float images go through the `image` crate's generic conversion, which costs
+/// several times more a pixel.
 pub fn to_rgba(img: image::DynamicImage) -> RgbaImage {
-    let rgba = img.into_rgba8();
-    let (width, height) = rgba.dimensions();
+    use image::DynamicImage as D;
+    let (width, height) = (img.width(), img.height());
+    let pixels = match img {
+        D::ImageRgba8(b) => b
+            .chunks_exact(4)
+            .map(|p| [p[0], p[1], p[2], p[3]])
+            .collect(),
+        D::ImageRgb8(b) => b.chunks_exact(3).map(|p| [p[0], p[1], p[2], 255]).collect(),
+        D::ImageLumaA8(b) => b
+            .chunks_exact(2)
+            .map(|p| [p[0], p[0], p[0], p[1]])
+            .collect(),
+        D::ImageLuma8(b) => b.iter().map(|&l| [l, l, l, 255]).collect(),
+        other => other.into_rgba8().pixels().map(|p| p.0).collect(),
+    };
     RgbaImage {
         width,
         height,
-        pixels: rgba.pixels().map(|p| p.0).collect(),
+        pixels,
     }
 }
 
@@ -299,5 +315,31 @@ mod tests {
         a.charge("DDS", Path::new("x.dds"), u32::MAX, u32::MAX)
             .unwrap_err();
         assert_eq!(a.used(), 0);
+    }
+
+    #[test]
+    fn eight_bit_layouts_convert_as_the_image_crate_does() {
+        let grey = image::GrayImage::from_fn(7, 3, |x, y| image::Luma([(x * 37 + y * 11) as u8]));
+        let grey_alpha = image::GrayAlphaImage::from_fn(5, 4, |x, y| {
+            image::LumaA([(x * 50) as u8, (y * 60) as u8])
+        });
+        let rgb = image::RgbImage::from_fn(6, 2, |x, y| image::Rgb([x as u8 * 40, y as u8, 200]));
+        let rgba = image::RgbaImage::from_fn(3, 3, |x, y| image::Rgba([1, x as u8, y as u8, 77]));
+        let wide = image::ImageBuffer::<image::Rgb<u16>, _>::from_fn(2, 2, |x, y| {
+            image::Rgb([x as u16 * 30000, y as u16 * 257, 65535])
+        });
+        for img in [
+            image::DynamicImage::ImageLuma8(grey),
+            image::DynamicImage::ImageLumaA8(grey_alpha),
+            image::DynamicImage::ImageRgb8(rgb),
+            image::DynamicImage::ImageRgba8(rgba),
+            image::DynamicImage::ImageRgb16(wide),
+        ] {
+            let generic = img.to_rgba8();
+            let ours = to_rgba(img);
+            assert_eq!((ours.width, ours.height), generic.dimensions());
+            let theirs: Vec<[u8; 4]> = generic.pixels().map(|p| p.0).collect();
+            assert_eq!(ours.pixels, theirs);
+        }
     }
 }

@@ -45,7 +45,13 @@ impl VramLayout {
             w: i.width,
             h: i.height,
         }));
-        let textures = texture::prepare(&mesh.textures, uses, opts.depth, &occupied)?;
+        let textures = texture::prepare(
+            &mesh.textures,
+            uses,
+            opts.depth,
+            &occupied,
+            opts.texture_cache.as_deref(),
+        )?;
         let mut upload = Vec::new();
         for img in mesh.vram_images.iter().chain(&textures.uploads) {
             upload_image(&mut upload, img);

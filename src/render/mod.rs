@@ -37,7 +37,7 @@ use gpu::Gpu;
 use gte::Gte;
 
 use crate::scene::{FaceTexture, Model, PoseRequest};
-use crate::texture::{BlendClass, Rect, TextureDepth, TextureError};
+use crate::texture::{BlendClass, Rect, TextureCache, TextureDepth, TextureError};
 use camera::View;
 use convert::ModelSpace;
 use display::VramLayout;
@@ -90,6 +90,9 @@ pub struct RenderOptions {
     pub lights: LightChoice,
     /// Look through the model's own camera N instead of [`RenderOptions::view`]'s orbit.
     pub camera: Option<usize>,
+    /// Where textures already in PS1 form are kept between processes (`--cache DIR`); `None`
+    /// converts every texture afresh. The pictures are the same either way.
+    pub texture_cache: Option<Arc<TextureCache>>,
 }
 
 /// Which lights the GTE is loaded with (`--lights model|rig`).
@@ -119,6 +122,7 @@ impl Default for RenderOptions {
             effects: true,
             lights: LightChoice::Model,
             camera: None,
+            texture_cache: None,
         }
     }
 }

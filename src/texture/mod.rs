@@ -18,6 +18,7 @@
 //! This layer stands on the scene's images alone: the loaders (`info`'s PS1 form of a
 //! texture) and the renderer both use it, and it knows neither.
 
+pub mod cache;
 mod facts;
 mod place;
 mod quantise;
@@ -30,8 +31,10 @@ use std::sync::Arc;
 use gpu::gp0::fields::{Clut, TexPage};
 
 use crate::scene::{Blend, RgbaImage, Texture, VramImage};
+use cache::{ImageHash, Key};
 use quantise::{convert, distinct_texels, Converted};
 
+pub use cache::TextureCache;
 pub use facts::{ps1_facts, Ps1Facts};
 pub use tim::{Tim, TimDepth};
 
@@ -179,12 +182,14 @@ impl std::error::Error for TextureError {}
 /// Cap on source texture size accepted (pixels); larger images are refused.
 pub const MAX_SOURCE_PIXELS: usize = 8192 * 8192;
 
-/// Converts and places `uses` (texture index, encoding) of `textures`, avoiding `occupied`.
+/// Converts and places `uses` (texture index, encoding) of `textures`, avoiding `occupied`;
+/// conversions are taken from and added to `cache` when there is one.
 pub fn prepare(
     textures: &[Texture],
     uses: &[(usize, BlendClass)],
     depth: TextureDepth,
     occupied: &[Rect],
+    cache: Option<&TextureCache>,
 ) -> Result<TextureSet, TextureError> {
     let mut uses: Vec<(usize, BlendClass)> = uses
         .iter()
@@ -208,10 +213,32 @@ pub fn prepare(
             });
         }
     }
+    // Each image is hashed once for all its encodings and sizes.
+    let mut hashes: HashMap<usize, ImageHash> = HashMap::new();
+    if cache.is_some() {
+        for &(i, _) in &uses {
+            hashes
+                .entry(i)
+                .or_insert_with(|| ImageHash::of(&textures[i].image));
+        }
+    }
     for shrink in 0..=5 {
         let converted: Vec<Converted> = uses
             .iter()
-            .map(|&(i, class)| convert(&textures[i].image, class, depth, shrink))
+            .map(|&(i, class)| {
+                let img = &textures[i].image;
+                match (cache, hashes.get(&i)) {
+                    (Some(cache), Some(&hash)) => {
+                        let key = Key::new(hash, class, depth, shrink);
+                        cache.get(key).unwrap_or_else(|| {
+                            let c = convert(img, class, depth, shrink);
+                            cache.put(key, &c);
+                            c
+                        })
+                    }
+                    _ => convert(img, class, depth, shrink),
+                }
+            })
             .collect();
         if let Some(set) = place::place(&uses, &converted, occupied, shrink) {
             return Ok(set);
@@ -265,7 +292,7 @@ pub fn ps1_form(
         name: String::new(),
         image: Arc::clone(&img),
     };
-    let set = prepare(&[texture], &[(0, class)], depth, &[framebuffer])?;
+    let set = prepare(&[texture], &[(0, class)], depth, &[framebuffer], None)?;
     let placed = set.placed[&(0, class)];
     let (mut clut, mut image) = (None, None);
     for u in set.uploads {
@@ -334,6 +361,7 @@ mod tests {
                 w: 320,
                 h: 240,
             }],
+            None,
         )
         .unwrap();
         let p = set.placed[&(0, BlendClass::Cutout)];
@@ -350,7 +378,14 @@ mod tests {
     #[test]
     fn many_colours_quantise_to_256() {
         let t = tex(64, 64, |x, y| [(x * 4) as u8, (y * 4) as u8, 128, 255]);
-        let set = prepare(&[t], &[(0, BlendClass::Opaque)], TextureDepth::Auto, &[]).unwrap();
+        let set = prepare(
+            &[t],
+            &[(0, BlendClass::Opaque)],
+            TextureDepth::Auto,
+            &[],
+            None,
+        )
+        .unwrap();
         let clut = set.uploads.iter().find(|u| u.height == 1).unwrap();
         assert_eq!(clut.width, 256);
         assert!(clut.data.iter().all(|&c| c != 0));
@@ -361,7 +396,7 @@ mod tests {
         let t = tex(256, 256, |x, y| [x as u8, y as u8, (x ^ y) as u8, 255]);
         let many = vec![t; 40];
         let uses: Vec<_> = (0..40).map(|i| (i, BlendClass::Opaque)).collect();
-        let set = prepare(&many, &uses, TextureDepth::Bpp15, &[]).unwrap();
+        let set = prepare(&many, &uses, TextureDepth::Bpp15, &[], None).unwrap();
         assert!(set.shrink > 0);
         let full = [Rect {
             x: 0,
@@ -370,8 +405,46 @@ mod tests {
             h: 512,
         }];
         assert!(matches!(
-            prepare(&many, &uses, TextureDepth::Bpp15, &full),
+            prepare(&many, &uses, TextureDepth::Bpp15, &full, None),
             Err(TextureError::VramFull { .. })
         ));
+    }
+
+    #[test]
+    fn the_cache_changes_nothing_cold_or_warm() {
+        let dir =
+            std::env::temp_dir().join(format!("psxrender-prepare-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = TextureCache::new(&dir, cache::DEFAULT_LIMIT);
+        let textures: Vec<Texture> = (0..24u32)
+            .map(|n| {
+                tex(256, 128, move |x, y| {
+                    [(x * n) as u8, (y + n) as u8, (x ^ y) as u8, (x * 2) as u8]
+                })
+            })
+            .collect();
+        let uses: Vec<_> = (0..24)
+            .flat_map(|i| [(i, BlendClass::Opaque), (i, BlendClass::Alpha)])
+            .collect();
+        let fb = [Rect {
+            x: 0,
+            y: 0,
+            w: 640,
+            h: 480,
+        }];
+        let plain = prepare(&textures, &uses, TextureDepth::Auto, &fb, None).unwrap();
+        assert!(
+            plain.shrink > 0,
+            "halved to fit, so shrunk entries are cached too"
+        );
+        for round in ["cold", "warm"] {
+            let cached = prepare(&textures, &uses, TextureDepth::Auto, &fb, Some(&cache)).unwrap();
+            assert_eq!(cached.placed, plain.placed, "{round}");
+            assert_eq!(cached.uploads, plain.uploads, "{round}");
+            assert_eq!(cached.shrink, plain.shrink, "{round}");
+        }
+        let entries = std::fs::read_dir(&dir).unwrap().count();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(entries >= 48, "{entries} entries");
     }
 }

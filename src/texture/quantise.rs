@@ -1,10 +1,17 @@
 //! Texels in PS1 form: resampled to power-of-two sizes, encoded with the hardware's
 //! transparency rules, and quantised to a 16- or 256-colour CLUT by median cut.
+//!
+//! A texel value is 16 bits (15-bit colour and STP), so every table by colour here is an array
+//! of 65,536 entries indexed by the value rather than a hash map, and a median-cut box is split
+//! by counting its colours per channel value rather than by sorting them.
 
-use std::collections::HashMap;
+use std::ops::Range;
 
 use super::{BlendClass, TextureDepth};
 use crate::scene::RgbaImage;
+
+/// Entries of a table indexed by texel value.
+const TEXEL_VALUES: usize = 1 << 16;
 
 /// A texture in PS1 form, not yet placed.
 pub(super) struct Converted {
@@ -35,41 +42,90 @@ fn target_size(n: u32, shrink: u32) -> u16 {
     (p >> shrink).clamp(8, 256) as u16
 }
 
-/// Box-filtered resample with premultiplied alpha.
-fn resample(img: &RgbaImage, w: u16, h: u16) -> Vec<[u8; 4]> {
-    let (sw, sh) = (img.width.max(1) as usize, img.height.max(1) as usize);
-    let mut out = Vec::with_capacity(w as usize * h as usize);
+/// Most pixels a box may hold for its sums to be kept in 32 bits: each pixel adds at most
+/// 255 × 255 to a colour sum.
+const MAX_BOX_32: usize = (u32::MAX / (255 * 255)) as usize;
+
+/// `img` resampled to `w`×`h` by a box filter with premultiplied alpha and encoded for
+/// `class`, row by row; magenta for an image without pixels. Each box's mean is its colour
+/// sums (weighted by alpha) over its alpha sum and its alpha sum over its pixel count, all
+/// rounded down, so black where the box is all transparent.
+fn encoded(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> Vec<u16> {
+    let (w, h) = (usize::from(w), usize::from(h));
     if img.pixels.is_empty() {
-        out.resize(w as usize * h as usize, [255, 0, 255, 255]);
+        return vec![encode([255, 0, 255, 255], class); w * h];
+    }
+    let (sw, sh) = (img.width.max(1) as usize, img.height.max(1) as usize);
+    let span = |t: usize, from: usize, to: usize| {
+        let a = t * from / to;
+        a..((t + 1) * from / to).max(a + 1)
+    };
+    let columns: Vec<Range<usize>> = (0..w).map(|tx| span(tx, sw, w)).collect();
+    let widest = columns.iter().map(|c| c.len()).max().unwrap_or(1);
+    let tallest = (0..h).map(|ty| span(ty, sh, h).len()).max().unwrap_or(1);
+    let mut out = Vec::with_capacity(w * h);
+    if widest * tallest > MAX_BOX_32 {
+        for ty in 0..h {
+            let rows = span(ty, sh, h);
+            for xs in &columns {
+                out.push(encode(box_mean(img, sw, xs.clone(), rows.clone()), class));
+            }
+        }
         return out;
     }
-    for ty in 0..h as usize {
-        let y0 = ty * sh / h as usize;
-        let y1 = ((ty + 1) * sh / h as usize).max(y0 + 1);
-        for tx in 0..w as usize {
-            let x0 = tx * sw / w as usize;
-            let x1 = ((tx + 1) * sw / w as usize).max(x0 + 1);
-            let mut acc = [0u64; 4];
-            for y in y0..y1 {
-                for p in &img.pixels[y * sw + x0..y * sw + x1] {
-                    let a = p[3] as u64;
-                    acc[0] += p[0] as u64 * a;
-                    acc[1] += p[1] as u64 * a;
-                    acc[2] += p[2] as u64 * a;
-                    acc[3] += a;
+    // One row of boxes at a time: every source row of it adds into the sums of its columns.
+    let mut sums = vec![[0u32; 4]; w];
+    for ty in 0..h {
+        let rows = span(ty, sh, h);
+        sums.fill([0; 4]);
+        for y in rows.clone() {
+            let line = &img.pixels[y * sw..(y + 1) * sw];
+            for (s, xs) in sums.iter_mut().zip(&columns) {
+                for p in &line[xs.clone()] {
+                    let a = u32::from(p[3]);
+                    s[0] += u32::from(p[0]) * a;
+                    s[1] += u32::from(p[1]) * a;
+                    s[2] += u32::from(p[2]) * a;
+                    s[3] += a;
                 }
             }
-            let n = ((y1 - y0) * (x1 - x0)) as u64;
-            let channel = |c: u64| c.checked_div(acc[3]).unwrap_or(0) as u8;
-            out.push([
-                channel(acc[0]),
-                channel(acc[1]),
-                channel(acc[2]),
-                (acc[3] / n) as u8,
-            ]);
+        }
+        for (s, xs) in sums.iter().zip(&columns) {
+            let n = (xs.len() * rows.len()) as u32;
+            let channel = |c: u32| c.checked_div(s[3]).unwrap_or(0) as u8;
+            let mean = [
+                channel(s[0]),
+                channel(s[1]),
+                channel(s[2]),
+                (s[3] / n) as u8,
+            ];
+            out.push(encode(mean, class));
         }
     }
     out
+}
+
+/// The mean of a box of `img` (`sw` pixels a row) as [`encoded`] takes it, in 64-bit sums for
+/// boxes too large for 32.
+fn box_mean(img: &RgbaImage, sw: usize, xs: Range<usize>, ys: Range<usize>) -> [u8; 4] {
+    let mut acc = [0u64; 4];
+    let n = (xs.len() * ys.len()) as u64;
+    for y in ys {
+        for p in &img.pixels[y * sw + xs.start..y * sw + xs.end] {
+            let a = u64::from(p[3]);
+            acc[0] += u64::from(p[0]) * a;
+            acc[1] += u64::from(p[1]) * a;
+            acc[2] += u64::from(p[2]) * a;
+            acc[3] += a;
+        }
+    }
+    let channel = |c: u64| c.checked_div(acc[3]).unwrap_or(0) as u8;
+    [
+        channel(acc[0]),
+        channel(acc[1]),
+        channel(acc[2]),
+        (acc[3] / n) as u8,
+    ]
 }
 
 /// One texel in VRAM form (see the module docs).
@@ -95,12 +151,35 @@ fn nonzero(c: u16, black: u16) -> u16 {
     }
 }
 
-/// `img` resampled to `w`×`h` and encoded for `class`, row by row.
-fn encoded(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> Vec<u16> {
-    resample(img, w, h)
-        .into_iter()
-        .map(|p| encode(p, class))
-        .collect()
+/// How often each texel value occurs.
+struct Histogram {
+    counts: Vec<u32>,
+    /// How many values occur.
+    distinct: usize,
+}
+
+impl Histogram {
+    fn of(texels: &[u16]) -> Histogram {
+        let mut counts = vec![0u32; TEXEL_VALUES];
+        let mut distinct = 0;
+        for &t in texels {
+            let n = &mut counts[usize::from(t)];
+            distinct += usize::from(*n == 0);
+            *n += 1;
+        }
+        Histogram { counts, distinct }
+    }
+
+    /// The values other than transparent 0x0000 that occur, ascending, with their counts.
+    fn visible(&self) -> Vec<(u16, u32)> {
+        let mut out = Vec::with_capacity(self.distinct);
+        for (k, &n) in self.counts.iter().enumerate().skip(1) {
+            if n != 0 {
+                out.push((k as u16, n));
+            }
+        }
+        out
+    }
 }
 
 /// How many distinct texel values (15-bit colour and STP) `img` has once resampled to `w`×`h`
@@ -110,8 +189,7 @@ pub(super) fn distinct_texels(img: &RgbaImage, class: BlendClass, w: u16, h: u16
     if img.pixels.len() != img.width as usize * img.height as usize {
         return 0;
     }
-    let seen: std::collections::HashSet<u16> = encoded(img, class, w, h).into_iter().collect();
-    seen.len()
+    Histogram::of(&encoded(img, class, w, h)).distinct
 }
 
 /// `img` resampled (halved `shrink` times) and encoded at `depth`, with its CLUT.
@@ -124,42 +202,33 @@ pub(super) fn convert(
     let w = target_size(img.width, shrink);
     let h = target_size(img.height, shrink);
     let texels = encoded(img, class, w, h);
-    let mut counts: HashMap<u16, u32> = HashMap::new();
-    for &t in &texels {
-        *counts.entry(t).or_default() += 1;
+    if depth == TextureDepth::Bpp15 {
+        return Converted {
+            w,
+            h,
+            depth: 2,
+            data: texels,
+            palette: Vec::new(),
+        };
     }
-    let bits = match depth_bits(depth, counts.len()) {
-        15 => {
-            return Converted {
-                w,
-                h,
-                depth: 2,
-                data: texels,
-                palette: Vec::new(),
-            }
-        }
-        b => b,
+    let hist = Histogram::of(&texels);
+    let four = match depth {
+        TextureDepth::Bpp4 => true,
+        TextureDepth::Auto => hist.distinct <= 16,
+        TextureDepth::Bpp8 | TextureDepth::Bpp15 => false,
     };
-    let palette = quantise(&counts, 1 << bits);
-    let mut lookup: HashMap<u16, u8> = HashMap::with_capacity(counts.len());
-    for &k in counts.keys() {
-        lookup.insert(k, nearest(&palette, k));
+    let bits = if four { 4 } else { 8 };
+    let visible = hist.visible();
+    let transparent = hist.counts[0] != 0;
+    let mut palette = quantise(&visible, transparent, 1 << bits);
+    let nearest = Nearest::new(&palette);
+    let mut index = vec![0u8; TEXEL_VALUES];
+    index[0] = nearest.of(0);
+    for &(k, _) in &visible {
+        index[usize::from(k)] = nearest.of(k);
     }
-    let idx: Vec<u8> = texels.iter().map(|t| lookup[t]).collect();
-    let data = if bits == 4 {
-        idx.chunks(4)
-            .map(|c| {
-                c.iter()
-                    .enumerate()
-                    .fold(0u16, |a, (i, &v)| a | (v as u16) << (4 * i))
-            })
-            .collect()
-    } else {
-        idx.chunks(2)
-            .map(|c| c[0] as u16 | (c.get(1).copied().unwrap_or(0) as u16) << 8)
-            .collect()
-    };
-    let mut palette = palette;
+    let idx = texels.iter().map(|&t| index[usize::from(t)]);
+    let data = pack(idx, if four { 4 } else { 2 });
     palette.resize(1 << bits, 0);
     Converted {
         w,
@@ -170,15 +239,23 @@ pub(super) fn convert(
     }
 }
 
-/// Bits per texel for `depth` when the texture has `colours` distinct texel values: 4, 8 or 15.
-fn depth_bits(depth: TextureDepth, colours: usize) -> u32 {
-    match depth {
-        TextureDepth::Bpp15 => 15,
-        TextureDepth::Bpp4 => 4,
-        TextureDepth::Bpp8 => 8,
-        TextureDepth::Auto if colours <= 16 => 4,
-        TextureDepth::Auto => 8,
+/// Indices packed `per` to a halfword, the first in the low bits (4bpp: 4, 8bpp: 2).
+fn pack(idx: impl Iterator<Item = u8>, per: usize) -> Vec<u16> {
+    let shift = 16 / per;
+    let mut out = Vec::new();
+    let (mut word, mut n) = (0u16, 0);
+    for v in idx {
+        word |= u16::from(v) << (shift * n);
+        n += 1;
+        if n == per {
+            out.push(word);
+            (word, n) = (0, 0);
+        }
     }
+    if n != 0 {
+        out.push(word);
+    }
+    out
 }
 
 fn channels(c: u16) -> [i32; 4] {
@@ -190,106 +267,213 @@ fn channels(c: u16) -> [i32; 4] {
     ]
 }
 
-/// Median cut over the 15-bit colours (+ STP as a heavily weighted fourth axis). Transparent
-/// 0x0000 keeps an exact entry of its own.
-fn quantise(counts: &HashMap<u16, u32>, max: usize) -> Vec<u16> {
+/// Values a channel takes: 0–31 for colours, 0 or 64 for STP.
+const CHANNEL_VALUES: usize = 65;
+
+/// Median cut over the `visible` colours (ascending, with counts; 15-bit colour + STP as a
+/// heavily weighted fourth axis) to at most `max` entries. Transparent 0x0000, when present,
+/// keeps an exact entry of its own, first.
+fn quantise(visible: &[(u16, u32)], transparent: bool, max: usize) -> Vec<u16> {
     let mut palette = Vec::with_capacity(max);
-    let mut colours: Vec<(u16, u32)> = counts
-        .iter()
-        .filter(|(&k, _)| k != 0)
-        .map(|(&k, &n)| (k, n))
-        .collect();
-    colours.sort_unstable();
-    if counts.contains_key(&0) {
+    if transparent {
         palette.push(0);
     }
     let room = max - palette.len();
-    if colours.len() <= room {
-        palette.extend(colours.iter().map(|c| c.0));
+    if visible.len() <= room {
+        palette.extend(visible.iter().map(|c| c.0));
         return palette;
     }
-    let mut boxes: Vec<Vec<(u16, u32)>> = vec![colours];
+    let mut boxes = vec![ColourBox::new(visible.to_vec())];
     while boxes.len() < room {
-        // Split the box with the widest channel range.
-        let mut best = None;
+        // Split the box with the widest channel range (the first of equals).
+        let mut best: Option<(usize, i32)> = None;
         for (i, b) in boxes.iter().enumerate() {
-            if b.len() < 2 {
-                continue;
-            }
-            let (axis, range) = widest(b);
-            if best.is_none_or(|(_, _, r)| range > r) {
-                best = Some((i, axis, range));
+            if b.colours.len() >= 2 && best.is_none_or(|(_, r)| b.range > r) {
+                best = Some((i, b.range));
             }
         }
-        let Some((i, axis, _)) = best else { break };
-        let mut b = boxes.swap_remove(i);
-        b.sort_unstable_by_key(|c| (channels(c.0)[axis], c.0));
-        let total: u64 = b.iter().map(|c| c.1 as u64).sum();
-        let mut acc = 0u64;
-        let mut cut = 1;
-        for (j, c) in b.iter().enumerate() {
-            acc += c.1 as u64;
-            if acc * 2 >= total {
-                cut = (j + 1).clamp(1, b.len() - 1);
-                break;
-            }
-        }
-        let rest = b.split_off(cut);
-        boxes.push(b);
-        boxes.push(rest);
+        let Some((i, _)) = best else { break };
+        let (low, high) = boxes.swap_remove(i).split();
+        boxes.push(low);
+        boxes.push(high);
     }
     for b in &boxes {
-        let total: u64 = b.iter().map(|c| c.1 as u64).sum::<u64>().max(1);
-        let mut acc = [0u64; 4];
-        for &(k, n) in b {
-            let ch = channels(k);
-            for a in 0..4 {
-                acc[a] += ch[a] as u64 * n as u64;
-            }
-        }
-        let m: Vec<u16> = acc
-            .iter()
-            .map(|&s| ((s + total / 2) / total) as u16)
-            .collect();
-        let c = m[0] | m[1] << 5 | m[2] << 10 | if m[3] >= 32 { 0x8000 } else { 0 };
-        palette.push(if c == 0 { 0x8000 } else { c });
+        palette.push(b.mean());
     }
     palette
 }
 
-fn widest(b: &[(u16, u32)]) -> (usize, i32) {
-    let mut lo = [i32::MAX; 4];
-    let mut hi = [i32::MIN; 4];
-    for &(k, _) in b {
-        let ch = channels(k);
-        for a in 0..4 {
-            lo[a] = lo[a].min(ch[a]);
-            hi[a] = hi[a].max(ch[a]);
-        }
-    }
-    (0..4)
-        .map(|a| (a, hi[a] - lo[a]))
-        .max_by_key(|&(a, r)| (r, std::cmp::Reverse(a)))
-        .unwrap_or((0, 0))
+/// Colours of one median-cut box, ascending by value, with their widest channel.
+struct ColourBox {
+    colours: Vec<(u16, u32)>,
+    axis: usize,
+    range: i32,
 }
 
-fn nearest(palette: &[u16], c: u16) -> u8 {
-    if c == 0 {
-        return palette.iter().position(|&p| p == 0).unwrap_or(0) as u8;
-    }
-    let ch = channels(c);
-    let mut best = (i32::MAX, 0usize);
-    for (i, &p) in palette.iter().enumerate() {
-        if p == 0 {
-            continue;
+impl ColourBox {
+    fn new(colours: Vec<(u16, u32)>) -> ColourBox {
+        let mut lo = [i32::MAX; 4];
+        let mut hi = [i32::MIN; 4];
+        for &(k, _) in &colours {
+            let ch = channels(k);
+            for a in 0..4 {
+                lo[a] = lo[a].min(ch[a]);
+                hi[a] = hi[a].max(ch[a]);
+            }
         }
-        let q = channels(p);
-        let d: i32 = (0..4).map(|a| (ch[a] - q[a]).pow(2)).sum();
-        if d < best.0 {
-            best = (d, i);
+        let (axis, range) = (0..4)
+            .map(|a| (a, hi[a] - lo[a]))
+            .max_by_key(|&(a, r)| (r, std::cmp::Reverse(a)))
+            .unwrap_or((0, 0));
+        ColourBox {
+            colours,
+            axis,
+            range,
         }
     }
-    best.1 as u8
+
+    /// The box cut at the weighted median along its widest channel, colours ordered by that
+    /// channel then by value: the low part holds the colours up to and including the one
+    /// where the running count first reaches half the total (at least one, and at least one
+    /// left for the high part).
+    fn split(self) -> (ColourBox, ColourBox) {
+        let axis = self.axis;
+        let value = |k: u16| channels(k)[axis] as usize;
+        let mut weight = [0u64; CHANNEL_VALUES];
+        let mut count = [0usize; CHANNEL_VALUES];
+        for &(k, n) in &self.colours {
+            weight[value(k)] += u64::from(n);
+            count[value(k)] += 1;
+        }
+        let total: u64 = weight.iter().sum();
+        // The channel value where the running count reaches half, and the count before it.
+        let (mut at, mut acc, mut before) = (0, 0u64, 0usize);
+        while 2 * (acc + weight[at]) < total {
+            acc += weight[at];
+            before += count[at];
+            at += 1;
+        }
+        // Within that value, colours go by value: find the one that reaches half.
+        let mut last = before;
+        for &(k, n) in &self.colours {
+            if value(k) == at {
+                acc += u64::from(n);
+                if 2 * acc >= total {
+                    break;
+                }
+                last += 1;
+            }
+        }
+        let cut = (last + 1).min(self.colours.len() - 1);
+        // The first colour of the high part, by (channel value, colour value).
+        let (mut v, mut skip) = (0, cut);
+        while skip >= count[v] {
+            skip -= count[v];
+            v += 1;
+        }
+        let first_high = self
+            .colours
+            .iter()
+            .filter(|&&(k, _)| value(k) == v)
+            .nth(skip)
+            .map_or(0, |c| c.0);
+        let (low, high): (Vec<_>, Vec<_>) = self
+            .colours
+            .into_iter()
+            .partition(|&(k, _)| (value(k), k) < (v, first_high));
+        (ColourBox::new(low), ColourBox::new(high))
+    }
+
+    /// The count-weighted mean colour, each channel rounded to nearest; STP set when at
+    /// least half the weight has it; never 0x0000 (transparent).
+    fn mean(&self) -> u16 {
+        let total: u64 = self
+            .colours
+            .iter()
+            .map(|c| u64::from(c.1))
+            .sum::<u64>()
+            .max(1);
+        let mut acc = [0u64; 4];
+        for &(k, n) in &self.colours {
+            let ch = channels(k);
+            for a in 0..4 {
+                acc[a] += ch[a] as u64 * u64::from(n);
+            }
+        }
+        let m = acc.map(|s| ((s + total / 2) / total) as u16);
+        let c = m[0] | m[1] << 5 | m[2] << 10 | if m[3] >= 32 { 0x8000 } else { 0 };
+        if c == 0 {
+            0x8000
+        } else {
+            c
+        }
+    }
+}
+
+/// The CLUT entry nearest each colour: least squared distance over the four channels, the
+/// first entry of equals, never the transparent entry for a visible colour.
+///
+/// Entries are searched outward from the colour's green in a list sorted by green, stopping
+/// where green alone is farther than the best so far; only entries of the colour's own STP
+/// are searched when there are any, since STP alone is 64² apart, more than any colours.
+struct Nearest {
+    transparent: u8,
+    /// Visible entries with STP clear and set, each by green then index.
+    by_stp: [Vec<([i32; 4], u8)>; 2],
+}
+
+impl Nearest {
+    fn new(palette: &[u16]) -> Nearest {
+        let mut by_stp: [Vec<([i32; 4], u8)>; 2] = [Vec::new(), Vec::new()];
+        for (i, &p) in palette.iter().enumerate() {
+            if p != 0 {
+                by_stp[usize::from(p >> 15)].push((channels(p), i as u8));
+            }
+        }
+        for list in &mut by_stp {
+            list.sort_by_key(|&(ch, i)| (ch[1], i));
+        }
+        Nearest {
+            transparent: palette.iter().position(|&p| p == 0).unwrap_or(0) as u8,
+            by_stp,
+        }
+    }
+
+    fn of(&self, c: u16) -> u8 {
+        if c == 0 {
+            return self.transparent;
+        }
+        let own = usize::from(c >> 15);
+        let list = if self.by_stp[own].is_empty() {
+            &self.by_stp[1 - own]
+        } else {
+            &self.by_stp[own]
+        };
+        let ch = channels(c);
+        let start = list.partition_point(|e| e.0[1] < ch[1]);
+        // (distance, index) of the best so far: the least distance, then the first index.
+        let mut best = (i32::MAX, 0u8);
+        let mut consider = |e: &([i32; 4], u8)| {
+            let green = e.0[1] - ch[1];
+            if green * green > best.0 {
+                return false;
+            }
+            let d: i32 = (0..4).map(|a| (ch[a] - e.0[a]).pow(2)).sum();
+            best = best.min((d, e.1));
+            true
+        };
+        for e in &list[start..] {
+            if !consider(e) {
+                break;
+            }
+        }
+        for e in list[..start].iter().rev() {
+            if !consider(e) {
+                break;
+            }
+        }
+        best.1
+    }
 }
 
 #[cfg(test)]

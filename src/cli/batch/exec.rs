@@ -25,6 +25,8 @@ pub(super) struct Runner {
     pub exe: PathBuf,
     /// The manifest's folder: jobs run there, paths are relative to it.
     pub base: PathBuf,
+    /// The texture cache given to every job whose manifest line names none.
+    pub cache: Option<PathBuf>,
     /// Jobs at once.
     pub workers: usize,
     /// `--threads` given to a job whose manifest line does not set it.
@@ -120,6 +122,10 @@ impl Runner {
         cmd.arg("batch-job").args(&job.options);
         if !job.sets_threads {
             cmd.arg(format!("--threads={}", self.threads_per_job));
+        }
+        let own_cache = job.options.iter().any(|o| o.starts_with("--cache"));
+        if let Some(dir) = self.cache.as_ref().filter(|_| !own_cache) {
+            cmd.arg("--cache").arg(dir);
         }
         cmd.args(["--", job.model.as_str(), job.out.as_str()])
             .current_dir(&self.base)

@@ -57,6 +57,14 @@ pub struct Args {
     /// `threads` gets CPUs / N threads.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub jobs: Option<u32>,
+    /// Where the jobs keep textures in PS1 form for each other (the render command's
+    /// `--cache`) [default: beside the report, JOBS.texture-cache, shared by the shards]. The
+    /// pictures are the same with or without it.
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+    /// Every job converts its textures afresh.
+    #[arg(long = "no-cache", conflicts_with = "cache")]
+    pub no_cache: bool,
     /// Check the manifest and list the jobs (of this shard) without rendering.
     #[arg(long = "dry-run")]
     pub dry_run: bool,
@@ -159,10 +167,19 @@ pub fn run(args: Args) -> ExitCode {
         .jobs
         .map_or(cpus, |n| n as usize)
         .clamp(1, mine.len().max(1));
+    let cache = (!args.no_cache).then(|| {
+        let dir = args
+            .cache
+            .clone()
+            .unwrap_or_else(|| default_cache(manifest_path, &report_path));
+        // Jobs run in the manifest's folder: the folder named from here, wherever that is.
+        std::path::absolute(&dir).unwrap_or(dir)
+    });
     let runner = match std::env::current_exe() {
         Ok(exe) => exec::Runner {
             exe,
             base: base.clone(),
+            cache,
             workers,
             threads_per_job: (cpus / workers).max(1),
             previous,
@@ -204,6 +221,15 @@ fn default_report(manifest: &Path, shard: Option<Shard>) -> PathBuf {
         None => format!("{stem}.report.json"),
     };
     manifest.with_file_name(name)
+}
+
+/// `JOBS.texture-cache` beside `report`, for the manifest `JOBS.jsonl`: one for all its shards.
+fn default_cache(manifest: &Path, report: &Path) -> PathBuf {
+    let stem = manifest
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "batch".into());
+    report.with_file_name(format!("{stem}.texture-cache"))
 }
 
 /// Prints the totals and every failure; exit 1 if a job failed.

@@ -5,6 +5,7 @@ use std::io::IsTerminal;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Args as ClapArgs, ValueEnum};
 
@@ -15,7 +16,7 @@ use psxrender::render::{
 };
 use psxrender::scene::{Model, PoseRequest};
 use psxrender::sheet::SheetSize;
-use psxrender::texture::TextureDepth;
+use psxrender::texture::{self, TextureCache, TextureDepth};
 
 pub(crate) mod sheet;
 pub(super) mod stream;
@@ -102,6 +103,11 @@ pub struct RenderArgs {
     /// Texture depth: 4 or 8 (CLUT) or 15 (direct); default: 4bpp for ≤16 colours, else 8bpp.
     #[arg(long, value_name = "4|8|15", value_parser = parse_depth)]
     pub depth: Option<TextureDepth>,
+    /// Keep textures in PS1 form in DIR (created when needed) and take them from there next
+    /// time: each texture is quantised once for every model and process that shares DIR. The
+    /// pictures are the same with or without it.
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
     /// Also write the whole 1024x512 VRAM as PNG.
     #[arg(long, value_name = "OUT.png")]
     pub vram: Option<PathBuf>,
@@ -368,6 +374,10 @@ impl RenderArgs {
                 frame: self.frames.as_ref().map_or(self.frame, |r| r.start),
                 camera: None,
             },
+            texture_cache: self
+                .cache
+                .as_deref()
+                .map(|dir| Arc::new(TextureCache::new(dir, texture::cache::DEFAULT_LIMIT))),
             ..RenderOptions::default()
         };
         self.effects.apply(&mut opts);
