@@ -7,6 +7,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use psxrender::capture::compressed::MaxDecoded;
 use psxrender::capture::display::{self, Picture};
 use psxrender::capture::replay;
 use psxrender::capture::sequence::{self, PlayError};
@@ -33,14 +34,21 @@ impl std::fmt::Display for WriteError {
     }
 }
 
-/// Plays `input` and writes frames `range` to `out`.
-pub fn run(input: &Path, range: Range<u32>, threads: usize, out: &Outputs) -> ExitCode {
+/// Plays `input` (a compressed one decoding to at most what `max` allows) and writes frames
+/// `range` to `out`.
+pub fn run(
+    input: &Path,
+    range: Range<u32>,
+    threads: usize,
+    max: MaxDecoded,
+    out: &Outputs,
+) -> ExitCode {
     if out.display.is_none() && out.vram.is_none() && out.gif.is_none() {
         eprintln!("error: --frames writes --display DIR, --vram DIR or --gif FILE: give one");
         return ExitCode::from(EXIT_BAD_INPUT);
     }
     let range = u64::from(range.start)..u64::from(range.end);
-    let mut opened = match sequence::open(input) {
+    let mut opened = match sequence::open(input, max) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}");
