@@ -286,3 +286,69 @@ fn zero_payload_reads_are_skipped() {
     assert_eq!(t.matches("no payload word").count(), 2, "{t}");
     assert!(t.contains("ran 1 frames"), "{t}");
 }
+
+/// Nearest-neighbour upscale of an RGB image by `k`.
+fn upscale(img: &image::RgbImage, k: u32) -> image::RgbImage {
+    image::RgbImage::from_fn(img.width() * k, img.height() * k, |x, y| {
+        *img.get_pixel(x / k, y / k)
+    })
+}
+
+/// Our `--display` of the built-in demo against a DuckStation-Overscan-shaped screenshot of it
+/// (its 224 middle lines, 1×, 2× and 4× upscaled, built here): `compare` finds the crop and
+/// reports them equal. `--crop` gives each DuckStation framing: overscan is that screenshot,
+/// borders the standard range as it is, full the active area with black around it.
+#[test]
+fn display_crops_match_duckstation_screenshots() {
+    let (png, dump) = (tmp("demo.png"), tmp("demo.psxgpu"));
+    let (code, t) = run(&[
+        OsStr::new("demo"),
+        png.as_os_str(),
+        OsStr::new("--dump-gp0"),
+        dump.as_os_str(),
+    ]);
+    assert_eq!(code, Some(0), "{t}");
+    let display = |crop: &str| {
+        let out = tmp(&format!("demo-{crop}.png"));
+        let (code, t) = run(&[
+            OsStr::new("replay"),
+            dump.as_os_str(),
+            OsStr::new("--display"),
+            out.as_os_str(),
+            OsStr::new("--crop"),
+            OsStr::new(crop),
+        ]);
+        assert_eq!(code, Some(0), "{t}");
+        (out.clone(), image::open(&out).unwrap().to_rgb8())
+    };
+    let (range_png, range) = display("range");
+    assert_eq!(range.dimensions(), (320, 240));
+    let middle = image::imageops::crop_imm(&range, 0, 8, 320, 224).to_image();
+    for k in [1, 2, 4] {
+        let shot = tmp(&format!("duckstation-{k}x.png"));
+        upscale(&middle, k).save(&shot).unwrap();
+        let (code, t) = run(&[
+            OsStr::new("compare"),
+            range_png.as_os_str(),
+            shot.as_os_str(),
+        ]);
+        assert_eq!(code, Some(0), "{k}x: {t}");
+        assert!(t.contains("PSNR: infinite"), "{k}x: {t}");
+        assert!(t.contains("x 0..319, y 8..231 (320x224) of A"), "{k}x: {t}");
+    }
+    let (_, overscan) = display("overscan");
+    assert!(overscan == middle, "overscan is the middle 224 lines");
+    let (_, borders) = display("borders");
+    assert!(
+        borders == range,
+        "borders of the standard range is the range"
+    );
+    let (_, full) = display("full");
+    assert_eq!(full.dimensions(), (350, 240));
+    let inner = image::imageops::crop_imm(&full, 15, 0, 320, 240).to_image();
+    assert!(inner == range, "the range sits 15 pixels in");
+    assert!(
+        (0..240).all(|y| full.get_pixel(0, y).0 == [0, 0, 0]),
+        "black border"
+    );
+}

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::Args as ClapArgs;
 
 use psxrender::capture::compressed::MaxDecoded;
+use psxrender::capture::crop::{self, Crop};
 use psxrender::capture::input::Input;
 use psxrender::capture::replay;
 use psxrender::capture::{compressed, display, history, sequence};
@@ -32,6 +33,12 @@ pub struct Args {
     /// --frames a directory of numbered PNGs (DIR/frame_0000.png, ...).
     #[arg(long, value_name = "PNG|DIR")]
     pub display: Option<PathBuf>,
+    /// How --display frames the picture: `range` (the whole GP1 display range, as the GPU reads
+    /// it out), or DuckStation's crops `overscan` (its default: 320x224 for the standard NTSC
+    /// range), `borders` (the range, clamped to the active area) or `full` (the active area,
+    /// black around the range). docs/commands.md gives each one's numbers.
+    #[arg(long, value_name = "CROP", default_value = "range", value_parser = parse_crop)]
+    pub crop: Crop,
     /// Also write the input as a GPUDUMP that emulator dump players open, in the --dump-form
     /// form; a name ending .zst or .xz writes it compressed.
     #[arg(long, value_name = "PSXGPU")]
@@ -124,6 +131,12 @@ pub fn parse_max_decoded(s: &str) -> Result<MaxDecoded, String> {
         .ok_or_else(bad)
 }
 
+/// A `--crop` name.
+pub fn parse_crop(s: &str) -> Result<Crop, String> {
+    Crop::from_name(s)
+        .ok_or_else(|| format!("'{s}' is not a crop: range, overscan, borders or full"))
+}
+
 /// Reports an output written (or not: exit status 3).
 fn saved(path: &Path, result: std::io::Result<()>, status: &mut ExitCode) {
     match result {
@@ -141,6 +154,7 @@ pub fn run(args: Args) -> ExitCode {
             display: args.display.as_deref(),
             vram: args.vram.as_deref(),
             gif: args.gif.as_deref(),
+            crop: args.crop,
         };
         return super::replay_frames::run(&args.input, range, args.threads, args.max_decoded, &out);
     }
@@ -186,6 +200,7 @@ pub fn run(args: Args) -> ExitCode {
         outln!("{:#}", serde_json::json!({ "pixels": pixels }));
     }
     let shown = done.gpu.display();
+    let (h, v) = done.gpu.display_ranges();
     let vram = done.gpu.vram();
     let mut save = |path: &Path, result| saved(path, result, &mut status);
     if let Some(p) = &args.vram {
@@ -202,7 +217,7 @@ pub fn run(args: Args) -> ExitCode {
                  use --vram to see VRAM"
             );
         }
-        let pic = display::shown(vram, &shown);
+        let pic = crop::shown(vram, &shown, h, v, args.crop);
         outln!(
             "display: {}x{} {}-bit at ({}, {})",
             pic.width,

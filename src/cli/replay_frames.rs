@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use psxrender::capture::compressed::MaxDecoded;
+use psxrender::capture::crop::{self, Crop};
 use psxrender::capture::display::{self, Picture};
 use psxrender::capture::replay;
 use psxrender::capture::sequence::{self, PlayError};
@@ -23,6 +24,8 @@ pub struct Outputs<'a> {
     pub vram: Option<&'a Path>,
     /// The animated GIF of the displayed pictures.
     pub gif: Option<&'a Path>,
+    /// How the displayed pictures are framed.
+    pub crop: Crop,
 }
 
 /// An output that failed: which file, why.
@@ -80,8 +83,9 @@ pub fn run(
     let mut written = 0u64;
     let shot = |n: u64, gpu: &mut gpu::Gpu| -> Result<(), WriteError> {
         let shown = gpu.display();
+        let (h, v) = gpu.display_ranges();
         let vram = gpu.vram();
-        let pic = display::shown(vram, &shown);
+        let pic = crop::shown(vram, &shown, h, v, out.crop);
         if let Some(dir) = out.display {
             save(&sequence::numbered(dir, n, "png"), &pic)?;
         }
