@@ -28,7 +28,7 @@ use crate::capture::compressed::Compression;
 use crate::read::Result;
 
 pub use entries::{Entries, EntryRef, Iter};
-pub use reader::PacketReader;
+pub use reader::{PacketReader, LOOKAHEAD};
 pub use writer::{
     capture, encode, encode_as, frame_dump, pal_mode, Form, PacketTooLong, Writer,
     DUCKSTATION_GPU_VERSION, NO_GAME_ID,
