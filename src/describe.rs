@@ -14,6 +14,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::capture::compressed::MaxDecoded;
 use crate::capture::info::GpuFacts;
 use crate::capture::input::Input;
 use crate::detect::{decode_image, identify, load_data, Kind};
@@ -85,8 +86,30 @@ fn to_value<T: Serialize>(t: &T) -> Value {
     serde_json::to_value(t).unwrap_or(Value::Null)
 }
 
+/// True when the first bytes of `path` are a dump's magic or a zstd/xz stream (an unreadable
+/// file is left to the whole read, which names the problem).
+fn starts_like_dump(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(16);
+    let read = std::fs::File::open(path).and_then(|f| f.take(16).read_to_end(&mut head));
+    read.is_ok() && crate::capture::dump::looks_like_dump(&head)
+}
+
 /// Reads, identifies and describes `path`.
 pub fn describe(path: &Path, opts: &LoadOptions) -> Result<Description> {
+    describe_with(path, opts, MaxDecoded::default())
+}
+
+/// [`describe`], a compressed GPU dump decoding to at most what `max_decoded` allows.
+pub fn describe_with(
+    path: &Path,
+    opts: &LoadOptions,
+    max_decoded: MaxDecoded,
+) -> Result<Description> {
+    // A dump is read as a stream: a recording may be larger than any file read whole.
+    if starts_like_dump(path) {
+        return Ok(Description::Gpu(GpuFacts::load(path, max_decoded)?));
+    }
     // "input": the kind is not known yet, and the message reads "cannot read input file: …".
     let data = read_file(path, "input")?;
     let kind = identify(&data)

@@ -265,3 +265,43 @@ fn warnings_are_capped() {
     let last = d.warnings.last().unwrap();
     assert!(last.starts_with("99900 more"), "{last}");
 }
+
+/// A plain recording is played as it is read (`replay` without `--history`, `--repeat` or
+/// `--dump`; `info`): memory stays at a packet and the GPU, whatever the file's length. Here 48
+/// MiB of 512 KiB uploads and VSyncs peak under 8 MiB on this thread (a 300 MB one under 10
+/// MB of the whole process, measured for issue 71); read whole it would cost its size.
+#[test]
+fn plain_recordings_stream_in_bounded_memory() {
+    use psxrender::capture::compressed::MaxDecoded;
+    use psxrender::capture::sequence;
+    let path = tmp("long.psxgpu");
+    let mut data = dump::MAGIC_SHORT.to_vec();
+    data.extend_from_slice(&0x0500_0000u32.to_le_bytes());
+    let words = 3 + 512 * 512 / 2;
+    for n in 0..96u32 {
+        for w in [words, 0xA000_0000, (n % 2) * 512, 0x0200_0200] {
+            data.extend_from_slice(&w.to_le_bytes());
+        }
+        data.extend((0..512 * 512 * 2).map(|i| (i as u32 ^ n) as u8));
+        for w in [0x0200_0002, n, 0] {
+            data.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+    std::fs::write(&path, &data).unwrap();
+    let len = data.len();
+    drop(data);
+    let (frames, peak) = peak_bytes(|| {
+        let mut opened = sequence::open(&path, MaxDecoded::default()).unwrap();
+        let mut gpu = replay::new_gpu(&replay::Options {
+            threads: 1,
+            ..Default::default()
+        });
+        sequence::run_to(&mut opened.packets, &mut gpu, None).unwrap()
+    });
+    assert_eq!(frames, Ok(96));
+    assert!(len > 48 << 20, "{len}");
+    assert!(
+        peak < 8 << 20,
+        "{peak} bytes at the peak for a {len}-byte file"
+    );
+}

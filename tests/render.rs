@@ -451,7 +451,13 @@ fn every_size_renders_and_parallel_matches_serial() {
 /// The frame as the CLI's `--dump-gp0` writes it.
 fn gpudump(r: &Renderer, f: &Frame) -> Vec<u8> {
     let comment = format!("psxrender test ({} model)", r.model().format());
-    psxrender::capture::dump::frame_dump(&comment, &r.initial_vram(), r.gp1_setup(), &f.gp0)
+    psxrender::capture::dump::frame_dump(
+        psxrender::capture::dump::Form::default(),
+        &comment,
+        &r.initial_vram(),
+        r.gp1_setup(),
+        &f.gp0,
+    )
 }
 
 fn replay_display(dump: &[u8]) -> psxrender::capture::display::Picture {

@@ -296,6 +296,11 @@ impl DisplayRegs {
         Gp1Effect::None
     }
 
+    /// The display ranges GP1(06h) and GP1(07h) set, as written.
+    pub fn ranges(&self) -> (HorizontalRange, VerticalRange) {
+        (self.horizontal, self.vertical)
+    }
+
     /// The display configuration.
     pub fn display(&self) -> Display {
         let m = self.mode;

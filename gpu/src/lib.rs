@@ -299,6 +299,12 @@ impl Gpu {
         self.display.display()
     }
 
+    /// The display ranges GP1(06h) and GP1(07h) set, as written (for framings that need the
+    /// ranges themselves, not the size [`Gpu::display`] derives from them).
+    pub fn display_ranges(&self) -> (gp1::HorizontalRange, gp1::VerticalRange) {
+        self.display.ranges()
+    }
+
     /// Starts recording the pixel history of the VRAM halfwords `points` (x, y) from here on:
     /// every later command that touches one is listed by [`Gpu::history`]. Drawing is then
     /// serial, one primitive at a time (the pixels drawn are the same). An empty list stops.

@@ -344,6 +344,33 @@ impl Counter {
     }
 }
 
+/// A census counted packet by packet, for input read as a stream.
+pub struct Tally(Counter);
+
+impl Default for Tally {
+    fn default() -> Self {
+        Tally(Counter::new())
+    }
+}
+
+impl Tally {
+    /// Counts one packet.
+    pub fn add(&mut self, p: &PacketRef<'_>) {
+        let c = &mut self.0;
+        match p {
+            PacketRef::Gp0(ws) => c.gp0(ws),
+            PacketRef::Gp1(ws) => ws.iter().for_each(|&w| c.gp1(w)),
+            PacketRef::VSync(_) => c.census.frames += 1,
+            _ => {}
+        }
+    }
+
+    /// The census of the packets counted.
+    pub fn finish(self) -> Census {
+        self.0.finish()
+    }
+}
+
 impl Census {
     /// Counts what `input` does.
     pub fn of(input: &Input) -> Census {
@@ -353,25 +380,17 @@ impl Census {
     /// Counts what `input` does up to frame mark `frame` (as `replay --frame` runs it; `None`:
     /// all of it).
     pub fn up_to(input: &Input, frame: Option<u64>) -> Census {
-        let mut c = Counter::new();
-        let done = |c: &Counter| frame == Some(c.census.frames);
-        if done(&c) {
-            return c.finish();
+        let mut t = Tally::default();
+        if frame == Some(0) {
+            return t.finish();
         }
         for (_, p) in input.packets() {
-            match p {
-                PacketRef::Gp0(ws) => c.gp0(ws),
-                PacketRef::Gp1(ws) => ws.iter().for_each(|&w| c.gp1(w)),
-                PacketRef::VSync(_) => {
-                    c.census.frames += 1;
-                    if done(&c) {
-                        break;
-                    }
-                }
-                _ => {}
+            t.add(&p);
+            if frame == Some(t.0.census.frames) {
+                break;
             }
         }
-        c.finish()
+        t.finish()
     }
 
     /// The census as indented text lines.

@@ -7,7 +7,9 @@
 //! them ([`Expansion`]): `c << 3` (ps1-tests' reference PNGs), `(c << 3) | (c >> 2)` (psxrender,
 //! many emulators) or `round(c * 255 / 31)`; an image that fits none is read as `v >> 3` and
 //! flagged lossy. Screenshots upscaled by an integer factor (1–4 per axis, nearest neighbour)
-//! are sampled back down ([`align`]); other size mismatches are errors.
+//! are sampled back down, and a screenshot that is a centred crop of the other picture (as
+//! DuckStation's default Overscan crop is of the standard NTSC range) is compared with that
+//! part of it ([`align`]); other size mismatches are errors.
 //!
 //! Statistics ([`Report`]) are over 5-bit channel values: identical pixels, pixels within the
 //! tolerance (largest channel difference ≤ N), the largest channel error, PSNR with peak 31,
@@ -197,6 +199,20 @@ impl Capture {
         self.pixels[(y * self.width + x) as usize]
     }
 
+    /// The pixels of `r` (inside the capture).
+    fn part(&self, r: Rect) -> Capture {
+        let pixels = (r.y..r.y + r.h)
+            .flat_map(|y| (r.x..r.x + r.w).map(move |x| (x, y)))
+            .map(|(x, y)| self.at(x, y))
+            .collect();
+        Capture {
+            width: r.w,
+            height: r.h,
+            pixels,
+            source: self.source,
+        }
+    }
+
     /// Every `sx`-th column and `sy`-th row: undoes a nearest-neighbour upscale. Also returns
     /// how many `sx × sy` blocks were not a single colour (a filtered upscale).
     fn downscale(&self, sx: u32, sy: u32) -> (Capture, u64) {
@@ -299,6 +315,9 @@ pub struct Aligned {
     /// Blocks of the upscaled image that were not one colour (0 for a clean nearest-neighbour
     /// upscale).
     pub mixed_blocks: u64,
+    /// When one capture is a centred crop of the other ([`align`]): the part of the larger one
+    /// compared, and whether that one is `a`.
+    pub crop: Option<(Rect, bool)>,
 }
 
 /// Sizes that cannot be matched.
@@ -322,7 +341,15 @@ impl fmt::Display for SizeMismatch {
 
 impl std::error::Error for SizeMismatch {}
 
-/// Makes `a` and `b` the same size, undoing an integer upscale (1–4 per axis) of either.
+/// Most columns or rows a centred crop may leave out ([`align`]): DuckStation's Overscan crop
+/// leaves out 16 lines of the standard NTSC range, 32 in 480-line interlace.
+pub const MAX_CROP: u32 = 32;
+
+/// Makes `a` and `b` the same size, undoing an integer upscale (1–4 per axis) of either; else,
+/// when one is a centred crop of the other upscaled by the same factor on both axes (at most
+/// [`MAX_CROP`] columns and rows fewer, an even number each) — what DuckStation's default
+/// Overscan crop makes of the standard NTSC range: its screenshot is psxrender's `--display`
+/// without 8 lines at the top and the bottom — comparing that part of the larger one.
 pub fn align(a: Capture, b: Capture) -> Result<Aligned, SizeMismatch> {
     let factor = |big: &Capture, small: &Capture| -> Option<(u32, u32)> {
         let f = |b: u32, s: u32| {
@@ -337,6 +364,7 @@ pub fn align(a: Capture, b: Capture) -> Result<Aligned, SizeMismatch> {
             b,
             scale: s,
             mixed_blocks,
+            crop: None,
         });
     }
     if let Some(s) = factor(&a, &b) {
@@ -346,11 +374,49 @@ pub fn align(a: Capture, b: Capture) -> Result<Aligned, SizeMismatch> {
             b,
             scale: s,
             mixed_blocks,
+            crop: None,
         });
+    }
+    for a_larger in [true, false] {
+        let (large, shot) = if a_larger { (&a, &b) } else { (&b, &a) };
+        if let Some((k, rect)) = centred_crop(large, shot) {
+            let part = large.part(rect);
+            let (shot, mixed_blocks) = shot.downscale(k, k);
+            let (a, b) = if a_larger { (part, shot) } else { (shot, part) };
+            return Ok(Aligned {
+                a,
+                b,
+                scale: (k, k),
+                mixed_blocks,
+                crop: Some((rect, a_larger)),
+            });
+        }
     }
     Err(SizeMismatch {
         a: (a.width, a.height),
         b: (b.width, b.height),
+    })
+}
+
+/// The upscale factor and the part of `large` that `shot` shows, when `shot` is a centred crop
+/// of `large` upscaled `k` times ([`align`]).
+fn centred_crop(large: &Capture, shot: &Capture) -> Option<(u32, Rect)> {
+    (1..=4).find_map(|k| {
+        if !shot.width.is_multiple_of(k) || !shot.height.is_multiple_of(k) {
+            return None;
+        }
+        let (w, h) = (shot.width / k, shot.height / k);
+        let (dw, dh) = (large.width.checked_sub(w)?, large.height.checked_sub(h)?);
+        let fits = dw <= MAX_CROP && dh <= MAX_CROP && dw % 2 == 0 && dh % 2 == 0;
+        (fits && w > 0 && h > 0 && dw + dh > 0).then_some((
+            k,
+            Rect {
+                x: dw / 2,
+                y: dh / 2,
+                w,
+                h,
+            },
+        ))
     })
 }
 
@@ -631,6 +697,42 @@ mod tests {
         assert_eq!(e.b, (21, 10));
         let b = Capture::from_rgb(100, 50, &[]);
         assert!(align(a, b).is_err(), "5x is not an accepted upscale");
+    }
+
+    /// A DuckStation Overscan screenshot of the standard NTSC range is psxrender's 320×240
+    /// `--display` without 8 lines at the top and the bottom, upscaled 1×, 2× or 4×: aligned
+    /// to those 224 lines, it compares equal; a line off is a difference.
+    #[test]
+    fn centred_crops_are_detected() {
+        let ours = &gradient(320, 240);
+        let a = Capture::from_rgb(320, 240, &rgb_of(ours, Expansion::Replicate));
+        for k in [1, 2, 4] {
+            let shot: Vec<u16> = (0..224 * k)
+                .flat_map(|y| (0..320 * k).map(move |x| ours[((y / k + 8) * 320 + x / k) as usize]))
+                .collect();
+            let b = Capture::from_rgb(320 * k, 224 * k, &rgb_of(&shot, Expansion::Replicate));
+            let al = align(a.clone(), b.clone()).unwrap();
+            let rect = Rect {
+                x: 0,
+                y: 8,
+                w: 320,
+                h: 224,
+            };
+            assert_eq!((al.scale, al.crop), ((k, k), Some((rect, true))), "{k}x");
+            assert!(compare(&al.a, &al.b, &Options::default()).passed(), "{k}x");
+            let al = align(b, a.clone()).unwrap();
+            assert_eq!(al.crop, Some((rect, false)));
+            assert!(
+                compare(&al.a, &al.b, &Options::default()).passed(),
+                "{k}x swapped"
+            );
+        }
+        let shifted: Vec<u16> = (0..224)
+            .flat_map(|y| (0..320).map(move |x| ours[((y + 7) * 320 + x) as usize]))
+            .collect();
+        let b = Capture::from_rgb(320, 224, &rgb_of(&shifted, Expansion::Replicate));
+        let al = align(a, b).unwrap();
+        assert!(!compare(&al.a, &al.b, &Options::default()).passed());
     }
 
     #[test]

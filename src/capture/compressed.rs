@@ -7,7 +7,9 @@
 //!
 //! Limits, so a hostile file costs bounded memory and reports where it went wrong:
 //! - every error names the byte of the *compressed* input the decoder had read up to;
-//! - the decoded size is capped (the caller's `cap`): a decompression bomb stops there;
+//! - the decoded size is capped (the caller's `cap`, by default [`MaxDecoded::Relative`]: a
+//!   multiple of the compressed size that real recordings stay far below): a decompression bomb
+//!   stops there;
 //! - zstd windows above [`MAX_WINDOW`] and xz dictionaries needing more than [`MAX_WINDOW`]
 //!   are refused before anything is allocated for them.
 
@@ -22,6 +24,46 @@ use crate::read::{ErrorKind, LoadError};
 /// xz's `-9` 64 MiB).
 pub const MAX_WINDOW: u64 = 64 << 20;
 
+/// Decoded bytes allowed per compressed byte ([`MaxDecoded::Relative`]). A recording whose
+/// frames repeat one scene compresses about 2,400:1 at zstd's levels 1 to 19 and xz's `-9`
+/// (measured on 60 MB of one 20 KB frame repeated); a run of zero bytes, what a bomb holds,
+/// about 30,000:1 (zstd's RLE blocks). The limit sits between, with room above the first.
+pub const MAX_RATIO: u64 = 8192;
+
+/// Decoded bytes always allowed, whatever the compressed size: a small file never trips the
+/// relative limit.
+pub const MIN_DECODED: u64 = 64 << 20;
+
+/// How many bytes a compressed input may decode to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MaxDecoded {
+    /// [`MAX_RATIO`] times the compressed size, and at least [`MIN_DECODED`].
+    #[default]
+    Relative,
+    /// This many bytes (`--max-decoded`).
+    Bytes(u64),
+}
+
+impl MaxDecoded {
+    /// The limit for an input of `compressed` bytes.
+    pub fn for_input(self, compressed: u64) -> u64 {
+        match self {
+            MaxDecoded::Relative => compressed.saturating_mul(MAX_RATIO).max(MIN_DECODED),
+            MaxDecoded::Bytes(n) => n,
+        }
+    }
+
+    /// What the limit is, for an error message.
+    fn what(self) -> &'static str {
+        match self {
+            MaxDecoded::Relative => {
+                "decompressed bytes (8192 times the compressed size; --max-decoded sets another)"
+            }
+            MaxDecoded::Bytes(_) => "decompressed bytes (--max-decoded)",
+        }
+    }
+}
+
 /// A compression format, by the magic its files start with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -33,9 +75,13 @@ pub enum Compression {
 }
 
 impl Compression {
-    /// The compression `data` starts with, if any.
+    /// The compression `data` starts with, if any. A zstd stream may start with a skippable
+    /// frame (magic `0x184D2A50`–`0x184D2A5F`, RFC 8878 §3.1.2), as `pzstd` writes.
     pub fn detect(data: &[u8]) -> Option<Self> {
-        if data.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
+        let skippable = data
+            .get(..4)
+            .is_some_and(|m| u32::from_le_bytes([m[0], m[1], m[2], m[3]]) & !0xF == 0x184D_2A50);
+        if skippable || data.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
             Some(Compression::Zstd)
         } else if data.starts_with(&[0xFD, b'7', b'z', b'X', b'Z', 0x00]) {
             Some(Compression::Xz)
@@ -73,16 +119,35 @@ impl Compression {
     /// Errors while reading come out as `io::Error`s carrying a [`LoadError`] at the offset of
     /// the compressed input (see [`carried`]).
     pub fn decoder<'a, R: BufRead + 'a>(self, input: R, cap: u64) -> Box<dyn Read + 'a> {
-        Box::new(Decoder::new(self, input, cap))
+        Box::new(Decoder::new(self, input, cap, "decompressed bytes"))
+    }
+
+    /// [`Compression::decoder`] of an input of `compressed` bytes, limited as `max` says.
+    pub fn limited<'a, R: BufRead + 'a>(
+        self,
+        input: R,
+        compressed: u64,
+        max: MaxDecoded,
+    ) -> Box<dyn Read + 'a> {
+        Box::new(Decoder::new(
+            self,
+            input,
+            max.for_input(compressed),
+            max.what(),
+        ))
     }
 
     /// `data` compressed, with a checksum: zstd at `ruzstd`'s one compressing level (about
-    /// zstd's level 1), xz at preset 6 (xz's default).
+    /// zstd's level 1) as one frame that states its content size (DuckStation's reader
+    /// allocates by it and refuses a frame without one), xz at preset 6 (xz's default).
     pub fn compress(self, data: &[u8]) -> io::Result<Vec<u8>> {
         match self {
-            Compression::Zstd => Ok(ruzstd::encoding::compress_to_vec(
-                data,
-                ruzstd::encoding::CompressionLevel::Fastest,
+            Compression::Zstd => Ok(with_content_size(
+                ruzstd::encoding::compress_to_vec(
+                    data,
+                    ruzstd::encoding::CompressionLevel::Fastest,
+                ),
+                data.len() as u64,
             )),
             Compression::Xz => {
                 let mut out = Vec::new();
@@ -94,6 +159,31 @@ impl Compression {
             }
         }
     }
+}
+
+/// The zstd frame `frame` with its header stating `size` as the content size (RFC 8878
+/// §3.1.1.1), when its header states none yet and has no dictionary ID (what `ruzstd` writes:
+/// magic, descriptor, window descriptor); any other frame is returned as it is. The field is 4
+/// bytes (descriptor flag 2) for sizes below 4 GiB, else 8 (flag 3); the single-segment flag
+/// stays clear, so the window descriptor stays.
+fn with_content_size(mut frame: Vec<u8>, size: u64) -> Vec<u8> {
+    const DESCRIPTOR: usize = 4;
+    let Some(&descriptor) = frame.get(DESCRIPTOR) else {
+        return frame;
+    };
+    // Bits 7-6 content size flag, 5 single segment, 1-0 dictionary ID flag.
+    if descriptor & 0b1110_0011 != 0 {
+        return frame;
+    }
+    let (flag, field) = match u32::try_from(size) {
+        Ok(small) => (2u8, small.to_le_bytes().to_vec()),
+        Err(_) => (3, size.to_le_bytes().to_vec()),
+    };
+    frame[DESCRIPTOR] = descriptor | flag << 6;
+    // After the magic, the descriptor and the window descriptor.
+    let at = DESCRIPTOR + 2;
+    frame.splice(at..at, field);
+    frame
 }
 
 /// Writes a dump's `bytes` to `path` whole or not at all, compressed when the name ends `.zst`
@@ -259,10 +349,12 @@ struct Decoder<R: BufRead> {
     consumed: Rc<Cell<u64>>,
     produced: u64,
     cap: u64,
+    /// What the cap counts, for its error.
+    capped: &'static str,
 }
 
 impl<R: BufRead> Decoder<R> {
-    fn new(kind: Compression, input: R, cap: u64) -> Self {
+    fn new(kind: Compression, input: R, cap: u64, capped: &'static str) -> Self {
         let consumed = Rc::new(Cell::new(0));
         let counted = Counted {
             input,
@@ -282,6 +374,7 @@ impl<R: BufRead> Decoder<R> {
             consumed,
             produced: 0,
             cap,
+            capped,
         }
     }
 
@@ -321,7 +414,7 @@ impl<R: BufRead> Read for Decoder<R> {
         self.produced += n as u64;
         if self.produced > self.cap {
             return Err(self.error(ErrorKind::CountTooLarge {
-                what: "decompressed bytes",
+                what: self.capped,
                 count: self.produced,
                 max: self.cap,
             }));
@@ -357,6 +450,32 @@ mod tests {
             Some(Compression::Xz)
         );
         assert_eq!(Compression::for_output(Path::new("a.psxgpu")), None);
+    }
+
+    /// Our zstd frames state their content size (DuckStation's reader needs it), read back by
+    /// `ruzstd`'s own header parser; they still decode to the data.
+    #[test]
+    fn zstd_frames_carry_their_content_size() {
+        for len in [0usize, 5, 300_000] {
+            let data: Vec<u8> = (0..len).map(|i| (i % 7) as u8).collect();
+            let packed = Compression::Zstd.compress(&data).unwrap();
+            // Descriptor bits 7-6: a 4-byte content size after the window descriptor.
+            assert_eq!(packed[4] >> 6, 2, "{len}");
+            assert_eq!(packed[6..10], (len as u32).to_le_bytes());
+            let mut header = ruzstd::decoding::FrameDecoder::new();
+            header.reset(&packed[..]).unwrap();
+            assert_eq!(header.content_size(), len as u64);
+            let mut back = Vec::new();
+            Compression::Zstd
+                .decoder(&packed[..], u64::MAX)
+                .read_to_end(&mut back)
+                .unwrap();
+            assert!(back == data, "{len}");
+        }
+        let big = with_content_size(vec![0x28, 0xB5, 0x2F, 0xFD, 0x04, 0x38, 9], 5 << 30);
+        assert_eq!(big[4], 0xC4);
+        assert_eq!(big[6..14], (5u64 << 30).to_le_bytes());
+        assert_eq!(big[14], 9);
     }
 
     /// A zstd frame header asking for a 1 GiB window (descriptor 0xA0: 2^(10+20)) is refused

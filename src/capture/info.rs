@@ -3,9 +3,14 @@
 
 use serde::Serialize;
 
-use crate::capture::census::Census;
-use crate::capture::dump::{self, Dump, Magic, PacketRef};
+use std::path::Path;
+
+use crate::capture::census::{Census, Tally};
+use crate::capture::compressed::MaxDecoded;
+use crate::capture::dump::{self, Magic, PacketRef, Summary};
 use crate::capture::input::{Input, STREAM_FORMAT};
+use crate::capture::sequence::{self, Packets};
+use crate::read::LoadError;
 
 /// A GPU dump's or text stream's facts.
 #[derive(Clone, Debug, Serialize)]
@@ -42,37 +47,53 @@ impl GpuFacts {
                 census,
                 warnings: Vec::new(),
             },
-            Input::Dump(d) => GpuFacts {
-                format: dump::FORMAT,
-                magic: Some(match d.magic {
-                    Magic::Spec => "16-byte spec magic (PSXGPUDUMPv1r1)",
-                    Magic::Short => "14-byte DuckStation magic (PSXGPUDUMPv1)",
-                }),
-                compression: d.compression.map(|c| c.name()),
-                packets: Some(d.entries.len()),
-                notes: dump_notes(d),
-                census,
-                warnings: d.warnings.clone(),
-            },
+            Input::Dump(d) => {
+                let mut sum = Summary::default();
+                d.packets().for_each(|p| sum.add(&p));
+                GpuFacts {
+                    format: dump::FORMAT,
+                    magic: Some(magic_name(d.magic)),
+                    compression: d.compression.map(|c| c.name()),
+                    packets: Some(d.entries.len()),
+                    notes: sum.notes().to_vec(),
+                    census,
+                    warnings: d.warnings.clone(),
+                }
+            }
         }
+    }
+
+    /// The facts of the recorded input in `path`, a dump read as a stream (so a recording of
+    /// any length is described in the memory of one packet; a compressed one decoding to at
+    /// most what `max` allows), a text stream whole.
+    pub fn load(path: &Path, max: MaxDecoded) -> Result<GpuFacts, LoadError> {
+        let opened = sequence::open(path, max)?;
+        let compression = opened.compression.map(|c| c.name());
+        let (magic, mut packets) = match opened.packets {
+            Packets::Stream { input, .. } => return Ok(GpuFacts::of(input)),
+            Packets::Dump(r, _) => (r.magic(), r),
+        };
+        let (mut tally, mut sum) = (Tally::default(), Summary::default());
+        while let Some(e) = packets.next_entry().map_err(|e| e.in_file(path))? {
+            let p = PacketRef::from(&e.packet);
+            tally.add(&p);
+            sum.add(&p);
+        }
+        Ok(GpuFacts {
+            format: dump::FORMAT,
+            magic: Some(magic_name(magic)),
+            compression,
+            packets: Some(sum.packets() as usize),
+            notes: sum.notes().to_vec(),
+            census: tally.finish(),
+            warnings: packets.take_warnings(),
+        })
     }
 }
 
-fn dump_notes(d: &Dump) -> Vec<String> {
-    let mut gp0 = 0usize;
-    let mut out = Vec::new();
-    for p in d.packets() {
-        match p {
-            PacketRef::Gp0(w) => gp0 += w.len(),
-            PacketRef::GameId(s) => out.push(format!("game ID: {s}")),
-            PacketRef::VideoFormat(s) => out.push(format!("video format: {s}")),
-            PacketRef::Comment(s) => out.push(format!("comment: {s}")),
-            PacketRef::GpuVersion(v) => out.push(format!("GPU version word: {v}")),
-            PacketRef::TraceBegin => {
-                out.push(format!("trace begins after {gp0} state-restore GP0 words"))
-            }
-            _ => {}
-        }
+fn magic_name(m: Magic) -> &'static str {
+    match m {
+        Magic::Spec => "16-byte spec magic (PSXGPUDUMPv1r1)",
+        Magic::Short => "14-byte DuckStation magic (PSXGPUDUMPv1)",
     }
-    out
 }

@@ -249,8 +249,14 @@ impl Input {
                 Some(((Place::Line(line.into()), e.packet), next(word)))
             }
             Input::Dump(d) => {
-                let (e, word) = d.entries.get(at.word)?;
-                Some(((Place::Byte(e.offset), e.packet), next(word)))
+                let mut word = at.word;
+                loop {
+                    let (e, after) = d.entries.get(word)?;
+                    if d.counts(&e) {
+                        return Some(((Place::Byte(e.offset), e.packet), next(after)));
+                    }
+                    word = after;
+                }
             }
         }
     }
@@ -293,35 +299,55 @@ impl Input {
             .count() as u64
     }
 
-    /// The input as a spec-form (16-byte magic) GPU dump that emulator dump players open. A
-    /// dump's packets are copied as they are (a 14-byte-magic dump comes out in the 16-byte
-    /// form); a text stream becomes a comment, trace begin, the words, a VSync per frame mark,
-    /// and a closing VSync when it does not end with one (DuckStation's player needs at least
-    /// one).
-    pub fn to_dump(&self) -> Result<Vec<u8>, dump::PacketTooLong> {
-        if let Input::Dump(d) = self {
+    /// The input as a GPU dump in `form` that emulator dump players open. In the spec form a
+    /// dump's packets are copied as they are (a 14-byte-magic dump changes only its magic); in
+    /// DuckStation's form they go through its [`dump::Writer`] (GP1 words one per packet,
+    /// VSyncs with a 64-bit time), after its header when the dump has no GPU version packet.
+    /// A text stream becomes the header (DuckStation's form; the spec's: a comment), trace
+    /// begin, the words and a VSync per frame mark. Either way a trace begin is written first
+    /// when there is none, and a closing VSync when none follows the last words (DuckStation's
+    /// player needs a trace begin and at least one VSync after it).
+    pub fn to_dump(&self, form: dump::Form) -> Result<Vec<u8>, dump::PacketTooLong> {
+        if let (Input::Dump(d), dump::Form::Spec) = (self, form) {
             return Ok(d.to_spec_bytes());
         }
-        let mut w = dump::Writer::new();
-        w.packet(&dump::Packet::Comment(format!(
-            "psxrender {} replay of a text stream",
-            env!("CARGO_PKG_VERSION")
-        )))?;
-        w.packet(&dump::Packet::TraceBegin)?;
+        let mut w = dump::Writer::with_form(form);
+        let is = |f: fn(&PacketRef) -> bool| self.packets().any(|(_, p)| f(&p));
+        let has_header = is(|p| matches!(p, PacketRef::GpuVersion(_)));
+        if !has_header {
+            let comment = format!("psxrender {} replay", env!("CARGO_PKG_VERSION"));
+            match form {
+                dump::Form::DuckStation => {
+                    w.duckstation_header(dump::NO_GAME_ID, self.pal(), &comment)
+                }
+                dump::Form::Spec => w.packet(&dump::Packet::Comment(comment))?,
+            }
+        }
+        if !is(|p| matches!(p, PacketRef::TraceBegin)) {
+            w.packet(&dump::Packet::TraceBegin)?;
+        }
         let mut ends_with_frame = false;
         for (_, packet) in self.packets() {
-            ends_with_frame = matches!(packet, PacketRef::VSync(_));
             match packet {
-                PacketRef::Gp0(words) => w.gp0_words(words),
-                PacketRef::Gp1(words) => words.iter().for_each(|&x| w.gp1(x)),
-                PacketRef::VSync(_) => w.vsync(dump::VSyncTime::None),
+                PacketRef::VSync(_) => ends_with_frame = true,
+                PacketRef::Gp0(_) | PacketRef::Gp1(_) => ends_with_frame = false,
                 _ => {}
             }
+            w.packet(&packet.to_packet())?;
         }
         if !ends_with_frame {
             w.vsync(dump::VSyncTime::None);
         }
         Ok(w.finish())
+    }
+
+    /// Whether the input's first GP1(08h) display mode selects PAL.
+    fn pal(&self) -> bool {
+        let first_mode = self.packets().find_map(|(_, p)| match p {
+            PacketRef::Gp1(words) => words.iter().copied().find(|w| w >> 24 == 0x08),
+            _ => None,
+        });
+        first_mode.is_some_and(|w| dump::pal_mode(&[w]))
     }
 
     /// A one-line (dumps: a few lines) description for the command line.
@@ -399,7 +425,9 @@ mod tests {
         assert_eq!(Prepared::new(&stream), Prepared::new(&text));
         assert_eq!(stream.summary(), text.summary());
         assert_eq!(stream.locate_gp0(2), text.locate_gp0(2));
-        assert_eq!(stream.to_dump(), text.to_dump());
+        for form in [dump::Form::DuckStation, dump::Form::Spec] {
+            assert_eq!(stream.to_dump(form), text.to_dump(form));
+        }
     }
 
     /// A compressed text stream is the plain one with its compression noted; what decodes to

@@ -8,6 +8,7 @@
 //! - [`replay`]: recorded input → a GPU at power-on, optionally stopping at a frame;
 //! - [`sequence`]: every frame of a capture in one pass, memory bounded by one frame;
 //! - [`display`]: the picture a TV shows, cut out of VRAM (every picture psxrender saves);
+//! - [`crop`]: that picture framed as DuckStation frames it (`--crop`);
 //! - [`compare`]: two pictures compared in 15-bit space;
 //! - [`pairs`]: two sequences of pictures compared frame by frame;
 //! - [`history`]: pixel history as text;
@@ -17,6 +18,7 @@
 pub mod census;
 pub mod compare;
 pub mod compressed;
+pub mod crop;
 pub mod display;
 pub mod dump;
 pub mod history;

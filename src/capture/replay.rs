@@ -344,14 +344,21 @@ mod tests {
         let e = Input::parse(&[0xff, 0xfe, 0]).unwrap_err();
         assert_eq!(e.offset, 0);
         assert!(e.to_string().contains("neither"), "{e}");
-        let e = Input::parse(b"PSXGPUDUMPv1r1\0\0\x05\0").unwrap_err();
-        assert_eq!(e.offset, 16);
+        let Input::Dump(cut) = Input::parse(b"PSXGPUDUMPv1r1\0\0\x05\0").unwrap() else {
+            panic!("not a dump")
+        };
+        assert!(cut.entries.is_empty());
+        assert!(
+            cut.warnings[0].contains("cut at byte 0x12"),
+            "{:?}",
+            cut.warnings
+        );
     }
 
     #[test]
     fn streams_convert_to_dumps_that_replay_the_same_words() {
         let s = Input::parse(b"gp1 00000000\ngp0 e1000400\nframe\ngp0 00000000\n").unwrap();
-        let d = Input::parse(&s.to_dump().unwrap()).unwrap();
+        let d = Input::parse(&s.to_dump(dump::Form::Spec).unwrap()).unwrap();
         let Input::Dump(d) = d else {
             panic!("not a dump")
         };

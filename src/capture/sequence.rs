@@ -15,20 +15,16 @@ use std::path::{Path, PathBuf};
 
 use gpu::Gpu;
 
-use crate::capture::compressed::{self, Compression};
-use crate::capture::dump::{self, Packet, PacketReader};
+use crate::capture::compressed::{self, Compression, MaxDecoded};
+use crate::capture::dump::{self, Packet, PacketReader, PacketRef, Summary};
 use crate::capture::input::{Cursor, Input};
 use crate::capture::replay;
 use crate::read::LoadError;
 
-/// Most bytes a compressed dump may decode to when played as a stream: far beyond any real
-/// capture (hours of frames), small enough that a decompression bomb ends.
-pub const MAX_STREAMED_BYTES: u64 = 16 << 30;
-
 /// Packets of an input, one at a time.
 pub enum Packets {
-    /// A dump, read from its file (or decoder) as it plays.
-    Dump(PacketReader<Box<dyn Read>>),
+    /// A dump, read from its file (or decoder) as it plays, summed up as it goes.
+    Dump(PacketReader<Box<dyn Read>>, Summary),
     /// A text stream (read whole, size capped: streams are hand-made), its packets from
     /// `next`.
     Stream {
@@ -43,7 +39,13 @@ impl Packets {
     /// The next packet; consecutive GP0 lines of a stream come as one packet.
     pub fn next_packet(&mut self) -> Result<Option<Packet>, LoadError> {
         match self {
-            Packets::Dump(r) => Ok(r.next_entry()?.map(|e| e.packet)),
+            Packets::Dump(r, sum) => {
+                let packet = r.next_entry()?.map(|e| e.packet);
+                if let Some(p) = &packet {
+                    sum.add(&PacketRef::from(p));
+                }
+                Ok(packet)
+            }
             Packets::Stream { input, next } => Ok(input.packet_at(*next).map(|((_, p), after)| {
                 *next = after;
                 p.to_packet()
@@ -54,7 +56,7 @@ impl Packets {
     /// Warnings met so far (odd dump packets); each is handed out once.
     pub fn take_warnings(&mut self) -> Vec<String> {
         match self {
-            Packets::Dump(r) => r.take_warnings(),
+            Packets::Dump(r, _) => r.take_warnings(),
             Packets::Stream { .. } => Vec::new(),
         }
     }
@@ -68,20 +70,23 @@ pub struct Opened {
     pub compression: Option<Compression>,
 }
 
-/// Opens `path`: a GPU dump (plain, zstd or xz, by content) is read as it plays; a text stream
-/// (also plain or compressed: told apart from a dump by what it decodes to) is read whole, size
-/// capped. Errors name the file.
-pub fn open(path: &Path) -> Result<Opened, LoadError> {
+/// Opens `path`: a GPU dump (plain, zstd or xz, by content) is read as it plays, a compressed
+/// one decoding to at most what `max` allows for its size; a text stream (also plain or
+/// compressed: told apart from a dump by what it decodes to) is read whole, size capped. Errors
+/// name the file.
+pub fn open(path: &Path, max: MaxDecoded) -> Result<Opened, LoadError> {
     let in_file = |e: LoadError| e.in_file(path);
     let io = |e: std::io::Error| match compressed::carried(&e) {
         Some(carried) => carried.clone().in_file(path),
         None => LoadError::io("GPU stream", path, &e),
     };
-    let mut file = BufReader::new(File::open(path).map_err(io)?);
+    let file = File::open(path).map_err(io)?;
+    let size = file.metadata().map_err(io)?.len();
+    let mut file = BufReader::new(file);
     let head = std::io::BufRead::fill_buf(&mut file).map_err(io)?;
     let compression = Compression::detect(head);
     let reader: Box<dyn Read> = match compression {
-        Some(c) => c.decoder(file, MAX_STREAMED_BYTES),
+        Some(c) => c.limited(file, size, max),
         None => Box::new(file),
     };
     let (head, reader) = compressed::peek(reader, dump::MAGIC_PREFIX.len()).map_err(io)?;
@@ -103,10 +108,52 @@ pub fn open(path: &Path) -> Result<Opened, LoadError> {
             compression,
         });
     }
-    let packets = Packets::Dump(PacketReader::new(reader).map_err(in_file)?);
+    let packets = Packets::Dump(
+        PacketReader::new(reader).map_err(in_file)?,
+        Summary::default(),
+    );
     Ok(Opened {
         packets,
         compression,
+    })
+}
+
+impl Opened {
+    /// What `replay` says of the input: a dump's [`Summary`] of the packets read so far, or a
+    /// text stream's summary.
+    pub fn summary(&self) -> String {
+        match &self.packets {
+            Packets::Dump(r, sum) => sum.text(r.magic(), self.compression),
+            Packets::Stream { input, .. } => input.summary(),
+        }
+    }
+}
+
+/// Plays the whole of `packets` on `gpu`, drawing up to frame mark `frame` (`None`: all of it)
+/// and reading the rest without drawing, so [`Opened::summary`] counts the whole input; the
+/// frame marks drawn, or why the frame asked for is not there.
+pub fn run_to(
+    packets: &mut Packets,
+    gpu: &mut Gpu,
+    frame: Option<u64>,
+) -> Result<Result<u64, replay::ReplayError>, LoadError> {
+    let mut marks = 0u64;
+    let mut drawing = frame != Some(0);
+    while let Some(packet) = packets.next_packet()? {
+        if !drawing {
+            marks += u64::from(matches!(packet, Packet::VSync(_)));
+        } else if replay::apply(gpu, &packet) {
+            marks += 1;
+            drawing = frame != Some(marks);
+        }
+    }
+    Ok(match frame {
+        Some(requested) if requested > marks => Err(replay::ReplayError::FrameOutOfRange {
+            requested,
+            available: marks,
+        }),
+        Some(requested) => Ok(requested),
+        None => Ok(marks),
     })
 }
 

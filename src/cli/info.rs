@@ -24,12 +24,20 @@ pub struct Args {
     /// Print the same facts as one JSON object (models and textures, GPU input too).
     #[arg(long)]
     pub json: bool,
+    /// Most bytes a zstd/xz GPU dump may decode to, e.g. `2G` (as `replay --max-decoded`).
+    #[arg(long = "max-decoded", value_name = "BYTES", value_parser = super::replay::parse_max_decoded,
+          default_value = "auto", hide_default_value = true)]
+    pub max_decoded: psxrender::capture::compressed::MaxDecoded,
     #[command(flatten)]
     pub model: ModelArgs,
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let d = match psxrender::describe::describe(&args.file, &args.model.load_options()) {
+    let d = match psxrender::describe::describe_with(
+        &args.file,
+        &args.model.load_options(),
+        args.max_decoded,
+    ) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("error: {e}");

@@ -7,6 +7,8 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use psxrender::capture::compressed::MaxDecoded;
+use psxrender::capture::crop::{self, Crop};
 use psxrender::capture::display::{self, Picture};
 use psxrender::capture::replay;
 use psxrender::capture::sequence::{self, PlayError};
@@ -23,6 +25,8 @@ pub struct Outputs<'a> {
     pub vram: Option<&'a Path>,
     /// The animated GIF of the displayed pictures.
     pub gif: Option<&'a Path>,
+    /// How the displayed pictures are framed.
+    pub crop: Crop,
 }
 
 /// An output that failed: which file, why.
@@ -34,8 +38,15 @@ impl std::fmt::Display for WriteError {
     }
 }
 
-/// Plays `input` and writes frames `range` to `out`.
-pub fn run(input: &Path, range: Range<u32>, threads: usize, out: &Outputs) -> ExitCode {
+/// Plays `input` (a compressed one decoding to at most what `max` allows) and writes frames
+/// `range` to `out`.
+pub fn run(
+    input: &Path,
+    range: Range<u32>,
+    threads: usize,
+    max: MaxDecoded,
+    out: &Outputs,
+) -> ExitCode {
     if out.display.is_none() && out.vram.is_none() && out.gif.is_none() {
         eprintln!("error: --frames writes --display DIR, --vram DIR or --gif FILE: give one");
         return ExitCode::from(EXIT_BAD_INPUT);
@@ -45,7 +56,7 @@ pub fn run(input: &Path, range: Range<u32>, threads: usize, out: &Outputs) -> Ex
         eprintln!("error: {e}");
         return ExitCode::from(EXIT_WRITE_FAILED);
     }
-    let mut opened = match sequence::open(input) {
+    let mut opened = match sequence::open(input, max) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}");
@@ -77,8 +88,9 @@ pub fn run(input: &Path, range: Range<u32>, threads: usize, out: &Outputs) -> Ex
     let mut written = 0u64;
     let shot = |n: u64, gpu: &mut gpu::Gpu| -> Result<(), WriteError> {
         let shown = gpu.display();
+        let (h, v) = gpu.display_ranges();
         let vram = gpu.vram();
-        let pic = display::shown(vram, &shown);
+        let pic = crop::shown(vram, &shown, h, v, out.crop);
         if let Some(dir) = out.display {
             save(&sequence::numbered(dir, n, "png"), &pic)?;
         }

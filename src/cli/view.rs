@@ -34,7 +34,8 @@ use super::EXIT_BAD_INPUT;
     mut_arg("sheet", |a| a.hide(true)),
     mut_arg("yaw_steps", |a| a.hide(true)),
     mut_arg("vram", |a| a.hide(true)),
-    mut_arg("dump_gp0", |a| a.hide(true))
+    mut_arg("dump_gp0", |a| a.hide(true)),
+    mut_arg("dump_form", |a| a.hide(true))
 )]
 pub struct Args {
     /// The model file (FF9 / NWN MDL / M2 / glTF 2.0, detected from its content).

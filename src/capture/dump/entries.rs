@@ -23,6 +23,14 @@ pub struct Entries {
     last: Option<usize>,
 }
 
+/// Where [`Entries`] ended at one time ([`Entries::mark`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Mark {
+    words: usize,
+    count: usize,
+    last: Option<usize>,
+}
+
 /// One packet of [`Entries`]: where its header is, and what it holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EntryRef<'a> {
@@ -83,6 +91,22 @@ impl Entries {
         self.last = Some(self.words.len());
         self.count += 1;
         self.words.push(u32::from(kind.0) << 24 | len as u32);
+    }
+
+    /// Where the store ends now, to [`Entries::rollback`] to.
+    pub(super) fn mark(&self) -> Mark {
+        Mark {
+            words: self.words.len(),
+            count: self.count,
+            last: self.last,
+        }
+    }
+
+    /// Drops what was added since `mark` (a packet the reader skipped or found cut).
+    pub(super) fn rollback(&mut self, mark: Mark) {
+        self.words.truncate(mark.words);
+        self.count = mark.count;
+        self.last = mark.last;
     }
 
     /// The store's words, for a reader to append the payload of the header it just pushed.

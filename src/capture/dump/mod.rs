@@ -28,8 +28,11 @@ use crate::capture::compressed::Compression;
 use crate::read::Result;
 
 pub use entries::{Entries, EntryRef, Iter};
-pub use reader::PacketReader;
-pub use writer::{capture, encode, frame_dump, PacketTooLong, Writer};
+pub use reader::{PacketReader, LOOKAHEAD};
+pub use writer::{
+    capture, encode, encode_as, frame_dump, pal_mode, Form, PacketTooLong, Writer,
+    DUCKSTATION_GPU_VERSION, NO_GAME_ID,
+};
 
 /// Format name carried by load errors.
 pub const FORMAT: &str = "GPUDUMP";
@@ -47,6 +50,11 @@ pub const MAX_STRING_WORDS: u64 = 4096;
 pub const MAX_PACKET_WORDS: usize = 0xFF_FFFF;
 /// Largest GPUREAD discard/read-back honoured by replay, in words: a whole 1 MiB VRAM.
 pub const MAX_READ_WORDS: u32 = 1 << 18;
+/// Most packets in a row without a payload word (a header alone: an empty GP0/GP1 packet, a
+/// VSync without a time): 4 Mi of them are 16 MiB of input that does nothing, 19 hours of
+/// VSyncs with nothing drawn between them; a bomb of zero bytes decodes to nothing else, so it
+/// is refused after these few bytes, not after gigabytes.
+pub const MAX_EMPTY_RUN: u64 = 1 << 22;
 /// Warnings kept per dump: each odd packet can be as small as its 4-byte header while its
 /// warning is a line of text, so past this many they are counted in one closing line.
 pub const MAX_WARNINGS: usize = 100;
@@ -249,6 +257,27 @@ impl<'a> PacketRef<'a> {
     }
 }
 
+impl<'a> From<&'a Packet> for PacketRef<'a> {
+    fn from(p: &'a Packet) -> Self {
+        match p {
+            Packet::Gp0(w) => PacketRef::Gp0(w),
+            Packet::Gp1(w) => PacketRef::Gp1(w),
+            Packet::VSync(t) => PacketRef::VSync(*t),
+            Packet::Discard(n) => PacketRef::Discard(*n),
+            Packet::Readback(n) => PacketRef::Readback(*n),
+            Packet::TraceBegin => PacketRef::TraceBegin,
+            Packet::GpuVersion(v) => PacketRef::GpuVersion(*v),
+            Packet::GameId(s) => PacketRef::GameId(s.clone()),
+            Packet::VideoFormat(s) => PacketRef::VideoFormat(s.clone()),
+            Packet::Comment(s) => PacketRef::Comment(s.clone()),
+            Packet::Unknown { kind, payload } => PacketRef::Unknown {
+                kind: *kind,
+                payload,
+            },
+        }
+    }
+}
+
 /// A packet and the file offset of its header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
@@ -269,12 +298,23 @@ pub struct Dump {
     pub warnings: Vec<String>,
     /// The compression of the file it was read from, if any.
     pub compression: Option<Compression>,
+    /// VSyncs before this byte offset (the trace begin's) are not frame marks; 0 when every
+    /// VSync is one ([`frames_from`]).
+    pub frames_from: u64,
 }
 
 impl Dump {
-    /// The packets without their offsets.
+    /// The packets without their offsets, VSyncs that are not frame marks left out.
     pub fn packets(&self) -> impl Iterator<Item = PacketRef<'_>> {
-        self.entries.iter().map(|e| e.packet)
+        self.entries
+            .iter()
+            .filter(|e| self.counts(e))
+            .map(|e| e.packet)
+    }
+
+    /// False for a VSync before [`Dump::frames_from`], which is left out of the packets.
+    pub fn counts(&self, e: &EntryRef<'_>) -> bool {
+        e.offset >= self.frames_from || !matches!(e.packet, PacketRef::VSync(_))
     }
 
     /// Number of VSync packets (frames).
@@ -294,42 +334,106 @@ impl Dump {
 
     /// A one-paragraph summary: magic, packets, words, frames, IDs and comments.
     pub fn summary(&self) -> String {
-        let mut gp0 = 0usize;
-        let mut gp1 = 0usize;
-        let mut lines = Vec::new();
-        for p in self.packets() {
-            match p {
-                PacketRef::Gp0(w) => gp0 += w.len(),
-                PacketRef::Gp1(w) => gp1 += w.len(),
-                PacketRef::GameId(s) => lines.push(format!("game ID: {s}")),
-                PacketRef::VideoFormat(s) => lines.push(format!("video format: {s}")),
-                PacketRef::Comment(s) => lines.push(format!("comment: {s}")),
-                PacketRef::GpuVersion(v) => lines.push(format!("GPU version word: {v}")),
-                PacketRef::TraceBegin => lines.push(format!(
-                    "trace begins after {gp0} state-restore GP0 words and {gp1} GP1 words"
-                )),
-                _ => {}
-            }
+        let mut sum = Summary::default();
+        self.packets().for_each(|p| sum.add(&p));
+        sum.text(self.magic, self.compression)
+    }
+}
+
+/// What a dump's summary line says, counted packet by packet (so a streamed dump is summed up
+/// as it plays): packets, words per port, frames, and its information packets as lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    packets: u64,
+    gp0: u64,
+    gp1: u64,
+    frames: u64,
+    lines: Vec<String>,
+}
+
+impl Summary {
+    /// Counts one packet.
+    pub fn add(&mut self, p: &PacketRef<'_>) {
+        self.packets += 1;
+        match p {
+            PacketRef::Gp0(w) => self.gp0 += w.len() as u64,
+            PacketRef::Gp1(w) => self.gp1 += w.len() as u64,
+            PacketRef::VSync(_) => self.frames += 1,
+            PacketRef::GameId(s) => self.lines.push(format!("game ID: {s}")),
+            PacketRef::VideoFormat(s) => self.lines.push(format!("video format: {s}")),
+            PacketRef::Comment(s) => self.lines.push(format!("comment: {s}")),
+            PacketRef::GpuVersion(v) => self.lines.push(format!("GPU version word: {v}")),
+            PacketRef::TraceBegin => self.lines.push(format!(
+                "trace begins after {} state-restore GP0 words and {} GP1 words",
+                self.gp0, self.gp1
+            )),
+            _ => {}
         }
-        let magic = match self.magic {
+    }
+
+    /// Packets counted.
+    pub fn packets(&self) -> u64 {
+        self.packets
+    }
+
+    /// The information packets as lines (game ID, video format, comment, GPU version, where
+    /// the trace begins), in file order.
+    pub fn notes(&self) -> &[String] {
+        &self.lines
+    }
+
+    /// The summary of a dump with `magic`, read from a file of `compression`.
+    pub fn text(&self, magic: Magic, compression: Option<Compression>) -> String {
+        let magic = match magic {
             Magic::Spec => "16-byte spec magic",
             Magic::Short => "14-byte DuckStation magic",
         };
-        let packed = match self.compression {
+        let packed = match compression {
             Some(c) => format!(", {}-compressed", c.name()),
             None => String::new(),
         };
         let mut s = format!(
-            "GPUDUMP ({magic}{packed}): {} packets, {gp0} GP0 words, {gp1} GP1 words, {} frames",
-            self.entries.len(),
-            self.frames()
+            "GPUDUMP ({magic}{packed}): {} packets, {} GP0 words, {} GP1 words, {} frames",
+            self.packets, self.gp0, self.gp1, self.frames
         );
-        for l in lines {
+        for l in &self.lines {
             s.push_str("\n  ");
-            s.push_str(&l);
+            s.push_str(l);
         }
         s
     }
+}
+
+/// Frames are numbered from the trace begin, as DuckStation numbers them: in a dump whose
+/// first trace begin has VSyncs before it, those VSyncs are not frame marks (DuckStation's
+/// player refuses such a dump; a VSync in the state restore would otherwise shift every frame
+/// number by one). A dump without a trace begin counts every VSync. Returns the offset VSyncs
+/// count from (0: all count) and the warning to give, if any.
+pub fn frames_from<'a>(
+    packets: impl Iterator<Item = (u64, PacketRef<'a>)>,
+) -> (u64, Option<String>) {
+    let mut stray = 0u64;
+    for (offset, p) in packets {
+        match p {
+            PacketRef::VSync(_) => stray += 1,
+            PacketRef::TraceBegin if stray > 0 => {
+                return (offset, Some(stray_warning(stray, offset)))
+            }
+            PacketRef::TraceBegin => return (0, None),
+            _ => {}
+        }
+    }
+    (0, None)
+}
+
+/// The warning for `n` VSyncs before the trace begin at `offset`.
+fn stray_warning(n: u64, offset: u64) -> String {
+    format!(
+        "{n} VSync{} before the trace begin at byte 0x{offset:x}: not frame marks (frames are \
+         numbered from the trace begin, as DuckStation's player, which refuses such a dump, \
+         would number them)",
+        if n == 1 { "" } else { "s" }
+    )
 }
 
 /// True when `data` starts with a dump's magic (its first 10 bytes, `PSXGPUDUMP`, so a dump of
@@ -369,11 +473,15 @@ pub fn collect<R: Read>(reader: PacketReader<R>) -> Result<Dump> {
 fn collect_into<R: Read>(mut reader: PacketReader<R>, words: usize) -> Result<Dump> {
     let mut entries = Entries::with_capacity(reader.magic().len() as u64, words);
     while reader.read_into(&mut entries)? {}
+    let mut warnings = reader.take_warnings();
+    let (frames_from, stray) = frames_from(entries.iter().map(|e| (e.offset, e.packet)));
+    warnings.extend(stray);
     Ok(Dump {
         magic: reader.magic(),
         entries,
-        warnings: reader.take_warnings(),
+        warnings,
         compression: None,
+        frames_from,
     })
 }
 

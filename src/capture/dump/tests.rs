@@ -106,40 +106,62 @@ fn bad_files_give_typed_errors() {
     );
     let e = parse(&[0x28, 0xB5, 0x2F, 0xFD, 0, 0]).unwrap_err();
     assert!(e.to_string().contains("zstd"), "{e}");
+}
 
-    // Payload runs past the end: error at the header's offset.
-    let mut data = MAGIC_SPEC.to_vec();
+/// A recording cut inside a packet plays the complete packets before it, with a warning naming
+/// the byte; a packet without the word its type needs, or a string too long to read, is
+/// skipped with a warning. None of them refuses the dump.
+#[test]
+fn cuts_and_impossible_packets_are_warnings() {
+    let read = |data: &[u8]| {
+        let dump = parse(data).unwrap();
+        let packets: Vec<Packet> = dump.packets().map(|p| p.to_packet()).collect();
+        (packets, dump.warnings)
+    };
+    // A payload running past the end.
+    let mut data = encode(&[Packet::TraceBegin]).unwrap();
     data.extend_from_slice(&0x00FF_FFFFu32.to_le_bytes());
-    data.extend_from_slice(&[0; 8]);
-    let e = parse(&data).unwrap_err();
-    assert_eq!(e.offset, 16);
-    assert!(matches!(e.kind, ErrorKind::OutOfBounds { .. }), "{e}");
-
+    data.extend_from_slice(&[0; 9]);
+    let (packets, warnings) = read(&data);
+    assert_eq!(packets, [Packet::TraceBegin]);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("the recording is cut at byte 0x21: the packet at byte 0x14"),
+        "{warnings:?}"
+    );
     // A partial header at the end.
     let mut data = encode(&[Packet::TraceBegin]).unwrap();
     data.extend_from_slice(&[1, 2]);
-    let e = parse(&data).unwrap_err();
-    assert_eq!(e.offset, 20);
-    assert!(matches!(e.kind, ErrorKind::UnexpectedEof { .. }), "{e}");
-
-    // A discard without its count.
+    let (packets, warnings) = read(&data);
+    assert_eq!(packets, [Packet::TraceBegin]);
+    assert!(
+        warnings[0].contains("cut at byte 0x16: the packet header at byte 0x14 needs 4 bytes, 2"),
+        "{warnings:?}"
+    );
+    // A discard and a read-back without their counts, and an absurd string, read whole.
     let mut data = MAGIC_SPEC.to_vec();
-    data.extend_from_slice(&0x0300_0000u32.to_le_bytes());
-    let e = parse(&data).unwrap_err();
-    assert_eq!(e.offset, 16);
-
-    // An absurd string length is refused before it is read.
-    let mut data = MAGIC_SPEC.to_vec();
-    data.extend_from_slice(&0x1200_2000u32.to_le_bytes());
+    for w in [0x0300_0000u32, 0x0400_0000, 0x1200_2000] {
+        data.extend_from_slice(&w.to_le_bytes());
+    }
     data.extend_from_slice(&vec![0x41; 0x2000 * 4]);
-    let e = parse(&data).unwrap_err();
-    assert!(matches!(e.kind, ErrorKind::CountTooLarge { .. }), "{e}");
+    data.extend_from_slice(&0x0200_0000u32.to_le_bytes());
+    let (packets, warnings) = read(&data);
+    assert_eq!(packets, [Packet::VSync(VSyncTime::None)]);
+    assert_eq!(warnings.len(), 3, "{warnings:?}");
+    assert!(
+        warnings[0].contains("0x10 (type 0x03): no payload word"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[2].contains("a string of 8192 words"),
+        "{warnings:?}"
+    );
 }
 
 #[test]
 fn odd_payloads_are_warnings() {
     let mut data = MAGIC_SPEC.to_vec();
-    for w in [0x0200_0003u32, 1, 2, 3, 0x0500_0001, 9, 0x0300_0002, 4, 5] {
+    for w in [0x0500_0001u32, 9, 0x0200_0003, 1, 2, 3, 0x0300_0002, 4, 5] {
         data.extend_from_slice(&w.to_le_bytes());
     }
     let dump = parse(&data).unwrap();
@@ -147,11 +169,46 @@ fn odd_payloads_are_warnings() {
     assert_eq!(
         dump.packets().map(|p| p.to_packet()).collect::<Vec<_>>(),
         vec![
-            Packet::VSync(VSyncTime::U64(0x2_0000_0001)),
             Packet::TraceBegin,
+            Packet::VSync(VSyncTime::U64(0x2_0000_0001)),
             Packet::Discard(4)
         ]
     );
+}
+
+/// Frames are numbered from the trace begin: VSyncs before it are not frame marks (with one
+/// warning), whether the dump is read whole or as a stream; a dump without a trace begin
+/// counts every VSync.
+#[test]
+fn vsyncs_before_the_trace_begin_are_not_frames() {
+    let vsync = Packet::VSync(VSyncTime::None);
+    let packets = [
+        vsync.clone(),
+        Packet::Gp0(vec![1]),
+        vsync.clone(),
+        Packet::TraceBegin,
+        Packet::Gp0(vec![2]),
+        vsync.clone(),
+    ];
+    let bytes = encode(&packets).unwrap();
+    let dump = parse(&bytes).unwrap();
+    assert_eq!(dump.frames(), 1);
+    assert_eq!(dump.frames_from, 16 + 4 + 8 + 4);
+    assert_eq!(dump.warnings.len(), 1, "{:?}", dump.warnings);
+    assert!(dump.warnings[0].starts_with("2 VSyncs before the trace begin at byte 0x20"));
+    let mut reader = PacketReader::new(&bytes[..]).unwrap();
+    let mut streamed = Vec::new();
+    while let Some(e) = reader.next_entry().unwrap() {
+        streamed.push(e.packet);
+    }
+    assert_eq!(
+        streamed,
+        dump.packets().map(|p| p.to_packet()).collect::<Vec<_>>()
+    );
+    assert_eq!(reader.take_warnings(), dump.warnings);
+    let without = parse(&encode(&[vsync.clone(), Packet::Gp0(vec![1]), vsync]).unwrap()).unwrap();
+    assert_eq!((without.frames(), without.frames_from), (2, 0));
+    assert!(without.warnings.is_empty());
 }
 
 #[test]
@@ -215,4 +272,135 @@ fn warnings_stop_at_the_cap() {
     assert_eq!(w.len(), MAX_WARNINGS + 1);
     assert!(w[MAX_WARNINGS].starts_with("5 more odd packets"), "{w:?}");
     assert!(reader.take_warnings().is_empty(), "told once");
+}
+
+/// The file's words after a magic of `skip` bytes.
+fn words_after(bytes: &[u8], skip: usize) -> Vec<u32> {
+    bytes[skip..]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// A capture in DuckStation's form is laid out as its recorder lays one out (gpu_dump.cpp,
+/// read for facts): the 14-byte magic, then GPU version 1, game ID, video format and comment
+/// packets (strings NUL-padded to a word, a whole-word string followed by a zero word), the
+/// restore with one-word GP1 packets and the VRAM upload sized 0, trace begin, and VSyncs of two
+/// words.
+#[test]
+fn duckstation_captures_have_its_header_and_packet_order() {
+    let vram = vec![0x1234u16; 1024 * 512];
+    // GP1(08h) mode 1 (320 wide) with bit 3 set: PAL.
+    let setup = [0x0300_0000, 0x0800_0009];
+    let frames: [&[u32]; 2] = [&[0xE100_0000, 0xE200_0000], &[0xE300_0000]];
+    let bytes = capture(Form::DuckStation, "abc", &vram, &setup, &frames);
+    assert_eq!(&bytes[..14], b"PSXGPUDUMPv1\0\0");
+    let w = words_after(&bytes, 14);
+    let head = [
+        0x0600_0001,
+        DUCKSTATION_GPU_VERSION,
+        0x1000_0002,
+        u32::from_le_bytes(*b"UNKN"),
+        u32::from_le_bytes(*b"OWN\0"),
+        0x1100_0001,
+        u32::from_le_bytes(*b"PAL\0"),
+        0x1200_0001,
+        u32::from_le_bytes(*b"abc\0"),
+        0x0100_0001,
+        0,
+        0x0100_0001,
+        0x0300_0000,
+        0x0100_0001,
+        0x0800_0009,
+        3 + 512 * 1024 / 2,
+        0xA000_0000,
+        0,
+        0,
+        0x1234_1234,
+    ];
+    assert_eq!(w[..head.len()], head, "got {:08x?}", &w[..head.len()]);
+    let trace = 15 + 1 + 3 + 512 * 1024 / 2;
+    // PAL fields: 33868800 / 50 cycles each.
+    let tail = [
+        0x0500_0000,
+        0x0000_0002,
+        0xE100_0000,
+        0xE200_0000,
+        0x0200_0002,
+        0,
+        0,
+        0x0000_0001,
+        0xE300_0000,
+        0x0200_0002,
+        677_376,
+        0,
+    ];
+    assert_eq!(w[trace..], tail, "got {:08x?}", &w[trace..]);
+    // An NTSC string of a whole word is followed by a zero word, as DuckStation pads it.
+    let ntsc = capture(Form::DuckStation, "", &vram, &[], &[]);
+    assert_eq!(words_after(&ntsc, 14)[5..8], [0x1100_0002, 0x4353_544E, 0]);
+}
+
+/// What DuckStation's player checks before it plays (gpu_dump.cpp: the 14-byte magic, a trace
+/// begin, no VSync or second trace begin before it, a VSync after it; it drops GP1 packets that
+/// are not one word): our DuckStation-form writers pass, and the spec form does not.
+#[test]
+fn duckstation_form_passes_its_players_checks() {
+    fn opens_in_duckstation(bytes: &[u8]) -> Result<(), String> {
+        if !bytes.starts_with(MAGIC_SHORT) {
+            return Err("header".into());
+        }
+        let dump = parse(bytes).map_err(|e| e.to_string())?;
+        let (mut begun, mut frames) = (false, 0);
+        for p in dump.packets() {
+            match p {
+                PacketRef::TraceBegin if begun => return Err("second trace begin".into()),
+                PacketRef::TraceBegin => begun = true,
+                PacketRef::VSync(_) if !begun => return Err("VSync first".into()),
+                PacketRef::VSync(_) => frames += 1,
+                PacketRef::Gp1(w) if w.len() != 1 => return Err("GP1 packet length".into()),
+                _ => {}
+            }
+        }
+        match (begun, frames) {
+            (false, _) => Err("no trace begin".into()),
+            (_, 0) => Err("no frame".into()),
+            _ => Ok(()),
+        }
+    }
+    let vram = vec![0u16; 16];
+    let frame: [&[u32]; 1] = [&[0xE100_0000]];
+    let ours = capture(Form::DuckStation, "c", &vram, &[0x0800_0001], &frame);
+    assert_eq!(opens_in_duckstation(&ours), Ok(()));
+    let spec = capture(Form::Spec, "c", &vram, &[0x0800_0001], &frame);
+    assert_eq!(opens_in_duckstation(&spec), Err("header".into()));
+    let packets = [Packet::Gp1(vec![1, 2]), Packet::VSync(VSyncTime::None)];
+    let rewritten = encode_as(
+        Form::DuckStation,
+        &[&[Packet::TraceBegin], &packets[..]].concat(),
+    );
+    assert_eq!(opens_in_duckstation(&rewritten.unwrap()), Ok(()));
+}
+
+/// Both forms read back to the same GPU words: the two VRAM-restore size words and the two
+/// VSync payloads are all the forms differ in, past the header.
+#[test]
+fn both_forms_round_trip_to_the_same_words() {
+    let vram: Vec<u16> = (0..1024 * 512u32).map(|i| (i * 7) as u16).collect();
+    let frames: [&[u32]; 2] = [&[0xE100_0001, 0xE200_0002], &[]];
+    let gp0 = |bytes: &[u8]| -> Vec<u32> {
+        let dump = parse(bytes).unwrap();
+        let mut out = Vec::new();
+        for p in dump.packets() {
+            if let PacketRef::Gp0(w) = p {
+                out.extend_from_slice(w);
+            }
+        }
+        out
+    };
+    let duck = gp0(&capture(Form::DuckStation, "", &vram, &[], &frames));
+    let spec = gp0(&capture(Form::Spec, "", &vram, &[], &frames));
+    assert_eq!(duck[..2], spec[..2]);
+    assert_eq!((duck[2], spec[2]), (0, 0x0200_0400));
+    assert!(duck[3..] == spec[3..]);
 }

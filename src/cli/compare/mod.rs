@@ -96,6 +96,14 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some((rect, a_larger)) = aligned.crop {
+        outln!(
+            "compared {rect} of {}: {} is a centred crop of it (as DuckStation's Overscan \
+             screenshot is of the standard NTSC display)",
+            if a_larger { "A" } else { "B" },
+            if a_larger { "B" } else { "A" },
+        );
+    }
     if aligned.scale != (1, 1) {
         outln!(
             "undid a {}x{} upscale (nearest neighbour)",

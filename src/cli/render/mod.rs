@@ -117,6 +117,11 @@ pub struct RenderArgs {
     /// frame's words and a VSync), which `replay --frames` turns back into the same PNGs.
     #[arg(long = "dump-gp0", value_name = "OUT.psxgpu", conflicts_with = "sheet")]
     pub dump_gp0: Option<PathBuf>,
+    /// The form of --dump-gp0: `duckstation` (its 14-byte magic and packet order; what its dump
+    /// player opens) or `spec` (the ps1dev spec's 16-byte magic; PCSX-Redux).
+    #[arg(long = "dump-form", value_name = "FORM", default_value = "duckstation",
+          value_parser = parse_dump_form, requires = "dump_gp0")]
+    pub dump_form: psxrender::capture::dump::Form,
     /// Threads: frames rendered at once with --frames, else GPU rasteriser threads (0 = all).
     #[arg(long, default_value_t = 0, value_name = "N", value_parser = super::precheck::parse_threads)]
     pub threads: usize,
@@ -546,20 +551,38 @@ fn single(
     save_frame(out, &frame)?;
     eprintln!("wrote {}", out.display());
     if let Some(path) = &args.dump_gp0 {
-        write_capture(renderer, path, &[&frame.gp0])?;
+        write_capture(renderer, args, path, &[&frame.gp0])?;
     }
     Ok(())
 }
 
-/// Writes `frames` (each frame's GP0 words, in order) as one GPUDUMP capture.
-fn write_capture(renderer: &Renderer, path: &Path, frames: &[&[u32]]) -> Result<(), ExitCode> {
+/// `duckstation` or `spec`: a `--dump-form`.
+pub fn parse_dump_form(s: &str) -> Result<psxrender::capture::dump::Form, String> {
+    psxrender::capture::dump::Form::from_name(s)
+        .ok_or_else(|| format!("'{s}' is not a dump form: duckstation or spec"))
+}
+
+/// Writes `frames` (each frame's GP0 words, in order) as one GPUDUMP capture in the form
+/// `args` asks for.
+fn write_capture(
+    renderer: &Renderer,
+    args: &RenderArgs,
+    path: &Path,
+    frames: &[&[u32]],
+) -> Result<(), ExitCode> {
     let comment = format!(
         "psxrender {} ({} model)",
         env!("CARGO_PKG_VERSION"),
         renderer.model().format()
     );
     let initial = renderer.initial_vram();
-    let dump = psxrender::capture::dump::capture(&comment, &initial, renderer.gp1_setup(), frames);
+    let dump = psxrender::capture::dump::capture(
+        args.dump_form,
+        &comment,
+        &initial,
+        renderer.gp1_setup(),
+        frames,
+    );
     psxrender::capture::compressed::write_dump(path, &dump).map_err(|e| write_failed(path, e))?;
     eprintln!("wrote {}", path.display());
     Ok(())
@@ -650,7 +673,7 @@ fn many(
     eprintln!("rendered {} frames", range.len());
     if let Some(path) = &args.dump_gp0 {
         let each: Vec<&[u32]> = words.iter().map(Vec::as_slice).collect();
-        write_capture(renderer, path, &each)?;
+        write_capture(renderer, args, path, &each)?;
     }
     if gif {
         eprintln!("wrote {}", out.display());
