@@ -10,6 +10,7 @@ pub mod feedback;
 pub mod line;
 pub mod pixel;
 pub mod rect;
+pub mod sample;
 pub mod span;
 pub mod texcache;
 pub mod texture;
