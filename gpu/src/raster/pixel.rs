@@ -3,14 +3,14 @@
 //! a colour to the halfword left in VRAM.
 //!
 //! Design rule: written once, generic over [`Lanes`], and compiled for each kernel (one pixel in
-//! [`Scalar`], eight in the portable and AVX2 lanes; see [`super::span::lanes`]). The flags
+//! [`Scalar`], eight in the portable and AVX2 lanes; see [`super::lanes`]). The flags
 //! (textured, raw, blend mode) are plain arguments: every kernel passes constants, which the
 //! compiler folds away in the inlined rule, and the pixel probe passes run-time values.
 //!
 //! Source: psx-spx "GPU Rendering Attributes" / "Semi Transparency" / "Dithering";
 //! verified by hwtests probe phases 5, 7, 11, 12.
 
-use super::span::lanes::{Lanes, Scalar};
+use super::lanes::{Lanes, Scalar};
 use crate::gp0::fields::BlendMode;
 
 /// The 4×4 dither offsets added to 8-bit colour components, indexed `[y & 3][x & 3]`.

@@ -9,7 +9,7 @@
 //! Source: psx-spx "GPU Texture Caching" / "Texture Window"; verified by hwtests phases 4, 9,
 //! 15, 16, 21 and gpu-images/texture-overflow (X wraps past 1023).
 
-use super::span::lanes::{Gather, Lanes, Scalar};
+use super::lanes::{Gather, Lanes, Scalar};
 use super::TexSource;
 use crate::gp0::fields::{TexPage, TexWindow, TextureDepth};
 use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
