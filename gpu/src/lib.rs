@@ -1,21 +1,26 @@
 //! The PlayStation 1 GPU, emulated bit for bit.
 //!
 //! Data flow: GP0 words → packet assembly ([`gp0::assembler`]) → decoded commands
-//! ([`gp0::decode`]) → primitives under the GP0 drawing state ([`state`], `draw.rs`), queued
-//! in a batch ([`raster::batch`]) → drawn over bands of the 1024×512 VRAM of 16-bit halfwords
+//! ([`gp0::decode`]) → primitives under the GP0 drawing state (`state`, `draw.rs`), queued
+//! in a batch (`raster::batch`) → drawn over bands of the 1024×512 VRAM of 16-bit halfwords
 //! (bit 15 = mask bit, bits 0–14 = BGR555), in parallel, identical to a serial run
-//! ([`raster::bands`]); textures are sampled from a snapshot kept coherent with VRAM
-//! ([`raster::texcache`]). Transfers ([`vram`]) and reads draw the batch first. GP1 words set
+//! (`raster::bands`); textures are sampled from a snapshot kept coherent with VRAM
+//! (`raster::texcache`). Transfers (`vram`) and reads draw the batch first. GP1 words set
 //! the display ([`gp1`]), which [`Gpu::display`] reports so a front end can cut the visible
 //! picture out of VRAM.
 //!
 //! Batches do not depend on how words arrive, nor on time: [`Gpu::gp0`] one word at a time and
 //! [`Gpu::gp0_words`] with slices of any length queue the same primitives and draw the same
 //! batches, which end at every read of VRAM, transfer, texture sampled from what the batch drew,
-//! or [`raster::batch::MAX_BATCH`] primitives. Each queue is prepared, scanned and drawn before
+//! or `raster::batch::MAX_BATCH` primitives. Each queue is prepared, scanned and drawn before
 //! the call that ended it returns (`canvas.rs`): a batch heavy enough for several threads is
-//! cut into bands by [`raster::bands::plan`] (a pure function of the batch's estimate and the
+//! cut into bands by `raster::bands::plan` (a pure function of the batch's estimate and the
 //! thread count) and drawn by a rayon pool.
+//!
+//! The crate's face is small: [`Gpu`] and the types its methods take and give, re-exported
+//! here ([`Threads`], [`Display`], [`PixelEvent`], [`Outcome`], [`TexelSource`], [`ClutReload`],
+//! ...), the GP0 word types and decoder of [`gp0`] that encoders and tools share, [`gp1`] and
+//! [`trace`]; the rasteriser, the drawing state and the transfers stay inside.
 //!
 //! Power-on state: VRAM zeroed, all GP0 state zero (as after GP1(00h)), display disabled with
 //! the GP1(00h) default ranges.
@@ -40,13 +45,19 @@ mod draw;
 pub mod gp0;
 pub mod gp1;
 mod prepare;
-pub mod raster;
-pub mod rng;
-pub mod state;
+pub(crate) mod raster;
+pub(crate) mod rng;
+pub(crate) mod state;
 pub mod trace;
-pub mod vram;
+pub(crate) mod vram;
 
 pub use gp1::Display;
+pub use raster::feedback::{FeedbackStats, TexelSource};
+pub use raster::texcache::ClutReload;
+pub use raster::{Hit, Interp, Outcome};
+pub use rng::XorShift;
+pub use trace::{Part, PixelEvent};
+pub use vram::{fill_rect, transfer_size, transfer_xy};
 
 use canvas::{Canvas, Exec};
 use gp0::assembler::{Assembler, Step};
@@ -54,7 +65,7 @@ use gp1::{DisplayRegs, Gp1Effect};
 use prepare::Queue;
 use raster::span::Simd;
 use state::DrawState;
-use trace::{PixelEvent, Tracer};
+use trace::Tracer;
 
 /// VRAM width in halfwords.
 pub const VRAM_WIDTH: usize = 1024;
@@ -88,7 +99,7 @@ pub(crate) fn written_vram() -> Box<VramImage> {
 }
 
 /// Where batches are drawn. A batch that holds enough work for two bands or more
-/// ([`raster::bands::MIN_BAND_LOAD`] each) is cut into bands for the thread count and drawn by
+/// (`raster::bands::MIN_BAND_LOAD` each) is cut into bands for the thread count and drawn by
 /// a process-wide rayon pool of at most one thread per core, as are the chunks of a long queue
 /// prepared; the rest runs on the calling thread. The pool's threads sleep whenever they have
 /// no work. The pixels are the same for every setting.
@@ -271,7 +282,7 @@ impl Gpu {
     }
 
     /// The least estimated work (pixels) of a band drawn on a thread of its own;
-    /// [`raster::bands::MIN_BAND_LOAD`] by default: a batch lighter than two is drawn on the
+    /// `raster::bands::MIN_BAND_LOAD` by default: a batch lighter than two is drawn on the
     /// calling thread. 0 cuts every batch into a band per thread, which tests use to run the
     /// parallel path on small inputs; the pixels drawn are the same either way.
     pub fn set_parallel_min_load(&mut self, load: u64) {

@@ -369,7 +369,7 @@ pub fn cpu_to_vram_header(xy: VramXy, wh: VramSize) -> [u32; 3] {
 }
 
 /// A CPU→VRAM payload word: `first` is written before `second` (as
-/// [`crate::vram::upload_word`] reads it).
+/// `crate::vram::upload_word` reads it).
 pub fn payload_word(first: u16, second: u16) -> u32 {
     u32::from(first) | u32::from(second) << 16
 }

@@ -59,9 +59,7 @@ pub fn draw(batch: &[Batch], band: &mut Band, src: TexSource, simd: Simd) {
 /// in parallel on the current rayon pool (the calling thread's, or the global one); a panic
 /// in any band is raised here once every band is done with.
 pub fn draw_bands(vram: &mut [u16], edges: &[usize], each: impl Fn(&mut Band) + Sync) {
-    split(vram, edges)
-        .par_iter_mut()
-        .for_each(|band| each(band));
+    split(vram, edges).par_iter_mut().for_each(&each);
 }
 
 /// The bands of plan `edges` over `vram`, which holds rows `edges[0]` to the last edge.
@@ -233,11 +231,8 @@ mod tests {
                 let bands = p.len() - 1;
                 assert_eq!((p[0], p[bands]), (0, VRAM_HEIGHT), "{threads} threads");
                 assert!(bands <= threads, "{threads} threads");
-                if min_band > 0 {
-                    assert!(
-                        bands as u64 <= (total / min_band).max(1),
-                        "{threads} threads"
-                    );
+                if let Some(most) = total.checked_div(min_band) {
+                    assert!(bands as u64 <= most.max(1), "{threads} threads");
                 }
             }
         }

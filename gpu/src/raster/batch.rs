@@ -92,16 +92,6 @@ impl Batch {
         self.order.len()
     }
 
-    /// No primitive is waiting.
-    pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
-    }
-
-    /// The estimated work queued, in pixels.
-    pub fn load(&self) -> u64 {
-        self.total
-    }
-
     /// Queues a primitive.
     pub fn push(&mut self, p: Prim) {
         if self.load.is_empty() {

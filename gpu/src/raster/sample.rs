@@ -21,12 +21,6 @@ pub struct UvBounds {
 }
 
 impl UvBounds {
-    /// Every coordinate.
-    pub const ALL: UvBounds = UvBounds {
-        u: (0, 255),
-        v: (0, 255),
-    };
-
     /// The coordinates of a polygon with these vertex coordinates. A triangle's interpolated
     /// U at a pixel it draws is the affine function through its vertices' U (+½, with
     /// gradients truncated by less than 2⁻¹² per pixel, so by less than 0.375 over 1023 + 511

@@ -325,11 +325,6 @@ impl TexCache {
         self.drawn = self.drawn.union(tiles);
     }
 
-    /// Whether the pending batch may draw any of `tiles`.
-    pub fn may_draw(&self, tiles: TileSet) -> bool {
-        self.drawn.meets(tiles)
-    }
-
     /// To call just before VRAM's `tiles` are written (by a transfer, or by the pending batch
     /// with [`TexCache::drawn_tiles`]): the CLUT cache copies out entries VRAM is about to
     /// lose, and those snapshot tiles stop being valid.

@@ -112,17 +112,6 @@ impl Texture {
     }
 }
 
-/// VRAM halfword columns (start, count) a page of `page`'s depth can sample; its rows are
-/// `base_y..+256`.
-pub fn footprint_x(page: TexPage) -> (usize, usize) {
-    let w = match page.depth() {
-        TextureDepth::Clut4 => 64,
-        TextureDepth::Clut8 => 128,
-        TextureDepth::Direct15 => 256,
-    };
-    (page.base_x(), w)
-}
-
 /// A [`Texture`] prepared for one primitive's span loops, its depth (4, 8 or 15) known at
 /// compile time: VRAM is indexed with masks and the CLUT is a fixed 256-entry table, so a texel
 /// fetch has no bounds checks and no branches.
