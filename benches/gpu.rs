@@ -23,7 +23,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use gpu::rng::XorShift as Rng;
+use gpu::XorShift as Rng;
 use gpu::{Gpu, Threads};
 
 use psxrender::capture::census::Census;

@@ -12,7 +12,7 @@ use psxrender::capture::dump::{self, VSyncTime};
 use psxrender::capture::input::Input;
 use psxrender::hwtest::stream;
 
-use gpu::rng::XorShift as Rng;
+use gpu::XorShift as Rng;
 
 #[path = "common/gpu_workload.rs"]
 #[allow(dead_code)]

@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release --example small_tris -- small_tris.txt small_tris.psxgpu [COUNT]`
 
-use gpu::rng::XorShift as Rng;
+use gpu::XorShift as Rng;
 use psxrender::capture::dump::{VSyncTime, Writer};
 use psxrender::output::write_atomic;
 

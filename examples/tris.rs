@@ -14,7 +14,7 @@
 //! - CPU time of 2 threads against 1:
 //!   `for t in 1 2; do target/release/examples/tris $t 10; done`.
 
-use gpu::rng::XorShift as Rng;
+use gpu::XorShift as Rng;
 use gpu::{Gpu, Threads};
 use std::time::Instant;
 

@@ -8,7 +8,7 @@ mod common;
 use std::io::Read;
 use std::path::Path;
 
-use gpu::raster::feedback::FeedbackStats;
+use gpu::FeedbackStats;
 use psxrender::capture::input::Input;
 use psxrender::capture::replay::{run, Options};
 
@@ -132,7 +132,7 @@ fn wide_streams_leave_the_reference_vram() {
     assert!(stats.in_order > 0, "{stats:?}");
 }
 
-/// With the reference's CLUT cache rule ([`gpu::raster::texcache::ClutReload::Reference`])
+/// With the reference's CLUT cache rule ([`gpu::ClutReload::Reference`])
 /// the sixth wide stream leaves the reference VRAM exactly too, at every thread count: the
 /// console's rule is all it differs by.
 #[test]
@@ -146,7 +146,7 @@ fn the_last_wide_stream_differs_only_by_the_consoles_clut_cache_rule() {
         let mut g = gpu::Gpu::new();
         g.set_threads(gpu::Threads::from_count(threads));
         g.set_parallel_min_load(0);
-        g.set_clut_reload(gpu::raster::texcache::ClutReload::Reference);
+        g.set_clut_reload(gpu::ClutReload::Reference);
         input.feed(&mut g, None).unwrap();
         let bad = g
             .vram()

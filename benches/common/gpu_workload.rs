@@ -1,7 +1,7 @@
 //! The GPU bench's triangle workload, shared by `benches/gpu.rs` and `examples/tris.rs`
 //! (the same frame for callgrind).
 
-use gpu::rng::XorShift as Rng;
+use gpu::XorShift as Rng;
 
 /// Texture pages at x = 640.. (4/8/15 bpp) and CLUTs on row 500 from x = 512: uploaded once.
 pub fn setup_words(rng: &mut Rng) -> Vec<u32> {

@@ -3,7 +3,7 @@
 //! drawing what is queued. With a pixel history watched, each primitive is drawn on its own and
 //! what it does to the watched halfwords is recorded.
 
-use crate::canvas::Stage;
+use crate::canvas::Canvas;
 use crate::gp0::assembler::Step;
 use crate::gp0::decode::{decode, draws, polygon_page, Gp0Command, PolyFlags, RawVertex};
 use crate::gp0::fields::{AreaCorner, DrawOffset, MaskSetting, TexPage, TexWindow};
@@ -109,12 +109,10 @@ impl Gpu {
 
     /// The stage, everything queued drawn, its texture cache at the current drawing-mode
     /// epoch: for what changes the texture cache outside the scan (transfers, resets).
-    pub(crate) fn cache_stage(&mut self) -> &mut Stage {
+    pub(crate) fn cache_stage(&mut self) -> &mut Canvas {
         self.flush();
-        let epoch = self.cache_epoch;
-        let stage = self.canvas.stage();
-        stage.sync_epoch(epoch);
-        stage
+        self.canvas.tex.sync_epoch(self.cache_epoch);
+        &mut self.canvas
     }
 
     /// The drawing state a packet queued now runs under.
@@ -134,7 +132,7 @@ impl Gpu {
             self.polygon_page(words);
         }
         if self.queue.len() >= MAX_BATCH {
-            self.end_batch();
+            self.flush();
         }
         let snap = self.snap();
         self.queue.push(words, &snap);
@@ -157,7 +155,7 @@ impl Gpu {
             }
             if self.queue.len() >= MAX_BATCH {
                 self.queue.append(&words[from..p.start]);
-                self.end_batch();
+                self.flush();
                 from = p.start;
                 let snap = self.snap();
                 self.queue.take_snap(|| snap);
@@ -179,7 +177,7 @@ impl Gpu {
             return self.traced_segment(flags, from, to);
         }
         if self.queue.len() >= MAX_BATCH {
-            self.end_batch();
+            self.flush();
         }
         let snap = self.snap();
         self.queue.push_segment(flags, from, to, &snap);
@@ -253,7 +251,7 @@ impl Gpu {
         let state = self.trace_state();
         let simd = self.simd;
         let epoch = self.cache_epoch;
-        let stage = self.canvas.stage();
+        let stage = &mut self.canvas;
         let clut = stage.scan_alone(&mut b, epoch);
         for (k, e) in b.order.iter().enumerate() {
             let p = b.prim(e);
@@ -311,12 +309,12 @@ impl Gpu {
         let tiles = TileSet::rect(x, y, w, h);
         let state = self.trace_state();
         self.cache_stage();
-        let stage = self.canvas.stage();
+        let stage = &mut self.canvas;
         let check_mask = match kind {
             // A fill leaves the texture cache as it is: what it holds of the rectangle goes
             // stale.
             Transfer::Fill => {
-                stage.feedback_write(tiles);
+                stage.tex.feedback_write(&stage.images.vram, tiles);
                 false
             }
             Transfer::Copy { check_mask } => {
@@ -375,7 +373,7 @@ impl Gpu {
         tr.state = state;
         tr.part = Part::Upload;
         let at = [t.index_ahead(0), t.index_ahead(1)];
-        let vram = &mut self.canvas.images().vram;
+        let vram = &mut self.canvas.images.vram;
         let before = tr.values(&vram[..]);
         vram::upload_word(&mut vram[..], t, word, self.state.mask);
         let check = self.state.mask & 2 != 0;

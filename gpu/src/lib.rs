@@ -1,21 +1,26 @@
 //! The PlayStation 1 GPU, emulated bit for bit.
 //!
 //! Data flow: GP0 words → packet assembly ([`gp0::assembler`]) → decoded commands
-//! ([`gp0::decode`]) → primitives under the GP0 drawing state ([`state`], `draw.rs`), queued
-//! in a batch ([`raster::batch`]) → drawn over bands of the 1024×512 VRAM of 16-bit halfwords
+//! ([`gp0::decode`]) → primitives under the GP0 drawing state (`state`, `draw.rs`), queued
+//! in a batch (`raster::batch`) → drawn over bands of the 1024×512 VRAM of 16-bit halfwords
 //! (bit 15 = mask bit, bits 0–14 = BGR555), in parallel, identical to a serial run
-//! ([`raster::bands`]); textures are sampled from a snapshot kept coherent with VRAM
-//! ([`raster::texcache`]). Transfers ([`vram`]) and reads draw the batch first. GP1 words set
+//! (`raster::bands`); textures are sampled from a snapshot kept coherent with VRAM
+//! (`raster::texcache`). Transfers (`vram`) and reads draw the batch first. GP1 words set
 //! the display ([`gp1`]), which [`Gpu::display`] reports so a front end can cut the visible
 //! picture out of VRAM.
 //!
 //! Batches do not depend on how words arrive, nor on time: [`Gpu::gp0`] one word at a time and
 //! [`Gpu::gp0_words`] with slices of any length queue the same primitives and draw the same
 //! batches, which end at every read of VRAM, transfer, texture sampled from what the batch drew,
-//! or [`raster::batch::MAX_BATCH`] primitives. A batch heavy enough for several threads is cut
-//! into bands by [`raster::bands::plan`] (a pure function of the batch's estimate and the
-//! thread count) and drawn by a rayon pool in the background while the caller queues the next
-//! one (`canvas.rs`); anything that needs VRAM as it is waits for it.
+//! or `raster::batch::MAX_BATCH` primitives. Each queue is prepared, scanned and drawn before
+//! the call that ended it returns (`canvas.rs`): a batch heavy enough for several threads is
+//! cut into bands by `raster::bands::plan` (a pure function of the batch's estimate and the
+//! thread count) and drawn by a rayon pool.
+//!
+//! The crate's face is small: [`Gpu`] and the types its methods take and give, re-exported
+//! here ([`Threads`], [`Display`], [`PixelEvent`], [`Outcome`], [`TexelSource`], [`ClutReload`],
+//! ...), the GP0 word types and decoder of [`gp0`] that encoders and tools share, [`gp1`] and
+//! [`trace`]; the rasteriser, the drawing state and the transfers stay inside.
 //!
 //! Power-on state: VRAM zeroed, all GP0 state zero (as after GP1(00h)), display disabled with
 //! the GP1(00h) default ranges.
@@ -40,13 +45,19 @@ mod draw;
 pub mod gp0;
 pub mod gp1;
 mod prepare;
-pub mod raster;
-pub mod rng;
-pub mod state;
+pub(crate) mod raster;
+pub(crate) mod rng;
+pub(crate) mod state;
 pub mod trace;
-pub mod vram;
+pub(crate) mod vram;
 
 pub use gp1::Display;
+pub use raster::feedback::{FeedbackStats, TexelSource};
+pub use raster::texcache::ClutReload;
+pub use raster::{Hit, Interp, Outcome};
+pub use rng::XorShift;
+pub use trace::{Part, PixelEvent};
+pub use vram::{fill_rect, transfer_size, transfer_xy};
 
 use canvas::{Canvas, Exec};
 use gp0::assembler::{Assembler, Step};
@@ -54,7 +65,7 @@ use gp1::{DisplayRegs, Gp1Effect};
 use prepare::Queue;
 use raster::span::Simd;
 use state::DrawState;
-use trace::{PixelEvent, Tracer};
+use trace::Tracer;
 
 /// VRAM width in halfwords.
 pub const VRAM_WIDTH: usize = 1024;
@@ -87,16 +98,11 @@ pub(crate) fn written_vram() -> Box<VramImage> {
     v.into_boxed_slice().try_into().expect("VRAM-sized")
 }
 
-/// Estimated work (pixels, see [`raster::batch::Batch::load`]) from which a batch is drawn on several threads
-/// (the default of [`Gpu::set_parallel_min_load`]); below it, handing the batch to other
-/// threads costs about what they save.
-pub const PARALLEL_MIN_LOAD: u64 = 64 * 1024;
-
-/// Where batches are drawn. A batch that holds enough work ([`PARALLEL_MIN_LOAD`]) is cut into
-/// bands for the thread count and drawn by a process-wide rayon pool of at most one thread per
-/// core, in the background while the calling thread queues the next batch; smaller ones on the
-/// calling thread. The pool's threads sleep whenever they have no band to draw. The pixels
-/// are the same for every setting.
+/// Where batches are drawn. A batch that holds enough work for two bands or more
+/// (`raster::bands::MIN_BAND_LOAD` each) is cut into bands for the thread count and drawn by
+/// a process-wide rayon pool of at most one thread per core, as are the chunks of a long queue
+/// prepared; the rest runs on the calling thread. The pool's threads sleep whenever they have
+/// no work. The pixels are the same for every setting.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Threads {
     /// On the calling thread.
@@ -104,9 +110,9 @@ pub enum Threads {
     /// A pool of one thread per core.
     #[default]
     AllCores,
-    /// The work cut for this many threads (at most 256; 0 and 1 draw on the calling thread),
-    /// drawn by a pool of as many, or of one per core where there are fewer cores. The
-    /// pixels are the same at every setting.
+    /// The work cut for this many threads (0 and 1 draw on the calling thread), drawn by a
+    /// pool of as many, or of one per core where there are fewer cores. The pixels are the
+    /// same at every setting.
     Pool(usize),
 }
 
@@ -123,7 +129,7 @@ impl Threads {
 
 /// The GPU: VRAM plus all GP0/GP1 state.
 pub struct Gpu {
-    /// VRAM, the texture snapshot and its coherence, here or with a job in the background.
+    /// VRAM, the texture snapshot and its coherence.
     canvas: Canvas,
     /// Drawing packets queued, not yet drawn.
     queue: Queue,
@@ -136,7 +142,7 @@ pub struct Gpu {
     readback: Option<vram::Transfer>,
     gpuread: u32,
     threads: Threads,
-    /// The least load drawn on several threads.
+    /// The least load of a band drawn on a thread of its own.
     parallel_min_load: u64,
     simd: Simd,
     /// The pixel history being recorded, if any.
@@ -164,7 +170,7 @@ impl Gpu {
             readback: None,
             gpuread: 0,
             threads: Threads::AllCores,
-            parallel_min_load: PARALLEL_MIN_LOAD,
+            parallel_min_load: raster::bands::MIN_BAND_LOAD,
             simd: Simd::best(),
             trace: None,
             cache_epoch: 0,
@@ -196,7 +202,7 @@ impl Gpu {
                 Step::Segment { flags, from, to } => self.segment(flags, &from, &to),
                 Step::Payload(run) => {
                     if let Some(t) = &mut self.upload {
-                        let vram = &mut self.canvas.images().vram;
+                        let vram = &mut self.canvas.images.vram;
                         vram::upload_words(&mut vram[..], t, &words[run], self.state.mask);
                     }
                 }
@@ -242,7 +248,7 @@ impl Gpu {
     pub fn gpuread(&mut self) -> u32 {
         if let Some(mut t) = self.readback.take() {
             self.flush();
-            self.gpuread = vram::read_word(&self.canvas.images().vram[..], &mut t);
+            self.gpuread = vram::read_word(&self.canvas.images.vram[..], &mut t);
             if !t.done() {
                 self.readback = Some(t);
             }
@@ -266,7 +272,7 @@ impl Gpu {
     /// VRAM, row-major, 1024×512 halfwords. Draws any primitives still queued first.
     pub fn vram(&mut self) -> &[u16] {
         self.flush();
-        &self.canvas.images().vram[..]
+        &self.canvas.images.vram[..]
     }
 
     /// Where batches are drawn (see [`Threads`]).
@@ -275,9 +281,10 @@ impl Gpu {
         self.threads = threads;
     }
 
-    /// The least estimated work (pixels) a batch must hold to be drawn on several threads;
-    /// [`PARALLEL_MIN_LOAD`] by default. 0 draws every batch in bands, which tests use to run
-    /// the parallel path on small inputs; the pixels drawn are the same either way.
+    /// The least estimated work (pixels) of a band drawn on a thread of its own;
+    /// `raster::bands::MIN_BAND_LOAD` by default: a batch lighter than two is drawn on the
+    /// calling thread. 0 cuts every batch into a band per thread, which tests use to run the
+    /// parallel path on small inputs; the pixels drawn are the same either way.
     pub fn set_parallel_min_load(&mut self, load: u64) {
         self.flush();
         self.parallel_min_load = load;
@@ -319,17 +326,9 @@ impl Gpu {
         self.trace.as_ref().map_or(&[], |t| &t.events)
     }
 
-    /// Draws everything queued, and waits until it is drawn.
+    /// Draws everything queued (see `canvas.rs`), leaving the queue empty. Where batches end
+    /// and how they are cut into bands depend only on the words and the setting.
     fn flush(&mut self) {
-        let exec = self.exec();
-        self.canvas.finish(&mut self.queue, &exec);
-    }
-
-    /// Runs what is queued (see `canvas.rs`): as a job on the pool of [`Threads`] in the
-    /// background when it is long enough for several threads, else here. The queue is left
-    /// empty. Where batches end and how they are cut into bands depend only on the words and
-    /// the setting.
-    fn end_batch(&mut self) {
         let exec = self.exec();
         self.canvas.run(&mut self.queue, &exec);
     }
@@ -339,23 +338,19 @@ impl Gpu {
         let threads = match self.threads {
             _ if self.trace.is_some() => 1,
             Threads::Serial => 1,
-            Threads::Pool(n) => n.clamp(1, canvas::MAX_THREADS),
+            Threads::Pool(n) => n.max(1),
             Threads::AllCores => cores(),
         };
         Exec {
             // The work is cut for `threads` (the plan of bands depends on it alone), and drawn
             // on no more threads than there are cores: more would only take turns on the same
-            // cores, waking and yielding; the bands they would have drawn are drawn in
-            // fewer, longer shares (`bands::Claims`).
+            // cores; rayon shares the bands among the threads there are.
             pool: (threads > 1)
                 .then(|| canvas::pool(threads.min(cores())))
                 .flatten(),
             threads,
             simd: self.simd,
             min_load: self.parallel_min_load,
-            caller_draws: false,
-            #[cfg(test)]
-            fault: None,
         }
     }
 }
@@ -399,10 +394,9 @@ mod tests {
     }
 
     /// Each rectangle samples what the one before drew, so every batch ends on a texture
-    /// conflict while the batch before may still be drawing in the background: the chain comes
-    /// out as one serial pass draws it, and a GPU dropped with a batch away finishes it first.
+    /// conflict: the chain comes out as one serial pass draws it, on every pool.
     #[test]
-    fn batches_sample_what_the_batch_drawing_in_the_background_drew() {
+    fn batches_sample_what_the_batch_before_drew() {
         // 15-bit page at x = 640; rectangle k (8×8, raw textured, at (640 + 8k, 0)) samples
         // the 8×8 block rectangle k−1 drew.
         let mut words = vec![0xe300_0000, 0xe407_ffff, 0xe100_0000 | 10 | (2 << 7)];
@@ -427,18 +421,14 @@ mod tests {
                 g.gp0(*w);
             }
             assert!(g.vram() == &want[..], "{threads:?}");
-            let mut dropped = Gpu::new();
-            dropped.set_threads(threads);
-            dropped.set_parallel_min_load(0);
-            dropped.gp0_words(&words);
         }
     }
 
     /// CLUTs on VRAM's last row (which the snapshot cannot hand out as 256 entries in place)
-    /// are copied out of the snapshot while a full batch draws in the background: the pixels
-    /// one serial pass draws.
+    /// are copied out of the snapshot, after a full batch and between batches: the pixels one
+    /// serial pass draws.
     #[test]
-    fn cluts_on_the_last_row_load_while_a_batch_draws_in_the_background() {
+    fn cluts_on_the_last_row_load_after_a_full_batch() {
         // 4-bit page at x = 640 whose texels (0, 0) and (1, 0) are indices 1 and 2.
         let mut words = vec![0xe300_0000, 0xe407_ffff, 0xe100_000a];
         words.extend([0xa000_0000, 640, 0x0001_0001, 0x0000_0021]);
@@ -447,7 +437,7 @@ mod tests {
         words.extend((0..16u32).map(|i| (0x1000 + 0x222 * i) | (0x1111 + 0x222 * i) << 16));
         let clut = |x: u32| ((511 << 6) | (x / 16)) << 16;
         // A full batch of 1×1 raw textured rectangles with the first CLUT, then rectangles
-        // that load the second and the first again while that batch is away.
+        // that load the second and the first again in the next batch.
         let mut rect = |x: u32, y: u32, clut: u32, u: u32| {
             words.extend([0x6d00_0000, (y << 16) | x, clut | u]);
         };

@@ -6,13 +6,10 @@
 //! the last one used). Everything else a primitive needs
 //! before it is drawn — decoding, placing vertices, culling, the texture it samples, the rows
 //! and tiles it may draw, the load estimate — depends only on the packet and its snap, so
-//! [`prepare`] does it for slices of the queue on any thread ([`prepare_all`] in parallel
-//! chunks; [`Preparing`] hands each chunk to the serial scan as soon as it is ready). Texture
-//! look-ups that depend on earlier primitives (what the batch has drawn, the CLUT cache) are
-//! left to the serial scan of `canvas.rs` as [`Look`]s.
-
-use std::ops::Range;
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+//! [`prepare`] does it for slices of the queue on any thread ([`prepare_all`]: rayon over
+//! chunks of [`CHUNK`] packets). Texture look-ups that depend on earlier primitives (what the
+//! batch has drawn, the CLUT cache) are left to the serial scan in command order
+//! ([`TexCache::scan`](crate::raster::texcache::TexCache::scan)) as [`Look`]s.
 
 use rayon::prelude::*;
 
@@ -21,40 +18,17 @@ use crate::gp0::fields::{Clut, ColorWord, TexPage};
 use crate::raster::batch::{Batch, Look};
 use crate::raster::line::Line;
 use crate::raster::rect::Rect;
-use crate::raster::texcache::{Sample, UvBounds};
+use crate::raster::sample::{Sample, UvBounds};
 use crate::raster::texture::Texture;
 use crate::raster::triangle::{Shading, TriangleCmd, Vtx};
 use crate::raster::Prim;
 use crate::state::{wrap_shift, DrawState};
 
-/// Queued packets per chunk prepared on one thread: large enough that a chunk's bookkeeping
-/// is small next to its packets, small enough that a batch of [`crate::raster::batch::MAX_BATCH`]
-/// splits into several.
+/// Queued packets per chunk prepared as one task: large enough that a chunk's bookkeeping (a
+/// batch of its own, a task for rayon) is small next to its packets, small enough that a
+/// queue of [`crate::raster::batch::MAX_BATCH`] splits into enough for rayon to share among
+/// threads. A queue of one chunk is prepared on the calling thread.
 pub const CHUNK: usize = 256;
-
-/// The fewest packets the last chunks of a queue are halved down to ([`chunks`]).
-pub const LAST_CHUNK: usize = 32;
-
-/// The chunks a queue of `len` packets is prepared in, in command order: [`CHUNK`] packets
-/// each, except the last `2 * CHUNK` or fewer, which are halved again and again while more
-/// than `2 * LAST_CHUNK` are left. Threads preparing a queue together ([`Preparing`]) then
-/// run out of chunks at about the same time, rather than one starting a whole chunk as the
-/// others finish while the serial scan waits for it.
-pub fn chunks(len: usize) -> impl Iterator<Item = Range<usize>> {
-    let mut at = 0;
-    std::iter::from_fn(move || {
-        let left = len - at;
-        let size = if left > 2 * CHUNK {
-            CHUNK
-        } else if left > 2 * LAST_CHUNK {
-            left / 2
-        } else {
-            left
-        };
-        at += size;
-        (size > 0).then(|| at - size..at)
-    })
-}
 
 /// The drawing state a queued packet runs under.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -191,164 +165,21 @@ impl Queue {
     }
 }
 
-/// Prepares every queued packet into a batch for each of its [`chunks`], in command order: on
-/// the current rayon pool when `parallel`, else here. The result is the same.
+/// Prepares every queued packet into a batch for each chunk of [`CHUNK`] packets, in command
+/// order, the batches taken from `spare` (for their allocations): on the current rayon pool
+/// when `parallel`, else here. The result is the same.
 pub fn prepare_all(queue: &Queue, parallel: bool, spare: &mut Vec<Batch>) -> Vec<Batch> {
-    let chunks: Vec<Range<usize>> = chunks(queue.len()).collect();
+    let chunks = queue.len().div_ceil(CHUNK);
     let mut out: Vec<Batch> = std::iter::repeat_with(|| spare.pop().unwrap_or_default())
-        .take(chunks.len())
+        .take(chunks)
         .collect();
-    let each = |(b, r): (&mut Batch, Range<usize>)| prepare(b, queue, &queue.items[r]);
-    if parallel && chunks.len() > 1 {
-        out.par_iter_mut().zip(chunks).for_each(each);
+    let each = |(b, items): (&mut Batch, &[Item])| prepare(b, queue, items);
+    if parallel && chunks > 1 {
+        (out.par_iter_mut().zip(queue.items.par_chunks(CHUNK))).for_each(each);
     } else {
-        out.iter_mut().zip(chunks).for_each(each);
+        out.iter_mut().zip(queue.items.chunks(CHUNK)).for_each(each);
     }
     out
-}
-
-/// A queue's [`chunks`] being prepared by any number of threads, each claiming the next chunk
-/// in command order, and taken in command order by one thread that scans them
-/// ([`Preparing::take`]) as each is ready: the scan, which is serial, runs while the chunks
-/// after it are prepared.
-pub struct Preparing<'q> {
-    queue: &'q Queue,
-    chunks: Vec<Range<usize>>,
-    progress: Mutex<Progress>,
-    /// Wakes the scanning thread while it sleeps: a chunk is ready, or a thread preparing one
-    /// panicked.
-    ready: Condvar,
-    /// A chunk whose preparing panics: the tests' injected fault.
-    #[cfg(test)]
-    fault: Option<usize>,
-    /// A chunk whose preparing, once done, waits until the scanning thread sleeps: the tests'
-    /// way to make it sleep and be woken.
-    #[cfg(test)]
-    hold: Option<usize>,
-}
-
-struct Progress {
-    /// Chunks claimed so far: chunks `0..claimed`, claimed in order.
-    claimed: usize,
-    /// Chunks prepared and not yet taken.
-    done: Vec<Option<Batch>>,
-    /// Batches to prepare chunks into (their allocations are reused).
-    empty: Vec<Batch>,
-    /// A thread panicked while preparing a chunk, which so never comes.
-    failed: bool,
-    /// The scanning thread sleeps on `ready`. A chunk done wakes it only then: std's condition
-    /// variable (a futex on Linux) makes a system call on every notify, whether or not a thread
-    /// sleeps, and this one mostly does not (it prepares chunks itself while the next is not
-    /// ready).
-    asleep: bool,
-}
-
-impl<'q> Preparing<'q> {
-    /// The chunks of `queue`, none claimed yet; prepared into batches from `spare`.
-    pub fn new(queue: &'q Queue, spare: &mut Vec<Batch>) -> Self {
-        let chunks: Vec<Range<usize>> = chunks(queue.len()).collect();
-        let empty = spare.split_off(spare.len().saturating_sub(chunks.len()));
-        Preparing {
-            queue,
-            progress: Mutex::new(Progress {
-                claimed: 0,
-                done: std::iter::repeat_with(|| None).take(chunks.len()).collect(),
-                empty,
-                failed: false,
-                asleep: false,
-            }),
-            chunks,
-            ready: Condvar::new(),
-            #[cfg(test)]
-            fault: None,
-            #[cfg(test)]
-            hold: None,
-        }
-    }
-
-    /// The number of chunks.
-    pub fn chunks(&self) -> usize {
-        self.chunks.len()
-    }
-
-    fn progress(&self) -> MutexGuard<'_, Progress> {
-        self.progress.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Prepares chunks until none is left to claim (a helping thread's work).
-    pub fn help(&self) {
-        while self.prepare_next() {}
-    }
-
-    /// Claims the next chunk and prepares it; false if every chunk is claimed.
-    fn prepare_next(&self) -> bool {
-        let (i, mut batch) = {
-            let mut p = self.progress();
-            if p.claimed == self.chunks.len() {
-                return false;
-            }
-            p.claimed += 1;
-            (p.claimed - 1, p.empty.pop().unwrap_or_default())
-        };
-        let claimed = Claimed(self);
-        #[cfg(test)]
-        if self.fault == Some(i) {
-            panic!("injected while preparing chunk {i}");
-        }
-        let items = &self.queue.items[self.chunks[i].clone()];
-        prepare(&mut batch, self.queue, items);
-        drop(claimed);
-        #[cfg(test)]
-        while self.hold == Some(i) && !self.progress().asleep {
-            std::thread::yield_now();
-        }
-        let mut p = self.progress();
-        p.done[i] = Some(batch);
-        if p.asleep {
-            drop(p);
-            self.ready.notify_all();
-        }
-        true
-    }
-
-    /// Chunk `k`, prepared: taken by the scanning thread for `k` = 0, 1, 2, ... in turn. While
-    /// it is not ready, this thread prepares the next unclaimed chunk; once all are claimed, it
-    /// sleeps until the thread preparing chunk `k` is done.
-    ///
-    /// # Panics
-    /// If a thread preparing a chunk panicked: that chunk will never be ready. (The scope the
-    /// threads run in raises one of the two panics.)
-    pub fn take(&self, k: usize) -> Batch {
-        let mut p = self.progress();
-        loop {
-            if let Some(b) = p.done[k].take() {
-                return b;
-            }
-            assert!(!p.failed, "a chunk's preparing panicked on another thread");
-            if p.claimed < self.chunks.len() {
-                drop(p);
-                self.prepare_next();
-                p = self.progress();
-            } else {
-                p.asleep = true;
-                p = self.ready.wait(p).unwrap_or_else(PoisonError::into_inner);
-                p.asleep = false;
-            }
-        }
-    }
-}
-
-/// A chunk being prepared: if preparing it panics, the scanning thread is told rather than
-/// left waiting for it.
-struct Claimed<'a, 'q>(&'a Preparing<'q>);
-
-impl Drop for Claimed<'_, '_> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.0.progress().failed = true;
-            self.0.ready.notify_all();
-        }
-    }
 }
 
 /// Prepares `items` of `queue` into `batch` (empty), in order.
@@ -505,7 +336,7 @@ fn push(batch: &mut Batch, p: Prim, textured: bool) {
 mod tests {
     use super::*;
 
-    /// A queue of `n` flat triangles over the whole of VRAM, several to a row of chunks.
+    /// A queue of `n` flat triangles over the whole of VRAM.
     fn triangles(n: u32) -> Queue {
         let mut q = Queue::default();
         for i in 0..n {
@@ -523,114 +354,20 @@ mod tests {
         q
     }
 
-    /// A queue's chunks cover it in order, whole chunks first, then halving down to
-    /// `LAST_CHUNK`; a queue of one full batch ends in chunks of 256, 128, 64 and 64.
+    /// A queue is prepared in chunks of `CHUNK` packets, in command order, the same on the
+    /// pool as here.
     #[test]
-    fn chunks_cover_the_queue_and_shrink_at_its_end() {
-        for len in (0..3000).chain([4000, 4096]) {
-            let c: Vec<Range<usize>> = chunks(len).collect();
-            assert_eq!(c.first().map_or(0, |r| r.start), 0, "{len}");
-            assert_eq!(c.last().map_or(0, |r| r.end), len, "{len}");
-            assert!(c.windows(2).all(|w| w[0].end == w[1].start), "{len}");
-            assert!(c.iter().all(|r| r.len() <= CHUNK), "{len}");
-            assert!(c.iter().all(|r| r.len() >= LAST_CHUNK.min(len)), "{len}");
-            assert!(c.windows(2).all(|w| w[1].len() <= w[0].len() + 1), "{len}");
-        }
-        let sizes: Vec<usize> = chunks(crate::raster::batch::MAX_BATCH)
-            .map(|r| r.len())
-            .collect();
-        assert_eq!(sizes[..14], [CHUNK; 14]);
-        assert_eq!(sizes[14..], [256, 128, 64, 64]);
-    }
-
-    /// Whatever threads help, the scanning thread takes each chunk as `prepare_all` prepares
-    /// it, in command order.
-    #[test]
-    fn preparing_hands_out_in_order_what_prepare_all_prepares() {
+    fn chunks_prepared_on_the_pool_are_those_prepared_here() {
         let q = triangles(5 * CHUNK as u32 + 7);
-        let want: Vec<String> = (prepare_all(&q, false, &mut Vec::new()).iter())
-            .map(|b| format!("{b:?}"))
-            .collect();
-        // 4 × 256, then 131, 66, 33 and 33.
-        assert_eq!(want.len(), 8);
-        for helpers in 0..4 {
-            let mut spare: Vec<Batch> = std::iter::repeat_with(Batch::default).take(2).collect();
-            let preparing = Preparing::new(&q, &mut spare);
-            assert!(spare.is_empty());
-            let got: Vec<String> = std::thread::scope(|s| {
-                for _ in 0..helpers {
-                    s.spawn(|| preparing.help());
-                }
-                (0..preparing.chunks())
-                    .map(|k| format!("{:?}", preparing.take(k)))
-                    .collect()
-            });
-            assert_eq!(got, want, "{helpers} helpers");
-        }
-    }
-
-    /// A chunk prepared by a helper while the scanning thread sleeps for it wakes that thread
-    /// (on a thread of its own, so that a scan left asleep fails the test rather than hangs it).
-    #[test]
-    fn a_chunk_done_wakes_the_scanning_thread_asleep_for_it() {
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let q = triangles(4 * CHUNK as u32);
-            let mut preparing = Preparing::new(&q, &mut Vec::new());
-            // The helper claims chunk 0 and, once it is prepared, holds it until the scanning
-            // thread, having prepared every other chunk, sleeps for it.
-            preparing.hold = Some(0);
-            let taken = std::thread::scope(|s| {
-                s.spawn(|| preparing.help());
-                while preparing.progress().claimed == 0 {
-                    std::thread::yield_now();
-                }
-                (0..preparing.chunks())
-                    .map(|k| preparing.take(k).len())
-                    .sum::<usize>()
-            });
-            let _ = tx.send(taken);
-        });
-        let taken = rx.recv_timeout(std::time::Duration::from_secs(60));
-        assert_eq!(taken, Ok(4 * CHUNK), "the scanning thread was left asleep");
-    }
-
-    /// A panic while preparing a chunk stops the scanning thread with a panic, whether the
-    /// scanning thread or a helper prepared it: it never waits for a chunk that will not come.
-    /// Cases: no helper; one helper done (its panic included) before the scan starts, so the
-    /// chunk is certainly a helper's; two helpers beside the scan. (Each runs on a thread of its
-    /// own, so that a scanning thread left waiting fails the test rather than hangs it.)
-    #[test]
-    fn a_panic_while_preparing_reaches_the_scanning_thread() {
-        for helpers in 0..3 {
-            let (tx, rx) = std::sync::mpsc::channel();
-            std::thread::spawn(move || {
-                let q = triangles(4 * CHUNK as u32);
-                let mut preparing = Preparing::new(&q, &mut Vec::new());
-                preparing.fault = Some(2);
-                let help = || {
-                    let _ = std::panic::catch_unwind(|| preparing.help());
-                };
-                let scanned = std::thread::scope(|s| {
-                    if helpers == 1 {
-                        s.spawn(help).join().expect("the helper's panic is caught");
-                    } else {
-                        for _ in 0..helpers {
-                            s.spawn(help);
-                        }
-                    }
-                    std::panic::catch_unwind(|| {
-                        (0..preparing.chunks()).for_each(|k| drop(preparing.take(k)))
-                    })
-                });
-                let _ = tx.send(scanned.is_err());
-            });
-            let panicked = rx.recv_timeout(std::time::Duration::from_secs(60));
-            assert_eq!(
-                panicked,
-                Ok(true),
-                "{helpers} helpers: the scanning thread waited on"
-            );
-        }
+        let here = prepare_all(&q, false, &mut Vec::new());
+        assert_eq!(
+            here.iter().map(Batch::len).collect::<Vec<_>>(),
+            [256, 256, 256, 256, 256, 7]
+        );
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build();
+        let pooled = pool
+            .expect("a pool")
+            .install(|| prepare_all(&q, true, &mut Vec::new()));
+        assert_eq!(format!("{here:?}"), format!("{pooled:?}"));
     }
 }

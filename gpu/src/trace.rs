@@ -4,11 +4,11 @@
 //!
 //! While watching, the GPU draws each primitive on its own (its batch holds one primitive), so
 //! the value before and after it is known exactly; a primitive's own view of the pixel
-//! ([`Prim::probe`]) gives the interpolated colour and texture coordinates and the texel. Every
+//! (`Prim::probe`) gives the interpolated colour and texture coordinates and the texel. Every
 //! write the GPU makes goes through the span loops, not the probe: the event keeps both, and
 //! [`PixelEvent::agrees`] says whether they match (tests hold it to be always). Textured
 //! primitives are drawn in order through the texture cache while watching
-//! ([`crate::raster::feedback`]), so each event says where its texel came from.
+//! (`crate::raster::feedback`), so each event says where its texel came from.
 
 use crate::gp0::decode::RawVertex;
 use crate::raster::feedback::TexelSource;

@@ -1,9 +1,9 @@
 //! Pixel history ([`Gpu::watch`]): which commands touched a halfword, in order, and what each
 //! computed there.
 
-use gpu::raster::Outcome;
 use gpu::trace::Part;
 use gpu::Gpu;
+use gpu::Outcome;
 
 fn xy(x: u32, y: u32) -> u32 {
     (y << 16) | x

@@ -3,7 +3,7 @@
 use gpu::Gpu;
 use proptest::prelude::*;
 
-use gpu::rng::XorShift as Rng;
+use gpu::XorShift as Rng;
 
 /// What one run of random traffic left: every GPUREAD and GPUSTAT value read along the way, and
 /// VRAM at the end.

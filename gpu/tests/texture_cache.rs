@@ -4,8 +4,8 @@
 //! drawn serially, on all cores and on 3 threads (all must agree), with the batches' parallel
 //! path forced on.
 
-use gpu::raster::feedback::TexelSource;
 use gpu::Gpu;
+use gpu::TexelSource;
 
 const RED: u32 = 0x001f;
 

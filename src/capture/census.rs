@@ -23,7 +23,7 @@ use gpu::gp0::assembler::{Assembler, Step};
 use gpu::gp0::decode::{decode, Gp0Command, RawVertex};
 use gpu::gp0::fields::{AreaCorner, DrawOffset};
 use gpu::gp1;
-use gpu::vram::{transfer_size, transfer_xy};
+use gpu::{transfer_size, transfer_xy};
 
 use crate::capture::dump::PacketRef;
 use crate::capture::input::Input;
@@ -259,7 +259,7 @@ impl Counter {
             Gp0Command::VramToCpu { .. } => c.reads += 1,
             Gp0Command::Fill { xy, wh, .. } => {
                 c.fills += 1;
-                let (x, y, w, h) = gpu::vram::fill_rect(xy, wh);
+                let (x, y, w, h) = gpu::fill_rect(xy, wh);
                 self.census.pixels += (w * h) as u64;
                 if let Some(a) = Area::rect(x, y, w, h) {
                     self.census.vram.fills = Area::union(self.census.vram.fills, a);

@@ -5,10 +5,9 @@ use std::fmt::Write;
 
 use gpu::gp0::decode::{decode, Gp0Command, PolyFlags, RawVertex};
 use gpu::gp0::fields::{Clut, ColorWord, MaskSetting, TexPage, TexWindow, TextureDepth};
-use gpu::raster::feedback::TexelSource;
-use gpu::raster::Outcome;
 use gpu::trace::{Part, PixelEvent};
-use gpu::vram::{fill_rect, transfer_size, transfer_xy};
+use gpu::{fill_rect, transfer_size, transfer_xy};
+use gpu::{Outcome, TexelSource};
 
 /// The history of one halfword: a header line, then a block per event. `locate` turns a GP0
 /// word index into a place in the input (`line 12`, `byte 0x40`).

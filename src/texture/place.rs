@@ -230,7 +230,7 @@ mod tests {
     /// until VRAM is full.
     #[test]
     fn the_map_places_as_first_fit_does() {
-        let mut rng = gpu::rng::XorShift::new(0x0009_1ace_0001);
+        let mut rng = gpu::XorShift::new(0x0009_1ace_0001);
         for round in 0..40 {
             let occupied: Vec<Rect> = (0..rng.below(4))
                 .map(|_| Rect {

@@ -3,35 +3,7 @@
 //!
 //! Source: psx-spx "GPU Command Summary"; lengths verified by every hwtests probe stream.
 
-use super::fields::{ColorWord, TexCoordWord, VertexWord, VramSize, VramXy};
-
-/// GP0 command bytes that encoders write and [`decode`] reads by name.
-pub mod opcode {
-    /// GP0(01h): clear the texture cache.
-    pub const CLEAR_CACHE: u8 = 0x01;
-    /// GP0(02h): fill a rectangle.
-    pub const FILL: u8 = 0x02;
-    /// GP0(A0h): CPU→VRAM transfer (A0h–BFh all mean it).
-    pub const CPU_TO_VRAM: u8 = 0xa0;
-    /// GP0(E1h): draw mode.
-    pub const DRAW_MODE: u8 = 0xe1;
-    /// GP0(E2h): texture window.
-    pub const TEX_WINDOW: u8 = 0xe2;
-    /// GP0(E3h): drawing area top-left.
-    pub const AREA_TOP_LEFT: u8 = 0xe3;
-    /// GP0(E4h): drawing area bottom-right.
-    pub const AREA_BOTTOM_RIGHT: u8 = 0xe4;
-    /// GP0(E5h): drawing offset.
-    pub const DRAW_OFFSET: u8 = 0xe5;
-    /// GP0(E6h): mask bit setting.
-    pub const MASK_SETTING: u8 = 0xe6;
-}
-
-/// A command word: `op` in bits 24–31 above the parameter bits `params` (bits 0–23).
-#[inline]
-pub const fn command_word(op: u8, params: u32) -> u32 {
-    (op as u32) << 24 | (params & 0x00ff_ffff)
-}
+use super::fields::{command_word, opcode, ColorWord, TexCoordWord, VertexWord, VramSize, VramXy};
 
 /// Polygon flags from opcode bits 1 (raw texture), 1 (semi), 2 (textured), 3 (quad), 4 (gouraud).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -397,7 +369,7 @@ pub fn cpu_to_vram_header(xy: VramXy, wh: VramSize) -> [u32; 3] {
 }
 
 /// A CPU→VRAM payload word: `first` is written before `second` (as
-/// [`crate::vram::upload_word`] reads it).
+/// `crate::vram::upload_word` reads it).
 pub fn payload_word(first: u16, second: u16) -> u32 {
     u32::from(first) | u32::from(second) << 16
 }

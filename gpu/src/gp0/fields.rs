@@ -7,7 +7,33 @@
 //! Source: psx-spx "GPU Render Polygon/Line/Rectangle Commands" and "GPU Rendering Attributes";
 //! the sign-extension and field widths are verified by the hwtests probes (phases 1, 14).
 
-use super::decode::{command_word, opcode};
+/// GP0 command bytes that encoders write and [`super::decode::decode`] reads by name.
+pub mod opcode {
+    /// GP0(01h): clear the texture cache.
+    pub const CLEAR_CACHE: u8 = 0x01;
+    /// GP0(02h): fill a rectangle.
+    pub const FILL: u8 = 0x02;
+    /// GP0(A0h): CPU→VRAM transfer (A0h–BFh all mean it).
+    pub const CPU_TO_VRAM: u8 = 0xa0;
+    /// GP0(E1h): draw mode.
+    pub const DRAW_MODE: u8 = 0xe1;
+    /// GP0(E2h): texture window.
+    pub const TEX_WINDOW: u8 = 0xe2;
+    /// GP0(E3h): drawing area top-left.
+    pub const AREA_TOP_LEFT: u8 = 0xe3;
+    /// GP0(E4h): drawing area bottom-right.
+    pub const AREA_BOTTOM_RIGHT: u8 = 0xe4;
+    /// GP0(E5h): drawing offset.
+    pub const DRAW_OFFSET: u8 = 0xe5;
+    /// GP0(E6h): mask bit setting.
+    pub const MASK_SETTING: u8 = 0xe6;
+}
+
+/// A command word: `op` in bits 24–31 above the parameter bits `params` (bits 0–23).
+#[inline]
+pub const fn command_word(op: u8, params: u32) -> u32 {
+    (op as u32) << 24 | (params & 0x00ff_ffff)
+}
 
 /// Sign-extends the low 11 bits of `v`.
 #[inline]

@@ -11,8 +11,9 @@
 
 use super::line::Line;
 use super::rect::Rect;
+use super::sample::Sample;
 use super::span::{prefetch, prefetch_lines};
-use super::texcache::Sample;
+use super::texture::ClutRef;
 use super::tiles::TileSet;
 use super::triangle::TriangleCmd;
 use super::Prim;
@@ -22,14 +23,12 @@ use crate::VRAM_HEIGHT;
 pub const BAND_ROWS: usize = 16;
 /// Bands of the load estimate in VRAM.
 pub const BANDS: usize = VRAM_HEIGHT / BAND_ROWS;
-/// Drawing packets queued before they are drawn anyway. Each queue costs a hand-over and the
-/// pool's threads woken a few times (fixed costs a longer queue spreads thinner); the bound
-/// keeps a queue's prepared primitives (about 200 bytes a textured triangle with its tiles and
-/// look-up: under 1 MB for 4096) within a core's L2 cache, where the bands read them, and
-/// bounds memory and latency on long streams.
+/// Drawing packets queued before they are drawn anyway. Each queue wakes the pool's threads
+/// a few times (fixed costs a longer queue spreads thinner); the bound keeps a queue's
+/// prepared primitives (about 200 bytes a textured triangle with its tiles and look-up: under
+/// 1 MB for 4096) within a core's L2 cache, where the bands read them, and bounds memory and
+/// latency on long streams.
 pub const MAX_BATCH: usize = 4096;
-/// Estimated cost of a primitive beyond its pixels (its set-up), in pixels.
-pub(crate) const PRIM_COST: u32 = 32;
 
 /// A texture look-up left to the serial scan: what a textured packet samples, and the
 /// entries of its batch (`at..at + count` in command order) that take its CLUT's place.
@@ -75,11 +74,8 @@ pub struct Batch {
     /// (entry, epoch): from that entry on, the packets ran under that texture cache epoch
     /// ([`crate::prepare::Snap::cache_epoch`]); one at the first packet and at each change.
     pub(crate) epochs: Vec<(u32, u32)>,
-    /// Estimated pixels drawn (plus [`PRIM_COST`] per primitive) per band of [`BAND_ROWS`].
+    /// Estimated pixels drawn per band of [`BAND_ROWS`].
     pub(crate) load: Vec<u32>,
-    /// Per band of [`BAND_ROWS`], the entries meeting it and the band above: the primitives a
-    /// cut at its first row would have set up twice ([`super::bands::plan`]).
-    pub(crate) crossings: Vec<u32>,
     /// Which entries meet which band of [`BAND_ROWS`] (its bin), as bits: word `g * BANDS + b`
     /// has bit `k` set when entry `64 g + k` meets band `b`. A drawing band ORs its load
     /// bands' words, one per 64 entries, and visits only the entries set
@@ -96,21 +92,10 @@ impl Batch {
         self.order.len()
     }
 
-    /// No primitive is waiting.
-    pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
-    }
-
-    /// The estimated work queued, in pixels.
-    pub fn load(&self) -> u64 {
-        self.total
-    }
-
     /// Queues a primitive.
     pub fn push(&mut self, p: Prim) {
         if self.load.is_empty() {
             self.load = vec![0; BANDS];
-            self.crossings = vec![0; BANDS];
         }
         let at = self.order.len();
         if at.is_multiple_of(64) {
@@ -126,17 +111,13 @@ impl Batch {
         let (top, bottom) = (t.max(0) as usize, (b.max(0) as usize).min(VRAM_HEIGHT));
         if top < bottom {
             // Pixels per band: the bounding box (half of it for a triangle) spread over its
-            // rows, plus a set-up cost in its first; none without columns (0 wide). One loop
-            // over the bands, without a branch on the width: most primitives meet one to
-            // three bands, in no pattern a branch predictor learns.
+            // rows. One loop over the bands, without a branch on the width: most primitives
+            // meet one to three bands, in no pattern a branch predictor learns.
             let w = (r - l).max(0) as u32 >> matches!(p, Prim::Triangle(_)) as u32;
-            let cost = PRIM_COST * (l < r) as u32;
-            self.load[top / BAND_ROWS] += cost;
-            self.total += (cost + (bottom - top) as u32 * w) as u64;
-            let (group, first) = (at / 64 * BANDS, top / BAND_ROWS);
-            for band in first..(bottom - 1) / BAND_ROWS + 1 {
+            self.total += ((bottom - top) as u32 * w) as u64;
+            let group = at / 64 * BANDS;
+            for band in top / BAND_ROWS..(bottom - 1) / BAND_ROWS + 1 {
                 self.bins[group + band] |= 1 << (at % 64);
-                self.crossings[band] += (band > first) as u32;
                 let (y0, y1) = (band * BAND_ROWS, (band + 1) * BAND_ROWS);
                 let rows = (bottom.min(y1) - top.max(y0)) as u32;
                 self.load[band] = self.load[band].saturating_add(rows * w);
@@ -174,10 +155,16 @@ impl Batch {
         }
     }
 
-    /// Adds the batch's [`crossings`](Batch::crossings) to `crossings`.
-    pub(crate) fn add_crossings(&self, crossings: &mut [u32; BANDS]) {
-        for (sum, c) in crossings.iter_mut().zip(&self.crossings) {
-            *sum += c;
+    /// Writes where the CLUT entries are (`clut`, from the texture cache) into entries
+    /// `entries`.
+    pub(crate) fn set_clut(&mut self, entries: std::ops::Range<usize>, clut: ClutRef) {
+        for e in &self.order[entries] {
+            let i = e.index as usize;
+            match e.kind {
+                Kind::Triangle => self.triangles[i].set_clut(clut),
+                Kind::Rect => self.rects[i].set_clut(clut),
+                Kind::Line => {}
+            }
         }
     }
 
@@ -191,7 +178,6 @@ impl Batch {
         self.looks.clear();
         self.epochs.clear();
         self.load.fill(0);
-        self.crossings.fill(0);
         self.bins.clear();
         self.total = 0;
     }
@@ -376,22 +362,13 @@ mod tests {
         chunks.pop().unwrap()
     }
 
-    /// Splitting at every entry keeps each primitive, its drawn tiles, its load and its
-    /// crossings on its side, and rebases the look-ups and epochs of the part after the cut.
+    /// Splitting at every entry keeps each primitive, its drawn tiles and its load on its
+    /// side, and rebases the look-ups and epochs of the part after the cut.
     #[test]
     fn split_off_partitions_a_batch_at_every_entry() {
         let whole = mixed();
         let n = whole.len();
         assert!(n > 24 && whole.looks.len() == 12 && whole.epochs.len() == 3);
-        // The crossings are the entries the bins set in both a band and the one above.
-        let mut want = [0; BANDS];
-        for group in whole.bins.chunks_exact(BANDS) {
-            for (b, w) in group.windows(2).enumerate() {
-                want[b + 1] += (w[0] & w[1]).count_ones();
-            }
-        }
-        assert!(want.iter().sum::<u32>() > 0);
-        assert_eq!(whole.crossings[..], want[..]);
         for at in 0..=n {
             let mut head = mixed();
             let tail = head.split_off(at);
@@ -410,10 +387,6 @@ mod tests {
                 .collect();
             let want: Vec<u64> = (0..BANDS).map(|i| whole.load[i] as u64).collect();
             assert_eq!(load, want, "cut at {at}");
-            let mut crossings = [0; BANDS];
-            head.add_crossings(&mut crossings);
-            tail.add_crossings(&mut crossings);
-            assert_eq!(crossings[..], whole.crossings[..], "cut at {at}");
             let looks: Vec<(u32, u32)> = (head.looks.iter().map(|l| (l.at, l.count)))
                 .chain(tail.looks.iter().map(|l| (l.at + at as u32, l.count)))
                 .collect();

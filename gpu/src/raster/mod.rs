@@ -7,9 +7,11 @@
 pub mod bands;
 pub mod batch;
 pub mod feedback;
+pub mod lanes;
 pub mod line;
 pub mod pixel;
 pub mod rect;
+pub mod sample;
 pub mod span;
 pub mod texcache;
 pub mod texture;
@@ -17,7 +19,7 @@ pub mod tiles;
 pub mod triangle;
 
 use crate::{VramImage, VRAM_WIDTH};
-use span::lanes::Scalar;
+use lanes::Scalar;
 use texture::ClutTable;
 
 /// The drawing area (GP0(E3h)/GP0(E4h)), inclusive on all sides.

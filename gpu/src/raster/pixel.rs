@@ -3,14 +3,14 @@
 //! a colour to the halfword left in VRAM.
 //!
 //! Design rule: written once, generic over [`Lanes`], and compiled for each kernel (one pixel in
-//! [`Scalar`], eight in the portable and AVX2 lanes; see [`super::span::lanes`]). The flags
+//! [`Scalar`], eight in the portable and AVX2 lanes; see [`super::lanes`]). The flags
 //! (textured, raw, blend mode) are plain arguments: every kernel passes constants, which the
 //! compiler folds away in the inlined rule, and the pixel probe passes run-time values.
 //!
 //! Source: psx-spx "GPU Rendering Attributes" / "Semi Transparency" / "Dithering";
 //! verified by hwtests probe phases 5, 7, 11, 12.
 
-use super::span::lanes::{Lanes, Scalar};
+use super::lanes::Lanes;
 use crate::gp0::fields::BlendMode;
 
 /// The 4×4 dither offsets added to 8-bit colour components, indexed `[y & 3][x & 3]`.
@@ -120,13 +120,6 @@ impl Flags {
             blend,
         }
     }
-
-    /// Untextured and opaque.
-    pub const UNTEXTURED: Flags = Flags {
-        textured: false,
-        raw: false,
-        blend: BLEND_NONE,
-    };
 }
 
 /// The halfwords `p` leaves in VRAM: the texel (0x0000 is transparent) modulated by the colour
@@ -233,34 +226,42 @@ fn blend5<L: Lanes, const S: i32>(l: L, mode: u8, b: L::V, f: L::V) -> L::V {
     l.shl::<S>(c)
 }
 
-/// Blends foreground `f` over background `b` (both BGR555): the rule `written` applies, for one pixel.
-pub fn blend(mode: BlendMode, b: u16, f: u16) -> u16 {
-    let flags = Flags {
-        textured: false,
-        raw: false,
-        blend: blend_selector(Some(mode)),
-    };
-    written(Scalar, flags, b.into(), (f & 0x7fff).into()) as u16 & 0x7fff
-}
-
-/// 8-bit RGB to BGR555 with dither offset `d`: [`colour`] of an untextured pixel.
-pub fn rgb_to_555(r: i32, g: i32, b: i32, d: i32) -> u16 {
-    colour(Scalar, Flags::UNTEXTURED, 0, [r, g, b], d) as u16
-}
-
-/// Texel `t` (BGR555 + bit 15) modulated by 8-bit colour (128 = ×1), dithered by `d`, bit 15
-/// kept: [`colour`] of a textured pixel.
-pub fn modulate(t: u16, r: i32, g: i32, b: i32, d: i32) -> u16 {
-    let f = Flags {
-        textured: true,
-        ..Flags::UNTEXTURED
-    };
-    colour(Scalar, f, t.into(), [r, g, b], d) as u16
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::raster::lanes::Scalar;
+
+    /// Untextured and opaque.
+    const UNTEXTURED: Flags = Flags {
+        textured: false,
+        raw: false,
+        blend: BLEND_NONE,
+    };
+
+    /// Blends foreground `f` over background `b` (both BGR555): the rule `written` applies, for one pixel.
+    pub fn blend(mode: BlendMode, b: u16, f: u16) -> u16 {
+        let flags = Flags {
+            textured: false,
+            raw: false,
+            blend: blend_selector(Some(mode)),
+        };
+        written(Scalar, flags, b.into(), (f & 0x7fff).into()) as u16 & 0x7fff
+    }
+
+    /// 8-bit RGB to BGR555 with dither offset `d`: [`colour`] of an untextured pixel.
+    pub fn rgb_to_555(r: i32, g: i32, b: i32, d: i32) -> u16 {
+        colour(Scalar, UNTEXTURED, 0, [r, g, b], d) as u16
+    }
+
+    /// Texel `t` (BGR555 + bit 15) modulated by 8-bit colour (128 = ×1), dithered by `d`, bit 15
+    /// kept: [`colour`] of a textured pixel.
+    pub fn modulate(t: u16, r: i32, g: i32, b: i32, d: i32) -> u16 {
+        let f = Flags {
+            textured: true,
+            ..UNTEXTURED
+        };
+        colour(Scalar, f, t.into(), [r, g, b], d) as u16
+    }
 
     #[test]
     fn blend_modes() {
@@ -291,7 +292,7 @@ mod tests {
             dither: 0,
             covered: -1,
         };
-        pixel(Scalar, Flags::UNTEXTURED, p, out.lanes(Scalar)) as u16
+        pixel(Scalar, UNTEXTURED, p, out.lanes(Scalar)) as u16
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! on all lanes of a chunk at once, branch-free; the chunk is read from and written back to VRAM
 //! whole, each lane keeping its old value where the pixel is not drawn (transparent texel, mask
 //! bit set, past the span's end), so the result equals a pixel-by-pixel loop. The rule is one
-//! source compiled for each kernel ([`lanes`]): [`Portable`] (texels fetched lane by lane, the
+//! source compiled for each kernel ([`super::lanes`]): [`Portable`] (texels fetched lane by lane, the
 //! rest in 16-bit arrays the compiler vectorises), [`avx2::Avx2`] where the CPU has it, and
 //! [`span_exact`], the pixel-by-pixel loop, which tests hold both kernels to.
 //!
@@ -20,20 +20,19 @@
 //! the hardware's gradients are truncated) goes through [`span_exact`] with 64-bit steppers and
 //! the rule in 32 bits instead.
 
+use super::lanes::{Lanes, Lanes16, Scalar};
 use super::pixel::{pixel, Flags, Inputs, PixelOut, DITHER};
 use super::texture::Sampler;
 use super::Band;
 use crate::VRAM_WIDTH;
-use lanes::{Lanes, Lanes16, Scalar};
 
-pub use lanes::Portable;
+pub use super::lanes::{Portable, LANES};
 
 #[cfg(target_arch = "x86_64")]
 pub mod avx2;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 pub use avx2::prefetch;
 mod dispatch;
-pub mod lanes;
 #[cfg(test)]
 mod tests;
 
@@ -52,9 +51,6 @@ pub fn prefetch_lines<T>(s: &[T]) {
         prefetch(x);
     }
 }
-
-/// Pixels per chunk of the lane loop.
-pub const LANES: usize = 8;
 
 /// The widest span [`Kernel::span_pair`] takes: half a chunk.
 pub const HALF: usize = LANES / 2;

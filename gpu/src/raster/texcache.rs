@@ -21,162 +21,26 @@
 //! anything writes there, they are copied out, and primitives then read the copy from the
 //! batch's CLUT table.
 
+use super::batch::{Batch, Look};
 use super::feedback::Feedback;
-use super::texture::{clut_len, ClutRef, ClutTable};
+use super::sample::Sample;
+use super::texture::{ClutRef, ClutTable};
 use super::tiles::{copy_tile, TileRow, TileSet};
-use crate::gp0::fields::{Clut, TexPage, TexWindow, TextureDepth};
-use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
-
-/// Halfwords in VRAM.
-const VRAM_SIZE: usize = VRAM_WIDTH * VRAM_HEIGHT;
-
-/// The texture coordinates a primitive can sample, before the texture window: U in
-/// `u.0..=u.1`, V in `v.0..=v.1`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct UvBounds {
-    /// Lowest and highest U.
-    pub u: (u8, u8),
-    /// Lowest and highest V.
-    pub v: (u8, u8),
-}
-
-impl UvBounds {
-    /// Every coordinate.
-    pub const ALL: UvBounds = UvBounds {
-        u: (0, 255),
-        v: (0, 255),
-    };
-
-    /// The coordinates of a polygon with these vertex coordinates. A triangle's interpolated
-    /// U at a pixel it draws is the affine function through its vertices' U (+½, with
-    /// gradients truncated by less than 2⁻¹² per pixel, so by less than 0.375 over 1023 + 511
-    /// pixels) at a point of the closed triangle: it stays strictly between min U and max U + 1,
-    /// and its integer part never wraps. Likewise V.
-    #[inline]
-    pub fn polygon(uvs: &[(u8, u8)]) -> Self {
-        let (mut u, mut v) = ((255, 0), (255, 0));
-        for &(pu, pv) in uvs {
-            u = (u.0.min(pu), u.1.max(pu));
-            v = (v.0.min(pv), v.1.max(pv));
-        }
-        UvBounds { u, v }
-    }
-
-    /// The coordinates of a rectangle `w` × `h` from (u0, v0), stepping backwards under the
-    /// flips (X-flip starts at U0 + 1); all of an axis whose coordinates wrap.
-    pub fn rect(u0: u8, v0: u8, (w, h): (i32, i32), (flip_x, flip_y): (bool, bool)) -> Self {
-        let axis = |start: u8, n: i32, back: bool| -> (u8, u8) {
-            let n = n.clamp(1, 256) - 1;
-            let (lo, hi) = if back {
-                (start as i32 - n, start as i32)
-            } else {
-                (start as i32, start as i32 + n)
-            };
-            match (lo, hi) {
-                (0..=255, 0..=255) => (lo as u8, hi as u8),
-                _ => (0, 255),
-            }
-        };
-        UvBounds {
-            u: axis(if flip_x { u0.wrapping_add(1) } else { u0 }, w, flip_x),
-            v: axis(v0, h, flip_y),
-        }
-    }
-
-    /// The coordinates after texture window `w`: unchanged by a plain window, else within
-    /// `or ..= and | or`.
-    fn windowed(self, w: TexWindow) -> Self {
-        let axis = |(lo, hi): (u8, u8), (and, or): (u8, u8)| match (and, or) {
-            (0xff, 0) => (lo, hi),
-            _ => (or, and | or),
-        };
-        UvBounds {
-            u: axis(self.u, w.u_and_or()),
-            v: axis(self.v, w.v_and_or()),
-        }
-    }
-
-    /// The VRAM tiles a primitive sampling these coordinates of `page` through `window`
-    /// reads (its CLUT aside).
-    pub fn sampled(self, page: TexPage, window: TexWindow) -> TileSet {
-        self.windowed(window).tiles(page)
-    }
-
-    /// The VRAM tiles page `page` holds these coordinates in.
-    fn tiles(self, page: TexPage) -> TileSet {
-        let shift = match page.depth() {
-            TextureDepth::Clut4 => 2,
-            TextureDepth::Clut8 => 1,
-            TextureDepth::Direct15 => 0,
-        };
-        let (x0, x1) = ((self.u.0 >> shift) as usize, (self.u.1 >> shift) as usize);
-        let (y0, y1) = (self.v.0 as usize, self.v.1 as usize);
-        TileSet::rect(
-            page.base_x() + x0,
-            page.base_y() + y0,
-            x1 - x0 + 1,
-            y1 - y0 + 1,
-        )
-    }
-}
+use super::TexSource;
+use crate::{VramImage, VRAM_WIDTH};
 
 /// A texture that cannot be handed out in the pending batch: it would sample what the batch
 /// may have drawn. The batch is drawn first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Conflict;
 
-/// What a textured primitive samples, worked out where it is prepared (any thread) so that
-/// the look-up in command order ([`TexCache::texture`]) is a few bit operations.
+/// Where [`TexCache::scan`] stops a prepared batch before its end.
 #[derive(Clone, Copy, Debug)]
-pub struct Sample {
-    /// The tiles its texture coordinates reach ([`UvBounds::sampled`]).
-    pub tiles: TileSet,
-    /// The tiles of its CLUT's entries (none for 15-bit textures): one row of tiles.
-    pub clut_tiles: TileRow,
-    /// `tiles` and `clut_tiles`: what it reads when its CLUT is loaded, kept whole so that
-    /// the serial scan need not form it.
-    pub reads: TileSet,
-    /// The CLUT attribute (bits 0–14), the CLUT cache's key.
-    pub key: u16,
-    /// CLUT entries the depth loads: 16, 256, or 0 for 15-bit textures.
-    pub entries: u16,
-    /// The CLUT's first halfword in VRAM.
-    pub clut_at: u32,
-    /// The CLUT cannot be read in place as 256 halfwords (it wraps past VRAM's right edge,
-    /// or ends past VRAM's end): it is copied out when loaded.
-    pub copied: bool,
-}
-
-impl Sample {
-    /// What a primitive sampling coordinates `uv` of `page` through `window` with `clut`
-    /// reads.
-    pub fn new(page: TexPage, clut: Clut, window: TexWindow, uv: UvBounds) -> Self {
-        let n = clut_len(page.depth());
-        let at = clut.y() * VRAM_WIDTH + clut.x();
-        let (tiles, clut_tiles) = (
-            uv.sampled(page, window),
-            TileRow::span(clut.x(), clut.y(), n),
-        );
-        Sample {
-            tiles,
-            clut_tiles,
-            reads: tiles.with(clut_tiles),
-            key: clut.0 & 0x7fff,
-            entries: n as u16,
-            clut_at: at as u32,
-            copied: n != 0 && (clut.x() + n > VRAM_WIDTH || at + 256 > VRAM_SIZE),
-        }
-    }
-
-    /// Where its CLUT entries are while the CLUT cache has not copied them out: in VRAM at
-    /// the CLUT's place (none for 15-bit textures). A primitive is prepared with this, so the
-    /// scan writes into it only when [`TexCache::texture`] answers otherwise.
-    pub fn clut_in_place(&self) -> ClutRef {
-        match self.entries {
-            0 => ClutRef::None,
-            _ => ClutRef::Vram(self.clut_at),
-        }
-    }
+pub enum Cut {
+    /// At this entry: its look-up conflicts with the pending batch, which is drawn first.
+    Conflict(usize),
+    /// At this look-up: its primitives are drawn in order through the texture cache, alone.
+    InOrder(Look),
 }
 
 /// The CLUT cache's contents.
@@ -223,6 +87,8 @@ pub struct TexCache {
     pub feedback: Feedback,
     /// When the CLUT cache loads a CLUT it holds again.
     pub clut_reload: ClutReload,
+    /// The drawing-mode epoch the texture cache is at ([`crate::prepare::Snap::cache_epoch`]).
+    epoch: u32,
 }
 
 /// When the CLUT cache loads again the CLUT it holds (same position).
@@ -249,11 +115,134 @@ impl Default for TexCache {
             clut: None,
             feedback: Feedback::default(),
             clut_reload: ClutReload::Hardware,
+            epoch: 0,
         }
     }
 }
 
 impl TexCache {
+    /// Scans prepared batch `b` in command order up to the first look-up that cuts it, if
+    /// any: each look-up gets its texture (its CLUT's place written into its primitives, a
+    /// copied-out CLUT added to `cluts`, the pending batch's table) and each primitive's tiles
+    /// join what the pending batch may draw and what the texture cache has seen written. A
+    /// look-up in conflict with the pending batch cuts `b` there ([`Cut::Conflict`]): the
+    /// pending batch is drawn and the scan goes on from the look-up. A look-up whose
+    /// primitives may read what was written since the texture cache was emptied
+    /// ([`Feedback::in_order`]) cuts it likewise ([`Cut::InOrder`]): they are drawn alone, in
+    /// order through the cache ([`TexCache::in_order_texture`], [`Feedback::draw`]).
+    pub fn scan(
+        &mut self,
+        im: &mut Images,
+        cluts: &mut Vec<ClutTable>,
+        b: &mut Batch,
+    ) -> Option<Cut> {
+        let mut next = 0;
+        let mut epochs = 0;
+        for li in 0..b.looks.len() {
+            let look = b.looks[li];
+            let (at, end) = (look.at as usize, (look.at + look.count) as usize);
+            while next < at {
+                self.epoch_at(b, &mut epochs, next);
+                self.will_write(&im.vram, b.drawn[next]);
+                next += 1;
+            }
+            self.epoch_at(b, &mut epochs, next);
+            let area = (b.drawn[at..end].iter()).fold(TileSet::EMPTY, |a, &t| a.union(t));
+            self.feedback_write(&im.vram, area);
+            let sampled = look.sample.tiles;
+            if end > at && self.feedback.in_order(sampled) {
+                return Some(Cut::InOrder(look));
+            }
+            let Ok(clut) = self.texture(im, &look.sample, cluts) else {
+                return Some(Cut::Conflict(at));
+            };
+            // Primitives are prepared with their CLUT in place: only a copied-out one is
+            // written into them, so the scan mostly leaves them alone (they were written on
+            // another thread and are next read where they are drawn).
+            if clut != look.sample.clut_in_place() {
+                b.set_clut(at..end, clut);
+            }
+            // A new epoch right after these primitives empties the cache before anything
+            // could read their fetches from it: they need no log.
+            let emptied = (b.epochs.get(epochs))
+                .is_some_and(|&(e, epoch)| e as usize == end && epoch != self.epoch);
+            for k in at..end {
+                if !emptied {
+                    self.feedback.log(b.prim(&b.order[k]), sampled);
+                }
+                self.will_draw(b.drawn[k]);
+            }
+            next = end;
+        }
+        while next < b.len() {
+            self.epoch_at(b, &mut epochs, next);
+            self.will_write(&im.vram, b.drawn[next]);
+            next += 1;
+        }
+        self.epoch_at(b, &mut epochs, usize::MAX);
+        None
+    }
+
+    /// Applies the texture cache epochs of `b` marked at or before entry `at` (`epochs`: how
+    /// many of them are applied).
+    #[inline]
+    fn epoch_at(&mut self, b: &Batch, epochs: &mut usize, at: usize) {
+        while let Some(&(e, epoch)) = b.epochs.get(*epochs) {
+            if e as usize > at {
+                return;
+            }
+            self.sync_epoch(epoch);
+            *epochs += 1;
+        }
+    }
+
+    /// The texture cache as of drawing-mode epoch `epoch`: emptied if it is a new one.
+    pub fn sync_epoch(&mut self, epoch: u32) {
+        if self.epoch != epoch {
+            self.epoch = epoch;
+            self.feedback.empty();
+        }
+    }
+
+    /// An untextured primitive of the pending batch may draw `tiles`.
+    #[inline]
+    fn will_write(&mut self, vram: &VramImage, tiles: TileSet) {
+        self.feedback_write(vram, tiles);
+        self.will_draw(tiles);
+    }
+
+    /// `tiles` are about to be written (by a primitive, or a fill): the texture cache first
+    /// takes in the fetches of the batches' textured primitives that read there, from `vram`
+    /// as it is. That VRAM is final over what they read: the batch pending before each of
+    /// them drew nothing there (else its look-up would have been a conflict), and everything
+    /// after it that writes there comes here first.
+    #[inline]
+    pub fn feedback_write(&mut self, vram: &VramImage, tiles: TileSet) {
+        let f = &mut self.feedback;
+        if f.must_catch_up(tiles) {
+            f.catch_up(vram);
+        }
+        f.will_write(tiles);
+    }
+
+    /// The CLUT entries of look-up `l`, whose primitives are drawn in order (nothing is
+    /// pending): the texture cache caught up first, as they read through it.
+    pub fn in_order_texture(
+        &mut self,
+        im: &mut Images,
+        cluts: &mut Vec<ClutTable>,
+        l: &Look,
+    ) -> Box<ClutTable> {
+        self.feedback.catch_up(&im.vram);
+        let got = self.texture(im, &l.sample, cluts);
+        let clut = got.expect("nothing is pending, so nothing conflicts");
+        let src = TexSource {
+            vram: &im.snapshot,
+            cluts,
+        };
+        Box::new(*clut.entries(src))
+    }
+
     /// Where the CLUT entries are for a primitive sampling `sample`, with the snapshot made to
     /// hold what it samples; the entries added to `cluts` (the pending batch's table) when they
     /// come from a copy. On `Err` nothing has changed. Inlined: the serial scan calls it once
@@ -334,11 +323,6 @@ impl TexCache {
     #[inline]
     pub fn will_draw(&mut self, tiles: TileSet) {
         self.drawn = self.drawn.union(tiles);
-    }
-
-    /// Whether the pending batch may draw any of `tiles`.
-    pub fn may_draw(&self, tiles: TileSet) -> bool {
-        self.drawn.meets(tiles)
     }
 
     /// To call just before VRAM's `tiles` are written (by a transfer, or by the pending batch

@@ -9,7 +9,7 @@
 //! Source: psx-spx "GPU Texture Caching" / "Texture Window"; verified by hwtests phases 4, 9,
 //! 15, 16, 21 and gpu-images/texture-overflow (X wraps past 1023).
 
-use super::span::lanes::{Gather, Lanes, Scalar};
+use super::lanes::{Gather, Lanes, Scalar};
 use super::TexSource;
 use crate::gp0::fields::{TexPage, TexWindow, TextureDepth};
 use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
@@ -110,17 +110,6 @@ impl Texture {
             TextureDepth::Direct15 => self.sampler::<15>(src).texel(u, v),
         }
     }
-}
-
-/// VRAM halfword columns (start, count) a page of `page`'s depth can sample; its rows are
-/// `base_y..+256`.
-pub fn footprint_x(page: TexPage) -> (usize, usize) {
-    let w = match page.depth() {
-        TextureDepth::Clut4 => 64,
-        TextureDepth::Clut8 => 128,
-        TextureDepth::Direct15 => 256,
-    };
-    (page.base_x(), w)
 }
 
 /// A [`Texture`] prepared for one primitive's span loops, its depth (4, 8 or 15) known at

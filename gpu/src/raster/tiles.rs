@@ -10,8 +10,6 @@ pub const TILE_W: usize = 64;
 pub const TILE_H: usize = 32;
 /// Tiles across VRAM.
 pub const TILES_X: usize = VRAM_WIDTH / TILE_W;
-/// Tiles down VRAM.
-pub const TILES_Y: usize = VRAM_HEIGHT / TILE_H;
 
 /// A set of tiles: bit `tx` of 16-bit lane `ty`, four lanes to a word.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -180,7 +178,7 @@ mod tests {
             let (x, y) = (r.below(2048) as usize, r.below(1024) as usize);
             let (w, h) = (r.below(1100) as usize, r.below(600) as usize);
             let mut want = vec![];
-            for ty in 0..TILES_Y {
+            for ty in 0..VRAM_HEIGHT / TILE_H {
                 for tx in 0..TILES_X {
                     let hit_x = (0..w.min(VRAM_WIDTH)).any(|i| (x + i) % VRAM_WIDTH / TILE_W == tx);
                     let hit_y =

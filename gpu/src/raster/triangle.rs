@@ -99,22 +99,12 @@ pub(crate) fn x_step(dx: i32, dy: i32) -> i64 {
 }
 
 impl Triangle {
-    /// Culls and sets up a triangle in one go: `None` when the hardware draws nothing.
-    pub fn new(v: [Vtx; 3], clip: Clip, shading: Shading) -> Option<Self> {
-        TriangleCmd::new(v, clip, shading).map(|c| c.setup())
-    }
-
     /// Rows drawn, `[top, bottom)`, clipped to the drawing area.
     pub fn rows(&self) -> (i32, i32) {
         (
             i32::from(self.v[0].y).max(self.clip.y0),
             i32::from(self.v[2].y).min(self.clip.y1 + 1),
         )
-    }
-
-    /// The texture, if any.
-    pub fn texture(&self) -> Option<&Texture> {
-        self.shading.texture.as_ref()
     }
 
     /// How the triangle shades its pixels.

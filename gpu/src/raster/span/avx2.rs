@@ -20,8 +20,8 @@
 
 use std::arch::x86_64::*;
 
-use super::lanes::{Gather, Lanes};
 use super::{Kernel, PrimSteps, Short, SpanDraw, FRAC, HALF, LANES};
+use crate::raster::lanes::{Gather, Lanes};
 use crate::raster::pixel::{pixel, Flags, Inputs, PixelOut};
 use crate::raster::texture::{fetch, ClutTable, Place, Sampler};
 use crate::raster::Band;

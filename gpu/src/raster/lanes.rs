@@ -17,9 +17,13 @@
 //! colours outside 0..=255 too (gouraud colours can step just outside); the lane instances need
 //! colours in 0..=255, where every intermediate value fits 16 bits.
 
-use super::LANES;
-use crate::raster::texture::ClutTable;
 use crate::VramImage;
+
+/// Pixels per chunk of the lane loop.
+pub const LANES: usize = 8;
+
+/// A CLUT's 256 entries (the texture module's `ClutTable`).
+type ClutTable = [u16; 256];
 
 /// An instruction set the pixel rule runs on: values of type [`Lanes::V`] hold one integer per
 /// pixel of a group; comparisons give all ones (true) or zero per lane.
