@@ -11,6 +11,9 @@ fn batch(manifest: &Path, extra: &[&str]) {
         .arg("batch")
         .arg(manifest)
         .args(["--jobs", "2"])
+        // The models are the shared samples, outside the manifest's folder.
+        .arg("--search-path")
+        .arg(common::shared("samples"))
         .args(extra)
         .output()
         .unwrap();
