@@ -102,18 +102,22 @@ fn duckstation_magic_dump_replays() {
     assert!(t.contains("ran 1 frames"), "{}", t);
 }
 
+/// The files of a test corpus folder (its README left out).
+fn corpus(dir: &str) -> Vec<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let files = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path());
+    files
+        .filter(|p| !p.extension().is_some_and(|e| e == "md"))
+        .collect()
+}
+
 #[test]
 fn bad_inputs_fail_cleanly_with_an_offset() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad/gpudump");
     // Left by an earlier run that played what is now refused, it would hide a wrong output.
     let _ = std::fs::remove_file(tmp("never.bin"));
-    let mut seen = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let p = entry.unwrap().path();
-        if p.extension().is_some_and(|e| e == "md") {
-            continue;
-        }
-        seen += 1;
+    let files = corpus("tests/bad/gpudump");
+    let seen = files.len();
+    for p in files {
         let (code, t) = replay(&[
             p.to_str().unwrap(),
             "--vram-raw",
@@ -131,14 +135,9 @@ fn bad_inputs_fail_cleanly_with_an_offset() {
 /// with a warning naming the byte, as DuckStation's player plays them.
 #[test]
 fn cut_dumps_play_with_a_warning() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/played/gpudump");
-    let mut seen = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let p = entry.unwrap().path();
-        if p.extension().is_some_and(|e| e == "md") {
-            continue;
-        }
-        seen += 1;
+    let files = corpus("tests/played/gpudump");
+    let seen = files.len();
+    for p in files {
         let out = tmp("played.bin");
         let (code, t) = replay(&[p.to_str().unwrap(), "--vram-raw", out.to_str().unwrap()]);
         assert_eq!(code, Some(0), "{}: {t}", p.display());
