@@ -633,6 +633,8 @@ mod tests {
         ];
         assert_eq!(kept[1].entry(&jp), Ok(b.clone()));
         assert!(Kept::Journal(3).entry(&jp).is_err());
+        // What a running batch keeps per finished job, whatever its record holds.
+        assert!(std::mem::size_of::<Option<Kept>>() <= 16);
         let whole = report(vec![a, b]);
         let (w, s) = (dir.join("whole.json"), dir.join("streamed.json"));
         write(&w, &whole).unwrap();

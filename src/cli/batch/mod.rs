@@ -16,7 +16,7 @@ use clap::Args as ClapArgs;
 
 use psxrender::batch::confine::Confinement;
 use psxrender::batch::manifest;
-use psxrender::batch::report::{self, Journal, MergeError, Report, Status};
+use psxrender::batch::report::{self, Journal, Kept, MergeError, Report, Status};
 use psxrender::batch::shard::Shard;
 use psxrender::output::plan::OutputPlan;
 
@@ -201,21 +201,34 @@ pub fn run(args: Args) -> ExitCode {
         manifest_hash,
         jobs: Vec::new(),
     };
-    // The records come back from the journal one at a time, into the report and the totals.
+    let code = finish(&kept, &head, &journal_path, &report_path, seconds);
+    drop(journal);
+    if code != ExitCode::from(EXIT_WRITE_FAILED) {
+        let _ = std::fs::remove_file(&journal_path);
+    }
+    code
+}
+
+/// Writes the report from the records `kept` in the journal at `journal_path`, one at a time,
+/// and prints the summary.
+fn finish(
+    kept: &[Kept],
+    head: &Report,
+    journal_path: &Path,
+    report_path: &Path,
+    seconds: f64,
+) -> ExitCode {
     let mut tally = Tally::default();
     let records = kept.iter().map(|k| {
-        let e = k.entry(&journal_path)?;
+        let e = k.entry(journal_path)?;
         tally.add(&e);
         Ok(e)
     });
-    if let Err(e) = report::write_streamed(&report_path, &head, records) {
-        return super::write_failed(&report_path, e);
+    if let Err(e) = report::write_streamed(report_path, head, records) {
+        return super::write_failed(report_path, e);
     }
-    let failures = (tally.failed.iter()).filter_map(|&i| kept[i].entry(&journal_path).ok());
-    let code = summarize(&tally, failures, seconds, &report_path);
-    drop(journal);
-    let _ = std::fs::remove_file(&journal_path);
-    code
+    let failures = (tally.failed.iter()).filter_map(|&i| kept[i].entry(journal_path).ok());
+    summarize(&tally, failures, seconds, report_path)
 }
 
 /// `DIR/NAME.EXT.report.json` for `DIR/NAME.EXT`; `NAME.EXT.shard-I-of-N.report.json` for a
