@@ -266,3 +266,29 @@ fn a_decoder_refusal_claims_no_byte_offset_it_does_not_know() {
         "{t}"
     );
 }
+
+#[test]
+fn a_sheet_render_gives_its_skin_note_once_and_says_what_it_wrote() {
+    let rabbit = shared("samples/m2/Rabbit2.m2");
+    let out = tmp("newcomer", "rabbit-sheet.png");
+    let (code, t) = psxrender([
+        rabbit.as_os_str(),
+        out.as_os_str(),
+        "--sheet".as_ref(),
+        "auto".as_ref(),
+        "--frames".as_ref(),
+        "0..4".as_ref(),
+        "--yaw-steps".as_ref(),
+        "2".as_ref(),
+    ]);
+    assert_eq!(code, Some(0), "{t}");
+    assert_eq!(
+        t.matches("skin 0 of 1 found beside the model").count(),
+        1,
+        "{t}"
+    );
+    assert_eq!(t.matches("note:").count(), 1, "{t}");
+    assert!(t.contains("wrote "), "{t}");
+    let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_file(out.with_extension("json"));
+}

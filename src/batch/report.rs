@@ -181,6 +181,51 @@ pub fn write(path: &Path, report: &Report) -> io::Result<()> {
     crate::output::write_atomic(path, &json)
 }
 
+/// Writes a report to `path` whole (temporary file + rename), in the form [`write`] gives
+/// it, its jobs taken one at a time from `jobs` (never all in memory): `head` gives the rest
+/// (its own `jobs` are not written). An `Err` from `jobs` abandons the write.
+pub fn write_streamed(
+    path: &Path,
+    head: &Report,
+    jobs: impl Iterator<Item = Result<Entry, String>>,
+) -> io::Result<()> {
+    /// [`Report`]'s fields in its order, the jobs a stream.
+    #[derive(Serialize)]
+    #[serde(bound(serialize = "Jobs<I>: Serialize"))]
+    struct Streamed<'a, I> {
+        psxrender: &'a str,
+        manifest: &'a str,
+        shard: &'a Option<String>,
+        manifest_hash: &'a Option<String>,
+        jobs: Jobs<I>,
+    }
+    /// The jobs, serialized as they come (serialized once).
+    struct Jobs<I>(std::cell::RefCell<Option<I>>);
+    impl<I: Iterator<Item = Result<Entry, String>>> Serialize for Jobs<I> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::{Error, SerializeSeq};
+            let Some(jobs) = self.0.borrow_mut().take() else {
+                return Err(S::Error::custom("the jobs were already written"));
+            };
+            let mut seq = s.serialize_seq(None)?;
+            for j in jobs {
+                seq.serialize_element(&j.map_err(S::Error::custom)?)?;
+            }
+            seq.end()
+        }
+    }
+    let streamed = Streamed {
+        psxrender: &head.psxrender,
+        manifest: &head.manifest,
+        shard: &head.shard,
+        manifest_hash: &head.manifest_hash,
+        jobs: Jobs(std::cell::RefCell::new(Some(jobs))),
+    };
+    let mut f = crate::output::AtomicFile::create(path)?;
+    serde_json::to_writer_pretty(&mut f, &streamed).map_err(io::Error::other)?;
+    f.commit()
+}
+
 /// The journal kept beside `report` while a batch runs.
 pub fn journal_path(report: &Path) -> PathBuf {
     let mut name = report.file_name().unwrap_or_default().to_os_string();
@@ -202,11 +247,39 @@ impl Journal {
     }
 
     /// Appends one entry as a single write, so a killed batch leaves whole lines (at worst a
-    /// torn last one, which reading skips).
-    pub fn append(&mut self, entry: &Entry) -> io::Result<()> {
+    /// torn last one, which reading skips); returns the byte where its line starts.
+    pub fn append(&mut self, entry: &Entry) -> io::Result<u64> {
         let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
         line.push(b'\n');
-        self.0.write_all(&line)
+        // The end of the file, not a count of our writes: a torn write before moves it too.
+        let at = self.0.metadata()?.len();
+        self.0.write_all(&line)?;
+        Ok(at)
+    }
+}
+
+/// Where a running batch keeps a finished job's record: its journal line (so the parent holds
+/// a few bytes a job, not the record), or the record itself when the journal refused it.
+#[derive(Debug)]
+pub enum Kept {
+    /// The journal line starting at this byte.
+    Journal(u64),
+    /// The record, which could not be appended.
+    Held(Box<Entry>),
+}
+
+impl Kept {
+    /// The record, read back from `journal` if it went there.
+    pub fn entry(&self, journal: &Path) -> Result<Entry, String> {
+        match self {
+            Kept::Held(e) => Ok((**e).clone()),
+            Kept::Journal(at) => journal_entry(journal, *at).ok_or_else(|| {
+                format!(
+                    "cannot read back the job record at byte {at} of {}",
+                    journal.display()
+                )
+            }),
+        }
     }
 }
 
@@ -539,6 +612,40 @@ mod tests {
         assert_eq!(prev.get("x.png"), Some(e));
         assert_eq!(prev.get("z.png").map(|e| e.line), Some(5));
         assert_eq!(prev.get("w.png"), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn streamed_report_is_the_whole_one_and_records_come_back_from_the_journal() {
+        let dir = std::env::temp_dir().join(format!("psxr-stream-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let jp = dir.join("r.json.partial");
+        let mut j = Journal::open(&jp).unwrap();
+        let (a, mut b) = (
+            entry("a.png", 1, Status::Ok),
+            entry("b.png", 2, Status::Failed),
+        );
+        b.error = Some("bad model".into());
+        // Finished in another order than the manifest's; one record never reached the journal.
+        let kept = [
+            Kept::Held(Box::new(a.clone())),
+            Kept::Journal(j.append(&b).unwrap()),
+        ];
+        assert_eq!(kept[1].entry(&jp), Ok(b.clone()));
+        assert!(Kept::Journal(3).entry(&jp).is_err());
+        // What a running batch keeps per finished job, whatever its record holds.
+        assert!(std::mem::size_of::<Option<Kept>>() <= 16);
+        let whole = report(vec![a, b]);
+        let (w, s) = (dir.join("whole.json"), dir.join("streamed.json"));
+        write(&w, &whole).unwrap();
+        let head = report(Vec::new());
+        write_streamed(&s, &head, kept.iter().map(|k| k.entry(&jp))).unwrap();
+        assert_eq!(std::fs::read(&w).unwrap(), std::fs::read(&s).unwrap());
+        assert_eq!(read(&s).unwrap(), whole);
+        // A record that cannot be read back leaves the previous report as it was.
+        let broken = [Ok(entry("c.png", 3, Status::Ok)), Err("gone".to_string())];
+        assert!(write_streamed(&s, &head, broken.into_iter()).is_err());
+        assert_eq!(read(&s).unwrap(), whole);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

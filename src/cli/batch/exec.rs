@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use psxrender::batch::hash;
-use psxrender::batch::report::{input_hash, Entry, Hashes, Journal, Previous, Status};
+use psxrender::batch::report::{input_hash, Entry, Hashes, Journal, Kept, Previous, Status};
 
 use super::child::READS_TAG;
 use super::plan::Job;
@@ -39,10 +39,12 @@ pub(super) struct Runner {
 pub(super) const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 impl Runner {
-    /// Runs `jobs`, appending each finished one to `journal`; the entries in `jobs` order.
-    pub fn run(&self, jobs: &[&Job], journal: &mut Journal) -> Vec<Entry> {
+    /// Runs `jobs`, appending each finished one to `journal`; where each record is, in `jobs`
+    /// order (records are dropped once in the journal: the parent's memory holds the plan, not
+    /// the results).
+    pub fn run(&self, jobs: &[&Job], journal: &mut Journal) -> Vec<Kept> {
         let next = AtomicUsize::new(0);
-        let mut done: Vec<Option<Entry>> = vec![None; jobs.len()];
+        let mut done: Vec<Option<Kept>> = (0..jobs.len()).map(|_| None).collect();
         let mut progress = Progress::new(jobs);
         let (tx, rx) = mpsc::channel();
         std::thread::scope(|s| {
@@ -59,11 +61,14 @@ impl Runner {
             }
             drop(tx);
             for (i, entry) in rx {
-                if let Err(e) = journal.append(&entry) {
-                    progress.note(&format!("warning: cannot append to the journal: {e}"));
-                }
                 progress.finished(&entry);
-                done[i] = Some(entry);
+                done[i] = Some(match journal.append(&entry) {
+                    Ok(at) => Kept::Journal(at),
+                    Err(e) => {
+                        progress.note(&format!("warning: cannot append to the journal: {e}"));
+                        Kept::Held(Box::new(entry))
+                    }
+                });
             }
         });
         progress.close();

@@ -16,7 +16,7 @@ use clap::Args as ClapArgs;
 
 use psxrender::batch::confine::Confinement;
 use psxrender::batch::manifest;
-use psxrender::batch::report::{self, Journal, MergeError, Report, Status};
+use psxrender::batch::report::{self, Journal, Kept, MergeError, Report, Status};
 use psxrender::batch::shard::Shard;
 use psxrender::output::plan::OutputPlan;
 
@@ -192,20 +192,43 @@ pub fn run(args: Args) -> ExitCode {
     // The manifest as it was planned: --merge-reports merges only shards of one manifest.
     let manifest_hash = psxrender::batch::hash::file(manifest_path).ok();
     let start = Instant::now();
-    let entries = runner.run(&mine, &mut journal);
-    let report = Report {
+    let kept = runner.run(&mine, &mut journal);
+    let seconds = start.elapsed().as_secs_f64();
+    let head = Report {
         psxrender: exec::VERSION.to_string(),
         manifest: manifest_path.display().to_string(),
         shard: args.shard.map(|s| s.to_string()),
         manifest_hash,
-        jobs: entries,
+        jobs: Vec::new(),
     };
-    if let Err(e) = report::write(&report_path, &report) {
-        return super::write_failed(&report_path, e);
-    }
+    let code = finish(&kept, &head, &journal_path, &report_path, seconds);
     drop(journal);
-    let _ = std::fs::remove_file(&journal_path);
-    summarize(&report, start.elapsed().as_secs_f64(), &report_path)
+    if code != ExitCode::from(EXIT_WRITE_FAILED) {
+        let _ = std::fs::remove_file(&journal_path);
+    }
+    code
+}
+
+/// Writes the report from the records `kept` in the journal at `journal_path`, one at a time,
+/// and prints the summary.
+fn finish(
+    kept: &[Kept],
+    head: &Report,
+    journal_path: &Path,
+    report_path: &Path,
+    seconds: f64,
+) -> ExitCode {
+    let mut tally = Tally::default();
+    let records = kept.iter().map(|k| {
+        let e = k.entry(journal_path)?;
+        tally.add(&e);
+        Ok(e)
+    });
+    if let Err(e) = report::write_streamed(report_path, head, records) {
+        return super::write_failed(report_path, e);
+    }
+    let failures = (tally.failed.iter()).filter_map(|&i| kept[i].entry(journal_path).ok());
+    summarize(&tally, failures, seconds, report_path)
 }
 
 /// `DIR/NAME.EXT.report.json` for `DIR/NAME.EXT`; `NAME.EXT.shard-I-of-N.report.json` for a
@@ -232,31 +255,58 @@ fn default_cache(manifest: &Path, report: &Path) -> PathBuf {
     report.with_file_name(format!("{stem}.texture-cache"))
 }
 
-/// Prints the totals and every failure; exit 1 if a job failed.
-fn summarize(report: &Report, seconds: f64, path: &Path) -> ExitCode {
-    let count = |s: Status| report.jobs.iter().filter(|j| j.status == s).count();
-    let (ok, skipped, failed) = (
-        count(Status::Ok),
-        count(Status::Skipped),
-        count(Status::Failed),
-    );
-    let frames: u64 = report
-        .jobs
-        .iter()
-        .filter(|j| j.status == Status::Ok)
-        .map(|j| j.frames)
-        .sum();
+/// A run's totals, counted one record at a time.
+#[derive(Default)]
+struct Tally {
+    jobs: usize,
+    ok: usize,
+    skipped: usize,
+    /// Frames of the jobs rendered.
+    frames: u64,
+    /// Which records (by position) are failures.
+    failed: Vec<usize>,
+}
+
+impl Tally {
+    fn add(&mut self, e: &report::Entry) {
+        match e.status {
+            Status::Ok => {
+                self.ok += 1;
+                self.frames += e.frames;
+            }
+            Status::Skipped => self.skipped += 1,
+            Status::Failed => self.failed.push(self.jobs),
+        }
+        self.jobs += 1;
+    }
+}
+
+/// Prints the totals and every failure (`failures`, the records `tally.failed` names); exit 1
+/// if a job failed.
+fn summarize(
+    tally: &Tally,
+    failures: impl Iterator<Item = report::Entry>,
+    seconds: f64,
+    path: &Path,
+) -> ExitCode {
+    let Tally {
+        jobs,
+        ok,
+        skipped,
+        frames,
+        ..
+    } = *tally;
+    let failed = tally.failed.len();
     let rate = if seconds > 0.0 {
         format!(", {:.1} frames/s", frames as f64 / seconds)
     } else {
         String::new()
     };
     outln!(
-        "{} jobs: {ok} ok, {skipped} skipped, {failed} failed; {frames} frames in {seconds:.1} s{rate}; report {}",
-        report.jobs.len(),
+        "{jobs} jobs: {ok} ok, {skipped} skipped, {failed} failed; {frames} frames in {seconds:.1} s{rate}; report {}",
         path.display()
     );
-    for j in report.jobs.iter().filter(|j| j.status == Status::Failed) {
+    for j in failures {
         outln!(
             "failed: line {} {} -> {}: {}",
             j.line,
@@ -309,5 +359,8 @@ fn merge(inputs: &[PathBuf], out: &Path) -> ExitCode {
         return ExitCode::from(EXIT_WRITE_FAILED);
     }
     let seconds = merged.jobs.iter().map(|j| j.seconds).sum();
-    summarize(&merged, seconds, out)
+    let mut tally = Tally::default();
+    merged.jobs.iter().for_each(|j| tally.add(j));
+    let failures = tally.failed.iter().map(|&i| merged.jobs[i].clone());
+    summarize(&tally, failures, seconds, out)
 }
