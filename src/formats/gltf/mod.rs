@@ -24,7 +24,9 @@
 
 pub mod accessor;
 mod draco;
+mod images;
 mod info;
+mod info_text;
 mod json_cost;
 mod mesh;
 pub mod parse;
