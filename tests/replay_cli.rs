@@ -107,7 +107,7 @@ fn corpus(dir: &str) -> Vec<std::path::PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let files = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path());
     files
-        .filter(|p| !p.extension().is_some_and(|e| e == "md"))
+        .filter(|p| p.extension().is_none_or(|e| e != "md"))
         .collect()
 }
 
