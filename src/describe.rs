@@ -86,10 +86,14 @@ fn to_value<T: Serialize>(t: &T) -> Value {
     serde_json::to_value(t).unwrap_or(Value::Null)
 }
 
-/// True when the first bytes of `path` are a dump's magic or a zstd/xz stream (an unreadable
-/// file is left to the whole read, which names the problem).
+/// True when `path` is a regular file whose first bytes are a dump's magic or a zstd/xz stream.
+/// Anything else (unreadable, a FIFO, a device, a folder) is left to the whole read, which
+/// names the problem; opening a FIFO here would block until a writer came.
 fn starts_like_dump(path: &Path) -> bool {
     use std::io::Read;
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let mut head = Vec::with_capacity(16);
     let read = std::fs::File::open(path).and_then(|f| f.take(16).read_to_end(&mut head));
     read.is_ok() && crate::capture::dump::looks_like_dump(&head)

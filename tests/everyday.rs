@@ -138,7 +138,10 @@ fn info_reads_gpu_dumps_and_text_streams() {
     assert_eq!(code, Some(0), "{out}");
     let (code, out) = psxrender(["info".as_ref(), dump.as_os_str()]);
     assert_eq!(code, Some(0), "{out}");
-    assert!(out.starts_with("GPUDUMP (16-byte spec magic"), "{out}");
+    assert!(
+        out.starts_with("GPUDUMP (14-byte DuckStation magic"),
+        "{out}"
+    );
     assert!(out.contains("frames: 1"), "{out}");
     assert!(out.contains("quads") && out.contains("uploads"), "{out}");
     // The frame is cleared and drawn inside the 320x240 framebuffer at (0,0).
