@@ -262,9 +262,24 @@ const EXPECTED: &[(&str, u64, u64)] = &[
         0xafb640f74023570d,
     ),
     (
+        "corpus/nwn/tsw01_h12_01.mdl",
+        0x95ee7da282939be5,
+        0x733bb7332f86a31e,
+    ),
+    (
         "corpus/nwn/ttf02_c01_15.mdl",
         0xe0db51fc87d5e265,
         0xd8c85beae18c9d68,
+    ),
+    (
+        "corpus/nwn/ttf02_j09_02.mdl",
+        0xe2361bfae887b0a5,
+        0x536d89dbc5c3c279,
+    ),
+    (
+        "corpus/nwn/tts01_h02_03.mdl",
+        0x822c961b30c8cee5,
+        0x36d0cd037896f120,
     ),
     (
         "corpus/nwn/vfx_lightning_test.mdl",
@@ -275,6 +290,11 @@ const EXPECTED: &[(&str, u64, u64)] = &[
         "corpus/nwn/vfx_normal_rect_aura_test.mdl",
         0x39993d0b049a34e5,
         0x32c198229ee995bb,
+    ),
+    (
+        "corpus/nwn/vwp_flash_whiblu.mdl",
+        0x6baeaf3c9b5eae65,
+        0xe63f7c7f118d5fb8,
     ),
     (
         "corpus/nwn/wplss_t_044.mdl",
@@ -348,8 +368,8 @@ const EXPECTED: &[(&str, u64, u64)] = &[
     ),
     (
         "corpus/wow/Creature/DruidBear/DruidBearTauren.m2",
-        0xca8792a9e43e6f65,
-        0xf5837bcb938421f4,
+        0x1704cece92c37ec7,
+        0xaa0c53d07955113f,
     ),
     (
         "corpus/wow/Creature/DruidBear/DruidTaurenBearSkin.blp",
@@ -358,8 +378,8 @@ const EXPECTED: &[(&str, u64, u64)] = &[
     ),
     (
         "corpus/wow/Creature/Kobold2/kobold2.m2",
-        0xb8232a4299e549e9,
-        0x02906c4b05683318,
+        0x33f21ef7b4884a76,
+        0x8f1f491b616676f5,
     ),
     (
         "corpus/wow/Creature/Kobold2/kobold2_Albino.blp",
@@ -383,8 +403,8 @@ const EXPECTED: &[(&str, u64, u64)] = &[
     ),
     (
         "corpus/wow/Creature/kodobeast2/kodobeast2.m2",
-        0x4c06728f7317ba31,
-        0x52e86e9e3cbb49a4,
+        0x5a14cec591719620,
+        0x902f0610909c0d86,
     ),
     (
         "corpus/wow/Creature/kodobeast2/kotobeast2skinbrown.blp",
@@ -508,23 +528,23 @@ const EXPECTED: &[(&str, u64, u64)] = &[
     ),
     (
         "corpus/wow/World/Generic/HUMAN/PASSIVE DOODADS/CRATES/STORMWINDCRATE01.M2",
-        0xca8792a9e43e6f65,
-        0xf5837bcb938421f4,
+        0xfe84c24dcc0285a0,
+        0x5493be9999128b7d,
     ),
     (
         "corpus/wow/World/Generic/HUMAN/PASSIVE DOODADS/Chairs/GeneralChairLoEnd01.m2",
-        0xe268b30d0178cba5,
-        0x0fbcfbffde9d7256,
+        0x111d461efbe2d68c,
+        0x856fdc28c14ceee4,
     ),
     (
         "corpus/wow/World/Generic/HUMAN/PASSIVE DOODADS/Doghouses/Doghouse.m2",
-        0x551aa4feac4fb425,
-        0xeb8b50f2defa0679,
+        0xb102295d9ecc791e,
+        0xca50bbe407c36434,
     ),
     (
         "corpus/wow/World/Generic/HUMAN/PASSIVE DOODADS/Fountains/StormwindFountain01.m2",
-        0xffa3cc2187de4525,
-        0x735083fab9ed4a2d,
+        0x8a480d41dd3521fa,
+        0x6849c50008adcd4f,
     ),
     (
         "corpus/wow/World/Generic/HUMAN/PASSIVE DOODADS/STORMWIND/FOUNTAIN_PILLAR.blp",
@@ -723,18 +743,18 @@ const EXPECTED: &[(&str, u64, u64)] = &[
     ),
     (
         "corpus/wow/World/Generic/PassiveDoodads/Barrel/Barrel01.m2",
-        0xe268b30d0178cba5,
-        0x0fbcfbffde9d7256,
+        0x6a0b1fa4585ff8a0,
+        0x84eece9f0ae3cf4c,
     ),
     (
         "corpus/wow/World/Generic/PassiveDoodads/Barrel/BarrelLowPoly.m2",
-        0xe268b30d0178cba5,
-        0x0fbcfbffde9d7256,
+        0x6a0b1fa4585ff8a0,
+        0x84eece9f0ae3cf4c,
     ),
     (
         "corpus/wow/World/Generic/PassiveDoodads/PostBoxes/PostBoxHuman.m2",
-        0xe268b30d0178cba5,
-        0x0fbcfbffde9d7256,
+        0x8ef61d4e3c2548c4,
+        0x9ca9da857eb68b47,
     ),
     (
         "corpus/wow/World/Generic/PassiveDoodads/Waterfalls/Waterfall02.blp",

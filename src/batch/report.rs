@@ -181,7 +181,7 @@ pub fn write(path: &Path, report: &Report) -> io::Result<()> {
     crate::output::write_atomic(path, &json)
 }
 
-/// Writes a report to `path` whole (temporary file + rename), in the form [`write`] gives
+/// Writes a report to `path` whole (temporary file + rename), in the form [`write()`] gives
 /// it, its jobs taken one at a time from `jobs` (never all in memory): `head` gives the rest
 /// (its own `jobs` are not written). An `Err` from `jobs` abandons the write.
 pub fn write_streamed(
