@@ -24,10 +24,10 @@ use crate::read::{ErrorKind, LoadError};
 /// xz's `-9` 64 MiB).
 pub const MAX_WINDOW: u64 = 64 << 20;
 
-/// Decoded bytes allowed per compressed byte ([`MaxDecoded::Relative`]). A recording whose
-/// frames repeat one scene compresses about 2,400:1 at zstd's levels 1 to 19 and xz's `-9`
-/// (measured on 60 MB of one 20 KB frame repeated); a run of zero bytes, what a bomb holds,
-/// about 30,000:1 (zstd's RLE blocks). The limit sits between, with room above the first.
+/// Decoded bytes allowed per compressed byte ([`MaxDecoded::Relative`]). A recording that
+/// repeats one scene compresses a few thousand to one, while a run of zero bytes, what a bomb
+/// holds, compresses tens of thousands to one (zstd's RLE blocks); the limit sits between, with
+/// room above real recordings.
 pub const MAX_RATIO: u64 = 8192;
 
 /// Decoded bytes always allowed, whatever the compressed size: a small file never trips the

@@ -162,32 +162,16 @@ pub fn run(args: Args) -> ExitCode {
         Ok(j) => j,
         Err(e) => return super::write_failed(&journal_path, e),
     };
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let workers = args
-        .jobs
-        .map_or(cpus, |n| n as usize)
-        .clamp(1, mine.len().max(1));
-    let cache = (!args.no_cache).then(|| {
-        let dir = args
-            .cache
-            .clone()
-            .unwrap_or_else(|| default_cache(manifest_path, &report_path));
-        // Jobs run in the manifest's folder: the folder named from here, wherever that is.
-        std::path::absolute(&dir).unwrap_or(dir)
-    });
-    let runner = match std::env::current_exe() {
-        Ok(exe) => exec::Runner {
-            exe,
-            base: base.clone(),
-            cache,
-            workers,
-            threads_per_job: (cpus / workers).max(1),
-            previous,
-        },
-        Err(e) => {
-            eprintln!("error: cannot find the psxrender binary to run jobs: {e}");
-            return ExitCode::from(EXIT_BAD_INPUT);
-        }
+    let runner = match runner(
+        &args,
+        manifest_path,
+        &report_path,
+        &base,
+        mine.len(),
+        previous,
+    ) {
+        Ok(r) => r,
+        Err(code) => return code,
     };
     // The manifest as it was planned: --merge-reports merges only shards of one manifest.
     let manifest_hash = psxrender::batch::hash::file(manifest_path).ok();
@@ -207,6 +191,41 @@ pub fn run(args: Args) -> ExitCode {
         let _ = std::fs::remove_file(&journal_path);
     }
     code
+}
+
+/// The runner of `jobs` jobs: how many at once, threads each, and the texture cache they share.
+fn runner(
+    args: &Args,
+    manifest_path: &Path,
+    report_path: &Path,
+    base: &Path,
+    jobs: usize,
+    previous: report::Previous,
+) -> Result<exec::Runner, ExitCode> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = args.jobs.map_or(cpus, |n| n as usize).clamp(1, jobs.max(1));
+    let cache = (!args.no_cache).then(|| {
+        let dir = args
+            .cache
+            .clone()
+            .unwrap_or_else(|| default_cache(manifest_path, report_path));
+        // Jobs run in the manifest's folder: the folder named from here, wherever that is.
+        std::path::absolute(&dir).unwrap_or(dir)
+    });
+    match std::env::current_exe() {
+        Ok(exe) => Ok(exec::Runner {
+            exe,
+            base: base.to_path_buf(),
+            cache,
+            workers,
+            threads_per_job: (cpus / workers).max(1),
+            previous,
+        }),
+        Err(e) => {
+            eprintln!("error: cannot find the psxrender binary to run jobs: {e}");
+            Err(ExitCode::from(EXIT_BAD_INPUT))
+        }
+    }
 }
 
 /// Writes the report from the records `kept` in the journal at `journal_path`, one at a time,
