@@ -381,25 +381,9 @@ fn cameras(m: &M2Model) -> Vec<String> {
         .collect()
 }
 
-impl fmt::Display for Facts {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "format: M2 version {} ({})", self.version, self.era)?;
-        writeln!(f, "name: {}", self.name)?;
-        writeln!(
-            f,
-            "bones: {} ({} billboarded)",
-            self.bones, self.billboarded_bones
-        )?;
-        writeln!(f, "vertices: {}", self.vertices)?;
-        writeln!(f, "global sequences: {:?} ms", self.global_sequences_ms)?;
-        writeln!(f, "sequences: {}", self.sequences.len())?;
-        for q in &self.sequences {
-            writeln!(
-                f,
-                "  [{}] {:<16} id {:>3}.{:<2} {:>6}-{:<6} ms  {:>5} ms  {} frames",
-                q.index, q.name, q.id, q.variation, q.start_ms, q.end_ms, q.duration_ms, q.frames
-            )?;
-        }
+impl Facts {
+    /// The views, with the drawn one's submeshes and texture units.
+    fn write_views(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
             "views: {} (drawing view {})",
@@ -428,6 +412,11 @@ impl fmt::Display for Facts {
                 )?;
             }
         }
+        Ok(())
+    }
+
+    /// Each texture, the file it came from and where that was found.
+    fn write_textures(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "textures: {}", self.textures.len())?;
         for t in &self.textures {
             let what = if t.kind == 0 {
@@ -451,6 +440,11 @@ impl fmt::Display for Facts {
                 None => writeln!(f, "  [{}] {what} -> MISSING", t.index)?,
             }
         }
+        Ok(())
+    }
+
+    /// The creature displays (when the tree has tables) and the skins found beside the model.
+    fn write_skins(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.displays.is_empty() {
             writeln!(
                 f,
@@ -493,6 +487,32 @@ impl fmt::Display for Facts {
                 if s.in_use { " (in use)" } else { "" }
             )?;
         }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Facts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "format: M2 version {} ({})", self.version, self.era)?;
+        writeln!(f, "name: {}", self.name)?;
+        writeln!(
+            f,
+            "bones: {} ({} billboarded)",
+            self.bones, self.billboarded_bones
+        )?;
+        writeln!(f, "vertices: {}", self.vertices)?;
+        writeln!(f, "global sequences: {:?} ms", self.global_sequences_ms)?;
+        writeln!(f, "sequences: {}", self.sequences.len())?;
+        for q in &self.sequences {
+            writeln!(
+                f,
+                "  [{}] {:<16} id {:>3}.{:<2} {:>6}-{:<6} ms  {:>5} ms  {} frames",
+                q.index, q.name, q.id, q.variation, q.start_ms, q.end_ms, q.duration_ms, q.frames
+            )?;
+        }
+        self.write_views(f)?;
+        self.write_textures(f)?;
+        self.write_skins(f)?;
         writeln!(f, "particle emitters: {}", self.particle_emitters.len())?;
         for e in &self.particle_emitters {
             writeln!(f, "  {e}")?;

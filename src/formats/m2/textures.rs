@@ -278,12 +278,136 @@ pub fn find_skins(
     })
 }
 
+/// Where one texture slot's file comes from, before it is read.
+struct Choice {
+    /// The file, if one was found or given.
+    path: Option<PathBuf>,
+    /// What messages and the texture call it.
+    label: String,
+    source: TextureSource,
+    place: Place,
+}
+
+/// The file of texture slot `i` of replaceable type `kind`: `--texture` first, then the
+/// tables' display (unless `--skin` picks a file), then the skin search's choice for creature
+/// skins. Pushes a note for each skin taken from a display or the skin search, and a warning
+/// for a display's skin that is not beside the model.
+fn choose_replaceable(
+    (i, kind): (usize, u32),
+    model: &Path,
+    opts: &LoadOptions,
+    skins: &Skins,
+    warnings: &mut Vec<String>,
+    notes: &mut Vec<String>,
+) -> Choice {
+    let mut source = TextureSource::Model;
+    let mut place = Place::Beside;
+    let given = opts
+        .replaceable_textures
+        .iter()
+        .rev()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, p)| p.clone());
+    // `--skin` picks a file over the tables' display.
+    let display = (skins.displays.as_ref())
+        .filter(|_| opts.skin.is_none())
+        .and_then(|d| d.skin(kind));
+    let path = match (given, skins.chosen, display) {
+        (Some(p), _, _) => {
+            source = TextureSource::Given;
+            place = Place::Given;
+            Some(p)
+        }
+        (None, _, Some((d, file))) => {
+            source = TextureSource::Display(d.row.id);
+            let skin = &d.row.skins[kind as usize - 11];
+            match file {
+                Some(p) => notes.push(format!(
+                    "M2 texture {i} (type {kind}, {}): using {}, skin '{skin}' of creature display {} (CreatureDisplayInfo; --display ID picks another)",
+                    replaceable_kind(kind),
+                    p.display(),
+                    d.row.id
+                )),
+                None => warnings.push(format!(
+                    "M2 texture {i} (type {kind}, {}): creature display {} names skin '{skin}', but no {skin}.blp is beside the model; drawing a checkerboard",
+                    replaceable_kind(kind),
+                    d.row.id
+                )),
+            }
+            file.cloned()
+        }
+        (None, Some(s), None) if CREATURE_SKINS.contains(&kind) => {
+            source = TextureSource::Skin(s);
+            let p = skins.candidates[s].clone();
+            if p.parent() != Some(model_dir(model)) {
+                place = Place::TextureDir;
+            }
+            notes.push(format!(
+                "M2 texture {i} (type {kind}, {}): using {}, skin {s} of {} found beside the model{}",
+                replaceable_kind(kind),
+                p.display(),
+                skins.candidates.len(),
+                if skins.candidates.len() > 1 {
+                    " (--skin NAME|N picks another; `psxrender info` lists them)"
+                } else {
+                    ""
+                }
+            ));
+            Some(p)
+        }
+        (None, _, _) => None,
+    };
+    let label = match &path {
+        Some(p) => p.display().to_string(),
+        None => format!("<type {kind}: {}>", replaceable_kind(kind)),
+    };
+    Choice {
+        path,
+        label,
+        source,
+        place,
+    }
+}
+
+/// The warning for texture slot `i` whose file was found nowhere (a display's missing skin
+/// has had its own).
+fn missing_warning(
+    (i, kind, name): (usize, u32, &str),
+    model: &Path,
+    tree: Option<&Tree>,
+) -> String {
+    if kind == 0 {
+        let root = match tree {
+            Some(t) => format!(", and the asset tree at {}", t.root().display()),
+            None => ", and no asset tree holds the model".to_string(),
+        };
+        return format!(
+            "M2 texture {i} '{name}' not found (searched --texture-dir, the model's directory{root}); drawing a checkerboard"
+        );
+    }
+    let search = if CREATURE_SKINS.contains(&kind) {
+        format!(
+            " and no {}*.blp is beside the model or in --texture-dir",
+            skin_prefixes(model).join("*.blp or ")
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "M2 texture {i} is replaceable type {kind} ({}): none was given{search}; pass --texture {kind}=PATH; drawing a checkerboard",
+        replaceable_kind(kind)
+    )
+}
+
+/// Decoded textures by (file, given by the user), so each is decoded and charged once.
+type Decoded = HashMap<(PathBuf, bool), Result<Arc<RgbaImage>, LoadError>>;
+
 /// Resolves and decodes every texture (type 0 by [`locate`], also in the model's asset `tree`;
 /// creature skins from the tables' display, else the skin search), pushing a warning for each
-/// miss and a note for each skin taken from a display or the skin search. Each file is decoded once, however many slots name it, and
-/// charged once to `allowance`, which every texture of the model shares. A file the user gave
-/// (`--texture`) that cannot be read or decoded is an error, not a checkerboard: they asked
-/// for that file.
+/// miss and a note for each skin taken from a display or the skin search. Each file is decoded
+/// once, however many slots name it, and charged once to `allowance`, which every texture of
+/// the model shares. A file the user gave (`--texture`) that cannot be read or decoded is an
+/// error, not a checkerboard: they asked for that file.
 pub fn resolve(
     model: &Path,
     textures: &[(u32, u32, String)],
@@ -293,7 +417,7 @@ pub fn resolve(
     warnings: &mut Vec<String>,
     notes: &mut Vec<String>,
 ) -> Result<Vec<TextureSlot>, LoadError> {
-    let mut decoded: HashMap<(PathBuf, bool), Result<Arc<RgbaImage>, LoadError>> = HashMap::new();
+    let mut decoded = Decoded::new();
     let mut folders = Folders::new(model_dir(model), opts);
     if let Some(t) = tree {
         folders.allow(t.root());
@@ -302,101 +426,23 @@ pub fn resolve(
         .iter()
         .enumerate()
         .map(|(i, (kind, flags, name))| {
-            let mut source = TextureSource::Model;
-            let mut place = Place::Beside;
-            let (path, label) = if *kind == 0 {
+            let choice = if *kind == 0 {
                 let found = locate(model, name, opts, tree);
-                place = found.as_ref().map_or(Place::Missing, |f| f.1);
-                (found.map(|f| f.0), name.clone())
-            } else {
-                let given = opts
-                    .replaceable_textures
-                    .iter()
-                    .rev()
-                    .find(|(k, _)| k == kind)
-                    .map(|(_, p)| p.clone());
-                // `--skin` picks a file over the tables' display.
-                let display = (skins.displays.as_ref())
-                    .filter(|_| opts.skin.is_none())
-                    .and_then(|d| d.skin(*kind));
-                let given = match (given, skins.chosen) {
-                    (Some(p), _) => {
-                        source = TextureSource::Given;
-                        place = Place::Given;
-                        Some(p)
-                    }
-                    (None, _) if display.is_some() => {
-                        let (d, file) = display.expect("checked");
-                        source = TextureSource::Display(d.row.id);
-                        let skin = &d.row.skins[*kind as usize - 11];
-                        match file {
-                            Some(p) => notes.push(format!(
-                                "M2 texture {i} (type {kind}, {}): using {}, skin '{skin}' of creature display {} (CreatureDisplayInfo; --display ID picks another)",
-                                replaceable_kind(*kind),
-                                p.display(),
-                                d.row.id
-                            )),
-                            None => warnings.push(format!(
-                                "M2 texture {i} (type {kind}, {}): creature display {} names skin '{skin}', but no {skin}.blp is beside the model; drawing a checkerboard",
-                                replaceable_kind(*kind),
-                                d.row.id
-                            )),
-                        }
-                        file.cloned()
-                    }
-                    (None, Some(s)) if CREATURE_SKINS.contains(kind) => {
-                        source = TextureSource::Skin(s);
-                        let p = skins.candidates[s].clone();
-                        if p.parent() != Some(model_dir(model)) {
-                            place = Place::TextureDir;
-                        }
-                        notes.push(format!(
-                            "M2 texture {i} (type {kind}, {}): using {}, skin {s} of {} found beside the model{}",
-                            replaceable_kind(*kind),
-                            p.display(),
-                            skins.candidates.len(),
-                            if skins.candidates.len() > 1 {
-                                " (--skin NAME|N picks another; `psxrender info` lists them)"
-                            } else {
-                                ""
-                            }
-                        ));
-                        Some(p)
-                    }
-                    (None, _) => None,
-                };
-                let label = match &given {
-                    Some(p) => p.display().to_string(),
-                    None => format!("<type {kind}: {}>", replaceable_kind(*kind)),
-                };
-                (given, label)
-            };
-            let from_user = matches!(source, TextureSource::Given);
-            let image = match &path {
-                None if matches!(source, TextureSource::Display(_)) => None,
-                None if *kind == 0 => {
-                    let root = match tree {
-                        Some(t) => format!(", and the asset tree at {}", t.root().display()),
-                        None => ", and no asset tree holds the model".to_string(),
-                    };
-                    warnings.push(format!(
-                        "M2 texture {i} '{name}' not found (searched --texture-dir, the model's directory{root}); drawing a checkerboard"
-                    ));
-                    None
+                Choice {
+                    place: found.as_ref().map_or(Place::Missing, |f| f.1),
+                    path: found.map(|f| f.0),
+                    label: name.clone(),
+                    source: TextureSource::Model,
                 }
+            } else {
+                choose_replaceable((i, *kind), model, opts, skins, warnings, notes)
+            };
+            let from_user = matches!(choice.source, TextureSource::Given);
+            let image = match &choice.path {
                 None => {
-                    let search = if CREATURE_SKINS.contains(kind) {
-                        format!(
-                            " and no {}*.blp is beside the model or in --texture-dir",
-                            skin_prefixes(model).join("*.blp or ")
-                        )
-                    } else {
-                        String::new()
-                    };
-                    warnings.push(format!(
-                        "M2 texture {i} is replaceable type {kind} ({}): none was given{search}; pass --texture {kind}=PATH; drawing a checkerboard",
-                        replaceable_kind(*kind)
-                    ));
+                    if !matches!(choice.source, TextureSource::Display(_)) {
+                        warnings.push(missing_warning((i, *kind, name), model, tree));
+                    }
                     None
                 }
                 Some(p) => match (decoded.entry((p.clone(), from_user)))
@@ -406,22 +452,27 @@ pub fn resolve(
                     Err(e) if from_user => return Err(e.clone()),
                     Err(e) => {
                         warnings.push(format!(
-                            "M2 texture {i} '{label}' could not be loaded ({e}); drawing a checkerboard"
+                            "M2 texture {i} '{}' could not be loaded ({e}); drawing a checkerboard",
+                            choice.label
                         ));
                         None
                     }
                 },
             };
-            let resolved = image.as_ref().and(path);
+            let resolved = image.as_ref().and(choice.path);
             Ok(TextureSlot {
                 kind: *kind,
                 flags: *flags,
                 name: name.clone(),
-                place: if resolved.is_some() { place } else { Place::Missing },
+                place: if resolved.is_some() {
+                    choice.place
+                } else {
+                    Place::Missing
+                },
                 resolved,
-                source,
+                source: choice.source,
                 texture: Texture {
-                    name: label,
+                    name: choice.label,
                     image: image.unwrap_or_else(|| Arc::new(fallback_image())),
                 },
             })
