@@ -512,6 +512,11 @@ const EXPECTED: &[(&str, u64, u64)] = &[
         0xacd28c77290a5fdb,
     ),
     (
+        "corpus/wow/World/EXPANSION05/DOODADS/IRONHORDE/NEX_ENVMAP01T.BLP",
+        0x273d1503a4e5ac77,
+        0x2cfc3de303120cf4,
+    ),
+    (
         "corpus/wow/World/Expansion04/Doodads/Pandaren/Campfire/pa_campfire_01.blp",
         0xee1a7faf984c80bd,
         0xc1f297a5ddceed6c,
@@ -743,13 +748,13 @@ const EXPECTED: &[(&str, u64, u64)] = &[
     ),
     (
         "corpus/wow/World/Generic/PassiveDoodads/Barrel/Barrel01.m2",
-        0x6a0b1fa4585ff8a0,
-        0x84eece9f0ae3cf4c,
+        0xc0ea5fe1e252630a,
+        0x481c67befaf418eb,
     ),
     (
         "corpus/wow/World/Generic/PassiveDoodads/Barrel/BarrelLowPoly.m2",
-        0x6a0b1fa4585ff8a0,
-        0x84eece9f0ae3cf4c,
+        0xc0ea5fe1e252630a,
+        0x481c67befaf418eb,
     ),
     (
         "corpus/wow/World/Generic/PassiveDoodads/PostBoxes/PostBoxHuman.m2",

@@ -32,7 +32,7 @@ pub enum Kind {
     GpuDump,
     /// WoW M2 model (`MD20`).
     M2,
-    /// WoW BLP2 texture.
+    /// WoW BLP2 texture (or the older BLP1).
     Blp,
     /// Standard DirectDraw Surface (`DDS `).
     Dds,
@@ -108,7 +108,8 @@ pub const DETECTORS: &[Detector] = &[
     Detector {
         kind: Kind::Blp,
         name: "BLP2",
-        test: |d| magic(d, b"BLP2"),
+        // The older BLP1 container goes to the same decoder.
+        test: |d| magic(d, b"BLP2").or_else(|e| magic(d, b"BLP1").map_err(|_| e)),
     },
     Detector {
         kind: Kind::Dds,

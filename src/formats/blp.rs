@@ -143,7 +143,11 @@ pub fn read_header(r: &Reader) -> Result<BlpHeader> {
 
 /// Decodes mip 0 of a BLP2 file. Errors carry the byte offset but no file name; callers add it
 /// with [`LoadError::in_file`].
+/// A file starting with `"BLP1"` is the older container, decoded by [`super::blp1`].
 pub fn decode(data: &[u8]) -> Result<RgbaImage> {
+    if data.starts_with(b"BLP1") {
+        return super::blp1::decode(data);
+    }
     let r = Reader::new(data, FORMAT);
     let h = read_header(&r)?;
     let (w, ht) = (h.width as usize, h.height as usize);
@@ -196,7 +200,7 @@ fn dxt_format(kind: DxtKind) -> texpresso::Format {
 }
 
 /// Palette indices + packed alpha plane → RGBA. `src` holds at least the bytes this needs.
-fn decode_palette(pal: &[u8], src: &[u8], pixels: usize, depth: u8) -> Vec<[u8; 4]> {
+pub(crate) fn decode_palette(pal: &[u8], src: &[u8], pixels: usize, depth: u8) -> Vec<[u8; 4]> {
     let (idx, alpha) = src.split_at(pixels);
     idx.iter()
         .enumerate()
@@ -278,14 +282,14 @@ pub struct Mip {
     pub bytes: u32,
 }
 
-/// BLP2 facts.
+/// BLP facts.
 #[derive(Clone, Debug, Serialize)]
 pub struct BlpFacts {
-    /// Container version ("BLP2") and content type (1 = not JPEG).
+    /// Container version ("BLP2" or "BLP1") and content type.
     pub version: String,
-    /// Compression: palette, DXT1/3/5, raw BGRA.
+    /// Compression: palette, DXT1/3/5, raw BGRA, JPEG.
     pub compression: &'static str,
-    /// Alpha bits per pixel (0, 1, 4, 8).
+    /// Alpha bits per pixel (0, 1, 4, 8; BLP1: as its header says).
     pub alpha_depth: u8,
     /// The alpha type byte (7 = DXT5 for DXT files).
     pub alpha_type: u8,
@@ -293,8 +297,11 @@ pub struct BlpFacts {
     pub mips: Vec<Mip>,
 }
 
-/// What `info` reports of the BLP2 in `data`: compression, alpha and the stored mips.
+/// What `info` reports of the BLP2 (or BLP1) in `data`: compression, alpha and the stored mips.
 pub fn facts(data: &[u8]) -> Result<BlpFacts> {
+    if data.starts_with(b"BLP1") {
+        return super::blp1::facts(data);
+    }
     let h = read_header(&Reader::new(data, "BLP2"))?;
     let compression = match h.encoding {
         Encoding::Palette => "palette",
@@ -305,23 +312,32 @@ pub fn facts(data: &[u8]) -> Result<BlpFacts> {
             DxtKind::Dxt5 => "DXT5",
         },
     };
-    let mips = (0..16u32)
-        .take_while(|&i| h.mip_offsets[i as usize] != 0 && h.mip_sizes[i as usize] != 0)
-        .map(|i| Mip {
-            level: i,
-            width: (h.width >> i).max(1),
-            height: (h.height >> i).max(1),
-            offset: h.mip_offsets[i as usize],
-            bytes: h.mip_sizes[i as usize],
-        })
-        .collect();
     Ok(BlpFacts {
         version: "BLP2, content type 1 (not JPEG)".into(),
         compression,
         alpha_depth: h.alpha_depth,
         alpha_type: h.alpha_type,
-        mips,
+        mips: mips((h.width, h.height), &h.mip_offsets, &h.mip_sizes),
     })
+}
+
+/// The stored mips of a `width`×`height` image: the leading entries of the offset and size
+/// tables that are both non-zero.
+pub(crate) fn mips(
+    (width, height): (u32, u32),
+    offsets: &[u32; 16],
+    sizes: &[u32; 16],
+) -> Vec<Mip> {
+    (0..16u32)
+        .take_while(|&i| offsets[i as usize] != 0 && sizes[i as usize] != 0)
+        .map(|i| Mip {
+            level: i,
+            width: (width >> i).max(1),
+            height: (height >> i).max(1),
+            offset: offsets[i as usize],
+            bytes: sizes[i as usize],
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -387,7 +403,7 @@ mod tests {
     fn bad_headers_are_typed_errors() {
         let (file, _) = checker(1);
         assert!(matches!(
-            decode(b"BLP1").unwrap_err().kind,
+            decode(b"BLP3").unwrap_err().kind,
             ErrorKind::BadMagic { .. }
         ));
         let mut f = file.clone();

@@ -4,6 +4,7 @@
 //! ([`crate::detect`]), never by file extension.
 
 pub mod blp;
+pub mod blp1;
 pub mod dds;
 pub mod ff9;
 pub mod files;
