@@ -201,3 +201,69 @@ fn the_blp1_jpeg_texture_is_its_blp2_twin() {
         "red/blue order unclear"
     );
 }
+
+/// A creature in a tree whose CreatureModelData.dbc lies about its record count, reached through
+/// a symlink loop above it: the load finishes, says the tables were not used and why, picks the
+/// skins by file name instead, and reads nothing outside the tree.
+#[cfg(unix)]
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/corpus")]
+fn a_lying_table_and_a_symlink_loop_above_the_model_are_harmless() {
+    let wow = common::shared("corpus/wow");
+    let top = std::env::temp_dir().join(format!("psxr-corpus-lie-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&top);
+    let kobold = top.join("Creature/Kobold2");
+    std::fs::create_dir_all(&kobold).unwrap();
+    std::fs::create_dir_all(top.join("DBFilesClient")).unwrap();
+    for f in ["kobold2.m2", "kobold2_Albino.blp", "kobold2_Normal.blp"] {
+        std::fs::copy(wow.join("Creature/Kobold2").join(f), kobold.join(f)).unwrap();
+    }
+    let tables = wow.join("DBFilesClient");
+    std::fs::copy(
+        tables.join("CreatureDisplayInfo.dbc"),
+        top.join("DBFilesClient/CreatureDisplayInfo.dbc"),
+    )
+    .unwrap();
+    let mut lie = std::fs::read(tables.join("CreatureModelData.dbc")).unwrap();
+    let records = u32::from_le_bytes(lie[4..8].try_into().unwrap());
+    lie[4..8].copy_from_slice(&(records + 1).to_le_bytes());
+    std::fs::write(top.join("DBFilesClient/CreatureModelData.dbc"), &lie).unwrap();
+    // A loop above the model: Creature/Kobold2/up is the tree's root again.
+    std::os::unix::fs::symlink(&top, kobold.join("up")).unwrap();
+    let model = kobold.join("up/Creature/Kobold2/up/Creature/Kobold2/kobold2.m2");
+    let t0 = std::time::Instant::now();
+    let (m, reads) = psxrender::read::record_reads(|| {
+        psxrender::formats::m2::load(&model, &std::fs::read(&model).unwrap(), &Default::default())
+            .unwrap()
+    });
+    assert!(t0.elapsed().as_secs() < 10, "{:?}", t0.elapsed());
+    let warnings = m.warnings();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("creature display tables not used")
+                && w.contains(&format!("header says {} records", records + 1))),
+        "{warnings:?}"
+    );
+    let skin = &m.textures[0];
+    assert!(
+        matches!(skin.source, psxrender::formats::m2::TextureSource::Skin(_)),
+        "{skin:?}"
+    );
+    assert!(skin
+        .resolved
+        .as_ref()
+        .unwrap()
+        .ends_with("kobold2_Albino.blp"));
+    let real_top = top.canonicalize().unwrap();
+    assert!(!reads.is_empty());
+    for r in &reads {
+        let real = r.canonicalize().unwrap();
+        assert!(
+            real.starts_with(&real_top),
+            "read outside the tree: {}",
+            r.display()
+        );
+    }
+    std::fs::remove_dir_all(&top).unwrap();
+}
