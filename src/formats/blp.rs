@@ -123,12 +123,7 @@ pub fn read_header(r: &Reader) -> Result<BlpHeader> {
         }
         r.check_count(off, u64::from(v), u64::from(MAX_DIMENSION), what)?;
     }
-    let mut mip_offsets = [0u32; 16];
-    let mut mip_sizes = [0u32; 16];
-    for i in 0..16 {
-        mip_offsets[i] = r.u32_at(20 + 4 * i as u64, "mip offset")?;
-        mip_sizes[i] = r.u32_at(84 + 4 * i as u64, "mip size")?;
-    }
+    let (mip_offsets, mip_sizes) = mip_table(r, 20)?;
     Ok(BlpHeader {
         encoding,
         alpha_depth,
@@ -139,6 +134,17 @@ pub fn read_header(r: &Reader) -> Result<BlpHeader> {
         mip_offsets,
         mip_sizes,
     })
+}
+
+/// The 16 mip offsets at `at` and the 16 mip sizes that follow them (BLP1 and BLP2 alike).
+pub(crate) fn mip_table(r: &Reader, at: u64) -> Result<([u32; 16], [u32; 16])> {
+    let mut offsets = [0u32; 16];
+    let mut sizes = [0u32; 16];
+    for i in 0..16 {
+        offsets[i] = r.u32_at(at + 4 * i as u64, "mip offset")?;
+        sizes[i] = r.u32_at(at + 64 + 4 * i as u64, "mip size")?;
+    }
+    Ok((offsets, sizes))
 }
 
 /// Decodes mip 0 of a BLP2 file. Errors carry the byte offset but no file name; callers add it

@@ -16,7 +16,7 @@
 //! directly because `image` converts 4-component JPEG as CMYK and cannot hand out the raw
 //! channels.
 
-use super::blp::{decode_palette, mips, BlpFacts, MAX_DIMENSION, PALETTE_SIZE};
+use super::blp::{decode_palette, mip_table, mips, BlpFacts, MAX_DIMENSION, PALETTE_SIZE};
 use super::error::{ErrorKind, LoadError, Result};
 use super::reader::Reader;
 use crate::scene::RgbaImage;
@@ -83,12 +83,7 @@ pub fn read_header(r: &Reader) -> Result<Blp1Header> {
             return Err(r.error(off, ErrorKind::image_side(what, v, MAX_DIMENSION)));
         }
     }
-    let mut mip_offsets = [0u32; 16];
-    let mut mip_sizes = [0u32; 16];
-    for i in 0..16 {
-        mip_offsets[i] = r.u32_at(0x1C + 4 * i as u64, "mip offset")?;
-        mip_sizes[i] = r.u32_at(0x5C + 4 * i as u64, "mip size")?;
-    }
+    let (mip_offsets, mip_sizes) = mip_table(r, 0x1C)?;
     Ok(Blp1Header {
         content,
         alpha_bits,
