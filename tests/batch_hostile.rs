@@ -3,6 +3,7 @@
 //! sets, and each message says what happened.
 
 mod cli_run;
+mod common;
 
 use std::ffi::OsStr;
 use std::io::Write;
@@ -233,35 +234,48 @@ fn merge_reports_refuses_missing_shards_and_other_manifests() {
     assert_eq!(code, Some(3), "{text}");
 }
 
+/// Writes `text` as the manifest `<dir>/<name>`; asserts `batch --dry-run` refuses it with
+/// exit 2 saying `want`, and no internal marker.
+fn refused_by_dry_run(dir: &str, name: &str, text: &str, want: &str) {
+    let m = workdir(dir).join(name);
+    std::fs::write(&m, text).unwrap();
+    let (code, out) = psxrender([os("batch"), m.as_os_str(), os("--dry-run")]);
+    assert_eq!(code, Some(2), "{text}: {out}");
+    assert!(
+        out.contains(want) && !out.contains("$__"),
+        "{text}\n got: {out}\nwant: {want}"
+    );
+}
+
 #[test]
-fn manifest_values_are_checked_and_named() {
-    let dir = workdir("values");
-    let m = dir.join("jobs.jsonl");
-    let cases = [
-        (
-            "{\"model\": \"demo.ff9\", \"out\": \"a\\u0000b.png\"}\n",
-            "line 1, key \"out\": holds a NUL character",
-        ),
-        (
-            "{\"model\": \"demo.ff9\", \"out\": \"a.png\", \"frame\": 1, \"frame\": 2}\n",
-            "line 1, key \"frame\": given twice in one job",
-        ),
-        (
-            "\u{feff}{\"model\": \"demo.ff9\", \"out\": \"a.png\", \"frame\": }\n",
-            "jobs.jsonl line 1: not valid JSON (column 48)",
-        ),
-        (
-            "{\"model\": \"demo.ff9\", \"out\": \"a.png\", \"frames\": \"4294967295..=4294967295\"}\n",
-            "a range reaches frame 4294967294 at most",
-        ),
-    ];
-    for (text, want) in cases {
-        std::fs::write(&m, text).unwrap();
-        let (code, out) = psxrender([os("batch"), m.as_os_str(), os("--dry-run")]);
-        assert_eq!(code, Some(2), "{text}: {out}");
-        assert!(out.contains(want), "{text}\n got: {out}\nwant: {want}");
-    }
-    // A byte-order mark is no part of the first line.
+fn a_nul_in_a_manifest_value_is_refused_by_dry_run() {
+    refused_by_dry_run(
+        "nul",
+        "jobs.jsonl",
+        "{\"model\": \"demo.ff9\", \"out\": \"a\\u0000b.png\"}\n",
+        "line 1, key \"out\": holds a NUL character",
+    );
+}
+
+#[test]
+fn a_duplicate_json_key_is_refused() {
+    refused_by_dry_run(
+        "duplicate",
+        "jobs.jsonl",
+        "{\"model\": \"demo.ff9\", \"out\": \"a.png\", \"frame\": 1, \"frame\": 2}\n",
+        "line 1, key \"frame\": given twice in one job",
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_no_part_of_the_first_line() {
+    refused_by_dry_run(
+        "bom",
+        "jobs.jsonl",
+        "\u{feff}{\"model\": \"demo.ff9\", \"out\": \"a.png\", \"frame\": }\n",
+        "jobs.jsonl line 1: not valid JSON (column 48)",
+    );
+    let m = workdir("bom-passes").join("jobs.jsonl");
     std::fs::write(
         &m,
         "\u{feff}{\"model\": \"demo.ff9\", \"out\": \"a.png\"}\n",
@@ -269,26 +283,36 @@ fn manifest_values_are_checked_and_named() {
     .unwrap();
     let (code, out) = psxrender([os("batch"), m.as_os_str(), os("--dry-run")]);
     assert_eq!(code, Some(0), "{out}");
-    let t = dir.join("jobs.toml");
-    let cases = [
-        (
-            "[[job]]\nmodel = \"demo.ff9\"\nout = \"a.png\"\nyaw = inf\n",
-            "jobs.toml line 1, key \"yaw\": inf (not a finite number) is not a value",
-        ),
-        (
-            "[[job]]\nmodel = \"demo.ff9\"\nout = \"a.png\"\nanim = 1979-05-27\n",
-            "key \"anim\": the date/time 1979-05-27",
-        ),
-    ];
-    for (text, want) in cases {
-        std::fs::write(&t, text).unwrap();
-        let (code, out) = psxrender([os("batch"), t.as_os_str(), os("--dry-run")]);
-        assert_eq!(code, Some(2), "{text}: {out}");
-        assert!(
-            out.contains(want) && !out.contains("$__"),
-            "{text}\n got: {out}\nwant: {want}"
-        );
-    }
+}
+
+#[test]
+fn the_last_frame_number_in_a_manifest_is_not_an_empty_range() {
+    refused_by_dry_run(
+        "last-frame",
+        "jobs.jsonl",
+        "{\"model\": \"demo.ff9\", \"out\": \"a.png\", \"frames\": \"4294967295..=4294967295\"}\n",
+        "a range reaches frame 4294967294 at most",
+    );
+}
+
+#[test]
+fn toml_infinities_and_dates_are_named_as_such() {
+    refused_by_dry_run(
+        "toml",
+        "jobs.toml",
+        "[[job]]\nmodel = \"demo.ff9\"\nout = \"a.png\"\nyaw = inf\n",
+        "jobs.toml line 1, key \"yaw\": inf (not a finite number) is not a value",
+    );
+    refused_by_dry_run(
+        "toml",
+        "jobs.toml",
+        "[[job]]\nmodel = \"demo.ff9\"\nout = \"a.png\"\nanim = 1979-05-27\n",
+        "key \"anim\": the date/time 1979-05-27",
+    );
+}
+
+#[test]
+fn batch_help_names_toml_and_labels_its_files() {
     let (_, help) = psxrender([os("batch"), os("--help")]);
     assert!(
         help.contains("TOML") && help.contains("MANIFEST|REPORTS"),
@@ -311,20 +335,7 @@ fn gif_frames_last_exactly_one_thirtieth_of_a_second_on_average() {
         os("256x240"),
     ]);
     assert_eq!(code, Some(0), "{text}");
-    let g = image::codecs::gif::GifDecoder::new(std::io::BufReader::new(
-        std::fs::File::open(&gif).unwrap(),
-    ))
-    .unwrap();
-    let frames = image::AnimationDecoder::into_frames(g)
-        .collect_frames()
-        .unwrap();
-    let ms: Vec<u32> = frames
-        .iter()
-        .map(|f| {
-            let (n, d) = f.delay().numer_denom_ms();
-            n / d
-        })
-        .collect();
+    let ms = common::gif_delays_ms(&gif);
     assert_eq!(ms.len(), 30);
     assert_eq!(&ms[..3], [30, 40, 30], "{ms:?}");
     assert_eq!(ms.iter().sum::<u32>(), 1000, "{ms:?}");
@@ -370,6 +381,40 @@ fn compare_says_which_frames_are_alone_and_which_files_were_left_out() {
     );
     assert!(
         text.contains("no frame number in the name left out (cover.png)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_clash_inside_one_job_names_its_keys_and_a_glob_only_when_there_is_one() {
+    let dir = workdir("own");
+    // One plain job whose --dump-gp0 is one of its own numbered frames: no glob in sight.
+    let m = write_manifest(
+        &dir,
+        &[
+            json!({"model": "demo.ff9", "out": "o.png", "frames": "0..3",
+                 "dump-gp0": "o_0001.png"}),
+        ],
+    );
+    let (code, text) = psxrender([os("batch"), m.as_os_str(), os("--dry-run")]);
+    assert_eq!(code, Some(3), "{text}");
+    assert!(
+        text.contains("o_0001.png (line 1, key \"dump-gp0\") is also written as")
+            && text.contains("(line 1, key \"out\", frame 1)")
+            && !text.contains("glob"),
+        "{text}"
+    );
+    // Two files of one glob writing one file: each named by its model.
+    std::fs::copy(dir.join("demo.ff9"), dir.join("b.ff9")).unwrap();
+    let m = write_manifest(
+        &dir,
+        &[json!({"model": "*.ff9", "out": "{stem}.png", "vram": "v.png"})],
+    );
+    let (code, text) = psxrender([os("batch"), m.as_os_str(), os("--dry-run")]);
+    assert_eq!(code, Some(3), "{text}");
+    assert!(
+        text.contains("v.png (line 1, key \"vram\", model demo.ff9) is also written as")
+            && text.contains("(line 1, key \"vram\", model b.ff9)"),
         "{text}"
     );
 }
