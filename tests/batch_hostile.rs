@@ -117,17 +117,14 @@ fn devices_are_refused_after_a_capped_read() {
     assert!(start.elapsed() < Duration::from_secs(10));
 }
 
-/// A report of one ok job keyed `a.png` whose `inputs` are `inputs`.
+/// A report `r.json` of one ok job keyed `a.png` whose `inputs` are `inputs`. (Resume tests
+/// name their report: the default name changed with issue 66.)
 fn report_with_inputs(dir: &Path, inputs: Value) {
     let r = json!({"psxrender": "0.1.0", "manifest": "jobs.jsonl", "shard": null, "jobs": [
         {"line": 1, "model": "demo.ff9", "key": "a.png", "status": "ok", "outputs": ["a.png"],
          "hashes": {"inputs": "00", "outputs": ["00"]}, "inputs": inputs, "frames": 1,
          "seconds": 0.1}]});
-    std::fs::write(
-        dir.join("jobs.jsonl.report.json"),
-        serde_json::to_vec(&r).unwrap(),
-    )
-    .unwrap();
+    std::fs::write(dir.join("r.json"), serde_json::to_vec(&r).unwrap()).unwrap();
 }
 
 #[test]
@@ -138,7 +135,14 @@ fn resume_never_hangs_on_a_reports_inputs() {
     for inputs in [json!(["/dev/zero"]), json!(many)] {
         report_with_inputs(&dir, inputs);
         let start = Instant::now();
-        let (code, text) = psxrender([os("batch"), m.as_os_str(), os("--resume")]);
+        let r = dir.join("r.json");
+        let (code, text) = psxrender([
+            os("batch"),
+            m.as_os_str(),
+            os("--resume"),
+            os("--report"),
+            r.as_os_str(),
+        ]);
         assert_eq!(code, Some(0), "{text}");
         assert!(text.contains("1 ok, 0 skipped"), "{text}");
         assert!(
@@ -153,7 +157,7 @@ fn resume_never_hangs_on_a_reports_inputs() {
 fn resume_reads_a_100k_job_journal_as_a_stream() {
     let dir = workdir("journal");
     let m = write_manifest(&dir, &[json!({"model": "demo.ff9", "out": "a.png"})]);
-    let partial = dir.join("jobs.jsonl.report.json.partial");
+    let partial = dir.join("r.json.partial");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&partial).unwrap());
     let warning = "w".repeat(1500);
     for i in 0..100_000 {
@@ -166,8 +170,15 @@ fn resume_reads_a_100k_job_journal_as_a_stream() {
     }
     drop(f);
     assert!(std::fs::metadata(&partial).unwrap().len() > 150 << 20);
-    let Some((code, text)) = limited(256 << 20, &[os("batch"), m.as_os_str(), os("--resume")])
-    else {
+    let r = dir.join("r.json");
+    let args = [
+        os("batch"),
+        m.as_os_str(),
+        os("--resume"),
+        os("--report"),
+        r.as_os_str(),
+    ];
+    let Some((code, text)) = limited(256 << 20, &args) else {
         return;
     };
     assert_eq!(code, Some(0), "{text}");
@@ -181,19 +192,20 @@ fn merge_reports_refuses_missing_shards_and_other_manifests() {
         .map(|i| json!({"model": "demo.ff9", "out": format!("o{i}.png"), "frame": i}))
         .collect();
     let m = write_manifest(&dir, &lines);
-    for i in 0..3 {
+    // Each shard's report named, so the test holds whatever the default names.
+    let shard = |i: u32| dir.join(format!("s{i}.json"));
+    let run_shard = |i: u32| {
         let (code, text) = psxrender([
             os("batch"),
             m.as_os_str(),
             os("--shard"),
             os(&format!("{i}/3")),
+            os("--report"),
+            shard(i).as_os_str(),
         ]);
         assert_eq!(code, Some(0), "{text}");
-    }
-    let shard = |i: u32| dir.join(format!("jobs.jsonl.shard-{i}-of-3.report.json"));
-    let r: Value = serde_json::from_slice(&std::fs::read(shard(1)).unwrap()).unwrap();
-    assert_eq!(r["shard"], "1/3");
-    assert_eq!(r["manifest_hash"].as_str().map(str::len), Some(32));
+    };
+    (0..3).for_each(run_shard);
     let merged = dir.join("merged.json");
     let merge = |files: &[PathBuf]| {
         let mut args: Vec<&OsStr> = vec![os("batch"), os("--merge-reports")];
@@ -205,12 +217,14 @@ fn merge_reports_refuses_missing_shards_and_other_manifests() {
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("shard 1/3 of"), "{text}");
     assert!(!merged.exists());
+    let r: Value = serde_json::from_slice(&std::fs::read(shard(1)).unwrap()).unwrap();
+    assert_eq!(r["shard"], "1/3");
+    assert_eq!(r["manifest_hash"].as_str().map(str::len), Some(32));
     // A shard of an edited manifest is another manifest's.
     let mut edited = lines.clone();
     edited.push(json!({"model": "demo.ff9", "out": "extra.png"}));
     write_manifest(&dir, &edited);
-    let (code, text) = psxrender([os("batch"), m.as_os_str(), os("--shard"), os("1/3")]);
-    assert_eq!(code, Some(0), "{text}");
+    run_shard(1);
     let (code, text) = merge(&[shard(0), shard(1), shard(2)]);
     assert_eq!(code, Some(1), "{text}");
     assert!(
@@ -218,8 +232,7 @@ fn merge_reports_refuses_missing_shards_and_other_manifests() {
         "{text}"
     );
     write_manifest(&dir, &lines);
-    let (code, text) = psxrender([os("batch"), m.as_os_str(), os("--shard"), os("1/3")]);
-    assert_eq!(code, Some(0), "{text}");
+    run_shard(1);
     let (code, text) = merge(&[shard(0), shard(1), shard(2)]);
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("6 jobs: 6 ok"), "{text}");
