@@ -3,6 +3,7 @@
 //! sets, and each message says what happened.
 
 mod cli_run;
+mod common;
 
 use std::ffi::OsStr;
 use std::io::Write;
@@ -116,17 +117,14 @@ fn devices_are_refused_after_a_capped_read() {
     assert!(start.elapsed() < Duration::from_secs(10));
 }
 
-/// A report of one ok job keyed `a.png` whose `inputs` are `inputs`.
+/// A report `r.json` of one ok job keyed `a.png` whose `inputs` are `inputs`. (Resume tests
+/// name their report: the default name changed with issue 66.)
 fn report_with_inputs(dir: &Path, inputs: Value) {
     let r = json!({"psxrender": "0.1.0", "manifest": "jobs.jsonl", "shard": null, "jobs": [
         {"line": 1, "model": "demo.ff9", "key": "a.png", "status": "ok", "outputs": ["a.png"],
          "hashes": {"inputs": "00", "outputs": ["00"]}, "inputs": inputs, "frames": 1,
          "seconds": 0.1}]});
-    std::fs::write(
-        dir.join("jobs.jsonl.report.json"),
-        serde_json::to_vec(&r).unwrap(),
-    )
-    .unwrap();
+    std::fs::write(dir.join("r.json"), serde_json::to_vec(&r).unwrap()).unwrap();
 }
 
 #[test]
@@ -137,7 +135,14 @@ fn resume_never_hangs_on_a_reports_inputs() {
     for inputs in [json!(["/dev/zero"]), json!(many)] {
         report_with_inputs(&dir, inputs);
         let start = Instant::now();
-        let (code, text) = psxrender([os("batch"), m.as_os_str(), os("--resume")]);
+        let r = dir.join("r.json");
+        let (code, text) = psxrender([
+            os("batch"),
+            m.as_os_str(),
+            os("--resume"),
+            os("--report"),
+            r.as_os_str(),
+        ]);
         assert_eq!(code, Some(0), "{text}");
         assert!(text.contains("1 ok, 0 skipped"), "{text}");
         assert!(
@@ -152,7 +157,7 @@ fn resume_never_hangs_on_a_reports_inputs() {
 fn resume_reads_a_100k_job_journal_as_a_stream() {
     let dir = workdir("journal");
     let m = write_manifest(&dir, &[json!({"model": "demo.ff9", "out": "a.png"})]);
-    let partial = dir.join("jobs.jsonl.report.json.partial");
+    let partial = dir.join("r.json.partial");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&partial).unwrap());
     let warning = "w".repeat(1500);
     for i in 0..100_000 {
@@ -165,8 +170,15 @@ fn resume_reads_a_100k_job_journal_as_a_stream() {
     }
     drop(f);
     assert!(std::fs::metadata(&partial).unwrap().len() > 150 << 20);
-    let Some((code, text)) = limited(256 << 20, &[os("batch"), m.as_os_str(), os("--resume")])
-    else {
+    let r = dir.join("r.json");
+    let args = [
+        os("batch"),
+        m.as_os_str(),
+        os("--resume"),
+        os("--report"),
+        r.as_os_str(),
+    ];
+    let Some((code, text)) = limited(256 << 20, &args) else {
         return;
     };
     assert_eq!(code, Some(0), "{text}");
@@ -180,19 +192,20 @@ fn merge_reports_refuses_missing_shards_and_other_manifests() {
         .map(|i| json!({"model": "demo.ff9", "out": format!("o{i}.png"), "frame": i}))
         .collect();
     let m = write_manifest(&dir, &lines);
-    for i in 0..3 {
+    // Each shard's report named, so the test holds whatever the default names.
+    let shard = |i: u32| dir.join(format!("s{i}.json"));
+    let run_shard = |i: u32| {
         let (code, text) = psxrender([
             os("batch"),
             m.as_os_str(),
             os("--shard"),
             os(&format!("{i}/3")),
+            os("--report"),
+            shard(i).as_os_str(),
         ]);
         assert_eq!(code, Some(0), "{text}");
-    }
-    let shard = |i: u32| dir.join(format!("jobs.jsonl.shard-{i}-of-3.report.json"));
-    let r: Value = serde_json::from_slice(&std::fs::read(shard(1)).unwrap()).unwrap();
-    assert_eq!(r["shard"], "1/3");
-    assert_eq!(r["manifest_hash"].as_str().map(str::len), Some(32));
+    };
+    (0..3).for_each(run_shard);
     let merged = dir.join("merged.json");
     let merge = |files: &[PathBuf]| {
         let mut args: Vec<&OsStr> = vec![os("batch"), os("--merge-reports")];
@@ -204,12 +217,14 @@ fn merge_reports_refuses_missing_shards_and_other_manifests() {
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("shard 1/3 of"), "{text}");
     assert!(!merged.exists());
+    let r: Value = serde_json::from_slice(&std::fs::read(shard(1)).unwrap()).unwrap();
+    assert_eq!(r["shard"], "1/3");
+    assert_eq!(r["manifest_hash"].as_str().map(str::len), Some(32));
     // A shard of an edited manifest is another manifest's.
     let mut edited = lines.clone();
     edited.push(json!({"model": "demo.ff9", "out": "extra.png"}));
     write_manifest(&dir, &edited);
-    let (code, text) = psxrender([os("batch"), m.as_os_str(), os("--shard"), os("1/3")]);
-    assert_eq!(code, Some(0), "{text}");
+    run_shard(1);
     let (code, text) = merge(&[shard(0), shard(1), shard(2)]);
     assert_eq!(code, Some(1), "{text}");
     assert!(
@@ -217,8 +232,7 @@ fn merge_reports_refuses_missing_shards_and_other_manifests() {
         "{text}"
     );
     write_manifest(&dir, &lines);
-    let (code, text) = psxrender([os("batch"), m.as_os_str(), os("--shard"), os("1/3")]);
-    assert_eq!(code, Some(0), "{text}");
+    run_shard(1);
     let (code, text) = merge(&[shard(0), shard(1), shard(2)]);
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("6 jobs: 6 ok"), "{text}");
@@ -233,35 +247,48 @@ fn merge_reports_refuses_missing_shards_and_other_manifests() {
     assert_eq!(code, Some(3), "{text}");
 }
 
+/// Writes `text` as the manifest `<dir>/<name>`; asserts `batch --dry-run` refuses it with
+/// exit 2 saying `want`, and no internal marker.
+fn refused_by_dry_run(dir: &str, name: &str, text: &str, want: &str) {
+    let m = workdir(dir).join(name);
+    std::fs::write(&m, text).unwrap();
+    let (code, out) = psxrender([os("batch"), m.as_os_str(), os("--dry-run")]);
+    assert_eq!(code, Some(2), "{text}: {out}");
+    assert!(
+        out.contains(want) && !out.contains("$__"),
+        "{text}\n got: {out}\nwant: {want}"
+    );
+}
+
 #[test]
-fn manifest_values_are_checked_and_named() {
-    let dir = workdir("values");
-    let m = dir.join("jobs.jsonl");
-    let cases = [
-        (
-            "{\"model\": \"demo.ff9\", \"out\": \"a\\u0000b.png\"}\n",
-            "line 1, key \"out\": holds a NUL character",
-        ),
-        (
-            "{\"model\": \"demo.ff9\", \"out\": \"a.png\", \"frame\": 1, \"frame\": 2}\n",
-            "line 1, key \"frame\": given twice in one job",
-        ),
-        (
-            "\u{feff}{\"model\": \"demo.ff9\", \"out\": \"a.png\", \"frame\": }\n",
-            "jobs.jsonl line 1: not valid JSON (column 48)",
-        ),
-        (
-            "{\"model\": \"demo.ff9\", \"out\": \"a.png\", \"frames\": \"4294967295..=4294967295\"}\n",
-            "a range reaches frame 4294967294 at most",
-        ),
-    ];
-    for (text, want) in cases {
-        std::fs::write(&m, text).unwrap();
-        let (code, out) = psxrender([os("batch"), m.as_os_str(), os("--dry-run")]);
-        assert_eq!(code, Some(2), "{text}: {out}");
-        assert!(out.contains(want), "{text}\n got: {out}\nwant: {want}");
-    }
-    // A byte-order mark is no part of the first line.
+fn a_nul_in_a_manifest_value_is_refused_by_dry_run() {
+    refused_by_dry_run(
+        "nul",
+        "jobs.jsonl",
+        "{\"model\": \"demo.ff9\", \"out\": \"a\\u0000b.png\"}\n",
+        "line 1, key \"out\": holds a NUL character",
+    );
+}
+
+#[test]
+fn a_duplicate_json_key_is_refused() {
+    refused_by_dry_run(
+        "duplicate",
+        "jobs.jsonl",
+        "{\"model\": \"demo.ff9\", \"out\": \"a.png\", \"frame\": 1, \"frame\": 2}\n",
+        "line 1, key \"frame\": given twice in one job",
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_no_part_of_the_first_line() {
+    refused_by_dry_run(
+        "bom",
+        "jobs.jsonl",
+        "\u{feff}{\"model\": \"demo.ff9\", \"out\": \"a.png\", \"frame\": }\n",
+        "jobs.jsonl line 1: not valid JSON (column 48)",
+    );
+    let m = workdir("bom-passes").join("jobs.jsonl");
     std::fs::write(
         &m,
         "\u{feff}{\"model\": \"demo.ff9\", \"out\": \"a.png\"}\n",
@@ -269,26 +296,36 @@ fn manifest_values_are_checked_and_named() {
     .unwrap();
     let (code, out) = psxrender([os("batch"), m.as_os_str(), os("--dry-run")]);
     assert_eq!(code, Some(0), "{out}");
-    let t = dir.join("jobs.toml");
-    let cases = [
-        (
-            "[[job]]\nmodel = \"demo.ff9\"\nout = \"a.png\"\nyaw = inf\n",
-            "jobs.toml line 1, key \"yaw\": inf (not a finite number) is not a value",
-        ),
-        (
-            "[[job]]\nmodel = \"demo.ff9\"\nout = \"a.png\"\nanim = 1979-05-27\n",
-            "key \"anim\": the date/time 1979-05-27",
-        ),
-    ];
-    for (text, want) in cases {
-        std::fs::write(&t, text).unwrap();
-        let (code, out) = psxrender([os("batch"), t.as_os_str(), os("--dry-run")]);
-        assert_eq!(code, Some(2), "{text}: {out}");
-        assert!(
-            out.contains(want) && !out.contains("$__"),
-            "{text}\n got: {out}\nwant: {want}"
-        );
-    }
+}
+
+#[test]
+fn the_last_frame_number_in_a_manifest_is_not_an_empty_range() {
+    refused_by_dry_run(
+        "last-frame",
+        "jobs.jsonl",
+        "{\"model\": \"demo.ff9\", \"out\": \"a.png\", \"frames\": \"4294967295..=4294967295\"}\n",
+        "a range reaches frame 4294967294 at most",
+    );
+}
+
+#[test]
+fn toml_infinities_and_dates_are_named_as_such() {
+    refused_by_dry_run(
+        "toml",
+        "jobs.toml",
+        "[[job]]\nmodel = \"demo.ff9\"\nout = \"a.png\"\nyaw = inf\n",
+        "jobs.toml line 1, key \"yaw\": inf (not a finite number) is not a value",
+    );
+    refused_by_dry_run(
+        "toml",
+        "jobs.toml",
+        "[[job]]\nmodel = \"demo.ff9\"\nout = \"a.png\"\nanim = 1979-05-27\n",
+        "key \"anim\": the date/time 1979-05-27",
+    );
+}
+
+#[test]
+fn batch_help_names_toml_and_labels_its_files() {
     let (_, help) = psxrender([os("batch"), os("--help")]);
     assert!(
         help.contains("TOML") && help.contains("MANIFEST|REPORTS"),
@@ -311,20 +348,7 @@ fn gif_frames_last_exactly_one_thirtieth_of_a_second_on_average() {
         os("256x240"),
     ]);
     assert_eq!(code, Some(0), "{text}");
-    let g = image::codecs::gif::GifDecoder::new(std::io::BufReader::new(
-        std::fs::File::open(&gif).unwrap(),
-    ))
-    .unwrap();
-    let frames = image::AnimationDecoder::into_frames(g)
-        .collect_frames()
-        .unwrap();
-    let ms: Vec<u32> = frames
-        .iter()
-        .map(|f| {
-            let (n, d) = f.delay().numer_denom_ms();
-            n / d
-        })
-        .collect();
+    let ms = common::gif_delays_ms(&gif);
     assert_eq!(ms.len(), 30);
     assert_eq!(&ms[..3], [30, 40, 30], "{ms:?}");
     assert_eq!(ms.iter().sum::<u32>(), 1000, "{ms:?}");
@@ -370,6 +394,40 @@ fn compare_says_which_frames_are_alone_and_which_files_were_left_out() {
     );
     assert!(
         text.contains("no frame number in the name left out (cover.png)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_clash_inside_one_job_names_its_keys_and_a_glob_only_when_there_is_one() {
+    let dir = workdir("own");
+    // One plain job whose --dump-gp0 is one of its own numbered frames: no glob in sight.
+    let m = write_manifest(
+        &dir,
+        &[
+            json!({"model": "demo.ff9", "out": "o.png", "frames": "0..3",
+                 "dump-gp0": "o_0001.png"}),
+        ],
+    );
+    let (code, text) = psxrender([os("batch"), m.as_os_str(), os("--dry-run")]);
+    assert_eq!(code, Some(3), "{text}");
+    assert!(
+        text.contains("o_0001.png (line 1, key \"dump-gp0\") is also written as")
+            && text.contains("(line 1, key \"out\", frame 1)")
+            && !text.contains("glob"),
+        "{text}"
+    );
+    // Two files of one glob writing one file: each named by its model.
+    std::fs::copy(dir.join("demo.ff9"), dir.join("b.ff9")).unwrap();
+    let m = write_manifest(
+        &dir,
+        &[json!({"model": "*.ff9", "out": "{stem}.png", "vram": "v.png"})],
+    );
+    let (code, text) = psxrender([os("batch"), m.as_os_str(), os("--dry-run")]);
+    assert_eq!(code, Some(3), "{text}");
+    assert!(
+        text.contains("v.png (line 1, key \"vram\", model demo.ff9) is also written as")
+            && text.contains("(line 1, key \"vram\", model b.ff9)"),
         "{text}"
     );
 }

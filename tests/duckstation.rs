@@ -91,6 +91,20 @@ fn max_decoded_sets_the_decoded_limit() {
     ]);
     assert_eq!(code, Some(2), "{t}");
     assert!(t.contains("decompressed bytes (--max-decoded)"), "{t}");
+    // The --frames path reads as it goes, under the same limit.
+    let shots = tmp("limit-frames");
+    let (code, t) = run(&[
+        OsStr::new("replay"),
+        path.as_os_str(),
+        OsStr::new("--frames"),
+        OsStr::new("0..1"),
+        OsStr::new("--display"),
+        shots.as_os_str(),
+        OsStr::new("--max-decoded"),
+        OsStr::new("512K"),
+    ]);
+    assert_eq!(code, Some(2), "{t}");
+    assert!(t.contains("decompressed bytes (--max-decoded)"), "{t}");
     for limit in ["2M", "auto"] {
         let (code, t) = run(&[
             OsStr::new("info"),

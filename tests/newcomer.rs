@@ -31,6 +31,25 @@ fn a_negative_frame_is_named_as_such() {
 }
 
 #[test]
+fn the_last_frame_number_is_not_called_an_empty_range() {
+    let out = tmp("newcomer", "last.png");
+    for command in ["demo", "replay"] {
+        let (code, t) = psxrender([
+            command.as_ref(),
+            out.as_os_str(),
+            "--frames".as_ref(),
+            "4294967295..=4294967295".as_ref(),
+        ]);
+        assert_eq!(code, Some(2), "{command}: {t}");
+        assert!(
+            t.contains("a range reaches frame 4294967294 at most") && !t.contains("empty range"),
+            "{command}: {t}"
+        );
+    }
+    assert!(!out.exists());
+}
+
+#[test]
 fn no_arguments_lists_only_the_commands_a_user_types() {
     let (code, t) = psxrender(std::iter::empty::<&str>());
     assert_eq!(code, Some(2), "{t}");

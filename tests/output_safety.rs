@@ -406,3 +406,24 @@ fn jsonl_and_toml_manifests_in_one_folder_keep_their_own_reports() {
     assert_eq!(code, Some(0), "{text}");
     assert!(dir.join("jobs.jsonl.shard-0-of-1.report.json").exists());
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+fn temporary_files_left_by_a_killed_run_are_swept() {
+    let dir = workdir("stale");
+    // No process has an id above the kernel's largest (4194304): these runs are gone.
+    let beside_output = dir.join(".o.png.99999999.tmp");
+    let beside_nothing = dir.join(".p.png.99999999.tmp");
+    for p in [&beside_output, &beside_nothing] {
+        std::fs::write(p, b"left by a killed run").unwrap();
+    }
+    let (code, text) = run(&[dir.join("demo.ff9"), dir.join("o.png")]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(dir.join("o.png").is_file());
+    assert!(
+        !beside_output.exists(),
+        "the stale temporary file is still there"
+    );
+    // Only a leftover beside a finished output is known to be one of ours.
+    assert!(beside_nothing.exists());
+}

@@ -112,10 +112,9 @@ fn file_hashes(textures: &[Texture]) -> (u64, u64) {
         .flat_map(|i| CLASSES.map(|c| (i, c)))
         .collect();
     let fb = [Rect {
-        x: 0,
-        y: 0,
         w: 640,
         h: 480,
+        ..LONE_TEXTURE_FRAMEBUFFER
     }];
     match prepare(textures, &uses, TextureDepth::Auto, &fb, None) {
         Ok(set) => hash_set(&mut output, &set),

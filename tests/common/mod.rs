@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests: finding `../shared`, and exact golden images.
+//! Helpers shared by the integration tests: finding `../shared`, exact golden images, and the
+//! frame delays of a GIF.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -73,4 +74,17 @@ pub fn assert_golden(name: &str, width: u32, height: u32, rgb: &[u8]) {
         expected.height(),
         actual_path.display()
     );
+}
+
+/// The delay of each frame of the GIF at `path`, in whole milliseconds.
+pub fn gif_delays_ms(path: &Path) -> Vec<u32> {
+    let file = std::fs::File::open(path).unwrap();
+    let g = image::codecs::gif::GifDecoder::new(std::io::BufReader::new(file)).unwrap();
+    let frames = image::AnimationDecoder::into_frames(g).collect_frames();
+    (frames.unwrap().iter())
+        .map(|f| {
+            let (n, d) = f.delay().numer_denom_ms();
+            n / d
+        })
+        .collect()
 }

@@ -11,6 +11,7 @@ use clap::error::{ContextKind, ContextValue};
 use clap::{ArgAction, CommandFactory, Parser};
 
 use psxrender::batch::confine::Confinement;
+use psxrender::batch::glob;
 use psxrender::batch::manifest::{normalize, Entry, ManifestError, OptionValue, MAX_JOBS};
 use psxrender::output::plan::{OutputPlan, Refusal};
 
@@ -37,6 +38,8 @@ pub(super) struct Job {
     pub line: usize,
     /// The model, relative to the manifest's folder.
     pub model: String,
+    /// Whether `model` is one file of its line's glob (messages then name it).
+    pub from_glob: bool,
     /// The main output, relative to the manifest's folder.
     pub out: String,
     /// `out` normalized: the job's identity for shards, reports and resume.
@@ -119,6 +122,7 @@ pub(super) fn plan(
                     .map(|p| (s(p.path), p.option))
                     .collect(),
                 model: x.model,
+                from_glob: glob::is_pattern(e.model()),
                 out: x.out,
                 options,
                 outputs: written.iter().map(|(p, _)| s(p)).collect(),
@@ -142,19 +146,23 @@ pub(super) fn claim(
 ) -> Result<(), Refusal> {
     let mut plan = OutputPlan::new();
     plan.input(file, "the manifest")?;
-    let at = |line: usize, key: &str| format!("line {line}, key \"{key}\"");
+    // A file of a glob line is named by its model too: the line alone does not tell them apart.
+    let at = |j: &Job, key: &str| match j.from_glob {
+        true => format!("line {}, key \"{key}\", model {}", j.line, j.model),
+        false => format!("line {}, key \"{key}\"", j.line),
+    };
     for j in jobs {
-        plan.input(&base.join(&j.model), at(j.line, "model"))?;
+        plan.input(&base.join(&j.model), at(j, "model"))?;
         for (p, option) in &j.reads {
-            plan.input(&base.join(p), at(j.line, option.trim_start_matches("--")))?;
+            plan.input(&base.join(p), at(j, option.trim_start_matches("--")))?;
         }
     }
     for j in jobs {
         for (o, w) in j.outputs.iter().zip(&j.written) {
             let what = match w {
-                Written::Frame(n) => format!("{}, frame {n}", at(j.line, "out")),
-                Written::SheetIndex => format!("{}, its sheet index", at(j.line, "out")),
-                _ => at(j.line, w.key()),
+                Written::Frame(n) => format!("{}, frame {n}", at(j, "out")),
+                Written::SheetIndex => format!("{}, its sheet index", at(j, "out")),
+                _ => at(j, w.key()),
             };
             plan.output(&base.join(o), what)?;
         }
