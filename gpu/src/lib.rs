@@ -330,7 +330,8 @@ impl Gpu {
     /// and how they are cut into bands depend only on the words and the setting.
     fn flush(&mut self) {
         let exec = self.exec();
-        self.canvas.run(&mut self.queue, &exec);
+        let watch = (self.trace.as_deref_mut()).map(|t| t as &mut dyn canvas::Watch);
+        self.canvas.run(&mut self.queue, &exec, watch);
     }
 
     /// How queues are run under the current settings.
