@@ -16,6 +16,9 @@
 //! Nothing runs in the background and no thread waits on another but through rayon: the
 //! caller's thread enters the pool for a parallel step and comes back when it is done, with
 //! any panic raised there.
+//!
+//! With a pixel history watched ([`Watch`]), steps 2 and 3 become one serial pass: each
+//! primitive drawn alone, in order, through the texture cache ([`Canvas::draw_watched`]).
 
 use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};

@@ -12,7 +12,6 @@ use crate::raster::batch::MAX_BATCH;
 use crate::raster::feedback::{empties_cache, FeedbackStats};
 use crate::raster::texcache::ClutReload;
 use crate::raster::tiles::TileSet;
-use crate::raster::Outcome;
 use crate::trace::{CommandState, Part};
 use crate::{vram, Gpu};
 
@@ -280,19 +279,9 @@ impl Gpu {
         let before = tr.values(&vram[..]);
         vram::upload_word(&mut vram[..], t, word, self.state.mask);
         let check = self.state.mask & 2 != 0;
-        let hits: Vec<(usize, usize)> = tr
-            .indices()
-            .enumerate()
-            .filter(|(_, (_, _, i))| at.contains(&Some(*i)))
-            .map(|(k, (_, _, i))| (k, i))
-            .collect();
-        for (k, i) in hits {
-            let outcome = if check && before[k] & 0x8000 != 0 {
-                Outcome::Masked
-            } else {
-                Outcome::Written
-            };
-            tr.record(k, before[k], vram[i], outcome, None);
+        for i in at.into_iter().flatten() {
+            let xy = (i % crate::VRAM_WIDTH, i / crate::VRAM_WIDTH);
+            tr.record_rect((xy.0, xy.1, 1, 1), &before, &vram[..], check);
         }
     }
 }
