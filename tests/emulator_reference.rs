@@ -167,9 +167,9 @@ fn model_frames_leave_the_reference_vram() {
 }
 
 /// The pixel history of a grid of halfwords over the `all-*` streams (every command kind):
-/// tracing changes no pixel; each watched halfword's events chain (each starts from the value
-/// the previous one left, so no write went unlisted) and end at its final value; and for every
-/// primitive, what it computes for the pixel on its own equals what the span loops wrote.
+/// tracing changes no pixel (the in-order path it draws through, one pixel at a time, leaves
+/// the VRAM the batched span kernels leave); each watched halfword's events chain (each starts
+/// from the value the previous one left, so no write went unlisted) and end at its final value.
 #[test]
 #[cfg_attr(no_shared, ignore = "needs ../shared/hwtests/emulator-reference")]
 fn pixel_history_lists_every_write() {

@@ -16,20 +16,24 @@
 //! Nothing runs in the background and no thread waits on another but through rayon: the
 //! caller's thread enters the pool for a parallel step and comes back when it is done, with
 //! any panic raised there.
+//!
+//! With a pixel history watched ([`Watch`]), steps 2 and 3 become one serial pass: each
+//! primitive drawn alone, in order, through the texture cache ([`Canvas::draw_watched`]).
 
+use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rayon::ThreadPool;
 
 use crate::prepare::{prepare_all, Queue, CHUNK};
 use crate::raster::bands;
-use crate::raster::batch::{Batch, BANDS};
+use crate::raster::batch::{Batch, Look, BANDS};
 use crate::raster::feedback::TexelSource;
 use crate::raster::span::Simd;
 use crate::raster::texcache::{Cut, Images, TexCache};
 use crate::raster::texture::ClutTable;
 use crate::raster::tiles::TileSet;
-use crate::raster::{Band, Hit, Prim, TexSource};
+use crate::raster::{Band, Hit, TexSource};
 use crate::VRAM_HEIGHT;
 
 /// How a queue is run: the pool (none: serial; at most one thread per core), the thread count
@@ -58,7 +62,9 @@ pub(crate) struct Canvas {
 impl Canvas {
     /// Prepares, scans and draws everything `queue` holds, and empties it. A queue of more
     /// than one chunk is prepared on the pool (the calling thread waits in rayon meanwhile).
-    pub fn run(&mut self, queue: &mut Queue, exec: &Exec) {
+    /// With `watch` (the pixel history), every primitive is drawn alone in order instead
+    /// ([`Canvas::draw_watched`]).
+    pub fn run(&mut self, queue: &mut Queue, exec: &Exec, watch: Option<&mut dyn Watch>) {
         if queue.is_empty() {
             return;
         }
@@ -67,10 +73,21 @@ impl Canvas {
             Some(pool) if queue.len() > CHUNK => pool.install(|| prepare_all(queue, true, spare)),
             _ => prepare_all(queue, false, spare),
         };
-        for b in chunks {
-            self.scan(b, exec);
+        match watch {
+            Some(w) => {
+                for mut b in chunks {
+                    self.draw_watched(&b, w);
+                    b.clear();
+                    self.spare.push(b);
+                }
+            }
+            None => {
+                for b in chunks {
+                    self.scan(b, exec);
+                }
+                self.draw_pending(exec);
+            }
         }
-        self.draw_pending(exec);
         queue.clear();
     }
 
@@ -96,11 +113,7 @@ impl Canvas {
                     self.pending.push(b);
                     self.draw_pending(exec);
                     b = look.split_off(l.count as usize);
-                    let clut = (self.tex).in_order_texture(&mut self.images, &mut self.cluts, &l);
-                    for (k, e) in look.order.iter().enumerate() {
-                        let p = look.prim(e);
-                        self.draw_in_order(&p, look.drawn[k], &clut, None, |_, _, _, _| {});
-                    }
+                    self.draw_alone(&look, 0..l.count as usize, Some(&l), None);
                     look.clear();
                     self.spare.push(look);
                 }
@@ -108,20 +121,61 @@ impl Canvas {
         }
     }
 
-    /// Draws `p`, which may draw `tiles`, alone, in the hardware's pixel order on VRAM
-    /// ([`Feedback::draw`](crate::raster::feedback::Feedback::draw)), its texels read through
-    /// the texture cache and its CLUT entries from `clut`; `seen` gets each pixel's VRAM index,
-    /// its value before, what happened and where its texel came from.
-    pub fn draw_in_order(
+    /// Draws entries `range` of `b` alone, one after the other, each in the hardware's pixel
+    /// order on VRAM ([`Feedback::draw`](crate::raster::feedback::Feedback::draw)), texels read
+    /// through the texture cache: the primitives of look-up `look` (its texture got here,
+    /// nothing being pending), or untextured ones. `watch` is told of each primitive and pixel.
+    fn draw_alone(
         &mut self,
-        p: &Prim,
-        tiles: TileSet,
-        clut: &ClutTable,
-        command: Option<u64>,
-        seen: impl FnMut(usize, u16, Hit, Option<TexelSource>),
+        b: &Batch,
+        range: Range<usize>,
+        look: Option<&Look>,
+        mut watch: Option<&mut dyn Watch>,
     ) {
-        self.tex.before_write(&self.images.vram, tiles);
-        (self.tex.feedback).draw(p, clut, &mut self.images.vram, command, seen);
+        let clut = match look {
+            Some(l) => (self.tex).in_order_texture(&mut self.images, &mut self.cluts, l),
+            None => Box::new([0; 256]),
+        };
+        for k in range {
+            let e = &b.order[k];
+            self.tex.before_write(&self.images.vram, b.drawn[k]);
+            let (vram, f) = (&mut self.images.vram, &mut self.tex.feedback);
+            match watch.as_deref_mut() {
+                Some(w) => {
+                    w.primitive(e.half);
+                    let command = Some(w.command());
+                    f.draw(&b.prim(e), &clut, vram, command, |at, was, hit, from| {
+                        w.pixel(at, was, hit, from)
+                    });
+                }
+                None => f.draw(&b.prim(e), &clut, vram, None, |_, _, _, _| {}),
+            }
+        }
+    }
+
+    /// Draws prepared chunk `b` (nothing pending) for the pixel history: every primitive alone
+    /// ([`Canvas::draw_alone`]), in command order, `watch` told of each pixel. What the texture
+    /// cache and the snapshot go through is what [`TexCache::scan`] puts them through, a
+    /// packet at a time.
+    fn draw_watched(&mut self, b: &Batch, watch: &mut dyn Watch) {
+        let (mut epochs, mut looks, mut k) = (0, 0, 0);
+        loop {
+            let look = b.looks.get(looks).filter(|l| l.at as usize == k);
+            let end = match look {
+                Some(l) => k + l.count as usize,
+                None if k < b.len() => k + 1,
+                None => break,
+            };
+            looks += look.is_some() as usize;
+            self.tex.epoch_at(b, &mut epochs, k);
+            let area = (b.drawn[k..end].iter()).fold(TileSet::EMPTY, |a, &t| a.union(t));
+            self.tex.feedback_write(&self.images.vram, area);
+            self.draw_alone(b, k..end, look, Some(&mut *watch));
+            k = end;
+        }
+        self.tex.epoch_at(b, &mut epochs, usize::MAX);
+        self.cluts.clear();
+        self.tex.batch_drawn();
     }
 
     /// Draws the pending batch, in bands on the pool when its plan has more than one, and
@@ -160,40 +214,18 @@ impl Canvas {
         self.tex.drawn_cleared();
         self.tex.batch_drawn();
     }
+}
 
-    /// Scans a prepared packet (the pending batch being empty, the texture cache at epoch
-    /// `epoch`) and leaves its primitives in `b` to be drawn one at a time, for the pixel
-    /// history: a textured packet's through the texture cache ([`Canvas::draw_in_order`], with
-    /// the CLUT entries returned), an untextured one's by [`Canvas::draw_one`].
-    pub fn scan_alone(&mut self, b: &mut Batch, epoch: u32) -> Option<Box<ClutTable>> {
-        debug_assert!(self.pending.is_empty());
-        self.tex.sync_epoch(epoch);
-        let area = (b.drawn.iter()).fold(TileSet::EMPTY, |a, &t| a.union(t));
-        self.tex.feedback_write(&self.images.vram, area);
-        let l = b.looks.first().copied()?;
-        Some((self.tex).in_order_texture(&mut self.images, &mut self.cluts, &l))
-    }
-
-    /// Draws one primitive of a packet scanned by [`Canvas::scan_alone`], serially, keeping the
-    /// packet's CLUT table.
-    pub fn draw_one(&mut self, p: Prim, simd: Simd) {
-        let mut one = Batch::default();
-        one.push(p);
-        self.tex.before_write(&self.images.vram, one.drawn[0]);
-        let src = TexSource {
-            vram: &self.images.snapshot,
-            cluts: &self.cluts,
-        };
-        let all = &mut Band::new(&mut self.images.vram[..], 0, VRAM_HEIGHT);
-        let one = std::slice::from_ref(&one);
-        bands::draw(one, all, src, simd);
-    }
-
-    /// The packet drawn by [`Canvas::draw_one`] is done: its CLUT table goes.
-    pub fn packet_drawn(&mut self) {
-        self.cluts.clear();
-        self.tex.batch_drawn();
-    }
+/// What the pixel history watches: told, as [`Canvas::draw_watched`] draws, of each primitive
+/// and of each pixel it covers.
+pub(crate) trait Watch {
+    /// The next primitive is triangle `half` of its quad (0 for any other primitive).
+    fn primitive(&mut self, half: u8);
+    /// The index of the command being drawn among GP0 commands.
+    fn command(&self) -> u64;
+    /// The primitive covered VRAM halfword `at`, which held `before`: it computed `hit`
+    /// there, its texel (if any) read from `source`.
+    fn pixel(&mut self, at: usize, before: u16, hit: Hit, source: Option<TexelSource>);
 }
 
 /// The process-wide pool of `threads` threads, started at its first use and kept for the

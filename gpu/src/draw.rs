@@ -1,18 +1,17 @@
 //! Commands into effects: a decoded GP0 packet updates the drawing state, is queued to be
 //! drawn (`prepare.rs` turns it into primitives later, on any thread), or runs a transfer after
-//! drawing what is queued. With a pixel history watched, each primitive is drawn on its own and
-//! what it does to the watched halfwords is recorded.
+//! drawing what is queued. With a pixel history watched, each drawing packet is drawn as soon
+//! as it is queued, with the tracer watching (`canvas.rs` `Canvas::draw_watched`).
 
 use crate::canvas::Canvas;
 use crate::gp0::assembler::Step;
 use crate::gp0::decode::{decode, draws, polygon_page, Gp0Command, PolyFlags, RawVertex};
 use crate::gp0::fields::{AreaCorner, DrawOffset, MaskSetting, TexPage, TexWindow};
-use crate::prepare::{self, Snap};
-use crate::raster::batch::{Batch, MAX_BATCH};
+use crate::prepare::Snap;
+use crate::raster::batch::MAX_BATCH;
 use crate::raster::feedback::{empties_cache, FeedbackStats};
 use crate::raster::texcache::ClutReload;
 use crate::raster::tiles::TileSet;
-use crate::raster::{Outcome, TexSource};
 use crate::trace::{CommandState, Part};
 use crate::{vram, Gpu};
 
@@ -21,16 +20,11 @@ impl Gpu {
     /// Drawing packets are queued as they are, after their texture page (if any) has updated
     /// the draw mode: all the front end does for them.
     pub(crate) fn run_packet(&mut self, words: &[u32]) {
-        if self.trace.is_none() {
-            if draws(words[0]).0 {
-                return self.queue_drawing(words);
-            }
-        } else if let Some(t) = &mut self.trace {
-            (t.command, t.word) = self.asm.command();
-            t.words.clear();
-            t.words.extend_from_slice(words);
-            t.segment = 0;
-            t.part = Part::Whole;
+        if self.trace.is_none() && draws(words[0]).0 {
+            return self.queue_drawing(words);
+        }
+        if let Some(t) = &mut self.trace {
+            t.begin(self.asm.command(), words);
         }
         match decode(words) {
             Gp0Command::Nop => {}
@@ -72,9 +66,30 @@ impl Gpu {
             }
             Gp0Command::Offset(w) => self.set_state(|s| s.offset = DrawOffset::from_word(w).0),
             Gp0Command::MaskSetting(w) => self.set_state(|s| s.mask = MaskSetting::from_word(w).0),
-            Gp0Command::Polygon { .. } | Gp0Command::Line { .. } | Gp0Command::Rect { .. } => {
-                self.traced_packet(words)
+            Gp0Command::Polygon { flags, .. } => {
+                self.queue_drawing(words);
+                self.watch_packet(Part::Whole, flags.quad);
             }
+            Gp0Command::Line { flags, verts } => {
+                self.queue_drawing(words);
+                let polyline = flags.polyline() && verts.len() >= 2;
+                let part = (self.trace.as_mut()).map_or(Part::Whole, |t| t.segment_part(polyline));
+                self.watch_packet(part, false);
+            }
+            Gp0Command::Rect { .. } => {
+                self.queue_drawing(words);
+                self.watch_packet(Part::Whole, false);
+            }
+        }
+    }
+
+    /// With a pixel history watched, draws the packet just queued, its primitives being part
+    /// `part` of the command (`quad`: its triangles are), watched.
+    fn watch_packet(&mut self, part: Part, quad: bool) {
+        let state = self.trace_state();
+        if let Some(t) = &mut self.trace {
+            (t.state, t.part, t.quad) = (state, part, quad);
+            self.flush();
         }
     }
 
@@ -173,128 +188,15 @@ impl Gpu {
 
     /// A polyline's next segment (GP0(48h–4Fh), GP0(58h–5Fh)), queued as a line of its own.
     pub(crate) fn segment(&mut self, flags: PolyFlags, from: &RawVertex, to: &RawVertex) {
-        if self.trace.is_some() {
-            return self.traced_segment(flags, from, to);
-        }
         if self.queue.len() >= MAX_BATCH {
             self.flush();
         }
         let snap = self.snap();
         self.queue.push_segment(flags, from, to, &snap);
-    }
-
-    /// A drawing packet while a pixel history is watched: prepared, then each primitive drawn
-    /// on its own with what it does to the watched halfwords recorded.
-    fn traced_packet(&mut self, words: &[u32]) {
-        self.flush();
-        if let (true, true) = draws(words[0]) {
-            self.polygon_page(words);
+        if let Some(t) = &mut self.trace {
+            let part = t.segment_part(flags.polyline());
+            self.watch_packet(part, false);
         }
-        let snap = self.snap();
-        let mut b = Batch::default();
-        let mut parts = Vec::new();
-        match decode(words) {
-            Gp0Command::Polygon { flags, verts } => {
-                let queued = prepare::polygon(&mut b, &snap, flags, &verts);
-                for (k, q) in queued.into_iter().enumerate() {
-                    if q {
-                        parts.push(if flags.quad {
-                            Part::Triangle(k as u8)
-                        } else {
-                            Part::Whole
-                        });
-                    }
-                }
-            }
-            Gp0Command::Line { flags, verts } if verts.len() >= 2 => {
-                let part = self.segment_part(flags);
-                prepare::line(&mut b, &snap, flags, &verts[0], &verts[1]);
-                parts.push(part);
-            }
-            Gp0Command::Rect {
-                flags,
-                size,
-                vert,
-                wh,
-            } => {
-                prepare::rect(&mut b, &snap, flags, size, &vert, wh);
-                parts.push(Part::Whole);
-            }
-            _ => {}
-        }
-        self.draw_traced(b, &parts);
-    }
-
-    /// A polyline segment while a pixel history is watched.
-    fn traced_segment(&mut self, flags: PolyFlags, from: &RawVertex, to: &RawVertex) {
-        let part = self.segment_part(flags);
-        let mut b = Batch::default();
-        prepare::line(&mut b, &self.snap(), flags, from, to);
-        self.draw_traced(b, &[part]);
-    }
-
-    /// The part of a line command the next segment is: numbered along a polyline.
-    fn segment_part(&mut self, flags: PolyFlags) -> Part {
-        match (&mut self.trace, flags.polyline()) {
-            (Some(t), true) => {
-                t.segment += 1;
-                Part::Segment(t.segment - 1)
-            }
-            _ => Part::Whole,
-        }
-    }
-
-    /// Draws the primitives of one prepared packet one at a time, recording what each does to
-    /// the watched halfwords; `parts[k]` names the `k`th primitive. A textured packet is drawn
-    /// in order through the texture cache, so each event says where its texel came from.
-    fn draw_traced(&mut self, mut b: Batch, parts: &[Part]) {
-        let state = self.trace_state();
-        let simd = self.simd;
-        let epoch = self.cache_epoch;
-        let stage = &mut self.canvas;
-        let clut = stage.scan_alone(&mut b, epoch);
-        for (k, e) in b.order.iter().enumerate() {
-            let p = b.prim(e);
-            let Some(tr) = &mut self.trace else { return };
-            tr.state = state;
-            tr.part = parts.get(k).copied().unwrap_or(Part::Whole);
-            if let Some(clut) = &clut {
-                let mut seen = Vec::new();
-                let watched: Vec<(usize, usize)> = (tr.indices().enumerate())
-                    .map(|(k, (_, _, i))| (k, i))
-                    .collect();
-                stage.draw_in_order(
-                    &p,
-                    b.drawn[k],
-                    clut,
-                    Some(tr.command),
-                    |at, was, hit, from| {
-                        for &(k, i) in &watched {
-                            if i == at {
-                                seen.push((k, was, hit, from));
-                            }
-                        }
-                    },
-                );
-                for (k, was, hit, from) in seen {
-                    tr.record(k, was, hit.value, hit.outcome, Some(hit));
-                    tr.texel_source(from);
-                }
-                continue;
-            }
-            let src = TexSource {
-                vram: &stage.images.snapshot,
-                cluts: &stage.cluts,
-            };
-            let hits = tr.probe(&p, &stage.images.vram[..], src);
-            let before = tr.values(&stage.images.vram[..]);
-            stage.draw_one(p, simd);
-            let after = tr.values(&stage.images.vram[..]);
-            for (k, hit) in hits {
-                tr.record(k, before[k], after[k], hit.outcome, Some(hit));
-            }
-        }
-        stage.packet_drawn();
     }
 
     /// Runs a transfer `f` over the VRAM rectangle `rect` (x, y, w, h, wrapping) after drawing
@@ -377,19 +279,9 @@ impl Gpu {
         let before = tr.values(&vram[..]);
         vram::upload_word(&mut vram[..], t, word, self.state.mask);
         let check = self.state.mask & 2 != 0;
-        let hits: Vec<(usize, usize)> = tr
-            .indices()
-            .enumerate()
-            .filter(|(_, (_, _, i))| at.contains(&Some(*i)))
-            .map(|(k, (_, _, i))| (k, i))
-            .collect();
-        for (k, i) in hits {
-            let outcome = if check && before[k] & 0x8000 != 0 {
-                Outcome::Masked
-            } else {
-                Outcome::Written
-            };
-            tr.record(k, before[k], vram[i], outcome, None);
+        for i in at.into_iter().flatten() {
+            let xy = (i % crate::VRAM_WIDTH, i / crate::VRAM_WIDTH);
+            tr.record_rect((xy.0, xy.1, 1, 1), &before, &vram[..], check);
         }
     }
 }

@@ -6,8 +6,8 @@
 //! (bit 15 = mask bit, bits 0–14 = BGR555), in parallel, identical to a serial run
 //! (`raster::bands`); textures are sampled from a snapshot kept coherent with VRAM
 //! (`raster::texcache`). Transfers (`vram`) and reads draw the batch first. GP1 words set
-//! the display ([`gp1`]), which [`Gpu::display`] reports so a front end can cut the visible
-//! picture out of VRAM.
+//! the display ([`gp1`]): [`Gpu::display`] reports it, and [`Gpu::picture`] cuts the picture
+//! it shows out of VRAM ([`picture`]).
 //!
 //! Batches do not depend on how words arrive, nor on time: [`Gpu::gp0`] one word at a time and
 //! [`Gpu::gp0_words`] with slices of any length queue the same primitives and draw the same
@@ -19,8 +19,9 @@
 //!
 //! The crate's face is small: [`Gpu`] and the types its methods take and give, re-exported
 //! here ([`Threads`], [`Display`], [`PixelEvent`], [`Outcome`], [`TexelSource`], [`ClutReload`],
-//! ...), the GP0 word types and decoder of [`gp0`] that encoders and tools share, [`gp1`] and
-//! [`trace`]; the rasteriser, the drawing state and the transfers stay inside.
+//! [`Picture`], ...), the GP0 word types and decoder of [`gp0`] that encoders and tools share,
+//! [`gp1`], [`picture`] and [`trace`]; the rasteriser, the drawing state and the transfers
+//! stay inside.
 //!
 //! Power-on state: VRAM zeroed, all GP0 state zero (as after GP1(00h)), display disabled with
 //! the GP1(00h) default ranges.
@@ -44,6 +45,7 @@ mod canvas;
 mod draw;
 pub mod gp0;
 pub mod gp1;
+pub mod picture;
 mod prepare;
 pub(crate) mod raster;
 pub(crate) mod rng;
@@ -52,6 +54,7 @@ pub mod trace;
 pub(crate) mod vram;
 
 pub use gp1::Display;
+pub use picture::Picture;
 pub use raster::feedback::{FeedbackStats, TexelSource};
 pub use raster::texcache::ClutReload;
 pub use raster::{Hit, Interp, Outcome};
@@ -330,7 +333,8 @@ impl Gpu {
     /// and how they are cut into bands depend only on the words and the setting.
     fn flush(&mut self) {
         let exec = self.exec();
-        self.canvas.run(&mut self.queue, &exec);
+        let watch = (self.trace.as_deref_mut()).map(|t| t as &mut dyn canvas::Watch);
+        self.canvas.run(&mut self.queue, &exec, watch);
     }
 
     /// How queues are run under the current settings.

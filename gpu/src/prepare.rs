@@ -190,9 +190,7 @@ pub fn prepare(batch: &mut Batch, queue: &Queue, items: &[Item]) {
         let snap = &queue.snap(it);
         batch.mark_epoch(snap.cache_epoch);
         match decode(words) {
-            Gp0Command::Polygon { flags, verts } => {
-                polygon(batch, snap, flags, &verts);
-            }
+            Gp0Command::Polygon { flags, verts } => polygon(batch, snap, flags, &verts),
             Gp0Command::Line { flags, verts } if verts.len() >= 2 => {
                 line(batch, snap, flags, &verts[0], &verts[1])
             }
@@ -207,15 +205,10 @@ pub fn prepare(batch: &mut Batch, queue: &Queue, items: &[Item]) {
     }
 }
 
-/// GP0(20h–3Fh): a triangle, or a quad as triangles v0 v1 v2 and v1 v2 v3. Returns which
-/// of the (one or two) triangles were queued, the others culled.
+/// GP0(20h–3Fh): a triangle, or a quad as triangles v0 v1 v2 and v1 v2 v3 (each culled on
+/// its own).
 // Verified: hwtests phases 1 (quad split), 4, 8.
-pub fn polygon(
-    batch: &mut Batch,
-    snap: &Snap,
-    flags: PolyFlags,
-    raw: &[RawVertex; 4],
-) -> [bool; 2] {
+fn polygon(batch: &mut Batch, snap: &Snap, flags: PolyFlags, raw: &[RawVertex; 4]) {
     let s = &snap.state;
     let mut texture = None;
     if flags.textured && !snap.textures_disabled() {
@@ -234,19 +227,19 @@ pub fn polygon(
     };
     let v: [Vtx; 4] = std::array::from_fn(|i| s.vtx(&raw[i]));
     let clip = s.clip();
-    let mut queued = [false; 2];
     for k in 0..1 + flags.quad as usize {
         let tri = wrapped([v[k], v[k + 1], v[k + 2]]);
         if let Some(t) = TriangleCmd::new(tri, clip, shading) {
             push(batch, Prim::Triangle(t), texture.is_some());
-            queued[k] = true;
+            if k == 1 {
+                batch.second_half();
+            }
         }
     }
-    queued
 }
 
 /// GP0(40h–5Fh): a line, or one segment of a polyline.
-pub fn line(batch: &mut Batch, snap: &Snap, flags: PolyFlags, a: &RawVertex, b: &RawVertex) {
+fn line(batch: &mut Batch, snap: &Snap, flags: PolyFlags, a: &RawVertex, b: &RawVertex) {
     let s = &snap.state;
     // Verified: gpu-images/lines (flat lines dither too).
     let dither = s.draw_mode.dither();
@@ -258,7 +251,7 @@ pub fn line(batch: &mut Batch, snap: &Snap, flags: PolyFlags, a: &RawVertex, b: 
 }
 
 /// GP0(60h–7Fh): a rectangle.
-pub fn rect(
+fn rect(
     batch: &mut Batch,
     snap: &Snap,
     flags: PolyFlags,

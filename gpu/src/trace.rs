@@ -2,17 +2,18 @@
 //! with what it drew there. A graphics debugger's "pixel history" for the PS1 GPU: the way to
 //! find out why two renderers disagree on a pixel.
 //!
-//! While watching, the GPU draws each primitive on its own (its batch holds one primitive), so
-//! the value before and after it is known exactly; a primitive's own view of the pixel
-//! (`Prim::probe`) gives the interpolated colour and texture coordinates and the texel. Every
-//! write the GPU makes goes through the span loops, not the probe: the event keeps both, and
-//! [`PixelEvent::agrees`] says whether they match (tests hold it to be always). Textured
-//! primitives are drawn in order through the texture cache while watching
-//! (`crate::raster::feedback`), so each event says where its texel came from.
+//! While watching, the GPU draws each drawing packet as soon as it arrives, and each of its
+//! primitives alone, pixel by pixel in the hardware's order, through the texture cache: the
+//! in-order path texture feedback uses (`crate::raster::feedback`), here with a watcher
+//! ([`Tracer`] as `crate::canvas::Watch`) told of every pixel. So each event holds the value
+//! before and after the primitive, what it computed there (interpolated colour and texture
+//! coordinates, texel) and where its texel came from (VRAM or the cache). The pixels are those
+//! of the batched, banded drawing: `tests/emulator_reference.rs` holds the two to the same VRAM.
 
+use crate::canvas::Watch;
 use crate::gp0::decode::RawVertex;
 use crate::raster::feedback::TexelSource;
-use crate::raster::{Hit, Outcome, Prim, TexSource};
+use crate::raster::{Hit, Outcome};
 
 /// Which part of a command an event comes from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -75,8 +76,8 @@ pub struct PixelEvent {
 }
 
 impl PixelEvent {
-    /// Whether what the GPU wrote equals what the primitive computes for this pixel on its own
-    /// (always true for transfers).
+    /// Whether the halfword left equals what the primitive computed for this pixel (always
+    /// true for transfers).
     pub fn agrees(&self) -> bool {
         self.hit.is_none_or(|h| h.value == self.after)
     }
@@ -89,6 +90,10 @@ pub(crate) struct Tracer {
     pub segment: u32,
     /// Watched (x, y), each in VRAM.
     points: Vec<(u16, u16)>,
+    /// One bit per VRAM halfword, set where a point is watched: most pixels drawn are not.
+    marked: Vec<u64>,
+    /// The command being run is a quad: its primitives are its triangles.
+    pub quad: bool,
     /// Events so far, in order.
     pub events: Vec<PixelEvent>,
     /// The command being run: its index among GP0 commands.
@@ -105,10 +110,35 @@ pub(crate) struct Tracer {
 
 impl Tracer {
     pub fn new(points: &[(u16, u16)]) -> Self {
-        Tracer {
+        let mut t = Tracer {
             points: points.iter().map(|&(x, y)| (x & 1023, y & 511)).collect(),
+            marked: vec![0; crate::VRAM_WIDTH * crate::VRAM_HEIGHT / 64],
             ..Default::default()
+        };
+        for i in t.indices().map(|(_, _, i)| i).collect::<Vec<_>>() {
+            t.marked[i / 64] |= 1 << (i % 64);
         }
+        t
+    }
+
+    /// A GP0 command begins: command `command` among GP0 commands, its first word `word`
+    /// among GP0 words, `words` its words.
+    pub fn begin(&mut self, (command, word): (u64, u64), words: &[u32]) {
+        (self.command, self.word) = (command, word);
+        self.words.clear();
+        self.words.extend_from_slice(words);
+        self.segment = 0;
+        self.part = Part::Whole;
+        self.quad = false;
+    }
+
+    /// The part of a line command the next segment is: numbered along a polyline.
+    pub fn segment_part(&mut self, polyline: bool) -> Part {
+        if !polyline {
+            return Part::Whole;
+        }
+        self.segment += 1;
+        Part::Segment(self.segment - 1)
     }
 
     /// The watched points, as VRAM indices.
@@ -116,20 +146,6 @@ impl Tracer {
         self.points
             .iter()
             .map(|&(x, y)| (x, y, y as usize * crate::VRAM_WIDTH + x as usize))
-    }
-
-    /// What `p` would do to each watched point it covers, sampling `src`, before it is drawn
-    /// into `vram`.
-    pub fn probe(&self, p: &Prim, vram: &[u16], src: TexSource) -> Vec<(usize, Hit)> {
-        let ((top, bottom), (left, right)) = (p.rows(), p.cols());
-        self.indices()
-            .enumerate()
-            .filter(|&(_, (x, y, _))| {
-                let (x, y) = (i32::from(x), i32::from(y));
-                (top..bottom).contains(&y) && (left..right).contains(&x)
-            })
-            .filter_map(|(k, (x, y, i))| p.probe(x.into(), y.into(), src, vram[i]).map(|h| (k, h)))
-            .collect()
     }
 
     /// A polyline's next segment: the command's words become its first word (opcode, and the
@@ -213,6 +229,32 @@ impl Tracer {
                 Outcome::Written
             };
             self.record(k, before[k], vram[i], outcome, None);
+        }
+    }
+}
+
+impl Watch for Tracer {
+    fn primitive(&mut self, half: u8) {
+        if self.quad {
+            self.part = Part::Triangle(half);
+        }
+    }
+
+    fn command(&self) -> u64 {
+        self.command
+    }
+
+    fn pixel(&mut self, at: usize, before: u16, hit: Hit, source: Option<TexelSource>) {
+        if self.marked[at / 64] & 1 << (at % 64) == 0 {
+            return;
+        }
+        let hits: Vec<usize> = (self.indices().enumerate())
+            .filter(|&(_, (_, _, i))| i == at)
+            .map(|(k, _)| k)
+            .collect();
+        for k in hits {
+            self.record(k, before, hit.value, hit.outcome, Some(hit));
+            self.texel_source(source);
         }
     }
 }

@@ -123,5 +123,7 @@ pub fn read_mask(vram: &[u16], r: Rect) -> Vec<u8> {
 
 /// The whole 1024×512 VRAM as 8-bit RGB (for `--vram`).
 pub fn vram_rgb(vram: &[u16]) -> Vec<u8> {
-    crate::capture::display::vram_picture(vram).rgb
+    vram.iter()
+        .flat_map(|&p| crate::output::bgr555_to_rgb(p))
+        .collect()
 }

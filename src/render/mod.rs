@@ -431,8 +431,7 @@ impl<'m> Renderer<'m> {
         self.gpu.gp0_words(&gp0);
         // The picture is what the display shows (the same read-out as `replay --display`):
         // the GP1 set-up made the framebuffer the display area.
-        let display = self.gpu.display();
-        let picture = crate::capture::display::shown(self.gpu.vram(), &display);
+        let picture = self.gpu.picture();
         debug_assert_eq!(
             (picture.width, picture.height),
             (u32::from(fb.w), u32::from(fb.h))

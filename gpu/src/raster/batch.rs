@@ -58,6 +58,9 @@ pub(crate) struct Entry {
     pub index: u32,
     pub top: i16,
     pub bottom: i16,
+    /// Which triangle of its quad the entry is (1: v1 v2 v3), 0 for any other primitive: the
+    /// pixel history names it.
+    pub half: u8,
 }
 
 /// Primitives waiting to be drawn.
@@ -133,6 +136,7 @@ impl Batch {
             index,
             top: t as i16,
             bottom: b as i16,
+            half: 0,
         });
     }
 
@@ -145,6 +149,13 @@ impl Batch {
         self.drawn.reserve(n);
         self.looks.reserve(n);
         self.bins.reserve(n.div_ceil(64) * BANDS);
+    }
+
+    /// The entry pushed last is the second triangle of a quad (v1 v2 v3).
+    pub fn second_half(&mut self) {
+        if let Some(e) = self.order.last_mut() {
+            e.half = 1;
+        }
     }
 
     /// The packets from the next entry on run under texture cache epoch `epoch`.
@@ -280,10 +291,10 @@ impl Batch {
         };
         for (k, e) in order.iter().enumerate() {
             let p = old.prim(e);
-            if k < at {
-                self.push(p);
-            } else {
-                rest.push(p);
+            let b = if k < at { &mut *self } else { &mut rest };
+            b.push(p);
+            if e.half == 1 {
+                b.second_half();
             }
         }
         for l in looks {

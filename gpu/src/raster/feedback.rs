@@ -34,9 +34,9 @@
 
 use super::texture::{decode, locate, ClutTable, Texture};
 use super::tiles::TileSet;
-use super::{shade, Band, Hit, Interp, Prim};
+use super::{shade, Hit, Interp, Prim};
 use crate::gp0::fields::{TexPage, TextureDepth};
-use crate::{VramImage, VRAM_HEIGHT, VRAM_WIDTH};
+use crate::{VramImage, VRAM_WIDTH};
 
 /// Entries in the texture cache.
 pub const ENTRIES: usize = 256;
@@ -179,8 +179,8 @@ fn texturing(p: &Prim) -> (Option<Texture>, bool, super::pixel::PixelMode) {
     }
 }
 
-/// Visits the pixels a triangle or rectangle draws, in the hardware's order, with what its
-/// loop gives each (a line samples no texture: nothing).
+/// Visits the pixels a primitive draws, in the hardware's order, with what its loop gives
+/// each.
 fn scan(p: &Prim, mut f: impl FnMut(i32, i32, Interp)) {
     match p {
         Prim::Triangle(cmd) => cmd.setup().scan(f),
@@ -194,7 +194,7 @@ fn scan(p: &Prim, mut f: impl FnMut(i32, i32, Interp)) {
                 }
             }
         }
-        Prim::Line(_) => {}
+        Prim::Line(l) => l.scan(f),
     }
 }
 
@@ -283,10 +283,10 @@ impl Feedback {
         self.read = TileSet::EMPTY;
     }
 
-    /// Draws `p` (of command `command`, when known) pixel by pixel in the hardware's order into `vram`,
-    /// reading texels through the cache (the log caught up) and its CLUT entries from `clut`
-    /// (the CLUT cache's). `seen` gets each pixel's VRAM index, its value before, what
-    /// happened there and where its texel came from.
+    /// Draws `p` (of command `command`, when known) pixel by pixel in the hardware's order
+    /// into `vram`, reading texels through the cache (the log caught up, when it is textured)
+    /// and its CLUT entries from `clut` (the CLUT cache's). `seen` gets each pixel's VRAM
+    /// index, its value before, what happened there and where its texel came from.
     pub fn draw(
         &mut self,
         p: &Prim,
@@ -295,13 +295,11 @@ impl Feedback {
         command: Option<u64>,
         mut seen: impl FnMut(usize, u16, Hit, Option<TexelSource>),
     ) {
-        debug_assert!(self.log.is_empty(), "the cache is caught up");
-        self.stats.in_order += 1;
-        self.filled = true;
         let (texture, raw, mode) = texturing(p);
-        if let Prim::Line(l) = p {
-            l.draw(&mut [Band::new(&mut vram[..], 0, VRAM_HEIGHT)]);
-            return;
+        if texture.is_some() {
+            debug_assert!(self.log.is_empty(), "the cache is caught up");
+            self.stats.in_order += 1;
+            self.filled = true;
         }
         let cache = &mut self.cache;
         scan(p, |x, y, interp| {

@@ -3,7 +3,7 @@
 //! Design rule: the pixel rule ([`crate::raster::pixel`], [`crate::raster::texture::fetch`]) is
 //! one generic source over [`Lanes`], a value holding one quantity per pixel of a group of pixels.
 //! Each kernel is that source compiled for one instruction set: [`Scalar`] (one pixel, 32-bit:
-//! the exact span loop, the pixel probe, lines, texel fetches one pixel at a time), [`Portable`]
+//! the exact span loop, the in-order path, lines, texel fetches one pixel at a time), [`Portable`]
 //! (eight pixels in 16-bit lanes, arrays the compiler turns into SIMD instructions on any target)
 //! and `Avx2` (eight pixels in 32-bit lanes, `span/avx2.rs`). A rule fix is one edit, and the unit
 //! tests hold every instance to [`Scalar`].

@@ -99,19 +99,34 @@ impl Line {
 
     fn draw_band(&self, band: &mut Band) {
         let (top, bottom) = self.rows();
-        let (top, bottom) = (top.max(band.y0), bottom.min(band.y1));
-        if top >= bottom {
+        if top.max(band.y0) >= bottom.min(band.y1) {
             return;
         }
-        self.walk(|px, py, rgb| {
-            if py >= top && py < bottom && px >= self.clip.x0 && px <= self.clip.x1 {
-                let interp = Interp {
-                    rgb,
-                    uv: None,
-                    dither: self.dither_at(px, py),
-                };
-                let dst = band.at(px, py);
+        self.scan(|x, y, interp| {
+            if y >= band.y0 && y < band.y1 {
+                let dst = band.at(x, y);
                 *dst = shade(interp, None, false, self.mode, *dst).value;
+            }
+        });
+    }
+
+    /// Visits the pixels the segment draws (inside the drawing area), in the order it draws
+    /// them, with its colour and dither offset at each.
+    #[inline(always)]
+    pub fn scan(&self, mut f: impl FnMut(i32, i32, Interp)) {
+        let c = self.clip;
+        self.walk(|x, y, rgb| {
+            if (c.x0..=c.x1).contains(&x) && (c.y0..=c.y1).contains(&y) {
+                let dither = self.dither_at(x, y);
+                f(
+                    x,
+                    y,
+                    Interp {
+                        rgb,
+                        uv: None,
+                        dither,
+                    },
+                );
             }
         });
     }
@@ -151,26 +166,6 @@ impl Line {
                 *ck += dk;
             }
         }
-    }
-
-    /// The colour and dither offset the walk gives pixel (x, y), or `None` when the segment
-    /// does not draw it (no step lands there, or it is outside the drawing area).
-    pub fn sample(&self, x: i32, y: i32) -> Option<Interp> {
-        let (c0, c1) = (self.clip, self.clip);
-        if x < c0.x0 || x > c1.x1 || y < c0.y0 || y > c1.y1 {
-            return None;
-        }
-        let mut hit = None;
-        self.walk(|px, py, rgb| {
-            if (px, py) == (x, y) {
-                hit = Some(rgb);
-            }
-        });
-        hit.map(|rgb| Interp {
-            rgb,
-            uv: None,
-            dither: self.dither_at(x, y),
-        })
     }
 
     /// How the segment writes its pixels.

@@ -149,28 +149,6 @@ pub struct Hit {
     pub value: u16,
 }
 
-impl Prim {
-    /// What the primitive does to pixel (x, y) whose current value is `dst`, sampling `src`;
-    /// `None` when it does not cover the pixel. Pixel by pixel, with the arithmetic of
-    /// [`span::span_exact`], so tests can hold the span loops to it.
-    pub fn probe(&self, x: i32, y: i32, src: TexSource, dst: u16) -> Option<Hit> {
-        let (interp, texture, raw, mode) = match self {
-            Prim::Triangle(cmd) => {
-                let t = cmd.setup();
-                let s = *t.shading();
-                (t.sample(x, y)?, s.texture, s.raw, s.mode)
-            }
-            Prim::Rect(r) => (r.sample(x, y)?, r.texture.map(|t| t.0), r.raw, r.mode),
-            Prim::Line(l) => (l.sample(x, y)?, None, false, *l.mode()),
-        };
-        let texel = match (texture, interp.uv) {
-            (Some(t), Some((u, v))) => Some(t.texel(src, u, v)),
-            _ => None,
-        };
-        Some(shade(interp, texel, raw, mode, dst))
-    }
-}
-
 /// A pixel's outcome from what its primitive's loop gave it, the texel it fetched (when
 /// textured), whether the texture is raw, the write mode and the destination's value `dst`:
 /// the pixel rule ([`pixel::pixel`]) for one pixel, in 32 bits as [`span::span_exact`] runs it.

@@ -5,7 +5,8 @@
 //! Design rule: written once, generic over [`Lanes`], and compiled for each kernel (one pixel in
 //! [`Scalar`], eight in the portable and AVX2 lanes; see [`super::lanes`]). The flags
 //! (textured, raw, blend mode) are plain arguments: every kernel passes constants, which the
-//! compiler folds away in the inlined rule, and the pixel probe passes run-time values.
+//! compiler folds away in the inlined rule, and the in-order path (`super::shade`) passes
+//! run-time values.
 //!
 //! Source: psx-spx "GPU Rendering Attributes" / "Semi Transparency" / "Dithering";
 //! verified by hwtests probe phases 5, 7, 11, 12.

@@ -186,7 +186,7 @@ impl TexCache {
     /// Applies the texture cache epochs of `b` marked at or before entry `at` (`epochs`: how
     /// many of them are applied).
     #[inline]
-    fn epoch_at(&mut self, b: &Batch, epochs: &mut usize, at: usize) {
+    pub(crate) fn epoch_at(&mut self, b: &Batch, epochs: &mut usize, at: usize) {
         while let Some(&(e, epoch)) = b.epochs.get(*epochs) {
             if e as usize > at {
                 return;

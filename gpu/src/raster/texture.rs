@@ -100,16 +100,6 @@ impl Texture {
     pub fn clut_table<'a>(&self, src: TexSource<'a>) -> &'a ClutTable {
         self.clut.entries(src)
     }
-
-    /// The texel at (u, v) after the texture window: [`Sampler::texel`] with the depth chosen at
-    /// run time, for single pixels.
-    pub fn texel(&self, src: TexSource, u: u8, v: u8) -> u16 {
-        match self.depth {
-            TextureDepth::Clut4 => self.sampler::<4>(src).texel(u, v),
-            TextureDepth::Clut8 => self.sampler::<8>(src).texel(u, v),
-            TextureDepth::Direct15 => self.sampler::<15>(src).texel(u, v),
-        }
-    }
 }
 
 /// A [`Texture`] prepared for one primitive's span loops, its depth (4, 8 or 15) known at

@@ -9,7 +9,7 @@
 //! A triangle is queued as a [`TriangleCmd`] (culled, not set up) and set up when its batch
 //! draws, so the gradient divisions run on the rasteriser threads ([`setup`]). A set-up
 //! [`Triangle`] is drawn row by row through the span kernels ([`rows`]) or looked at pixel by
-//! pixel ([`sample`]: the probe, the in-order drawing of texture feedback).
+//! pixel ([`sample`]: the in-order drawing of texture feedback and the pixel history).
 // Verified: hwtests phases 1, 3, 6 (edges), 7, 17–22 (attributes).
 
 use super::pixel::PixelMode;
@@ -105,11 +105,6 @@ impl Triangle {
             i32::from(self.v[0].y).max(self.clip.y0),
             i32::from(self.v[2].y).min(self.clip.y1 + 1),
         )
-    }
-
-    /// How the triangle shades its pixels.
-    pub fn shading(&self) -> &Shading {
-        &self.shading
     }
 
     /// Draws the rows of the triangle inside `bands`, through a loop specialised for its

@@ -1,5 +1,5 @@
-//! A set-up triangle pixel by pixel: what its row loop gives one pixel, and every pixel in the
-//! hardware's order.
+//! A set-up triangle pixel by pixel: every pixel in the hardware's order, with what its row
+//! loop gives it.
 
 use super::setup::{area2, gradients, Grad};
 use super::{x_fp, Triangle};
@@ -8,20 +8,6 @@ use crate::raster::span::FRAC;
 use crate::raster::Interp;
 
 impl Triangle {
-    /// What the row loop gives pixel (x, y): its colour, texture coordinates and dither
-    /// offset, or `None` when the triangle does not cover it (outside its rows, its span on
-    /// row `y`, or the drawing area). Computed directly from the set-up, as the row loop's
-    /// additions give the same integers.
-    pub fn sample(&self, x: i32, y: i32) -> Option<Interp> {
-        let (l, r) = self.span_at(y)?;
-        if x < l || x >= r {
-            return None;
-        }
-        // All five gradients: set-up skips those drawing does not read.
-        let v = self.v.map(|p| p.unpack());
-        Some(self.interp_at(&gradients(&v, area2(&v)), x, y))
-    }
-
     /// The columns `[left, right)` the triangle draws on row `y`, clipped to the drawing area;
     /// `None` outside its rows.
     fn span_at(&self, y: i32) -> Option<(i32, i32)> {
