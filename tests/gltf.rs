@@ -636,6 +636,81 @@ fn texture_alpha_becomes_cutout_or_semi_transparency() {
     assert_eq!(f.stats.drawn, 2);
 }
 
+/// A PBR model as exporters write them: one quad whose material has all five glTF maps (base
+/// colour, metallic-roughness, normal, occlusion, emissive), each a `side`² JPEG of its own
+/// generated pattern, in a GLB.
+fn pbr_five_maps(side: u32) -> Vec<u8> {
+    let mut b = Builder::new();
+    let maps: Vec<usize> = (0..5u32)
+        .map(|k| {
+            let rgb: Vec<[u8; 3]> = (0..side * side)
+                .map(|i| {
+                    let (x, y) = (i % side, i / side);
+                    let n = (x ^ y.wrapping_mul(k + 3)).wrapping_mul(0x9e37_79b9) >> 24;
+                    [
+                        (x * (k + 1) / 8) as u8,
+                        (y / 8 + n / 4) as u8,
+                        (n + k * 40) as u8,
+                    ]
+                })
+                .collect();
+            let img = b.jpeg(side, side, &rgb);
+            b.push("textures", json!({"source": img}))
+        })
+        .collect();
+    let mat = b.push(
+        "materials",
+        json!({
+            "pbrMetallicRoughness": {
+                "baseColorTexture": {"index": maps[0]},
+                "metallicRoughnessTexture": {"index": maps[1]}
+            },
+            "normalTexture": {"index": maps[2]},
+            "occlusionTexture": {"index": maps[3]},
+            "emissiveTexture": {"index": maps[4]},
+            "emissiveFactor": [1.0, 1.0, 1.0]
+        }),
+    );
+    let pos = b.floats(&[
+        [-1.0, -1.0, 0.0],
+        [1.0, -1.0, 0.0],
+        [1.0, 1.0, 0.0],
+        [-1.0, 1.0, 0.0],
+    ]);
+    let uv = b.floats(&[[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]]);
+    let idx = b.u16s(&[0, 1, 2, 0, 2, 3], "SCALAR", 6);
+    one_mesh(
+        &mut b,
+        json!({"attributes": {"POSITION": pos, "TEXCOORD_0": uv}, "indices": idx, "material": mat}),
+        json!({}),
+    );
+    b.glb()
+}
+
+#[test]
+fn a_pbr_model_decodes_only_its_base_colour_map() {
+    let glb = pbr_five_maps(2048);
+    // Written where a profiler can find it: `target/tmp/gltf/pbr5.glb`.
+    std::fs::write(cli_run::tmp("gltf", "pbr5.glb"), &glb).unwrap();
+    let m = load_bytes("pbr5.glb", &glb);
+    assert!(m.warnings().is_empty(), "{:?}", m.warnings());
+    // Only the base colour is decoded; every image's size is known from its header.
+    let decoded: Vec<bool> = m.images.iter().map(|i| i.texture.is_some()).collect();
+    assert_eq!(decoded, [true, false, false, false, false]);
+    assert!(m.images.iter().all(|i| i.size == [2048, 2048]));
+    assert_eq!(m.variants.len(), 1);
+    let facts = m.facts();
+    for t in 0..5 {
+        assert_eq!(facts["textures"][t]["width"], 2048, "{facts}");
+        assert_eq!(facts["textures"][t]["encoding"], "JPEG", "{facts}");
+    }
+    let f = Renderer::new(&m, &RenderOptions::default())
+        .unwrap()
+        .render(&PoseRequest::default())
+        .unwrap();
+    assert_eq!(f.stats.drawn, 2);
+}
+
 #[test]
 fn node_matrix_places_the_mesh() {
     let mut b = Builder::new();

@@ -395,7 +395,7 @@ fn broken_documents_fail_with_their_json_path() {
         )]
     );
     assert_eq!(
-        *m.images[0].texture.image,
+        *m.images[0].texture.as_ref().unwrap().image,
         psxrender::formats::images::checkerboard(16)
     );
     // A required extension nobody implements.
@@ -932,11 +932,11 @@ fn an_image_file_named_many_times_is_decoded_once_and_counted_once() {
     assert_eq!(m.budget.0, limit_for(input));
     // One decode, one copy with the materials' alpha treatment.
     assert_eq!(m.images.len(), n);
-    let first = &m.images[0].texture.image;
+    let first = &m.images[0].texture.as_ref().unwrap().image;
     assert!(m
         .images
         .iter()
-        .all(|img| std::sync::Arc::ptr_eq(&img.texture.image, first)));
+        .all(|img| std::sync::Arc::ptr_eq(&img.texture.as_ref().unwrap().image, first)));
     assert_eq!(m.variants.len(), 1);
     assert!(m.material_variant.iter().all(|&v| v == Some(0)));
     // So an accessor larger than the limit of the true input is refused: 3.5M zero-filled
@@ -991,16 +991,16 @@ fn images_naming_one_source_share_one_decode_and_one_copy() {
     std::fs::write(dir.join("data.bin"), &b.bin).unwrap();
     let (m, peak, model_len) = load_written(&dir, "m.gltf", &doc);
     let m = m.unwrap();
-    let from_file = &m.images[0].texture.image;
-    let from_view = &m.images[files].texture.image;
+    let from_file = &m.images[0].texture.as_ref().unwrap().image;
+    let from_view = &m.images[files].texture.as_ref().unwrap().image;
     assert_eq!((from_file.width, from_file.height), (256, 256));
     assert_eq!(from_file, from_view);
     assert!(m.images[..files]
         .iter()
-        .all(|i| std::sync::Arc::ptr_eq(&i.texture.image, from_file)));
+        .all(|i| std::sync::Arc::ptr_eq(&i.texture.as_ref().unwrap().image, from_file)));
     assert!(m.images[files..]
         .iter()
-        .all(|i| std::sync::Arc::ptr_eq(&i.texture.image, from_view)));
+        .all(|i| std::sync::Arc::ptr_eq(&i.texture.as_ref().unwrap().image, from_view)));
     assert_eq!(m.variants.len(), 2);
     assert!(m.material_variant[..files].iter().all(|&v| v == Some(0)));
     assert!(m.material_variant[files..].iter().all(|&v| v == Some(1)));

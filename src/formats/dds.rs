@@ -69,17 +69,18 @@ pub fn decode_dxt(format: DxtFormat, w: u32, h: u32, data: &[u8]) -> Result<Rgba
             },
         ));
     }
-    let mut out = vec![0u8; w as usize * h as usize * 4];
-    format
-        .texpresso()
-        .decompress(&data[..need as usize], w as usize, h as usize, &mut out);
+    // Decoded straight into the image's RGBA pixels, which are bytes in the same order.
+    let mut pixels = vec![[0u8; 4]; w as usize * h as usize];
+    format.texpresso().decompress(
+        &data[..need as usize],
+        w as usize,
+        h as usize,
+        pixels.as_flattened_mut(),
+    );
     Ok(RgbaImage {
         width: w,
         height: h,
-        pixels: out
-            .chunks_exact(4)
-            .map(|p| [p[0], p[1], p[2], p[3]])
-            .collect(),
+        pixels,
     })
 }
 

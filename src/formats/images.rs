@@ -212,14 +212,18 @@ pub fn to_rgba(img: image::DynamicImage) -> RgbaImage {
     use image::DynamicImage as D;
     let (width, height) = (img.width(), img.height());
     let pixels = match img {
-        D::ImageRgba8(b) => b
-            .chunks_exact(4)
-            .map(|p| [p[0], p[1], p[2], p[3]])
+        D::ImageRgba8(b) => b.as_chunks::<4>().0.to_vec(),
+        D::ImageRgb8(b) => b
+            .as_chunks::<3>()
+            .0
+            .iter()
+            .map(|&[r, g, b]| [r, g, b, 255])
             .collect(),
-        D::ImageRgb8(b) => b.chunks_exact(3).map(|p| [p[0], p[1], p[2], 255]).collect(),
         D::ImageLumaA8(b) => b
-            .chunks_exact(2)
-            .map(|p| [p[0], p[0], p[0], p[1]])
+            .as_chunks::<2>()
+            .0
+            .iter()
+            .map(|&[l, a]| [l, l, l, a])
             .collect(),
         D::ImageLuma8(b) => b.iter().map(|&l| [l, l, l, 255]).collect(),
         other => other.into_rgba8().pixels().map(|p| p.0).collect(),

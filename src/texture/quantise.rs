@@ -73,6 +73,11 @@ fn encoded(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> Vec<u16> {
         }
         return out;
     }
+    // Where every pixel is opaque, the alpha weights are all 255 and cancel out of each mean
+    // (255·Σc / 255·n = Σc / n, rounded down alike), so the channels are summed unweighted.
+    let opaque = img.pixels.iter().fold(255u8, |m, p| m & p[3]) == 255;
+    // Columns of one width k tiling the row exactly are summed k pixels at a time.
+    let uniform = (sw >= w && sw.is_multiple_of(w)).then_some(sw / w);
     // One row of boxes at a time: every source row of it adds into the sums of its columns.
     let mut sums = vec![[0u32; 4]; w];
     for ty in 0..h {
@@ -80,19 +85,22 @@ fn encoded(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> Vec<u16> {
         sums.fill([0; 4]);
         for y in rows.clone() {
             let line = &img.pixels[y * sw..(y + 1) * sw];
-            for (s, xs) in sums.iter_mut().zip(&columns) {
-                for p in &line[xs.clone()] {
-                    let a = u32::from(p[3]);
-                    s[0] += u32::from(p[0]) * a;
-                    s[1] += u32::from(p[1]) * a;
-                    s[2] += u32::from(p[2]) * a;
-                    s[3] += a;
-                }
+            match (uniform, opaque) {
+                (Some(2), true) => add_tiles::<2, true>(line, &mut sums),
+                (Some(4), true) => add_tiles::<4, true>(line, &mut sums),
+                (Some(8), true) => add_tiles::<8, true>(line, &mut sums),
+                (Some(2), false) => add_tiles::<2, false>(line, &mut sums),
+                (Some(4), false) => add_tiles::<4, false>(line, &mut sums),
+                (Some(8), false) => add_tiles::<8, false>(line, &mut sums),
+                (_, true) => add_spans::<true>(line, &columns, &mut sums),
+                (_, false) => add_spans::<false>(line, &columns, &mut sums),
             }
         }
         for (s, xs) in sums.iter().zip(&columns) {
             let n = (xs.len() * rows.len()) as u32;
-            let channel = |c: u32| c.checked_div(s[3]).unwrap_or(0) as u8;
+            // Unweighted sums are divided by the pixel count, weighted ones by the alpha sum.
+            let weight = if opaque { n } else { s[3] };
+            let channel = |c: u32| c.checked_div(weight).unwrap_or(0) as u8;
             let mean = [
                 channel(s[0]),
                 channel(s[1]),
@@ -103,6 +111,45 @@ fn encoded(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> Vec<u16> {
         }
     }
     out
+}
+
+/// Adds pixel `p` into a box's sums: colours weighted by alpha, and alpha; unweighted when the
+/// image is `OPAQUE` (see [`encoded`]).
+#[inline(always)]
+fn add<const OPAQUE: bool>(s: &mut [u32; 4], p: [u8; 4]) {
+    if OPAQUE {
+        for c in 0..4 {
+            s[c] += u32::from(p[c]);
+        }
+    } else {
+        let a = u32::from(p[3]);
+        for c in 0..3 {
+            s[c] += u32::from(p[c]) * a;
+        }
+        s[3] += a;
+    }
+}
+
+/// Adds one source row into the sums of its boxes, which are `K` pixels wide and tile it.
+fn add_tiles<const K: usize, const OPAQUE: bool>(line: &[[u8; 4]], sums: &mut [[u32; 4]]) {
+    for (s, tile) in sums.iter_mut().zip(line.as_chunks::<K>().0) {
+        for &p in tile {
+            add::<OPAQUE>(s, p);
+        }
+    }
+}
+
+/// Adds one source row into the sums of its boxes, column `i` spanning `columns[i]`.
+fn add_spans<const OPAQUE: bool>(
+    line: &[[u8; 4]],
+    columns: &[Range<usize>],
+    sums: &mut [[u32; 4]],
+) {
+    for (s, xs) in sums.iter_mut().zip(columns) {
+        for &p in &line[xs.clone()] {
+            add::<OPAQUE>(s, p);
+        }
+    }
 }
 
 /// The mean of a box of `img` (`sw` pixels a row) as [`encoded`] takes it, in 64-bit sums for

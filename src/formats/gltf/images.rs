@@ -1,6 +1,9 @@
 //! Materials, images and the texture variants faces sample: material factors and texture
 //! slots, image sources (buffer views, data URIs, files beside the model) decoded or replaced by
 //! the checkerboard with a warning, and each used (image, alpha treatment) baked once.
+//!
+//! Only images some material shows as its base colour are decoded: the PS1 path draws no
+//! other map (docs/rendering.md), so the rest are read as far as their header's size.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -78,20 +81,38 @@ fn mime_format(mime: Option<&str>) -> Option<image::ImageFormat> {
     source::image_format(&[], mime)
 }
 
-/// Every image, decoded once per source. An image file that is not there, or bytes that are no
-/// PNG or JPEG psxrender can decode, are a warning and the checkerboard, as NWN and M2 textures
-/// are; a URI that leads outside the model's folder, a file that is no regular file, and sizes
-/// past the caps stay refusals.
+/// Which images some material shows as its base colour (through `materials`' texture slots):
+/// the only ones the PS1 path draws.
+fn drawn_images(doc: &::gltf::Document, materials: &[Material]) -> Vec<bool> {
+    let mut drawn = vec![false; doc.images().len()];
+    for (t, _) in materials.iter().filter_map(|m| m.texture) {
+        if let Some(i) = doc.as_json().textures.get(t).map(|t| t.source.value()) {
+            if let Some(d) = drawn.get_mut(i) {
+                *d = true;
+            }
+        }
+    }
+    drawn
+}
+
+/// Every image, decoded once per source when a material shows it as its base colour (else
+/// only its size read). An image file that is not there, or bytes that are no PNG or JPEG
+/// psxrender can decode, are a warning and the checkerboard, as NWN and M2 textures are; a URI
+/// that leads outside the model's folder, a file that is no regular file, and sizes past the
+/// caps stay refusals.
 pub(super) fn images(
     doc: &::gltf::Document,
+    materials: &[Material],
     src: &Source,
     reader: &Reader,
     budget: &Budget,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Image>> {
     let mut out = Vec::new();
-    // Each source decoded so far: its encoding and pixels (a map: a file may have many images).
-    let mut decoded: HashMap<ImageKey, (&'static str, Arc<RgbaImage>)> = HashMap::new();
+    let drawn = drawn_images(doc, materials);
+    // Each source read so far: its encoding, size and pixels if decoded (a map: a file may have
+    // many images).
+    let mut decoded: HashMap<ImageKey, Decoded> = HashMap::new();
     let checkerboard = Arc::new(crate::formats::images::checkerboard(16));
     // The JSON is read directly: the crate's `Image::source` unwraps a missing mimeType or uri.
     for (i, img) in doc.as_json().images.iter().enumerate() {
@@ -138,17 +159,19 @@ pub(super) fn images(
             }
             (None, None) => return Err(json_error(&jpath, "has neither a uri nor a bufferView")),
         };
-        let (encoding, pixels) = match decoded.get(&key) {
-            Some(d) => d.clone(),
-            None => {
-                let d = match decode(&jpath, &origin, fetch, mime, src, budget)? {
+        let draw = drawn.get(i).copied().unwrap_or(false);
+        let (encoding, size, pixels) = match decoded.get(&key) {
+            Some(d) if d.2.is_some() || !draw => d.clone(),
+            _ => {
+                let d = match decode(&jpath, &origin, fetch, mime, draw, src, budget)? {
                     Ok(d) => d,
                     Err(why) => {
                         warnings.push(format!(
                             "{jpath} ({origin}) cannot be decoded: {why}; drawn as a magenta \
                              checkerboard"
                         ));
-                        (MISSING, checkerboard.clone())
+                        let c = &checkerboard;
+                        (MISSING, [c.width, c.height], Some(c.clone()))
                     }
                 };
                 decoded.insert(key, d.clone());
@@ -160,10 +183,8 @@ pub(super) fn images(
             name: name.clone(),
             origin,
             encoding,
-            texture: Texture {
-                name,
-                image: pixels,
-            },
+            size,
+            texture: pixels.map(|image| Texture { name, image }),
         });
     }
     Ok(out)
@@ -179,23 +200,29 @@ fn missing_image(img: &::gltf::json::Image, uri: &str, checkerboard: &Arc<RgbaIm
         name: name.clone(),
         origin: uri.to_string(),
         encoding: MISSING,
-        texture: Texture {
+        size: [checkerboard.width, checkerboard.height],
+        texture: Some(Texture {
             name,
             image: checkerboard.clone(),
-        },
+        }),
     }
 }
 
-/// Gets and decodes the bytes of `images[N]` (at `jpath`, from `origin`, its `mimeType` `mime`):
-/// its encoding and pixels, or (inner `Err`) why the bytes are no image psxrender decodes.
+/// An image source as read: its encoding, size, and pixels when decoded.
+type Decoded = (&'static str, [u32; 2], Option<Arc<RgbaImage>>);
+
+/// Gets the bytes of `images[N]` (at `jpath`, from `origin`, its `mimeType` `mime`) and decodes
+/// them when the image is `drawn` (else reads its header's size): its encoding, size and pixels,
+/// or (inner `Err`) why the bytes are no image psxrender decodes.
 fn decode(
     jpath: &str,
     origin: &str,
     fetch: Fetch,
     mime: Option<&str>,
+    drawn: bool,
     src: &Source,
     budget: &Budget,
-) -> Result<std::result::Result<(&'static str, Arc<RgbaImage>), String>> {
+) -> Result<std::result::Result<Decoded, String>> {
     let owned: Vec<u8>;
     let (bytes, mime, file) = match fetch {
         Fetch::View(bytes) => (bytes, mime, None),
@@ -231,18 +258,26 @@ fn decode(
             mime.unwrap_or("not given")
         )));
     };
+    let encoding = if format == image::ImageFormat::Png {
+        "PNG"
+    } else {
+        "JPEG"
+    };
+    if !drawn {
+        return Ok(crate::formats::images::dimensions(bytes, format)
+            .map(|(w, h)| (encoding, [w, h], None)));
+    }
     let pixels = match source::decode_image(bytes, format, budget)
         .map_err(|e| in_file(json_error(jpath, format!("{origin}: {e}"))))?
     {
         Ok(p) => p,
         Err(why) => return Ok(Err(why)),
     };
-    let encoding = if format == image::ImageFormat::Png {
-        "PNG"
-    } else {
-        "JPEG"
-    };
-    Ok(Ok((encoding, Arc::new(pixels))))
+    Ok(Ok((
+        encoding,
+        [pixels.width, pixels.height],
+        Some(Arc::new(pixels)),
+    )))
 }
 
 /// What makes a texture variant: the decoded pixels (by address: images decoded from one source
@@ -283,12 +318,15 @@ pub(super) fn variants(
             per_material.push(None);
             continue;
         };
-        let Some(img) = images.get(image) else {
+        let Some((img, decoded)) = images
+            .get(image)
+            .and_then(|img| Some((img, img.texture.as_ref()?)))
+        else {
             per_material.push(None);
             continue;
         };
         let fa = m.base_color[3];
-        let key = variant_key(&img.texture.image, m.alpha, fa);
+        let key = variant_key(&decoded.image, m.alpha, fa);
         if let Some(&i) = key.as_ref().and_then(|k| made.get(k)) {
             per_material.push(Some(i));
             continue;
@@ -296,7 +334,7 @@ pub(super) fn variants(
         if let Some(k) = key {
             made.insert(k, out.len());
         }
-        let src = &img.texture.image;
+        let src = &decoded.image;
         let bytes = src.pixels.len() as u64 * 4;
         budget
             .charge(bytes, "texture copy (bytes)")
@@ -311,23 +349,25 @@ pub(super) fn variants(
                 ),
                 _ => e,
             })?;
+        // Each alpha value's treatment worked out once, then looked up per pixel.
+        let baked: [u8; 256] = std::array::from_fn(|a| {
+            let a = a as u8;
+            match m.alpha {
+                AlphaMode::Opaque => 255,
+                AlphaMode::Mask(cut) => {
+                    if f32::from(a) / 255.0 * fa >= cut {
+                        255
+                    } else {
+                        0
+                    }
+                }
+                AlphaMode::Blend => (f32::from(a) * fa).round() as u8,
+            }
+        });
         let pixels = src
             .pixels
             .iter()
-            .map(|&[r, g, b, a]| {
-                let a = match m.alpha {
-                    AlphaMode::Opaque => 255,
-                    AlphaMode::Mask(cut) => {
-                        if f32::from(a) / 255.0 * fa >= cut {
-                            255
-                        } else {
-                            0
-                        }
-                    }
-                    AlphaMode::Blend => (f32::from(a) * fa).round() as u8,
-                };
-                [r, g, b, a]
-            })
+            .map(|&[r, g, b, a]| [r, g, b, baked[usize::from(a)]])
             .collect();
         out.push(Variant {
             image,

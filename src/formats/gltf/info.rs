@@ -408,8 +408,8 @@ impl Texture {
             decoded: m.images.get(t.image).map(|img| Image {
                 image_name: (img.name != img.origin).then(|| img.name.clone()),
                 origin: img.origin.clone(),
-                width: img.texture.image.width,
-                height: img.texture.image.height,
+                width: img.size[0],
+                height: img.size[1],
                 encoding: img.encoding,
             }),
             wrap: t.wrap,

@@ -394,7 +394,7 @@ pub struct Material {
     pub double_sided: bool,
 }
 
-/// A decoded image.
+/// An image of the file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Image {
     /// Name, or where it came from.
@@ -403,8 +403,11 @@ pub struct Image {
     pub origin: String,
     /// `PNG` / `JPEG`.
     pub encoding: &'static str,
-    /// The decoded pixels.
-    pub texture: Texture,
+    /// Width and height in pixels.
+    pub size: [u32; 2],
+    /// The decoded pixels; `None` when no material shows the image as its base colour, the
+    /// only map the PS1 path draws, so it was not decoded.
+    pub texture: Option<Texture>,
 }
 
 /// A glTF texture: an image (the sampler's filters mean nothing to the PS1, its wrap modes are

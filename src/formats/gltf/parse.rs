@@ -86,7 +86,7 @@ fn build_inner(
             .collect(),
     };
     let materials = materials(doc);
-    let images = images(doc, src, &reader, budget, warnings)?;
+    let images = images(doc, &materials, src, &reader, budget, warnings)?;
     let textures: Vec<TextureRef> = doc
         .textures()
         .map(|t| {

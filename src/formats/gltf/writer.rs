@@ -185,6 +185,22 @@ impl Builder {
         self.push("images", json!({"bufferView": v, "mimeType": "image/png"}))
     }
 
+    /// A JPEG image (quality 90) of `width`×`height` RGB pixels stored in a buffer view;
+    /// returns the image index.
+    pub fn jpeg(&mut self, width: u32, height: u32, rgb: &[[u8; 3]]) -> usize {
+        let mut bytes = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, 90)
+            .encode(
+                rgb.as_flattened(),
+                width,
+                height,
+                image::ExtendedColorType::Rgb8,
+            )
+            .expect("JPEG encodes to memory");
+        let v = self.view(&bytes);
+        self.push("images", json!({"bufferView": v, "mimeType": "image/jpeg"}))
+    }
+
     /// A texture of `image` and a material sampling it; returns the material index.
     pub fn textured_material(&mut self, image: usize, extra: Value) -> usize {
         let t = self.push("textures", json!({"source": image}));
