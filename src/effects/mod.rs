@@ -26,7 +26,7 @@ pub use ribbon::{
     edges, edges_all, ribbon_sprites, strip, Edge, RibbonDef, RibbonSource, RibbonState,
 };
 pub use sim::{simulate, SimCache, MAX_SAVED, SAVE_EVERY};
-pub use sprites::{drawn_blend, sprites};
+pub use sprites::{drawn_blends, sprites, VEIL_FROM};
 
 use crate::math::{add3, cross, dot3, normalize3, scale3};
 use crate::scene::{Blend, Effects};
@@ -500,9 +500,10 @@ pub fn collect<'a>(
         out.sprites.extend(sprites(def, &snap, camera));
         out.reach.push(snap.state.origin);
         if let Some(t) = def.texture {
-            let used = (t, drawn_blend(def.blend));
-            if !out.uses.contains(&used) {
-                out.uses.push(used);
+            for &b in drawn_blends(def.blend) {
+                if !out.uses.contains(&(t, b)) {
+                    out.uses.push((t, b));
+                }
             }
         }
     }

@@ -5,7 +5,7 @@
 //! `edge_life` seconds. The strip runs from the emitter's current edge back through the live
 //! edges, oldest last; each segment is one quad, its texture stretched along the strip from
 //! u = 0 at the emitter to u = 1 one edge life behind, its colour and opacity those the older
-//! edge was born with (blended as particles are: [`super::drawn_blend`]).
+//! edge was born with (blended as particles are: [`super::drawn_blends`]).
 
 use super::{sane, steps_to, POOL_PER_EMITTER, STEP_HZ};
 use crate::math::{add3, scale3, sub3};
@@ -216,12 +216,13 @@ pub fn strip(def: &RibbonDef, e: &[Edge]) -> Vec<Sprite> {
         .filter_map(|w| {
             let (new, old) = (&w[0], &w[1]);
             let (u0, u1) = (new.age / life, old.age / life);
+            let (blend, color) = super::sprites::drawn(def.blend, old.color, old.alpha)?;
             Some(Sprite {
                 corners: [new.top, old.top, new.bottom, old.bottom],
                 uv: [[u0, 0.0], [u1, 0.0], [u0, 1.0], [u1, 1.0]],
-                color: super::sprites::blended_color(def.blend, old.color, old.alpha)?,
+                color,
                 texture: def.texture,
-                blend: super::drawn_blend(def.blend),
+                blend,
             })
         })
         .collect()

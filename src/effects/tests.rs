@@ -280,3 +280,46 @@ fn runs_going_on_from_saved_points_equal_runs_from_the_start() {
     }
     assert_eq!(cache.saved(), sim::MAX_SAVED);
 }
+
+#[test]
+fn each_source_blend_takes_its_ps1_mode() {
+    use super::sprites::drawn;
+    use crate::formats::m2::blend_of;
+    let white = [1.0; 3];
+    // Alpha blending (NWN `normal`, M2 2, 5, 6, 7): B/2 + F/2 while dense, its colour 2a so the
+    // foreground term is a·F (rollnw draws `normal` alpha-blended, not additive) …
+    assert_eq!(
+        drawn(Blend::Alpha, white, 0.4),
+        Some((Blend::Alpha, [102; 3]))
+    );
+    assert_eq!(
+        drawn(Blend::Alpha, white, 1.0),
+        Some((Blend::Alpha, [255; 3]))
+    );
+    // … B + F/4 once thin (a < 1/4), its colour 4a: still a·F, the background kept.
+    assert_eq!(
+        drawn(Blend::Alpha, white, 0.1),
+        Some((Blend::AddQuarter, [51; 3]))
+    );
+    // Black smoke halves what lies behind; black light adds nothing.
+    assert!(drawn(Blend::Alpha, [0.0; 3], 0.5).is_some());
+    assert_eq!(drawn(Blend::Additive, [0.0; 3], 0.5), None);
+    // Additive: B + a·F. Opaque and punch-through ignore opacity.
+    assert_eq!(
+        drawn(Blend::Additive, white, 0.5),
+        Some((Blend::Additive, [64; 3]))
+    );
+    assert_eq!(
+        drawn(Blend::Cutout, white, 0.5),
+        Some((Blend::Cutout, [128; 3]))
+    );
+    // M2 blend modes (wowdev M2Blend 0–7) → the scene blend drawn as above.
+    let m2: Vec<Blend> = (0..=7).map(blend_of).collect();
+    use Blend::*;
+    assert_eq!(
+        m2,
+        [Opaque, Cutout, Alpha, Additive, Additive, Alpha, Alpha, Alpha]
+    );
+    // Textures of alpha emitters are placed for both modes.
+    assert_eq!(drawn_blends(Blend::Alpha), [Alpha, AddQuarter]);
+}

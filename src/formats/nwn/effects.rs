@@ -9,9 +9,10 @@
 //! (static) values, overridden by the playing animation's keys for the same node, sampled at
 //! each step. Emitters sit in NWN space (Z up), their emission axis the node's local +Z, their
 //! spawn area its local X/Y (`xsize`/`ysize` in centimetres); everything is turned into scene
-//! space here ([`super::to_scene`]). `mass` scales standard gravity (9.8 m/s², negative rises);
-//! `spread` is the full cone angle in radians (2π = every direction); `particleRot` is turns a
-//! second.
+//! space here ([`super::to_scene`]). `mass` is the downward acceleration itself, m/s² (negative
+//! rises), as rollnw's particle system applies it (`velocity.z -= mass · dt`, not scaled by
+//! standard gravity); `spread` is the full cone angle in radians (2π = every direction);
+//! `particleRot` is turns a second.
 
 use super::anim::sample;
 use super::mdl::{self, emitter as ec, ControllerType, EmitterFlags, Node, NodeDetail, NodeKind};
@@ -23,8 +24,6 @@ use crate::effects::{
 use crate::math::{lerp3, normalize3, scale3};
 use crate::scene::Blend;
 
-/// Standard gravity, m/s², scaled by an emitter's `mass`.
-const GRAVITY: f32 = 9.8;
 /// The detonate controller.
 const DETONATE: ControllerType = ControllerType::DETONATE;
 
@@ -225,7 +224,7 @@ impl EmitterSource for AnimatedNode<'_> {
             speed: self.scalar(ec::VELOCITY, t, 0.0),
             speed_random: self.scalar(ec::RAND_VEL, t, 0.0),
             spread: self.scalar(ec::SPREAD, t, 0.0) * 0.5,
-            gravity: self.scalar(ec::MASS, t, 0.0) * GRAVITY,
+            gravity: self.scalar(ec::MASS, t, 0.0),
             drag: 0.0,
             spin: self.scalar(ec::PARTICLE_ROT, t, 0.0) * std::f32::consts::TAU,
             color: OverLife {
@@ -410,3 +409,7 @@ pub fn light_lines(model: &NWNModel) -> Vec<String> {
         })
         .collect()
 }
+
+#[cfg(test)]
+#[path = "effects_tests.rs"]
+mod tests;
