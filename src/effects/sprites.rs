@@ -32,7 +32,7 @@ fn modulation(c: [f32; 3], k: f32) -> [u8; 3] {
 }
 
 /// The atlas cell `p` shows now.
-fn cell(def: &EmitterDef, p: &Particle) -> u32 {
+pub(super) fn cell(def: &EmitterDef, p: &Particle) -> u32 {
     match def.cells {
         CellAnimation::Rate {
             fps, first, last, ..
@@ -41,7 +41,8 @@ fn cell(def: &EmitterDef, p: &Particle) -> u32 {
             let steps = if fps.is_finite() && fps > 0.0 {
                 (p.age * fps).floor() as u32
             } else {
-                0
+                // No rate: the range once over the life (rollnw's eval_sprite_frame).
+                ((p.progress() * span as f32) as u32).min(span - 1)
             };
             first + (p.cell_offset.wrapping_add(steps)) % span
         }

@@ -526,6 +526,7 @@ impl EmitterSource for M2Emitter<'_> {
             gravity: self.track(k::GRAVITY, &time, 0.0),
             drag: e.drag.max(0.0),
             spin: e.spin,
+            random_angle: true,
             color: OverLife {
                 start: rgb(e.colors[0]),
                 middle: rgb(e.colors[1]),

@@ -45,3 +45,40 @@ fn mass_is_the_acceleration_itself() {
         .fold(0.0, f32::max);
     assert!((0.38..=0.41).contains(&top), "highest particle {top} m");
 }
+
+#[test]
+fn spread_is_the_largest_angle_not_halved() {
+    // rollnw mdl_particle_import.cpp: spread_radians = the controller's value; θ ≤ spread.
+    let m = emitter_model("  update Fountain\n  spread 1.0");
+    assert_eq!(state(&m).spread, 1.0);
+}
+
+#[test]
+fn missing_end_values_are_the_start_values() {
+    // rollnw mdl_particle_import.cpp: colorEnd defaults to colorStart, alphaEnd to alphaStart.
+    let m = emitter_model("  update Fountain\n  colorStart 1 0 0\n  alphaStart 0.5");
+    let s = state(&m);
+    assert_eq!(s.color.end, [1.0, 0.0, 0.0]);
+    assert_eq!(s.alpha.end, 0.5);
+    assert_eq!(s.alpha.middle, 0.5);
+}
+
+#[test]
+fn an_unset_frame_range_is_the_whole_sheet() {
+    // rollnw particle_system.cpp: frame_begin = frame_end = 0 widens to the last cell (15 of a
+    // 4 × 4 sheet).
+    let m = emitter_model("  update Fountain\n  xgrid 4\n  ygrid 4");
+    let crate::effects::CellAnimation::Rate { first, last, .. } = m.emitters[0].1.cells else {
+        panic!("NWN cells run at a rate");
+    };
+    assert_eq!((first, last), (0, 15));
+}
+
+#[test]
+fn particle_rotation_starts_at_zero() {
+    // rollnw: rotation = 0 at birth, + rotation_rate · age; particleRot 1 is a turn a second.
+    let m = emitter_model("  update Fountain\n  particleRot 1");
+    let s = state(&m);
+    assert!(!s.random_angle);
+    assert!((s.spin - std::f32::consts::TAU).abs() < 1e-6);
+}
