@@ -34,9 +34,18 @@ fn request(animation: Option<usize>, frame: u32) -> PoseRequest {
     }
 }
 
-/// Renders `frame` of `model` (framed on frame 0) with or without effects.
+/// Renders `frame` of `model`'s default animation (framed on frame 0) with or without effects.
 fn render(model: &dyn Model, frame: u32, effects: bool) -> psxrender::render::Frame {
-    let anim = default_animation(model);
+    render_in(model, default_animation(model), frame, effects)
+}
+
+/// Renders `frame` of `anim` (framed on its frame 0) with or without effects.
+fn render_in(
+    model: &dyn Model,
+    anim: Option<usize>,
+    frame: u32,
+    effects: bool,
+) -> psxrender::render::Frame {
     let opts = RenderOptions {
         threads: 1,
         effects,
@@ -69,7 +78,7 @@ fn textured_polygons(gp0: &[u32]) -> Vec<(Vec<u32>, Vec<[u8; 2]>)> {
 
 #[test]
 #[cfg_attr(no_shared, ignore = "needs ../shared/samples/m2")]
-fn imp2_skin_is_found_and_its_flames_are_drawn() {
+fn imp2_skin_is_found_and_its_flames_wait_for_their_enabled_track() {
     // The skin search finds imp2red.blp beside Imp2.m2 (named after the model, no "skin").
     let path = sample("Imp2.m2");
     let m = load(&path, &LoadOptions::default());
@@ -85,24 +94,23 @@ fn imp2_skin_is_found_and_its_flames_are_drawn() {
     let m = load(&path, &opts);
     assert_eq!(m.extras.particles.len(), 3);
     assert_eq!(m.extras.cameras.len(), 2);
-    let anim = default_animation(&m);
-    let fx = m.effects(&request(anim, 40));
-    assert!(fx.sprites.len() > 50, "{} sprites", fx.sprites.len());
-    assert!(fx
-        .sprites
-        .iter()
-        .all(|s| s.blend == Blend::Additive && s.texture == Some(1)));
-    // Drawn: the frame differs from the mesh-only one where the flames are, and only there.
-    let with = render(&m, 40, true);
-    let without = render(&m, 40, false);
-    assert!(with.stats.sprites > 50, "{:?}", with.stats);
-    let changed = with
-        .rgb
-        .chunks(3)
-        .zip(without.rgb.chunks(3))
-        .filter(|(a, b)| a != b)
-        .count();
-    assert!(changed > 500, "{changed} pixels changed by the flames");
+    // The "enabled in" track is 0 throughout Stand (WebWowViewerCpp emits nothing then).
+    let stand = default_animation(&m);
+    assert_eq!(m.animations()[stand.unwrap()].name, "Stand");
+    for frame in (0..120).step_by(20) {
+        assert!(
+            m.effects(&request(stand, frame)).sprites.is_empty(),
+            "Stand {frame}"
+        );
+    }
+    // Its only non-zero key is the last instant of anim132 (key 41 of 50, at 90495 ms): the
+    // flames are off in every sequence, and a Stand frame is the mesh alone.
+    let e = &m.extras.particles[0].enabled;
+    assert_eq!(e.values.iter().filter(|v| **v != 0.0).count(), 1);
+    let with = render_in(&m, stand, 40, true);
+    let without = render_in(&m, stand, 40, false);
+    assert_eq!(with.stats.sprites, 0, "{:?}", with.stats);
+    assert!(with.rgb == without.rgb);
 }
 
 #[test]
@@ -378,5 +386,57 @@ fn writer_ribbon_trails_its_moving_bone() {
     assert!(fx.sprites.iter().all(|s| s.blend == Blend::Additive));
     let f = render(&m, 30, true);
     assert_eq!(f.stats.sprites, 5);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn writer_emitter_spawns_only_while_its_enabled_track_is_on() {
+    use psxrender::effects::{simulate, EmitterSource};
+    use psxrender::formats::m2::effects::{emitter_def, track_index, M2Emitter};
+    use psxrender::formats::m2::track::{Interpolation, Track};
+    // WebWowViewerCpp (particleEmitter.cpp) emits nothing while "enabled in" samples 0: an
+    // emitter of 30 a second whose track is 0 for the first second, 1 after, has no particle
+    // at 1 s and about 15 at 1.5 s.
+    let dir = temp_dir("enabled");
+    let mut model = quad_model(&dir);
+    model.bones = vec![bone(false)];
+    let path = dir.join("quad.m2");
+    std::fs::write(&path, model.write()).unwrap();
+    let m = load(&path, &LoadOptions::default());
+    let step = |times: Vec<u32>, values: Vec<f32>| Track {
+        interpolation: Interpolation::None,
+        global_sequence: None,
+        ranges: vec![(0, times.len() as u32 - 1)],
+        times,
+        values,
+        tangents: Vec::new(),
+    };
+    let mut tracks: [Track<f32>; 9] = std::array::from_fn(|_| step(vec![0], vec![0.0]));
+    tracks[track_index::RATE] = step(vec![0], vec![30.0]);
+    tracks[track_index::LIFESPAN] = step(vec![0], vec![5.0]);
+    let e = m2::effects::ParticleEmitter {
+        flags: 0,
+        position: [0.0; 3],
+        bone: 0,
+        texture: 0,
+        blend: 4,
+        kind: 1,
+        tiles: [1, 1],
+        tracks,
+        midpoint: 0.5,
+        colors: [[255; 4]; 3],
+        scales: [1.0; 3],
+        twinkle_scale: [0.0; 2],
+        cells: [0; 3],
+        drag: 0.0,
+        spin: 0.0,
+        enabled: step(vec![0, 1000], vec![0.0, 1.0]),
+    };
+    let src = M2Emitter::new(&m, &e, Some(0));
+    assert!(!src.state(0.5).enabled && src.state(1.2).enabled);
+    let def = emitter_def(0, &e);
+    assert!(simulate(0, &def, &src, 1.0).particles.is_empty());
+    let n = simulate(0, &def, &src, 1.5).particles.len();
+    assert!((14..=16).contains(&n), "{n} particles at 1.5 s");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -26,7 +26,7 @@ pub use ribbon::{
     edges, edges_all, ribbon_sprites, strip, Edge, RibbonDef, RibbonSource, RibbonState,
 };
 pub use sim::{simulate, SimCache, MAX_SAVED, SAVE_EVERY};
-pub use sprites::{drawn_blend, sprites};
+pub use sprites::{drawn_blends, sprites, VEIL_FROM};
 
 use crate::math::{add3, cross, dot3, normalize3, scale3};
 use crate::scene::{Blend, Effects};
@@ -153,7 +153,7 @@ pub enum CellAnimation {
     /// `fps` cells a second through `first..=last`, looping (NWN); `random` starts each particle
     /// at a random cell of the range.
     Rate {
-        /// Cells a second (0 = hold the first).
+        /// Cells a second; 0 spreads the range over the particle's life (rollnw).
         fps: f32,
         /// First cell.
         first: u32,
@@ -248,14 +248,20 @@ pub struct EmitterState {
     pub speed: f32,
     /// Extra random speed, uniform in [0, `speed_random`].
     pub speed_random: f32,
-    /// Half-angle of the emission cone, radians (π = every direction).
+    /// Largest angle of a direction from the axis, radians, up to 2π: each particle's angle
+    /// is uniform in [0, `spread`] (rollnw's `initial_emission_direction`; WebWowViewerCpp
+    /// turns by a random angle within the vertical range alike), not uniform over the
+    /// cap's area.
     pub spread: f32,
     /// Acceleration along scene −Y, model units/s² (negative rises).
     pub gravity: f32,
     /// Velocity damping, fraction lost per second.
     pub drag: f32,
-    /// Spin, radians a second (a random start angle is added per particle).
+    /// Spin, radians a second.
     pub spin: f32,
+    /// A spinning particle starts at a random angle (M2); otherwise at 0, as rollnw starts
+    /// every NWN particle.
+    pub random_angle: bool,
     /// Colour (0..1 RGB) over life.
     pub color: OverLife<[f32; 3]>,
     /// Opacity over life.
@@ -282,6 +288,7 @@ impl Default for EmitterState {
             gravity: 0.0,
             drag: 0.0,
             spin: 0.0,
+            random_angle: false,
             color: OverLife {
                 start: [1.0; 3],
                 middle: [1.0; 3],
@@ -408,13 +415,18 @@ pub(crate) fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u
     let offset = add3(scale3(s.area[0], a), scale3(s.area[1], b));
     let dir = cone(
         normalize3(s.axis),
-        sane(s.spread, 0.0, std::f32::consts::PI),
+        sane(s.spread, 0.0, std::f32::consts::TAU),
         rng,
     );
     let speed = sane(s.speed, -1e4, 1e4) + sane(s.speed_random, -1e4, 1e4) * rng.unit();
-    // A random start angle only for spinning particles: a still flame stays upright.
+    // A random start angle only where the format has one, and only for spinning particles: a
+    // still flame stays upright.
     let angle = rng.unit() * std::f32::consts::TAU;
-    let angle = if s.spin != 0.0 { angle } else { 0.0 };
+    let angle = if s.random_angle && s.spin != 0.0 {
+        angle
+    } else {
+        0.0
+    };
     let cell_offset = match def.cells {
         CellAnimation::Rate {
             random: true,
@@ -459,16 +471,15 @@ pub(crate) fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u
     }
 }
 
-/// A random unit direction within `half_angle` of `axis` (uniform over the cap's area).
-fn cone(axis: [f32; 3], half_angle: f32, rng: &mut Rng) -> [f32; 3] {
+/// A random unit direction at most `spread` from `axis`, its angle from the axis uniform in
+/// [0, `spread`] and its turn about the axis uniform.
+fn cone(axis: [f32; 3], spread: f32, rng: &mut Rng) -> [f32; 3] {
     let axis = if dot3(axis, axis) > 0.0 {
         axis
     } else {
         [0.0, 1.0, 0.0]
     };
-    let cos_max = crate::math::cos(half_angle);
-    let cos_t = 1.0 - rng.unit() * (1.0 - cos_max);
-    let sin_t = (1.0 - cos_t * cos_t).max(0.0).sqrt();
+    let (sin_t, cos_t) = crate::math::sin_cos(rng.unit() * spread);
     let phi = rng.unit() * std::f32::consts::TAU;
     let helper = if axis[1].abs() < 0.9 {
         [0.0, 1.0, 0.0]
@@ -500,9 +511,10 @@ pub fn collect<'a>(
         out.sprites.extend(sprites(def, &snap, camera));
         out.reach.push(snap.state.origin);
         if let Some(t) = def.texture {
-            let used = (t, drawn_blend(def.blend));
-            if !out.uses.contains(&used) {
-                out.uses.push(used);
+            for &b in drawn_blends(def.blend) {
+                if !out.uses.contains(&(t, b)) {
+                    out.uses.push((t, b));
+                }
             }
         }
     }
@@ -533,7 +545,7 @@ pub struct Summary {
     pub life: f32,
     /// Speed and its random extra.
     pub speed: [f32; 2],
-    /// Cone half-angle, degrees.
+    /// Largest angle from the emission axis, degrees.
     pub spread_degrees: f32,
     /// Downward acceleration.
     pub gravity: f32,

@@ -4,8 +4,8 @@
 //! and bottom `below` along the emitter's up axis), falls by `gravity`, and dies after
 //! `edge_life` seconds. The strip runs from the emitter's current edge back through the live
 //! edges, oldest last; each segment is one quad, its texture stretched along the strip from
-//! u = 0 at the emitter to u = 1 one edge life behind, its colour and opacity those the older
-//! edge was born with (blended as particles are: [`super::drawn_blend`]).
+//! u = 0 at the emitter to u = 1 one edge life behind; the whole strip takes the emitter's
+//! current colour and opacity (blended as particles are: [`super::drawn_blends`]).
 
 use super::{sane, steps_to, POOL_PER_EMITTER, STEP_HZ};
 use crate::math::{add3, scale3, sub3};
@@ -209,20 +209,28 @@ pub fn ribbon_sprites(def: &RibbonDef, src: &dyn RibbonSource, time: f32) -> Vec
     strip(def, &edges(def, src, time))
 }
 
-/// The quads of the strip through `e` (from [`edges`]).
+/// The quads of the strip through `e` (from [`edges`]), all in the colour and opacity of the
+/// head edge (the emitter's now), as WebWowViewerCpp's `CRibbonEmitter` colours the whole
+/// ribbon with the current track values.
 pub fn strip(def: &RibbonDef, e: &[Edge]) -> Vec<Sprite> {
     let life = def.edge_life.max(1e-3);
+    let Some(head) = e.first() else {
+        return Vec::new();
+    };
+    let Some((blend, color)) = super::sprites::drawn(def.blend, head.color, head.alpha) else {
+        return Vec::new();
+    };
     e.windows(2)
-        .filter_map(|w| {
+        .map(|w| {
             let (new, old) = (&w[0], &w[1]);
             let (u0, u1) = (new.age / life, old.age / life);
-            Some(Sprite {
+            Sprite {
                 corners: [new.top, old.top, new.bottom, old.bottom],
                 uv: [[u0, 0.0], [u1, 0.0], [u0, 1.0], [u1, 1.0]],
-                color: super::sprites::blended_color(def.blend, old.color, old.alpha)?,
+                color,
                 texture: def.texture,
-                blend: super::drawn_blend(def.blend),
-            })
+                blend,
+            }
         })
         .collect()
 }
@@ -339,5 +347,23 @@ mod tests {
         assert_eq!(s[0].uv[0], [0.0, 0.0]);
         assert!((s[0].uv[1][0] - 1.0 / 30.0).abs() < 1e-5);
         assert_eq!(s[0].color, [64; 3]);
+    }
+
+    #[test]
+    fn the_whole_ribbon_takes_the_current_colour() {
+        // WebWowViewerCpp CRibbonEmitter: one colour for the ribbon, the track's value now. The
+        // wobbly ribbon's red is the time's fraction: at 2.5 s every quad is 0.5 × 0.75 red.
+        let def = RibbonDef {
+            name: "r".into(),
+            edges_per_second: 30.0,
+            edge_life: 1.0,
+            gravity: 0.0,
+            texture: None,
+            blend: Blend::Additive,
+        };
+        let s = ribbon_sprites(&def, &Wobbly(1.0), 2.5);
+        assert!(s.len() > 10);
+        let want = [0.5, 0.5, 0.25].map(|c: f32| (c * 0.75 * 128.0).round() as u8);
+        assert!(s.iter().all(|q| q.color == want), "{:?}", s[0].color);
     }
 }

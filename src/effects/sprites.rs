@@ -32,7 +32,7 @@ fn modulation(c: [f32; 3], k: f32) -> [u8; 3] {
 }
 
 /// The atlas cell `p` shows now.
-fn cell(def: &EmitterDef, p: &Particle) -> u32 {
+pub(super) fn cell(def: &EmitterDef, p: &Particle) -> u32 {
     match def.cells {
         CellAnimation::Rate {
             fps, first, last, ..
@@ -41,7 +41,8 @@ fn cell(def: &EmitterDef, p: &Particle) -> u32 {
             let steps = if fps.is_finite() && fps > 0.0 {
                 (p.age * fps).floor() as u32
             } else {
-                0
+                // No rate: the range once over the life (rollnw's eval_sprite_frame).
+                ((p.progress() * span as f32) as u32).min(span - 1)
             };
             first + (p.cell_offset.wrapping_add(steps)) % span
         }
@@ -58,38 +59,54 @@ fn cell(def: &EmitterDef, p: &Particle) -> u32 {
     }
 }
 
-/// The PS1 blend a particle of blend `b` is drawn with. The PS1 has no per-primitive alpha:
-/// an alpha-blended particle (B·(1−a) + F·a) is drawn B + F/4 with F = 4·a·colour, which keeps
-/// its F·a part exactly and drops the −a·B darkening; B/2 + F/2 would halve the background
-/// under every particle whatever its alpha, turning a fading smoke puff into a black plume.
-pub fn drawn_blend(b: Blend) -> Blend {
+/// Opacity from which an alpha-blended quad is drawn B/2 + F/2 rather than B + F/4.
+///
+/// The PS1 has no per-primitive alpha: of its modes, B/2 + F/2 (mode 0) and B + F/4 (mode 3)
+/// are the two whose background weight can stand for alpha blending's 1 − a. Each quad takes
+/// the one nearer 1 − a (mode 0 is nearer from a = 1/4: |½ − (1 − a)| < a), and its colour is
+/// scaled so that the foreground term comes out exactly a·F (2a in mode 0, 4a in mode 3). A
+/// puff is then a translucent veil that darkens what lies behind while it is dense, and fades
+/// to nothing by adding less and less, instead of leaving a dark stain (mode 0 all the way) or
+/// never darkening anything (mode 3 all the way).
+pub const VEIL_FROM: f32 = 0.25;
+
+/// The PS1 modes a quad of source blend `b` may be drawn with (the textures it samples must be
+/// encoded for each): see [`drawn`].
+pub fn drawn_blends(b: Blend) -> &'static [Blend] {
     match b {
-        Blend::Alpha => Blend::AddQuarter,
-        other => other,
+        Blend::Opaque => &[Blend::Opaque],
+        Blend::Cutout => &[Blend::Cutout],
+        Blend::Alpha => &[Blend::Alpha, Blend::AddQuarter],
+        Blend::Additive => &[Blend::Additive],
+        Blend::Subtractive => &[Blend::Subtractive],
+        Blend::AddQuarter => &[Blend::AddQuarter],
     }
 }
 
-/// The colour a particle is drawn in, `None` when it adds nothing. Blended particles fold
-/// their opacity into the colour (see [`drawn_blend`]); opaque and punch-through ones only
-/// vanish when fully transparent.
-fn shade(def: &EmitterDef, p: &Particle) -> Option<[u8; 3]> {
-    let f = p.progress();
-    blended_color(def.blend, p.color.at(f, lerp3), p.alpha.at(f, lerp1))
-}
-
-/// The PS1 colour of a quad of colour `c` (0..1) and opacity `a` under blend `blend`, `None`
-/// when it would not change the picture.
-pub(super) fn blended_color(blend: Blend, c: [f32; 3], a: f32) -> Option<[u8; 3]> {
+/// How a quad of source blend `blend`, colour `c` (0..1) and opacity `a` is drawn on the PS1:
+/// its mode and modulation colour, `None` when it would not change the picture. Opaque and
+/// punch-through quads only vanish when fully transparent; additive and subtractive ones fold
+/// their opacity into the colour (exact: B ± a·F); alpha-blended ones as [`VEIL_FROM`] says.
+pub(super) fn drawn(blend: Blend, c: [f32; 3], a: f32) -> Option<(Blend, [u8; 3])> {
     if a.is_nan() || a <= INVISIBLE {
         return None;
     }
-    let k = match blend {
-        Blend::Opaque | Blend::Cutout => return Some(modulation(c, 1.0)),
-        Blend::Alpha => 4.0 * a.min(1.0),
-        _ => a.min(1.0),
+    let a = a.min(1.0);
+    let (mode, k) = match blend {
+        Blend::Opaque | Blend::Cutout => return Some((blend, modulation(c, 1.0))),
+        Blend::Alpha if a >= VEIL_FROM => (Blend::Alpha, 2.0 * a),
+        Blend::Alpha => (Blend::AddQuarter, 4.0 * a),
+        other => (other, a),
     };
     let rgb = modulation(c, k);
-    (rgb != [0; 3] || blend == Blend::Subtractive).then_some(rgb)
+    // Black adds or takes away nothing, but halves the background in mode 0.
+    (rgb != [0; 3] || mode == Blend::Alpha).then_some((mode, rgb))
+}
+
+/// How particle `p` is drawn now (see [`drawn`]).
+fn shade(def: &EmitterDef, p: &Particle) -> Option<(Blend, [u8; 3])> {
+    let f = p.progress();
+    drawn(def.blend, p.color.at(f, lerp3), p.alpha.at(f, lerp1))
 }
 
 /// The two half-axes (right, up) a particle's quad spans, before its size.
@@ -145,7 +162,7 @@ fn quad(
     [r, u]: [[f32; 3]; 2],
     [w, h]: [f32; 2],
     uv: [[f32; 2]; 2],
-    color: [u8; 3],
+    (blend, color): (Blend, [u8; 3]),
     def: &EmitterDef,
 ) -> Sprite {
     let (hr, hu) = (scale3(r, w * 0.5), scale3(u, h * 0.5));
@@ -161,7 +178,7 @@ fn quad(
         uv: [uv[0], [uv[1][0], uv[0][1]], [uv[0][0], uv[1][1]], uv[1]],
         color,
         texture: def.texture,
-        blend: drawn_blend(def.blend),
+        blend,
     }
 }
 
@@ -173,7 +190,7 @@ pub fn sprites(def: &EmitterDef, snap: &Snapshot, camera: Option<[[f32; 3]; 3]>)
     }
     let mut out = Vec::with_capacity(snap.particles.len());
     for p in &snap.particles {
-        let Some(color) = shade(def, p) else { continue };
+        let Some(look) = shade(def, p) else { continue };
         let mut size = p.size.at(p.progress(), lerp2);
         if let Facing::Streak { stretch } = def.facing {
             size[1] *= stretch;
@@ -183,7 +200,7 @@ pub fn sprites(def: &EmitterDef, snap: &Snapshot, camera: Option<[[f32; 3]; 3]>)
         }
         let uv = def.atlas.cell_uv(cell(def, p));
         let centre = snap.world_position(def, p);
-        out.push(quad(centre, axes(def, snap, p, &cam), size, uv, color, def));
+        out.push(quad(centre, axes(def, snap, p, &cam), size, uv, look, def));
     }
     out
 }
@@ -201,7 +218,9 @@ fn linked(def: &EmitterDef, snap: &Snapshot, cam: &[[f32; 3]; 3]) -> Vec<Sprite>
         if dot3(side, side) < 0.5 {
             continue;
         }
-        let Some(color) = shade(def, a) else { continue };
+        let Some((blend, color)) = shade(def, a) else {
+            continue;
+        };
         let wa = a.size.at(a.progress(), lerp2)[0] * 0.5;
         let wb = b.size.at(b.progress(), lerp2)[0] * 0.5;
         let uv = def.atlas.cell_uv(cell(def, a));
@@ -215,7 +234,7 @@ fn linked(def: &EmitterDef, snap: &Snapshot, cam: &[[f32; 3]; 3]) -> Vec<Sprite>
             uv: [uv[0], [uv[1][0], uv[0][1]], [uv[0][0], uv[1][1]], uv[1]],
             color,
             texture: def.texture,
-            blend: drawn_blend(def.blend),
+            blend,
         });
     }
     out

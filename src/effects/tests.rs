@@ -280,3 +280,104 @@ fn runs_going_on_from_saved_points_equal_runs_from_the_start() {
     }
     assert_eq!(cache.saved(), sim::MAX_SAVED);
 }
+
+#[test]
+fn each_source_blend_takes_its_ps1_mode() {
+    use super::sprites::drawn;
+    use crate::formats::m2::blend_of;
+    let white = [1.0; 3];
+    // Alpha blending (NWN `normal`, M2 2, 5, 6, 7): B/2 + F/2 while dense, its colour 2a so the
+    // foreground term is a·F (rollnw draws `normal` alpha-blended, not additive) …
+    assert_eq!(
+        drawn(Blend::Alpha, white, 0.4),
+        Some((Blend::Alpha, [102; 3]))
+    );
+    assert_eq!(
+        drawn(Blend::Alpha, white, 1.0),
+        Some((Blend::Alpha, [255; 3]))
+    );
+    // … B + F/4 once thin (a < 1/4), its colour 4a: still a·F, the background kept.
+    assert_eq!(
+        drawn(Blend::Alpha, white, 0.1),
+        Some((Blend::AddQuarter, [51; 3]))
+    );
+    // Black smoke halves what lies behind; black light adds nothing.
+    assert!(drawn(Blend::Alpha, [0.0; 3], 0.5).is_some());
+    assert_eq!(drawn(Blend::Additive, [0.0; 3], 0.5), None);
+    // Additive: B + a·F. Opaque and punch-through ignore opacity.
+    assert_eq!(
+        drawn(Blend::Additive, white, 0.5),
+        Some((Blend::Additive, [64; 3]))
+    );
+    assert_eq!(
+        drawn(Blend::Cutout, white, 0.5),
+        Some((Blend::Cutout, [128; 3]))
+    );
+    // M2 blend modes (wowdev M2Blend 0–7) → the scene blend drawn as above.
+    let m2: Vec<Blend> = (0..=7).map(blend_of).collect();
+    use Blend::*;
+    assert_eq!(
+        m2,
+        [Opaque, Cutout, Alpha, Additive, Additive, Alpha, Alpha, Alpha]
+    );
+    // Textures of alpha emitters are placed for both modes.
+    assert_eq!(drawn_blends(Blend::Alpha), [Alpha, AddQuarter]);
+}
+
+#[test]
+fn spread_angles_are_uniform_up_to_the_spread() {
+    // rollnw particle_system.cpp initial_emission_direction: θ = random in [0, spread], so half
+    // the particles leave within spread/2 (uniform over the cap's area put the median at
+    // acos((1 + cos 1)/2) = 0.69 for spread 1).
+    let mut src = fixed(600.0, 10.0);
+    src.state.speed = 1.0;
+    src.state.spread = 1.0;
+    let s = simulate(0, &def(Emission::Continuous), &src, 0.2);
+    let mut angles: Vec<f32> = (s.particles.iter())
+        .map(|p| {
+            crate::math::normalize3(p.velocity)[1]
+                .clamp(-1.0, 1.0)
+                .acos()
+        })
+        .collect();
+    angles.sort_by(f32::total_cmp);
+    let median = angles[angles.len() / 2];
+    assert!((0.42..0.58).contains(&median), "median {median}");
+    // Spreads past π reach behind the emitter (NWN 6.28: every direction).
+    src.state.spread = std::f32::consts::TAU;
+    let s = simulate(0, &def(Emission::Continuous), &src, 0.2);
+    assert!(s.particles.iter().any(|p| p.velocity[1] < -0.5));
+}
+
+#[test]
+fn without_a_rate_cells_run_once_over_the_life() {
+    // rollnw eval_sprite_frame with frames_per_second 0: frame = begin + ⌊t · count⌋ at
+    // normalised age t. Cells 4..=7 over a 1 s life: cell 6 at 0.5 s, 7 at 0.99 s.
+    let mut d = def(Emission::Continuous);
+    d.cells = CellAnimation::Rate {
+        fps: 0.0,
+        first: 4,
+        last: 7,
+        random: false,
+    };
+    let s = simulate(0, &d, &fixed(0.0, 1.0), 0.0);
+    assert!(s.particles.is_empty());
+    let mut p = spawn(&d, &fixed(0.0, 1.0).state, &mut Rng(1), 0);
+    for (age, want) in [(0.0, 4), (0.3, 5), (0.5, 6), (0.99, 7)] {
+        p.age = age;
+        assert_eq!(super::sprites::cell(&d, &p), want, "at {age} s");
+    }
+}
+
+#[test]
+fn spinning_particles_start_at_zero_unless_the_format_randomises() {
+    // rollnw starts every NWN particle at rotation 0; M2 keeps a random start angle.
+    let mut src = fixed(60.0, 5.0);
+    src.state.spin = 1.0;
+    let d = def(Emission::Continuous);
+    let s = simulate(0, &d, &src, 0.5);
+    assert!(s.particles.iter().all(|p| p.angle == 0.0));
+    src.state.random_angle = true;
+    let s = simulate(0, &d, &src, 0.5);
+    assert!(s.particles.iter().any(|p| p.angle != 0.0));
+}

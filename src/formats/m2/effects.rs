@@ -80,8 +80,8 @@ pub struct ParticleEmitter {
     pub drag: f32,
     /// Spin, radians a second.
     pub spin: f32,
-    /// The last track of the record (wowdev: "enabled in"); read and listed, not used as a
-    /// switch (see [`M2Emitter`]'s state).
+    /// The last track of the record (wowdev: "enabled in"): the emitter spawns only while it
+    /// is non-zero.
     pub enabled: Track<f32>,
 }
 
@@ -513,9 +513,11 @@ impl EmitterSource for M2Emitter<'_> {
             origin: bone.point(e.position),
             area: [scale3(x, len * 0.5), scale3(y, wid * 0.5)],
             axis: normalize3(bone.vector(to_scene([0.0, 0.0, 1.0]))),
-            // The last track (wowdev's "enabled in") is 0 in 49 of Imp2's 50 keys although its
-            // flames burn in every sequence in the game: not an on/off switch here.
-            enabled: true,
+            // The last track (wowdev's "enabled in"): no births while it is 0, as
+            // WebWowViewerCpp's particle emitter reads it; an emitter without keys emits.
+            enabled: (e.enabled)
+                .sample(&time, &self.model.global_sequences)
+                .is_none_or(|v| v != 0.0),
             birthrate: self.track(k::RATE, &time, 0.0),
             life: self.track(k::LIFESPAN, &time, 1.0),
             speed: speed * (1.0 - variation),
@@ -524,6 +526,7 @@ impl EmitterSource for M2Emitter<'_> {
             gravity: self.track(k::GRAVITY, &time, 0.0),
             drag: e.drag.max(0.0),
             spin: e.spin,
+            random_angle: true,
             color: OverLife {
                 start: rgb(e.colors[0]),
                 middle: rgb(e.colors[1]),

@@ -443,14 +443,18 @@ pub fn animation_name(id: u16, variation: u16) -> String {
     }
 }
 
-/// Maps a render-flags blend mode to the scene's blend. Modes 5/6 (modulate, modulate 2×) have
-/// no PS1 equivalent and are approximated by half-transparency.
+/// Maps a render-flags blend mode (wowdev M2Blend) to the scene's blend, whose PS1 mode
+/// docs/rendering.md tabulates: 0 opaque, 1 alpha key (punch-through), 2 alpha, 3 add without
+/// alpha and 4 add (B + F), 5 modulate (B·F) and 6 modulate 2× (2·B·F), 7 premultiplied
+/// blend-add (F + (1 − a)·B). The PS1 cannot multiply by the background: 5 and 6 take
+/// B/2 + F/2, which darkens where the texture is darker than what lies behind as they do, and
+/// 7 is alpha blending with its colour already weighted, so alpha. Unknown modes: alpha.
 pub fn blend_of(mode: u16) -> Blend {
     match mode {
         0 => Blend::Opaque,
         1 => Blend::Cutout,
-        2 | 5 | 6 => Blend::Alpha,
         3 | 4 => Blend::Additive,
+        2 | 5 | 6 | 7 => Blend::Alpha,
         _ => Blend::Alpha,
     }
 }
@@ -529,7 +533,11 @@ impl Model for M2Model {
         for ((def, _), edges) in ribbons.iter().zip(crate::effects::edges_all(&each, time)) {
             fx.sprites.extend(crate::effects::strip(def, &edges));
             if let Some(t) = def.texture {
-                fx.uses.push((t, def.blend));
+                for &b in crate::effects::drawn_blends(def.blend) {
+                    if !fx.uses.contains(&(t, b)) {
+                        fx.uses.push((t, b));
+                    }
+                }
             }
         }
         fx

@@ -9,9 +9,10 @@
 //! (static) values, overridden by the playing animation's keys for the same node, sampled at
 //! each step. Emitters sit in NWN space (Z up), their emission axis the node's local +Z, their
 //! spawn area its local X/Y (`xsize`/`ysize` in centimetres); everything is turned into scene
-//! space here ([`super::to_scene`]). `mass` scales standard gravity (9.8 m/s², negative rises);
-//! `spread` is the full cone angle in radians (2π = every direction); `particleRot` is turns a
-//! second.
+//! space here ([`super::to_scene`]). `mass` is the downward acceleration itself, m/s² (negative
+//! rises), as rollnw's particle system applies it (`velocity.z -= mass · dt`, not scaled by
+//! standard gravity); `spread` is the largest angle from the axis in radians, each particle's
+//! angle uniform up to it; `particleRot` is turns a second from a start angle of 0.
 
 use super::anim::sample;
 use super::mdl::{self, emitter as ec, ControllerType, EmitterFlags, Node, NodeDetail, NodeKind};
@@ -23,8 +24,6 @@ use crate::effects::{
 use crate::math::{lerp3, normalize3, scale3};
 use crate::scene::Blend;
 
-/// Standard gravity, m/s², scaled by an emitter's `mass`.
-const GRAVITY: f32 = 9.8;
 /// The detonate controller.
 const DETONATE: ControllerType = ControllerType::DETONATE;
 
@@ -78,20 +77,28 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
         _ => Blend::Alpha,
     };
     let frame = |ty| static_value(node, ty).unwrap_or(0.0).clamp(0.0, 4095.0) as u32;
+    let atlas = Atlas {
+        columns: (*xgrid).clamp(1, 64),
+        rows: (*ygrid).clamp(1, 64),
+    };
+    let (first, last) = (frame(ec::FRAME_START), frame(ec::FRAME_END));
+    // rollnw widens an unset range (0..0) to the whole sheet.
+    let last = if first == 0 && last == 0 {
+        atlas.cells() - 1
+    } else {
+        last.max(first)
+    };
     Ok(EmitterDef {
         name: node.name.clone(),
         emission,
         facing,
         blend,
         texture,
-        atlas: Atlas {
-            columns: (*xgrid).clamp(1, 64),
-            rows: (*ygrid).clamp(1, 64),
-        },
+        atlas,
         cells: CellAnimation::Rate {
             fps: static_value(node, ec::FPS).unwrap_or(0.0),
-            first: frame(ec::FRAME_START),
-            last: frame(ec::FRAME_END).max(frame(ec::FRAME_START)),
+            first,
+            last,
             random: flags & EmitterFlags::RANDOM != 0,
         },
         attached: flags & EmitterFlags::INHERIT != 0,
@@ -199,14 +206,11 @@ impl EmitterSource for AnimatedNode<'_> {
             .clamp(0.01, 0.99);
         let mx = self.value(ec::SIZE_MID, t, 1).map(|v| v[0]);
         let my = self.value(ec::SIZE_MID_Y, t, 1).map(|v| v[0]);
-        let (cs, ce) = (
-            self.color(ec::COLOR_START, t, [1.0; 3]),
-            self.color(ec::COLOR_END, t, [1.0; 3]),
-        );
-        let (a_s, a_e) = (
-            self.scalar(ec::ALPHA_START, t, 1.0),
-            self.scalar(ec::ALPHA_END, t, 1.0),
-        );
+        // A missing end value is the start value (rollnw's mdl_particle_import).
+        let cs = self.color(ec::COLOR_START, t, [1.0; 3]);
+        let ce = self.color(ec::COLOR_END, t, cs);
+        let a_s = self.scalar(ec::ALPHA_START, t, 1.0);
+        let a_e = self.scalar(ec::ALPHA_END, t, a_s);
         let lerp = |a: f32, b: f32| a + (b - a) * mid;
         let size_mid = [
             mx.unwrap_or(lerp(sx, ex)),
@@ -224,10 +228,11 @@ impl EmitterSource for AnimatedNode<'_> {
             life: self.scalar(ec::LIFE_EXP, t, 1.0),
             speed: self.scalar(ec::VELOCITY, t, 0.0),
             speed_random: self.scalar(ec::RAND_VEL, t, 0.0),
-            spread: self.scalar(ec::SPREAD, t, 0.0) * 0.5,
-            gravity: self.scalar(ec::MASS, t, 0.0) * GRAVITY,
+            spread: self.scalar(ec::SPREAD, t, 0.0),
+            gravity: self.scalar(ec::MASS, t, 0.0),
             drag: 0.0,
             spin: self.scalar(ec::PARTICLE_ROT, t, 0.0) * std::f32::consts::TAU,
+            random_angle: false,
             color: OverLife {
                 start: cs,
                 middle: self.color(ec::COLOR_MID, t, lerp3(cs, ce, mid)),
@@ -410,3 +415,7 @@ pub fn light_lines(model: &NWNModel) -> Vec<String> {
         })
         .collect()
 }
+
+#[cfg(test)]
+#[path = "effects_tests.rs"]
+mod tests;
