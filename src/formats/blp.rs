@@ -10,6 +10,8 @@
 //! pixel, 4 bits (low nibble first, scaled ×17) or 8 bits. Depth 0 means opaque. The palette's
 //! own alpha byte is not used. (Sure for 8-bit, reasonably sure for 1/4-bit from the wiki
 //! description; no public palettized sample exists, see SOURCES.md.)
+//!
+//! A file starting with `"BLP1"`, the older container, is decoded by [`super::blp1`].
 
 use super::error::{ErrorKind, LoadError, Result};
 use super::reader::Reader;
@@ -148,8 +150,8 @@ pub(crate) fn mip_table(r: &Reader, at: u64) -> Result<([u32; 16], [u32; 16])> {
 }
 
 /// Decodes mip 0 of a BLP2 file. Errors carry the byte offset but no file name; callers add it
-/// with [`LoadError::in_file`].
-/// A file starting with `"BLP1"` is the older container, decoded by [`super::blp1`].
+/// with [`LoadError::in_file`]. A file starting with `"BLP1"` is the older container, decoded by
+/// [`super::blp1`].
 pub fn decode(data: &[u8]) -> Result<RgbaImage> {
     if data.starts_with(b"BLP1") {
         return super::blp1::decode(data);
