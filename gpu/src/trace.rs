@@ -5,7 +5,7 @@
 //! While watching, the GPU draws each drawing packet as soon as it arrives, and each of its
 //! primitives alone, pixel by pixel in the hardware's order, through the texture cache: the
 //! in-order path texture feedback uses (`crate::raster::feedback`), here with a watcher
-//! ([`Tracer`] as `crate::canvas::Watch`) told of every pixel. So each event holds the value
+//! (`Tracer` as `crate::canvas::Watch`) told of every pixel. So each event holds the value
 //! before and after the primitive, what it computed there (interpolated colour and texture
 //! coordinates, texel) and where its texel came from (VRAM or the cache). The pixels are those
 //! of the batched, banded drawing: `tests/emulator_reference.rs` holds the two to the same VRAM.
