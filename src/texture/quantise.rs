@@ -76,7 +76,8 @@ fn encoded(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> Vec<u16> {
     // Where every pixel is opaque, the alpha weights are all 255 and cancel out of each mean
     // (255·Σc / 255·n = Σc / n, rounded down alike), so the channels are summed unweighted.
     let opaque = img.pixels.iter().fold(255u8, |m, p| m & p[3]) == 255;
-    // Columns of one width k tiling the row exactly are summed k pixels at a time.
+    // Columns of one width k tiling the row exactly (k = 1: the same width) are summed k pixels
+    // at a time.
     let uniform = (sw >= w && sw.is_multiple_of(w)).then_some(sw / w);
     // One row of boxes at a time: every source row of it adds into the sums of its columns.
     let mut sums = vec![[0u32; 4]; w];
@@ -86,9 +87,11 @@ fn encoded(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> Vec<u16> {
         for y in rows.clone() {
             let line = &img.pixels[y * sw..(y + 1) * sw];
             match (uniform, opaque) {
+                (Some(1), true) => add_tiles::<1, true>(line, &mut sums),
                 (Some(2), true) => add_tiles::<2, true>(line, &mut sums),
                 (Some(4), true) => add_tiles::<4, true>(line, &mut sums),
                 (Some(8), true) => add_tiles::<8, true>(line, &mut sums),
+                (Some(1), false) => add_tiles::<1, false>(line, &mut sums),
                 (Some(2), false) => add_tiles::<2, false>(line, &mut sums),
                 (Some(4), false) => add_tiles::<4, false>(line, &mut sums),
                 (Some(8), false) => add_tiles::<8, false>(line, &mut sums),
@@ -118,13 +121,13 @@ fn encoded(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> Vec<u16> {
 #[inline(always)]
 fn add<const OPAQUE: bool>(s: &mut [u32; 4], p: [u8; 4]) {
     if OPAQUE {
-        for c in 0..4 {
-            s[c] += u32::from(p[c]);
+        for (sc, pc) in s.iter_mut().zip(p) {
+            *sc += u32::from(pc);
         }
     } else {
         let a = u32::from(p[3]);
-        for c in 0..3 {
-            s[c] += u32::from(p[c]) * a;
+        for (sc, pc) in s[..3].iter_mut().zip(p) {
+            *sc += u32::from(pc) * a;
         }
         s[3] += a;
     }
