@@ -440,3 +440,19 @@ fn writer_emitter_spawns_only_while_its_enabled_track_is_on() {
     assert!((14..=16).contains(&n), "{n} particles at 1.5 s");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn m2_blend_modes_take_their_ps1_modes() {
+    use psxrender::effects::drawn_blends;
+    use Blend::*;
+    // wowdev M2Blend 0–7 → the scene blend docs/rendering.md tabulates: opaque, alpha key
+    // (punch-through), alpha, add without alpha, add, modulate, modulate 2×, blend-add.
+    let m2: Vec<Blend> = (0..=7).map(m2::blend_of).collect();
+    assert_eq!(
+        m2,
+        [Opaque, Cutout, Alpha, Additive, Additive, Alpha, Alpha, Alpha]
+    );
+    // Alpha quads are drawn B/2 + F/2 or B + F/4 by opacity, additive ones B + F.
+    assert_eq!(drawn_blends(m2[6]), [Alpha, AddQuarter]);
+    assert_eq!(drawn_blends(m2[4]), [Additive]);
+}

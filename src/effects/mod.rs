@@ -249,9 +249,8 @@ pub struct EmitterState {
     /// Extra random speed, uniform in [0, `speed_random`].
     pub speed_random: f32,
     /// Largest angle of a direction from the axis, radians, up to 2π: each particle's angle
-    /// is uniform in [0, `spread`] (rollnw's `initial_emission_direction`; WebWowViewerCpp
-    /// turns by a random angle within the vertical range alike), not uniform over the
-    /// cap's area.
+    /// is uniform in [0, `spread`] (rollnw's `initial_emission_direction`; M2's vertical range
+    /// is read by the same rule), not uniform over the cap's area.
     pub spread: f32,
     /// Acceleration along scene −Y, model units/s² (negative rises).
     pub gravity: f32,

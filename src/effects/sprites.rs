@@ -71,7 +71,8 @@ pub(super) fn cell(def: &EmitterDef, p: &Particle) -> u32 {
 pub const VEIL_FROM: f32 = 0.25;
 
 /// The PS1 modes a quad of source blend `b` may be drawn with (the textures it samples must be
-/// encoded for each): see [`drawn`].
+/// encoded for each): an alpha-blended one takes mode 0 or mode 3 by its opacity
+/// ([`VEIL_FROM`]).
 pub fn drawn_blends(b: Blend) -> &'static [Blend] {
     match b {
         Blend::Opaque => &[Blend::Opaque],

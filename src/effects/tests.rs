@@ -114,18 +114,32 @@ fn motion_follows_speed_and_gravity() {
     assert!(oldest.position[0].abs() < 1e-6 && oldest.position[2].abs() < 1e-6);
 }
 
-#[test]
-fn spread_keeps_directions_in_the_cone() {
+/// Particles launched at speed 1 within `spread` of straight up for 0.2 s (120 of them).
+fn launched(spread: f32) -> Snapshot {
     let mut src = fixed(600.0, 10.0);
     src.state.speed = 1.0;
-    src.state.spread = 0.3;
-    let s = simulate(0, &def(Emission::Continuous), &src, 0.2);
+    src.state.spread = spread;
+    simulate(0, &def(Emission::Continuous), &src, 0.2)
+}
+
+/// Each particle's angle from straight up, smallest first.
+fn angles(s: &Snapshot) -> Vec<f32> {
+    let mut a: Vec<f32> = (s.particles.iter())
+        .map(|p| {
+            crate::math::normalize3(p.velocity)[1]
+                .clamp(-1.0, 1.0)
+                .acos()
+        })
+        .collect();
+    a.sort_by(f32::total_cmp);
+    a
+}
+
+#[test]
+fn spread_keeps_directions_in_the_cone() {
+    let s = launched(0.3);
     assert!(s.particles.len() > 100);
-    let mut widest: f32 = 0.0;
-    for p in &s.particles {
-        let d = crate::math::normalize3(p.velocity);
-        widest = widest.max(d[1].clamp(-1.0, 1.0).acos());
-    }
+    let widest = *angles(&s).last().unwrap();
     assert!(widest <= 0.3 + 1e-4 && widest > 0.2, "{widest}");
 }
 
@@ -284,44 +298,32 @@ fn runs_going_on_from_saved_points_equal_runs_from_the_start() {
 #[test]
 fn each_source_blend_takes_its_ps1_mode() {
     use super::sprites::drawn;
-    use crate::formats::m2::blend_of;
     let white = [1.0; 3];
-    // Alpha blending (NWN `normal`, M2 2, 5, 6, 7): B/2 + F/2 while dense, its colour 2a so the
-    // foreground term is a·F (rollnw draws `normal` alpha-blended, not additive) …
-    assert_eq!(
-        drawn(Blend::Alpha, white, 0.4),
-        Some((Blend::Alpha, [102; 3]))
-    );
-    assert_eq!(
-        drawn(Blend::Alpha, white, 1.0),
-        Some((Blend::Alpha, [255; 3]))
-    );
-    // … B + F/4 once thin (a < 1/4), its colour 4a: still a·F, the background kept.
-    assert_eq!(
-        drawn(Blend::Alpha, white, 0.1),
-        Some((Blend::AddQuarter, [51; 3]))
-    );
+    // Alpha blending (NWN `normal`; M2 2, 5, 6, 7, tests/m2_effects.rs): B/2 + F/2 while dense,
+    // its colour 2a so the foreground term is a·F (rollnw draws `normal` alpha-blended, not
+    // additive); B + F/4 once thin (a < 1/4), its colour 4a: still a·F, the background kept.
+    // Additive: B + a·F. Opaque and punch-through ignore opacity.
+    for (blend, a, (mode, k)) in [
+        (Blend::Alpha, 0.4, (Blend::Alpha, 102)),
+        (Blend::Alpha, 1.0, (Blend::Alpha, 255)),
+        (Blend::Alpha, 0.1, (Blend::AddQuarter, 51)),
+        (Blend::Additive, 0.5, (Blend::Additive, 64)),
+        (Blend::Cutout, 0.5, (Blend::Cutout, 128)),
+    ] {
+        assert_eq!(
+            drawn(blend, white, a),
+            Some((mode, [k; 3])),
+            "{blend:?} at {a}"
+        );
+    }
     // Black smoke halves what lies behind; black light adds nothing.
     assert!(drawn(Blend::Alpha, [0.0; 3], 0.5).is_some());
     assert_eq!(drawn(Blend::Additive, [0.0; 3], 0.5), None);
-    // Additive: B + a·F. Opaque and punch-through ignore opacity.
-    assert_eq!(
-        drawn(Blend::Additive, white, 0.5),
-        Some((Blend::Additive, [64; 3]))
-    );
-    assert_eq!(
-        drawn(Blend::Cutout, white, 0.5),
-        Some((Blend::Cutout, [128; 3]))
-    );
-    // M2 blend modes (wowdev M2Blend 0–7) → the scene blend drawn as above.
-    let m2: Vec<Blend> = (0..=7).map(blend_of).collect();
-    use Blend::*;
-    assert_eq!(
-        m2,
-        [Opaque, Cutout, Alpha, Additive, Additive, Alpha, Alpha, Alpha]
-    );
     // Textures of alpha emitters are placed for both modes.
-    assert_eq!(drawn_blends(Blend::Alpha), [Alpha, AddQuarter]);
+    assert_eq!(
+        drawn_blends(Blend::Alpha),
+        [Blend::Alpha, Blend::AddQuarter]
+    );
 }
 
 #[test]
@@ -329,23 +331,11 @@ fn spread_angles_are_uniform_up_to_the_spread() {
     // rollnw particle_system.cpp initial_emission_direction: θ = random in [0, spread], so half
     // the particles leave within spread/2 (uniform over the cap's area put the median at
     // acos((1 + cos 1)/2) = 0.69 for spread 1).
-    let mut src = fixed(600.0, 10.0);
-    src.state.speed = 1.0;
-    src.state.spread = 1.0;
-    let s = simulate(0, &def(Emission::Continuous), &src, 0.2);
-    let mut angles: Vec<f32> = (s.particles.iter())
-        .map(|p| {
-            crate::math::normalize3(p.velocity)[1]
-                .clamp(-1.0, 1.0)
-                .acos()
-        })
-        .collect();
-    angles.sort_by(f32::total_cmp);
-    let median = angles[angles.len() / 2];
+    let a = angles(&launched(1.0));
+    let median = a[a.len() / 2];
     assert!((0.42..0.58).contains(&median), "median {median}");
     // Spreads past π reach behind the emitter (NWN 6.28: every direction).
-    src.state.spread = std::f32::consts::TAU;
-    let s = simulate(0, &def(Emission::Continuous), &src, 0.2);
+    let s = launched(std::f32::consts::TAU);
     assert!(s.particles.iter().any(|p| p.velocity[1] < -0.5));
 }
 
