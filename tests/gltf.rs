@@ -671,14 +671,7 @@ fn pbr_five_maps(side: u32) -> Vec<u8> {
             "emissiveFactor": [1.0, 1.0, 1.0]
         }),
     );
-    let pos = b.floats(&[
-        [-1.0, -1.0, 0.0],
-        [1.0, -1.0, 0.0],
-        [1.0, 1.0, 0.0],
-        [-1.0, 1.0, 0.0],
-    ]);
-    let uv = b.floats(&[[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]]);
-    let idx = b.u16s(&[0, 1, 2, 0, 2, 3], "SCALAR", 6);
+    let (pos, uv, idx) = b.square();
     one_mesh(
         &mut b,
         json!({"attributes": {"POSITION": pos, "TEXCOORD_0": uv}, "indices": idx, "material": mat}),

@@ -406,14 +406,7 @@ fn big_png(side: u32) -> Vec<u8> {
 
 /// A textured quad; `image` is pushed by the caller (a buffer view or a URI).
 fn textured_quad(b: &mut Builder, image: usize) {
-    let pos = b.floats(&[
-        [-1.0, -1.0, 0.0],
-        [1.0, -1.0, 0.0],
-        [1.0, 1.0, 0.0],
-        [-1.0, 1.0, 0.0],
-    ]);
-    let uv = b.floats(&[[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]]);
-    let idx = b.u16s(&[0, 1, 2, 0, 2, 3], "SCALAR", 6);
+    let (pos, uv, idx) = b.square();
     let mat = b.textured_material(image, json!({"doubleSided": true}));
     let mesh = b.push(
         "meshes",

@@ -166,6 +166,20 @@ impl Builder {
         self.accessor(&bytes, component::U16, ty, count, false)
     }
 
+    /// The accessors of a square from (−1, −1) to (1, 1) in the XY plane facing +Z, with the
+    /// texture upright on it: `(POSITION, TEXCOORD_0, indices)`.
+    pub fn square(&mut self) -> (usize, usize, usize) {
+        let pos = self.floats(&[
+            [-1.0, -1.0, 0.0],
+            [1.0, -1.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [-1.0, 1.0, 0.0],
+        ]);
+        let uv = self.floats(&[[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]]);
+        let idx = self.u16s(&[0, 1, 2, 0, 2, 3], "SCALAR", 6);
+        (pos, uv, idx)
+    }
+
     /// A normalised UNSIGNED_BYTE accessor (colours, weights).
     pub fn unorm8(&mut self, data: &[u8], ty: &str, count: usize) -> usize {
         self.accessor(data, component::U8, ty, count, true)
