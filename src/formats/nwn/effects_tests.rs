@@ -32,8 +32,8 @@ fn state(m: &NWNModel) -> crate::effects::EmitterState {
 #[test]
 fn mass_is_the_acceleration_itself() {
     // rollnw particle_system.cpp: `velocity.z -= mass * dt` each step, mass as authored. The
-    // torch smoke's mass −0.2 over a 2 s life rises ½ · 0.2 · 2² = 0.4 m from rest (× 9.8
-    // gave 3.9 m).
+    // torch smoke's mass −0.2 over a 2 s life rises ½ · 0.2 · 2² = 0.4 m from rest (not
+    // the 3.9 m that mass × 9.8 would give).
     let m = emitter_model("  update Fountain\n  birthrate 60\n  lifeExp 2\n  mass -0.2");
     assert_eq!(state(&m).gravity, -0.2);
     // The oldest is 119 steps old: ½ · 0.2 · (119/60)² ≈ 0.39 m up.
