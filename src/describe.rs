@@ -361,12 +361,17 @@ mod tests {
     use super::*;
     use crate::texture::{Tim, TimDepth};
 
+    /// `bytes` as file `name` in a folder of its own; the test removes it with [`done`].
     fn tmp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("psxr-describe-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("psxr-describe-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join(name);
         std::fs::write(&p, bytes).unwrap();
         p
+    }
+
+    fn done(p: &std::path::Path) {
+        let _ = std::fs::remove_dir_all(p.parent().unwrap());
     }
 
     #[test]
@@ -399,6 +404,7 @@ mod tests {
         assert_eq!(j["tim"]["bpp"], 4);
         assert_eq!(j["tim"]["blocks"][1]["vram"]["x"], 640);
         assert_eq!(j["ps1"]["bpp"], 4);
+        done(&p);
     }
 
     #[test]
@@ -415,6 +421,7 @@ mod tests {
             "{msg}"
         );
         assert!(!msg.contains("not a FF9 file"), "{msg}");
+        done(&p);
     }
 
     #[test]
@@ -428,5 +435,6 @@ mod tests {
         assert!(t.contains("words: 3 GP0, 1 GP1; frames: 1"), "{t}");
         assert!(t.contains("fills    (0,0)-(15,15), 16x16"), "{t}");
         assert_eq!(d.json(&p)["census"]["gp0"]["fills"], 1);
+        done(&p);
     }
 }

@@ -560,7 +560,7 @@ fn random_byte_flips_of_every_sample_never_panic() {
 /// Loads flipped bytes as a model without following the supermodel chain (a_fa is large:
 /// the parse of every flip is covered by `nwn::parse` above).
 fn nwn_model_from(path: &Path, data: &[u8]) -> Option<NWNModel> {
-    let scratch = std::env::temp_dir().join(format!("psxrender-nwn-flip-{}", std::process::id()));
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nwn-flip");
     let _ = std::fs::create_dir_all(&scratch);
     let fake = scratch.join(path.file_name()?);
     nwn::load(&fake, data, &LoadOptions::default()).ok()

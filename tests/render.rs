@@ -528,7 +528,7 @@ fn psxrender() -> Command {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("psxr-render-{}", std::process::id()));
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("render-cli");
     std::fs::create_dir_all(&d).unwrap();
     d.join(name)
 }

@@ -254,20 +254,28 @@ mod tests {
     use super::*;
     use psxrender::batch::manifest::parse_jsonl;
 
+    /// Plans `text` as a manifest in a scratch folder of its own (tests run in parallel),
+    /// removed afterwards.
     fn plan_text(text: &str) -> Result<Vec<Job>, String> {
-        let dir = std::env::temp_dir().join(format!("psxr-plan-{}", std::process::id()));
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("psxr-plan-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         for m in ["a.glb", "b.glb"] {
             std::fs::write(dir.join(m), b"x").unwrap();
         }
         let file = dir.join("jobs.jsonl");
         let confine = Confinement::new(&dir, &[], false).unwrap();
-        let jobs = parse_jsonl(&file, text)
+        let planned = parse_jsonl(&file, text)
             .and_then(|e| plan(&file, &dir, &e, &confine))
-            .map_err(|e| e.to_string())?;
-        let mine: Vec<&Job> = jobs.iter().collect();
-        claim(&file, &dir, &mine, &[]).map_err(|e| e.to_string())?;
-        Ok(jobs)
+            .map_err(|e| e.to_string())
+            .and_then(|jobs| {
+                let mine: Vec<&Job> = jobs.iter().collect();
+                claim(&file, &dir, &mine, &[]).map_err(|e| e.to_string())?;
+                Ok(jobs)
+            });
+        let _ = std::fs::remove_dir_all(&dir);
+        planned
     }
 
     #[test]
