@@ -233,11 +233,6 @@ impl Assembler {
         self.state == State::Idle
     }
 
-    /// Inside a polyline (its vertices are still coming).
-    pub fn in_polyline(&self) -> bool {
-        matches!(self.state, State::Polyline { .. })
-    }
-
     /// GP0 words taken so far.
     pub fn words(&self) -> u64 {
         self.words
