@@ -82,3 +82,36 @@ fn particle_rotation_starts_at_zero() {
     assert!(!s.random_angle);
     assert!((s.spin - std::f32::consts::TAU).abs() < 1e-6);
 }
+
+#[test]
+fn blend_normal_is_drawn_as_a_translucent_veil() {
+    // rollnw mdl_particle_import.cpp map_blend_mode: `normal` → ParticleBlendMode::alpha
+    // (standard alpha compositing), not additive. A dense white puff (alpha 1) is drawn in PS1
+    // mode 0, B/2 + F/2, its colour 2a = 2.0 (256, clamped to 255), so it halves what lies
+    // behind instead of adding to it.
+    let m = emitter_model(
+        "  update Fountain\n  blend normal\n  birthrate 30\n  lifeExp 1\n  sizeStart 1\n  alphaStart 1",
+    );
+    let (_, def) = &m.emitters[0];
+    assert_eq!(def.blend, Blend::Alpha);
+    let drawn = crate::effects::sprites(def, &run(&m, 0.5), None);
+    assert!(!drawn.is_empty());
+    assert!(drawn
+        .iter()
+        .all(|s| s.blend == Blend::Alpha && s.color == [255; 3]));
+}
+
+#[test]
+fn fps_zero_runs_the_cells_once_over_the_life() {
+    // rollnw particle_system.cpp eval_sprite_frame, frames_per_second 0: frame = begin +
+    // ⌊t · count⌋ at normalised age t. The whole 2 × 2 sheet over a 1 s life: a particle
+    // 0.5 s old shows cell 2 (left column, bottom row).
+    let m = emitter_model(
+        "  update Single\n  xgrid 2\n  ygrid 2\n  fps 0\n  lifeExp 1\n  sizeStart 1",
+    );
+    let (_, def) = &m.emitters[0];
+    let drawn = crate::effects::sprites(def, &run(&m, 0.5), None);
+    assert_eq!(drawn.len(), 1);
+    assert_eq!(drawn[0].uv[0], [0.0, 0.5]);
+    assert_eq!(drawn[0].uv[3], [0.5, 1.0]);
+}
