@@ -2,10 +2,11 @@
 //!
 //! Fields (rollnw's emitter map, `../shared/spec/nwn/rollnw-nwn_emitter_map.md`, read for
 //! facts): `update` Fountain → continuous, Single → one particle (again after it dies with
-//! `loop`), Explosion → `birthrate` particles at each `detonate` (a keyed detonate controller
-//! or an animation event of that name); Lightning emitters need a reference node and a beam
-//! renderer and are not drawn. `render` picks the quad orientation, `blend` Lighten → additive,
-//! punch-through → cutout, Normal → alpha. The numbers are controllers: the node's own
+//! `loop`), Explosion → `birthrate` particles at each `detonate` (an animation event of that
+//! name, or a detonate key, which fires as many bursts as its value, as rollnw reads it);
+//! Lightning emitters need a reference node and a beam renderer and are not drawn. `render`
+//! picks the quad orientation, `blend` Lighten → additive, punch-through → cutout, Normal →
+//! alpha. The numbers are controllers: the node's own
 //! (static) values, overridden by the playing animation's keys for the same node, sampled at
 //! each step. Emitters sit in NWN space (Z up), their emission axis the node's local +Z, their
 //! spawn area its local X/Y (`xsize`/`ysize` in centimetres); everything is turned into scene
@@ -105,6 +106,19 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
     })
 }
 
+/// Most bursts one detonate key fires.
+const MAX_BURSTS_PER_KEY: u32 = 64;
+
+/// The bursts detonate key `i` fires: its value rounded, at least 1 (rollnw's
+/// `collect_animation_effect_events`); 1 for a key without a value (binary files' keys,
+/// which list times only).
+fn burst_count(c: &mdl::Controller, i: usize) -> u32 {
+    match c.values.get(i * c.stride()) {
+        Some(&v) if c.columns > 0 => (v.max(0.0).round() as u32).clamp(1, MAX_BURSTS_PER_KEY),
+        _ => 1,
+    }
+}
+
 fn static_value(node: &Node, ty: ControllerType) -> Option<f32> {
     node.controller(ty)
         .and_then(|c| sample(c, 0.0).first().copied())
@@ -117,6 +131,8 @@ pub struct AnimatedNode<'m> {
     animation: Option<usize>,
     /// The times of its node's detonate keys in the animation, in order.
     detonate_keys: Vec<f32>,
+    /// Bursts the keys before each fire: `detonate_sums[i]` for the first `i` keys.
+    detonate_sums: Vec<u32>,
     /// Node transforms shared with the model's other emitters, stepping together.
     memo: Option<&'m PoseMemo>,
 }
@@ -129,11 +145,20 @@ impl<'m> AnimatedNode<'m> {
             node,
             animation,
             detonate_keys: Vec::new(),
+            detonate_sums: vec![0],
             memo: None,
         };
         if let Some((n, _)) = a.keyed() {
-            let keys = n.controllers.iter().filter(|c| c.ty == DETONATE);
-            a.detonate_keys = super::sorted_times(keys.flat_map(|c| c.times.iter().copied()));
+            let mut keys: Vec<(f32, u32)> = (n.controllers.iter())
+                .filter(|c| c.ty == DETONATE)
+                .flat_map(|c| (0..c.times.len()).map(move |i| (c.times[i], burst_count(c, i))))
+                .filter(|(t, _)| !t.is_nan())
+                .collect();
+            keys.sort_by(|x, y| x.0.total_cmp(&y.0));
+            for (t, n) in keys {
+                a.detonate_keys.push(t);
+                a.detonate_sums.push(a.detonate_sums.last().copied().unwrap_or(0) + n);
+            }
         }
         a
     }
@@ -263,11 +288,12 @@ impl EmitterSource for AnimatedNode<'_> {
         // Event and key times in the animation's loop, counted in every loop [from, to) meets;
         // both lists are sorted, so a count is two binary searches each (a step asks for one).
         let count_in = |a: f32, b: f32| {
-            let within = |times: &[f32]| {
-                let below = |x: f32| times.partition_point(|&t| t < x);
-                below(b).saturating_sub(below(a)) as u32
-            };
-            within(&pa.detonations) + within(&self.detonate_keys)
+            let below = |times: &[f32], x: f32| times.partition_point(|&t| t < x);
+            let events = below(&pa.detonations, b).saturating_sub(below(&pa.detonations, a));
+            let keys = &self.detonate_keys;
+            let sums = &self.detonate_sums;
+            let keyed = sums[below(keys, b)].saturating_sub(sums[below(keys, a)]);
+            events as u32 + keyed
         };
         if len.is_nan() || len <= 0.0 {
             return if from <= 0.0 {

@@ -115,3 +115,40 @@ fn fps_zero_runs_the_cells_once_over_the_life() {
     assert_eq!(drawn[0].uv[0], [0.0, 0.5]);
     assert_eq!(drawn[0].uv[3], [0.5, 1.0]);
 }
+
+/// The emitter model of [`emitter_model`] with one animation `a` (1 s) whose emitter node
+/// carries `keys`.
+fn animated_emitter(fields: &str, keys: &str) -> NWNModel {
+    let text = format!(
+        "newmodel t\nbeginmodelgeom t\nnode dummy t\n  parent NULL\nendnode\n\
+         node emitter e\n  parent t\n{fields}\nendnode\nendmodelgeom t\n\
+         newanim a t\n  length 1\n  transtime 0\nnode dummy t\n  parent NULL\nendnode\n\
+         node emitter e\n  parent t\n{keys}\nendnode\ndoneanim a t\ndonemodel t\n"
+    );
+    let path = Path::new("/nonexistent-dir/fx.mdl");
+    super::super::load(path, text.as_bytes(), &LoadOptions::default()).unwrap()
+}
+
+/// The particles alive `time` seconds into animation `a`.
+fn run_animated(m: &NWNModel, time: f32) -> Snapshot {
+    let (node, def) = &m.emitters[0];
+    let src = AnimatedNode::new(m, *node, Some(0));
+    simulate(0, def, &src, time)
+}
+
+#[test]
+fn a_detonate_keys_value_is_its_burst_count() {
+    // rollnw mdl_particle_import.cpp collect_animation_effect_events: a detonate key fires
+    // max(1, round(value)) bursts, each of `birthrate` particles (particle_system.cpp
+    // spawn_pending_bursts). Birthrate 5: a key of value 3 at 0.25 s gives 15 particles.
+    let fields = "  update Explosion\n  birthrate 5\n  lifeExp 0.5";
+    let m = animated_emitter(fields, "  detonatekey 1\n  0.25 3");
+    assert_eq!(run_animated(&m, 0.2).particles.len(), 0);
+    assert_eq!(run_animated(&m, 0.3).particles.len(), 15);
+    // A value below 1 still fires one burst.
+    let m = animated_emitter(fields, "  detonatekey 1\n  0.25 0");
+    assert_eq!(run_animated(&m, 0.3).particles.len(), 5);
+    // The exporters' `detonatekey 2` without rows: rollnw's key of value 2, here at the start.
+    let m = animated_emitter(fields, "  detonatekey 2\n");
+    assert_eq!(run_animated(&m, 0.1).particles.len(), 10);
+}

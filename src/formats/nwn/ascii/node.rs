@@ -288,6 +288,9 @@ fn read_key_list(
 ) -> Result<Option<Controller>> {
     let bezier = key.ends_with("bezierkey");
     let base = key.trim_end_matches("bezierkey").trim_end_matches("key");
+    if key == "detonatekey" && kind == NodeKind::Emitter {
+        return detonate_keys(lines, l).map(Some);
+    }
     let (ty, cols) = match base {
         "position" => (Some(ControllerType::POSITION), 3),
         "orientation" => (Some(ControllerType::ORIENTATION), 4),
@@ -328,6 +331,31 @@ fn read_key_list(
         Ok(())
     })?;
     Ok(Some(c))
+}
+
+/// An emitter's `detonatekey` list: rows of `time value`, the value a burst count (1 when a
+/// row has none). Exporters write `detonatekey 1` with no rows; rollnw reads that number as the
+/// value of one key, which, as the key lists no time, fires here at the animation's start.
+fn detonate_keys(lines: &mut Lines<'_>, l: &Line) -> Result<Controller> {
+    let head = l.word(1).and_then(|w| w.parse::<f32>().ok());
+    let rows = head.map(|v| if v.fract() == 0.0 && v >= 0.0 { v as usize } else { 0 });
+    let mut c = Controller {
+        ty: ControllerType::DETONATE,
+        times: Vec::new(),
+        values: Vec::new(),
+        columns: 1,
+        bezier: false,
+    };
+    lines.each_key_row(rows, l.off, |r| {
+        c.times.push(num(&r, 0)?);
+        c.values.push(if r.word(1).is_some() { num(&r, 1)? } else { 1.0 });
+        Ok(())
+    })?;
+    if let (true, Some(v)) = (c.times.is_empty(), head) {
+        c.times.push(0.0);
+        c.values.push(v);
+    }
+    Ok(c)
 }
 
 /// A `faces` row: `v0 v1 v2 group t0 t1 t2 material`; an index that is negative or too large
