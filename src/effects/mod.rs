@@ -190,6 +190,24 @@ pub struct EmitterDef {
     /// Particles follow the emitter's motion after birth (NWN inherit / M2 "move with
     /// emitter" flag): positions are kept relative to the emitter.
     pub attached: bool,
+    /// Rules only some formats have, each off by default.
+    pub extras: Extras,
+}
+
+/// An emitter's less common rules (NWN's, as rollnw reads them), each off by default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Extras {
+    /// Where in a particle's life (0..1) its colour, opacity and size curves start and end
+    /// (NWN `percentStart`, `percentEnd`): the start values hold before, the end values after.
+    pub curve_window: [f32; 2],
+}
+
+impl Default for Extras {
+    fn default() -> Self {
+        Extras {
+            curve_window: [0.0, 1.0],
+        }
+    }
 }
 
 /// One colour/alpha/size curve over a particle's life: start, middle (at `mid`), end.

@@ -104,9 +104,39 @@ pub(super) fn drawn(blend: Blend, c: [f32; 3], a: f32) -> Option<(Blend, [u8; 3]
     (rgb != [0; 3] || mode == Blend::Alpha).then_some((mode, rgb))
 }
 
+/// Where particle `p` is on its colour, opacity and size curves: its life fraction, moved so
+/// that the curves' first and last keys sit at the emitter's
+/// [`curve_window`](super::Extras::curve_window), the start values holding before it and the
+/// end values after it. The middle key stays at `mid`, moved up to the window's start if it
+/// lies before (and the window's end up to it), as rollnw orders its keys.
+fn curve_progress(def: &EmitterDef, p: &Particle) -> f32 {
+    let f = p.progress();
+    let [s, e] = def.extras.curve_window;
+    if s <= 0.0 && e >= 1.0 {
+        return f;
+    }
+    // Where [`super::OverLife::at`] puts the middle key, and where it is in the life.
+    let mid = p.color.mid.clamp(0.001, 0.999);
+    let m = mid.max(s);
+    let e = e.max(m);
+    if f <= m {
+        if m > s {
+            mid * ((f - s) / (m - s)).max(0.0)
+        } else if f < m {
+            0.0
+        } else {
+            mid
+        }
+    } else if e > m {
+        mid + (1.0 - mid) * ((f - m) / (e - m)).min(1.0)
+    } else {
+        1.0
+    }
+}
+
 /// How particle `p` is drawn now (see [`drawn`]).
 fn shade(def: &EmitterDef, p: &Particle) -> Option<(Blend, [u8; 3])> {
-    let f = p.progress();
+    let f = curve_progress(def, p);
     drawn(def.blend, p.color.at(f, lerp3), p.alpha.at(f, lerp1))
 }
 
@@ -192,7 +222,7 @@ pub fn sprites(def: &EmitterDef, snap: &Snapshot, camera: Option<[[f32; 3]; 3]>)
     let mut out = Vec::with_capacity(snap.particles.len());
     for p in &snap.particles {
         let Some(look) = shade(def, p) else { continue };
-        let mut size = p.size.at(p.progress(), lerp2);
+        let mut size = p.size.at(curve_progress(def, p), lerp2);
         if let Facing::Streak { stretch } = def.facing {
             size[1] *= stretch;
         }
@@ -222,8 +252,8 @@ fn linked(def: &EmitterDef, snap: &Snapshot, cam: &[[f32; 3]; 3]) -> Vec<Sprite>
         let Some((blend, color)) = shade(def, a) else {
             continue;
         };
-        let wa = a.size.at(a.progress(), lerp2)[0] * 0.5;
-        let wb = b.size.at(b.progress(), lerp2)[0] * 0.5;
+        let wa = a.size.at(curve_progress(def, a), lerp2)[0] * 0.5;
+        let wb = b.size.at(curve_progress(def, b), lerp2)[0] * 0.5;
         let uv = def.atlas.cell_uv(cell(def, a));
         out.push(Sprite {
             corners: [

@@ -443,6 +443,7 @@ pub fn emitter_def(index: usize, e: &ParticleEmitter) -> EmitterDef {
             keys: e.cells.map(u32::from),
         },
         attached: false,
+        extras: Default::default(),
     }
 }
 

@@ -20,13 +20,17 @@ use super::mdl::{self, emitter as ec, ControllerType, EmitterFlags, Node, NodeDe
 use super::pose::PoseMemo;
 use super::{to_scene, NWNModel};
 use crate::effects::{
-    Atlas, CellAnimation, Emission, EmitterDef, EmitterSource, EmitterState, Facing, OverLife,
+    Atlas, CellAnimation, Emission, EmitterDef, EmitterSource, EmitterState, Extras, Facing,
+    OverLife,
 };
 use crate::math::{lerp3, normalize3, scale3};
 use crate::scene::Blend;
 
 /// The detonate controller.
 const DETONATE: ControllerType = ControllerType::DETONATE;
+/// percentStart, percentEnd (Torlack's table).
+const PERCENT_START: ControllerType = ControllerType(480);
+const PERCENT_END: ControllerType = ControllerType(482);
 
 /// How a NWN emitter is drawn, or why it is not.
 pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, String> {
@@ -103,7 +107,26 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
             random: flags & EmitterFlags::RANDOM != 0,
         },
         attached: flags & EmitterFlags::INHERIT != 0,
+        extras: Extras {
+            curve_window: curve_window(node),
+        },
     })
+}
+
+/// Where the colour, opacity and size curves start and end in the life: `percentStart` and
+/// `percentEnd` (0 and 1 when missing or not finite), each within 0..1, the end not before the
+/// start (rollnw's `over_life_percentages`).
+fn curve_window(node: &Node) -> [f32; 2] {
+    let percent = |ty, default: f32| {
+        let v = static_value(node, ty).unwrap_or(default);
+        if v.is_finite() {
+            v.clamp(0.0, 1.0)
+        } else {
+            default
+        }
+    };
+    let start = percent(PERCENT_START, 0.0);
+    [start, percent(PERCENT_END, 1.0).max(start)]
 }
 
 /// Most bursts one detonate key fires.
@@ -231,12 +254,13 @@ impl EmitterSource for AnimatedNode<'_> {
             .clamp(0.01, 0.99);
         let mx = self.value(ec::SIZE_MID, t, 1).map(|v| v[0]);
         let my = self.value(ec::SIZE_MID_Y, t, 1).map(|v| v[0]);
-        // A missing end value is the start value (rollnw's mdl_particle_import).
+        // A missing end value is the start value, a missing middle one halfway between them
+        // (rollnw's mdl_particle_import), wherever percentMid puts it.
         let cs = self.color(ec::COLOR_START, t, [1.0; 3]);
         let ce = self.color(ec::COLOR_END, t, cs);
         let a_s = self.scalar(ec::ALPHA_START, t, 1.0);
         let a_e = self.scalar(ec::ALPHA_END, t, a_s);
-        let lerp = |a: f32, b: f32| a + (b - a) * mid;
+        let lerp = |a: f32, b: f32| a + (b - a) * 0.5;
         let size_mid = [
             mx.unwrap_or(lerp(sx, ex)),
             my.filter(|y| *y > 0.0).or(mx).unwrap_or(lerp(sy, ey)),
@@ -260,7 +284,7 @@ impl EmitterSource for AnimatedNode<'_> {
             random_angle: false,
             color: OverLife {
                 start: cs,
-                middle: self.color(ec::COLOR_MID, t, lerp3(cs, ce, mid)),
+                middle: self.color(ec::COLOR_MID, t, lerp3(cs, ce, 0.5)),
                 end: ce,
                 mid,
             },

@@ -152,3 +152,32 @@ fn a_detonate_keys_value_is_its_burst_count() {
     let m = animated_emitter(fields, "  detonatekey 2\n");
     assert_eq!(run_animated(&m, 0.1).particles.len(), 10);
 }
+
+#[test]
+fn percent_start_and_end_place_the_first_and_last_keys() {
+    // rollnw mdl_particle_import.cpp make_three_stage_curve: keys at (percentStart, start),
+    // (percentMid, middle), (percentEnd, end), the value held before the first and after the
+    // last (particle_system.cpp eval_track_keys); a missing middle value is halfway, 0.5 ·
+    // (start + end). percentStart 0.5, alpha 1 → 0, additive: at 0.25 s of a 1 s life the
+    // start alpha 1 still holds (128); at 0.75 s it is 0.25 (32), halfway from the middle
+    // (0.5 at 0.5 s) to the end.
+    let m = emitter_model(
+        "  update Single\n  blend lighten\n  lifeExp 1\n  sizeStart 1\n  alphaStart 1\n  \
+         alphaEnd 0\n  percentStart 0.5\n  percentEnd 1",
+    );
+    let (_, def) = &m.emitters[0];
+    assert_eq!(def.extras.curve_window, [0.5, 1.0]);
+    let colour = |t: f32| crate::effects::sprites(def, &run(&m, t), None)[0].color;
+    assert_eq!(colour(0.25), [128; 3]);
+    assert_eq!(colour(0.75), [32; 3]);
+    // Keys end early: percentEnd 0.5 holds the end size from mid-life on.
+    let m = emitter_model(
+        "  update Single\n  lifeExp 1\n  sizeStart 1\n  sizeEnd 3\n  percentEnd 0.5",
+    );
+    let width = |t: f32| {
+        let (_, def) = &m.emitters[0];
+        let c = crate::effects::sprites(def, &run(&m, t), None)[0].corners;
+        c[1][0] - c[0][0]
+    };
+    assert!((width(0.75) - 3.0).abs() < 1e-5, "{}", width(0.75));
+}
