@@ -18,10 +18,12 @@
 //! `GetFreeParticle` returning none), and the renderer draws at most
 //! [`crate::render::SPRITE_BUDGET`] sprites a frame.
 
+mod motion;
 mod ribbon;
 mod sim;
 mod sprites;
 
+pub use motion::Floor;
 pub use ribbon::{
     edges, edges_all, ribbon_sprites, strip, Edge, RibbonDef, RibbonSource, RibbonState,
 };
@@ -200,12 +202,22 @@ pub struct Extras {
     /// Where in a particle's life (0..1) its colour, opacity and size curves start and end
     /// (NWN `percentStart`, `percentEnd`): the start values hold before, the end values after.
     pub curve_window: [f32; 2],
+    /// A new particle takes the emitter's velocity on top of its own (NWN `inheritvel`).
+    pub inherit_velocity: bool,
+    /// `birthrate` counts particles per unit the emitter moves, not per second (NWN
+    /// `spawntype` 1).
+    pub per_distance: bool,
+    /// What particles do at the floor; `None`: they pass through it.
+    pub floor: Option<Floor>,
 }
 
 impl Default for Extras {
     fn default() -> Self {
         Extras {
             curve_window: [0.0, 1.0],
+            inherit_velocity: false,
+            per_distance: false,
+            floor: None,
         }
     }
 }

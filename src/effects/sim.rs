@@ -8,7 +8,7 @@ use std::sync::{Mutex, PoisonError};
 use super::Particle;
 use super::{sane, spawn, step_time, steps_to, Emission, EmitterDef, EmitterSource, EmitterState};
 use super::{Rng, Snapshot, POOL_PER_EMITTER, STEP_HZ};
-use crate::math::{add3, scale3};
+use crate::math::{add3, dot3, scale3, sub3};
 
 /// Steps between the points a [`SimCache`] keeps: 10 s, so that a frame goes on from at most
 /// that far back, and a run to the 10-minute cap keeps 60.
@@ -35,6 +35,8 @@ struct Resume {
     single_done: bool,
     /// The emitter as of the step before.
     state: EmitterState,
+    /// How far its origin moved over the step before (scene units).
+    moved: [f32; 3],
 }
 
 impl Resume {
@@ -49,6 +51,7 @@ impl Resume {
             dropped: 0,
             single_done: false,
             state: src.state(0.0),
+            moved: [0.0; 3],
         }
     }
 }
@@ -80,7 +83,7 @@ fn run(
             }
             let (def, src) = emitters[i];
             if k > 0 {
-                age(src, r);
+                age(def, src, r);
             }
             if k < steps {
                 births(def, src, r);
@@ -103,16 +106,23 @@ fn run(
 /// The top of step `r.k` (not the first): the emitter sampled at the step's time, everyone
 /// alive advanced by one step (semi-implicit Euler), the dead retired. Step boundaries are
 /// k / STEP_HZ (not k · dt), so one step's end is the next one's start.
-fn age(src: &dyn EmitterSource, r: &mut Resume) {
+fn age(def: &EmitterDef, src: &dyn EmitterSource, r: &mut Resume) {
     let dt = 1.0 / STEP_HZ as f32;
+    let before = r.state.origin;
     r.state = src.state(step_time(r.k));
+    r.moved = sub3(r.state.origin, before);
+    let base_y = if def.attached { r.state.origin[1] } else { 0.0 };
     for p in &mut r.particles {
         p.steps += 1;
         p.age = p.steps as f32 / STEP_HZ as f32;
         p.velocity[1] -= p.gravity * dt;
         let keep = 1.0 - (p.drag * dt).min(1.0);
         p.velocity = scale3(p.velocity, keep);
+        let from = p.position;
         p.position = add3(p.position, scale3(p.velocity, dt));
+        if let Some(floor) = def.extras.floor {
+            super::motion::meet_floor(floor, base_y, from, p);
+        }
     }
     r.particles.retain(|p| p.age < p.life);
 }
@@ -123,7 +133,13 @@ fn births(def: &EmitterDef, src: &dyn EmitterSource, r: &mut Resume) {
     let count = match def.emission {
         _ if !r.state.enabled => 0,
         Emission::Continuous => {
-            r.owed += sane(r.state.birthrate, 0.0, 1e5) * dt;
+            // Per second, or (NWN spawntype 1) per unit the emitter moved.
+            let per = if def.extras.per_distance {
+                dot3(r.moved, r.moved).sqrt()
+            } else {
+                dt
+            };
+            r.owed += sane(r.state.birthrate, 0.0, 1e5) * sane(per, 0.0, 1e3);
             // A hair of tolerance so a whole particle owed after rounding (6 × 1/6) is born.
             let n = (r.owed + 1e-4).floor();
             r.owed -= n;
@@ -144,7 +160,13 @@ fn births(def: &EmitterDef, src: &dyn EmitterSource, r: &mut Resume) {
             r.dropped += 1;
             continue;
         }
-        r.particles.push(spawn(def, &r.state, &mut r.rng, r.serial));
+        let mut p = spawn(def, &r.state, &mut r.rng, r.serial);
+        if def.extras.inherit_velocity {
+            // The emitter's velocity over the step before (NWN inheritvel).
+            let v = scale3(r.moved, STEP_HZ as f32).map(|c| sane(c, -1e4, 1e4));
+            p.velocity = add3(p.velocity, v);
+        }
+        r.particles.push(p);
         r.serial += 1;
     }
 }

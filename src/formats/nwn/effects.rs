@@ -21,7 +21,7 @@ use super::pose::PoseMemo;
 use super::{to_scene, NWNModel};
 use crate::effects::{
     Atlas, CellAnimation, Emission, EmitterDef, EmitterSource, EmitterState, Extras, Facing,
-    OverLife,
+    Floor, OverLife,
 };
 use crate::math::{lerp3, normalize3, scale3};
 use crate::scene::Blend;
@@ -31,6 +31,8 @@ const DETONATE: ControllerType = ControllerType::DETONATE;
 /// percentStart, percentEnd (Torlack's table).
 const PERCENT_START: ControllerType = ControllerType(480);
 const PERCENT_END: ControllerType = ControllerType(482);
+/// bounce_co.
+const BOUNCE_CO: ControllerType = ControllerType(92);
 
 /// How a NWN emitter is drawn, or why it is not.
 pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, String> {
@@ -44,6 +46,7 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
         ygrid,
         looping,
         chunk,
+        spawntype,
         ..
     } = &node.detail
     else {
@@ -81,6 +84,7 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
         _ if texture.is_some() => Blend::Additive,
         _ => Blend::Alpha,
     };
+    let flag = |f: u32| flags & f != 0;
     let frame = |ty| static_value(node, ty).unwrap_or(0.0).clamp(0.0, 4095.0) as u32;
     let atlas = Atlas {
         columns: (*xgrid).clamp(1, 64),
@@ -106,11 +110,29 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
             last,
             random: flags & EmitterFlags::RANDOM != 0,
         },
-        attached: flags & EmitterFlags::INHERIT != 0,
+        // inherit_local keeps particles where they were born, whatever `inherit` says
+        // (rollnw's map_simulation_space: spawn-attached before emitter-attached).
+        attached: flag(EmitterFlags::INHERIT) && !flag(EmitterFlags::INHERIT_LOCAL),
         extras: Extras {
             curve_window: curve_window(node),
+            inherit_velocity: flag(EmitterFlags::INHERIT_VEL),
+            per_distance: *spawntype == 1,
+            floor: floor(node, *flags),
         },
     })
+}
+
+/// What the particles do at the floor: `splat` kills them there, else `bounce` bounces them
+/// by `bounce_co` (rollnw's apply_particle_collision, which tests splat first).
+fn floor(node: &Node, flags: u32) -> Option<Floor> {
+    if flags & EmitterFlags::SPLAT != 0 {
+        Some(Floor::Splat)
+    } else if flags & EmitterFlags::BOUNCE != 0 {
+        let k = static_value(node, BOUNCE_CO).unwrap_or(0.0);
+        Some(Floor::Bounce(if k.is_finite() { k.clamp(0.0, 10.0) } else { 0.0 }))
+    } else {
+        None
+    }
 }
 
 /// Where the colour, opacity and size curves start and end in the life: `percentStart` and

@@ -181,3 +181,62 @@ fn percent_start_and_end_place_the_first_and_last_keys() {
     };
     assert!((width(0.75) - 3.0).abs() < 1e-5, "{}", width(0.75));
 }
+
+/// An emitter moving 1 m a second along NWN +X (scene −X) through animation `a`.
+fn moving_emitter(fields: &str) -> NWNModel {
+    animated_emitter(fields, "  positionkey 2\n  0 0 0 0\n  1 1 0 0")
+}
+
+#[test]
+fn inherit_local_keeps_particles_where_they_were_born() {
+    // rollnw mdl_particle_import.cpp map_simulation_space: inherit_local → spawn_attached
+    // (particles anchored at their birth point in the world), before inherit →
+    // emitter_attached. With both flags the particles do not ride with the emitter.
+    let m = emitter_model("  update Fountain\n  inherit 1\n  inherit_local 1");
+    assert!(!m.emitters[0].1.attached);
+    let m = emitter_model("  update Fountain\n  inherit 1");
+    assert!(m.emitters[0].1.attached);
+}
+
+#[test]
+fn inheritvel_adds_the_emitters_velocity() {
+    // rollnw particle_system.cpp initial_velocity: speed · direction + the emitter's linear
+    // velocity × velocity_inheritance, 1 with inheritvel (mdl_particle_import.cpp). Particles
+    // of speed 0 from an emitter moving 1 m/s along NWN +X move 1 m/s along scene −X.
+    let fields = "  update Fountain\n  birthrate 10\n  lifeExp 2\n  inheritvel 1";
+    let s = run_animated(&moving_emitter(fields), 0.5);
+    assert!(!s.particles.is_empty());
+    for p in &s.particles {
+        assert!((p.velocity[0] + 1.0).abs() < 1e-3, "{:?}", p.velocity);
+    }
+    let s = run_animated(&moving_emitter("  update Fountain\n  birthrate 10\n  lifeExp 2"), 0.5);
+    assert!(s.particles.iter().all(|p| p.velocity == [0.0; 3]));
+}
+
+#[test]
+fn spawntype_1_births_per_metre_moved() {
+    // rollnw particle_system.cpp, ParticleSpawnMetric::per_distance (spawntype 1,
+    // mdl_particle_import.cpp): birthrate × distance moved. Birthrate 10 at rest births
+    // nothing; moving 1 m/s, 35/60 m by the last step that births before 0.6 s: 5.
+    let fields = "  update Fountain\n  birthrate 10\n  lifeExp 5\n  spawntype 1";
+    assert_eq!(run(&emitter_model(fields), 1.0).particles.len(), 0);
+    assert_eq!(run_animated(&moving_emitter(fields), 0.6).particles.len(), 5);
+}
+
+#[test]
+fn bounce_and_splat_meet_the_ground_plane() {
+    // rollnw particle_system.cpp apply_particle_collision against the flat ground z = 0 of
+    // its tests (render_particles.cpp): a bounce mirrors the velocity and scales it by
+    // bounce_co; a splat kills the particle. Dropped from 0.5 m with mass 9.8, a particle
+    // lands at 0.32 s.
+    let drop = "  update Single\n  lifeExp 1\n  mass 9.8\n  position 0 0 0.5";
+    let m = emitter_model(&format!("{drop}\n  bounce 1\n  bounce_co 0.5"));
+    assert_eq!(m.emitters[0].1.extras.floor, Some(crate::effects::Floor::Bounce(0.5)));
+    let p = &run(&m, 0.34).particles[0];
+    assert!(p.position[1] >= 0.0 && p.velocity[1] > 0.0, "{p:?}");
+    // Without bounce it falls through; with splat it is gone.
+    let p = &run(&emitter_model(drop), 0.4).particles[0];
+    assert!(p.position[1] < 0.0);
+    let m = emitter_model(&format!("{drop}\n  splat 1"));
+    assert!(run(&m, 0.34).particles.is_empty());
+}
