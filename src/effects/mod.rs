@@ -23,7 +23,7 @@ mod ribbon;
 mod sim;
 mod sprites;
 
-pub use motion::Floor;
+pub use motion::{Floor, Pull};
 pub use ribbon::{
     edges, edges_all, ribbon_sprites, strip, Edge, RibbonDef, RibbonSource, RibbonState,
 };
@@ -209,6 +209,9 @@ pub struct Extras {
     pub per_distance: bool,
     /// What particles do at the floor; `None`: they pass through it.
     pub floor: Option<Floor>,
+    /// How particles go to the source's [`target`](EmitterSource::target) (NWN `p2p`);
+    /// `None`, or no target: they fly free.
+    pub pull: Option<Pull>,
 }
 
 impl Default for Extras {
@@ -218,6 +221,7 @@ impl Default for Extras {
             inherit_velocity: false,
             per_distance: false,
             floor: None,
+            pull: None,
         }
     }
 }
@@ -350,6 +354,11 @@ pub trait EmitterSource {
     fn bursts(&self, _from: f32, _to: f32) -> u32 {
         0
     }
+    /// Where point-to-point particles go at `time`, in scene space (NWN: the emitter's
+    /// reference node); `None` by default.
+    fn target(&self, _time: f32) -> Option<[f32; 3]> {
+        None
+    }
 }
 
 /// One live particle.
@@ -383,6 +392,9 @@ pub struct Particle {
     pub size: OverLife<[f32; 2]>,
     /// Birth order (for linked strips).
     pub serial: u64,
+    /// The control points of its path to a point-to-point target, in the space of its
+    /// position ([`Pull::Bezier`] emitters only).
+    pub path: Option<[[f32; 3]; 4]>,
 }
 
 impl Particle {
@@ -497,6 +509,7 @@ pub(crate) fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u
             mid: s.size.mid,
         },
         serial,
+        path: None,
     }
 }
 

@@ -37,6 +37,8 @@ struct Resume {
     state: EmitterState,
     /// How far its origin moved over the step before (scene units).
     moved: [f32; 3],
+    /// Where its point-to-point particles go now, if anywhere.
+    target: Option<[f32; 3]>,
 }
 
 impl Resume {
@@ -52,6 +54,7 @@ impl Resume {
             single_done: false,
             state: src.state(0.0),
             moved: [0.0; 3],
+            target: def.extras.pull.and_then(|_| src.target(0.0)),
         }
     }
 }
@@ -111,10 +114,19 @@ fn age(def: &EmitterDef, src: &dyn EmitterSource, r: &mut Resume) {
     let before = r.state.origin;
     r.state = src.state(step_time(r.k));
     r.moved = sub3(r.state.origin, before);
-    let base_y = if def.attached { r.state.origin[1] } else { 0.0 };
+    r.target = def.extras.pull.and_then(|_| src.target(step_time(r.k)));
+    let origin = if def.attached { r.state.origin } else { [0.0; 3] };
+    let base_y = origin[1];
     for p in &mut r.particles {
         p.steps += 1;
         p.age = p.steps as f32 / STEP_HZ as f32;
+        if let (Some(pull), Some(path)) = (def.extras.pull, p.path) {
+            p.position = super::motion::on_path(pull, &path, p);
+            continue;
+        }
+        if let (Some(pull), Some(target)) = (def.extras.pull, r.target) {
+            super::motion::pull(pull, target, origin, dt, p);
+        }
         p.velocity[1] -= p.gravity * dt;
         let keep = 1.0 - (p.drag * dt).min(1.0);
         p.velocity = scale3(p.velocity, keep);
@@ -165,6 +177,10 @@ fn births(def: &EmitterDef, src: &dyn EmitterSource, r: &mut Resume) {
             // The emitter's velocity over the step before (NWN inheritvel).
             let v = scale3(r.moved, STEP_HZ as f32).map(|c| sane(c, -1e4, 1e4));
             p.velocity = add3(p.velocity, v);
+        }
+        if let (Some(pull), Some(target)) = (def.extras.pull, r.target) {
+            let target = if def.attached { sub3(target, r.state.origin) } else { target };
+            p.path = super::motion::bezier_path(pull, p.position, target);
         }
         r.particles.push(p);
         r.serial += 1;

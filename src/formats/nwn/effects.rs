@@ -21,7 +21,7 @@ use super::pose::PoseMemo;
 use super::{to_scene, NWNModel};
 use crate::effects::{
     Atlas, CellAnimation, Emission, EmitterDef, EmitterSource, EmitterState, Extras, Facing,
-    Floor, OverLife,
+    Floor, OverLife, Pull,
 };
 use crate::math::{lerp3, normalize3, scale3};
 use crate::scene::Blend;
@@ -33,6 +33,12 @@ const PERCENT_START: ControllerType = ControllerType(480);
 const PERCENT_END: ControllerType = ControllerType(482);
 /// bounce_co.
 const BOUNCE_CO: ControllerType = ControllerType(92);
+/// Point-to-point controllers (Torlack's table): combinetime, p2p_bezier2, p2p_bezier3,
+/// threshold.
+const COMBINE_TIME: ControllerType = ControllerType(120);
+const P2P_BEZIER2: ControllerType = ControllerType(152);
+const P2P_BEZIER3: ControllerType = ControllerType(156);
+const THRESHOLD: ControllerType = ControllerType(188);
 
 /// How a NWN emitter is drawn, or why it is not.
 pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, String> {
@@ -118,8 +124,37 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
             inherit_velocity: flag(EmitterFlags::INHERIT_VEL),
             per_distance: *spawntype == 1,
             floor: floor(node, *flags),
+            pull: flag(EmitterFlags::P2P).then(|| pull(node, *flags)),
         },
     })
+}
+
+/// How a point-to-point emitter's particles go to its reference node: along a Bézier with
+/// `p2p_sel` (tangents `p2p_bezier2` / `p2p_bezier3`, `combinetime` seconds), else pulled by
+/// `grav` with `drag`, dying within `threshold` (rollnw's map_targeting_mode and targeting
+/// fields).
+fn pull(node: &Node, flags: u32) -> Pull {
+    let value = |ty| {
+        let v = static_value(node, ty).unwrap_or(0.0);
+        if v.is_finite() {
+            v.clamp(-1e4, 1e4)
+        } else {
+            0.0
+        }
+    };
+    if flags & EmitterFlags::P2P_SEL != 0 {
+        Pull::Bezier {
+            out: value(P2P_BEZIER2),
+            back: value(P2P_BEZIER3),
+            time: value(COMBINE_TIME),
+        }
+    } else {
+        Pull::Gravity {
+            gravity: value(ec::GRAV),
+            drag: value(ec::DRAG),
+            threshold: value(THRESHOLD),
+        }
+    }
 }
 
 /// What the particles do at the floor: `splat` kills them there, else `bounce` bounces them
@@ -180,6 +215,8 @@ pub struct AnimatedNode<'m> {
     detonate_sums: Vec<u32>,
     /// Node transforms shared with the model's other emitters, stepping together.
     memo: Option<&'m PoseMemo>,
+    /// Its first reference child: where point-to-point particles go.
+    reference: Option<usize>,
 }
 
 impl<'m> AnimatedNode<'m> {
@@ -192,6 +229,8 @@ impl<'m> AnimatedNode<'m> {
             detonate_keys: Vec::new(),
             detonate_sums: vec![0],
             memo: None,
+            reference: (model.mdl.nodes.iter())
+                .position(|n| n.parent == Some(node) && n.kind == NodeKind::Reference),
         };
         if let Some((n, _)) = a.keyed() {
             let mut keys: Vec<(f32, u32)> = (n.controllers.iter())
@@ -244,6 +283,13 @@ impl<'m> AnimatedNode<'m> {
         self.value(ty, t, 3).map_or(default, |v| [v[0], v[1], v[2]])
     }
 
+    /// Node `node`'s transform at `time`, through the shared memo when there is one.
+    fn world(&self, node: usize, time: f32) -> super::anim::Affine {
+        let own = PoseMemo::default();
+        let memo = self.memo.unwrap_or(&own);
+        self.model.node_world_one(memo, self.animation, time, node)
+    }
+
     fn wrapped(&self, time: f32) -> f32 {
         let length = self.keyed().map_or(0.0, |(_, l)| l);
         super::pose::wrap_time(time, length)
@@ -253,12 +299,7 @@ impl<'m> AnimatedNode<'m> {
 impl EmitterSource for AnimatedNode<'_> {
     fn state(&self, time: f32) -> EmitterState {
         let t = self.wrapped(time);
-        let world = match self.memo {
-            Some(memo) => (self.model).node_world_one(memo, self.animation, time, self.node),
-            None => {
-                (self.model).node_world_one(&PoseMemo::default(), self.animation, time, self.node)
-            }
-        };
+        let world = self.world(self.node, time);
         let axis = |v: [f32; 3]| to_scene(world.apply_vector(v));
         let (xs, ys) = (
             self.scalar(ec::XSIZE, t, 0.0) * 0.01,
@@ -324,6 +365,10 @@ impl EmitterSource for AnimatedNode<'_> {
             },
             size_scale: [1.0; 2],
         }
+    }
+
+    fn target(&self, time: f32) -> Option<[f32; 3]> {
+        Some(to_scene(self.world(self.reference?, time).t))
     }
 
     fn bursts(&self, from: f32, to: f32) -> u32 {

@@ -240,3 +240,46 @@ fn bounce_and_splat_meet_the_ground_plane() {
     let m = emitter_model(&format!("{drop}\n  splat 1"));
     assert!(run(&m, 0.34).particles.is_empty());
 }
+
+/// An emitter at the origin with `fields` and a reference child 1 m above it (NWN +Z, scene
+/// +Y): a point-to-point target.
+fn p2p_model(fields: &str) -> NWNModel {
+    emitter_model(&format!(
+        "{fields}\nendnode\nnode reference r\n  parent e\n  position 0 0 1\n  refModel NULL"
+    ))
+}
+
+#[test]
+fn p2p_gravity_pulls_toward_the_reference_node() {
+    // rollnw particle_system.cpp sprite_target_gravity: each step, dead within `threshold`
+    // of the target, else velocity += direction to it × grav · dt, then × (1 − drag · dt).
+    // grav 5 from rest straight at a target 1 m up: the speed is 5 · age, all upward.
+    let m = p2p_model(
+        "  update Fountain\n  birthrate 10\n  lifeExp 5\n  p2p 1\n  p2p_sel 0\n  grav 5\n  \
+         threshold 0.2",
+    );
+    let s = run(&m, 0.4);
+    assert!(!s.particles.is_empty());
+    for p in &s.particles {
+        assert!((p.velocity[1] - 5.0 * p.age).abs() < 1e-3, "{p:?}");
+    }
+    // A particle dies at the first step it starts within 0.2 m of the target: by 1 s the
+    // four oldest of the ten born have, and none has gone past.
+    let s = run(&m, 1.0);
+    assert_eq!(s.particles.len(), 6);
+    assert!(s.particles.iter().all(|p| p.position[1] < 0.85));
+}
+
+#[test]
+fn p2p_bezier_travels_to_the_reference_node_in_combinetime() {
+    // rollnw particle_system.cpp sprite_target_bezier: position = cubic_bezier(source,
+    // source + dir · p2p_bezier2, target − dir · p2p_bezier3, target, age / combinetime).
+    // Tangents 0 and combinetime 1: 0.5 of the way up at 0.5 s, at the target from 1 s.
+    let m = p2p_model(
+        "  update Single\n  lifeExp 2\n  p2p 1\n  p2p_sel 1\n  p2p_bezier2 0\n  \
+         p2p_bezier3 0\n  combinetime 1",
+    );
+    let y = |t: f32| run(&m, t).particles[0].position[1];
+    assert!((y(0.5) - 0.5).abs() < 1e-4, "{}", y(0.5));
+    assert!((y(1.5) - 1.0).abs() < 1e-4, "{}", y(1.5));
+}
