@@ -18,6 +18,7 @@
 //! `GetFreeParticle` returning none), and the renderer draws at most
 //! [`crate::render::SPRITE_BUDGET`] sprites a frame.
 
+mod lightning;
 mod motion;
 mod ribbon;
 mod sim;
@@ -212,6 +213,9 @@ pub struct Extras {
     /// How particles go to the source's [`target`](EmitterSource::target) (NWN `p2p`);
     /// `None`, or no target: they fly free.
     pub pull: Option<Pull>,
+    /// Drawn as a beam of this many cards from the emitter to the source's
+    /// [`target`](EmitterSource::target), not as particles (NWN Lightning).
+    pub beam: Option<u32>,
 }
 
 impl Default for Extras {
@@ -222,6 +226,7 @@ impl Default for Extras {
             per_distance: false,
             floor: None,
             pull: None,
+            beam: None,
         }
     }
 }
@@ -417,6 +422,8 @@ pub struct Snapshot {
     pub state: EmitterState,
     /// Spawns dropped because the pool was full, over the whole run.
     pub dropped: u64,
+    /// The source's [`target`](EmitterSource::target) then, for emitters that have one.
+    pub target: Option<[f32; 3]>,
 }
 
 impl Snapshot {

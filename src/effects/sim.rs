@@ -54,7 +54,7 @@ impl Resume {
             single_done: false,
             state: src.state(0.0),
             moved: [0.0; 3],
-            target: def.extras.pull.and_then(|_| src.target(0.0)),
+            target: aims(def).then(|| src.target(0.0)).flatten(),
         }
     }
 }
@@ -102,8 +102,14 @@ fn run(
             particles: r.particles,
             state: r.state,
             dropped: r.dropped,
+            target: r.target,
         })
         .collect()
+}
+
+/// Whether an emitter asks its source for a target (point-to-point and beam emitters).
+fn aims(def: &EmitterDef) -> bool {
+    def.extras.pull.is_some() || def.extras.beam.is_some()
 }
 
 /// The top of step `r.k` (not the first): the emitter sampled at the step's time, everyone
@@ -114,7 +120,7 @@ fn age(def: &EmitterDef, src: &dyn EmitterSource, r: &mut Resume) {
     let before = r.state.origin;
     r.state = src.state(step_time(r.k));
     r.moved = sub3(r.state.origin, before);
-    r.target = def.extras.pull.and_then(|_| src.target(step_time(r.k)));
+    r.target = aims(def).then(|| src.target(step_time(r.k))).flatten();
     let origin = if def.attached { r.state.origin } else { [0.0; 3] };
     let base_y = origin[1];
     for p in &mut r.particles {

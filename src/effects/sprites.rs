@@ -11,11 +11,11 @@ const INVISIBLE: f32 = 1.0 / 255.0;
 /// The camera used when a request has none: looking down −Z with +Y up.
 const DEFAULT_CAMERA: [[f32; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0]];
 
-fn lerp2(a: [f32; 2], b: [f32; 2], t: f32) -> [f32; 2] {
+pub(super) fn lerp2(a: [f32; 2], b: [f32; 2], t: f32) -> [f32; 2] {
     [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]
 }
 
-fn lerp1(a: f32, b: f32, t: f32) -> f32 {
+pub(super) fn lerp1(a: f32, b: f32, t: f32) -> f32 {
     a + (b - a) * t
 }
 
@@ -109,7 +109,7 @@ pub(super) fn drawn(blend: Blend, c: [f32; 3], a: f32) -> Option<(Blend, [u8; 3]
 /// [`curve_window`](super::Extras::curve_window), the start values holding before it and the
 /// end values after it. The middle key stays at `mid`, moved up to the window's start if it
 /// lies before (and the window's end up to it), as rollnw orders its keys.
-fn curve_progress(def: &EmitterDef, p: &Particle) -> f32 {
+pub(super) fn curve_progress(def: &EmitterDef, p: &Particle) -> f32 {
     let f = p.progress();
     let [s, e] = def.extras.curve_window;
     if s <= 0.0 && e >= 1.0 {
@@ -216,6 +216,9 @@ fn quad(
 /// The sprites of one emitter's snapshot, for a camera whose rows are right, up and forward.
 pub fn sprites(def: &EmitterDef, snap: &Snapshot, camera: Option<[[f32; 3]; 3]>) -> Vec<Sprite> {
     let cam = camera.unwrap_or(DEFAULT_CAMERA).map(normalize3);
+    if let Some(segments) = def.extras.beam {
+        return super::lightning::beam(def, snap, segments, cam[2]);
+    }
     if def.facing == Facing::Linked {
         return linked(def, snap, &cam);
     }

@@ -4,13 +4,12 @@
 //! facts): `update` Fountain → continuous, Single → one particle (again after it dies with
 //! `loop`), Explosion → `birthrate` particles at each `detonate` (an animation event of that
 //! name, or a detonate key, which fires as many bursts as its value, as rollnw reads it);
-//! Lightning emitters need a reference node and a beam renderer and are not drawn. `render`
-//! picks the quad orientation, `blend` Lighten → additive, punch-through → cutout, Normal →
-//! alpha. The numbers are controllers: the node's own
-//! (static) values, overridden by the playing animation's keys for the same node, sampled at
-//! each step. Emitters sit in NWN space (Z up), their emission axis the node's local +Z, their
-//! spawn area its local X/Y (`xsize`/`ysize` in centimetres); everything is turned into scene
-//! space here ([`super::to_scene`]). `mass` is the downward acceleration itself, m/s² (negative
+//! Lightning → a beam of `subdivision` cards to the emitter's reference node. `render` picks
+//! the quad orientation, `blend` Lighten → additive, punch-through → cutout, Normal → alpha.
+//! The numbers are controllers: the node's own (static) values, overridden by the playing
+//! animation's keys for the same node, sampled at each step. Emitters sit in NWN space (Z
+//! up), their emission axis the node's local +Z, their spawn area its local X/Y
+//! (`xsize`/`ysize` in centimetres); everything is turned into scene space here ([`super::to_scene`]). `mass` is the downward acceleration itself, m/s² (negative
 //! rises), as rollnw's particle system applies it (`velocity.z -= mass · dt`, not scaled by
 //! standard gravity); `spread` is the largest angle from the axis in radians, each particle's
 //! angle uniform up to it; `particleRot` is turns a second from a start angle of 0.
@@ -39,6 +38,8 @@ const COMBINE_TIME: ControllerType = ControllerType(120);
 const P2P_BEZIER2: ControllerType = ControllerType(152);
 const P2P_BEZIER3: ControllerType = ControllerType(156);
 const THRESHOLD: ControllerType = ControllerType(188);
+/// subdivision (a Lightning beam's cards).
+const SUBDIVISION: ControllerType = ControllerType(220);
 
 /// How a NWN emitter is drawn, or why it is not.
 pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, String> {
@@ -62,9 +63,8 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
         "fountain" | "" => Emission::Continuous,
         "single" => Emission::Single { looping: *looping },
         "explosion" => Emission::Burst,
-        "lightning" => {
-            return Err("Lightning emitters (beams to a reference node) are not drawn".into())
-        }
+        // One beam particle, born again when it dies (rollnw's ensure_beam_particle).
+        "lightning" => Emission::Single { looping: true },
         other => return Err(format!("update type '{other}' is not drawn")),
     };
     if !mdl::is_null_name(chunk) && mdl::is_null_name(tex_name) {
@@ -91,6 +91,7 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
         _ => Blend::Alpha,
     };
     let flag = |f: u32| flags & f != 0;
+    let lightning = update.eq_ignore_ascii_case("lightning");
     let frame = |ty| static_value(node, ty).unwrap_or(0.0).clamp(0.0, 4095.0) as u32;
     let atlas = Atlas {
         columns: (*xgrid).clamp(1, 64),
@@ -124,7 +125,10 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
             inherit_velocity: flag(EmitterFlags::INHERIT_VEL),
             per_distance: *spawntype == 1,
             floor: floor(node, *flags),
-            pull: flag(EmitterFlags::P2P).then(|| pull(node, *flags)),
+            pull: (flag(EmitterFlags::P2P) && !lightning).then(|| pull(node, *flags)),
+            beam: lightning.then(|| {
+                static_value(node, SUBDIVISION).unwrap_or(1.0).clamp(1.0, 64.0) as u32
+            }),
         },
     })
 }

@@ -283,3 +283,30 @@ fn p2p_bezier_travels_to_the_reference_node_in_combinetime() {
     assert!((y(0.5) - 0.5).abs() < 1e-4, "{}", y(0.5));
     assert!((y(1.5) - 1.0).abs() < 1e-4, "{}", y(1.5));
 }
+
+#[test]
+fn lightning_is_a_beam_of_subdivision_cards_to_the_reference_node() {
+    // rollnw particle_renderer.cpp, beam path: `subdivisions` cards from the emitter to the
+    // target, half width 0.22 × the particle's size, the joints pushed sideways by at most
+    // 0.14 half widths × sin(π t), none at the ends. subdivision 4, size 1 → four cards
+    // 0.44 wide from the origin to 1 m up.
+    let m = p2p_model(
+        "  update Lightning\n  render Normal\n  blend lighten\n  p2p 1\n  lifeExp 1\n  \
+         sizeStart 1\n  subdivision 4",
+    );
+    let (_, def) = &m.emitters[0];
+    let cards = crate::effects::sprites(def, &run(&m, 0.5), None);
+    assert_eq!(cards.len(), 4);
+    let mid = |a: [f32; 3], b: [f32; 3]| [0, 1, 2].map(|i| (a[i] + b[i]) / 2.0);
+    let start = mid(cards[0].corners[0], cards[0].corners[1]);
+    let end = mid(cards[3].corners[2], cards[3].corners[3]);
+    assert!(start.iter().all(|v| v.abs() < 1e-6), "{start:?}");
+    assert!((end[1] - 1.0).abs() < 1e-6 && end[0].abs() < 1e-6, "{end:?}");
+    for c in &cards {
+        let w = (0..3).map(|i| (c.corners[1][i] - c.corners[0][i]).powi(2)).sum::<f32>();
+        assert!((w.sqrt() - 0.44).abs() < 1e-5, "{}", w.sqrt());
+    }
+    // The same beam on every frame of the particle's life.
+    let later = crate::effects::sprites(def, &run(&m, 0.6), None);
+    assert_eq!(later[1].corners, cards[1].corners);
+}
