@@ -180,7 +180,11 @@ fn axes(def: &EmitterDef, snap: &Snapshot, p: &Particle, cam: &[[f32; 3]; 3]) ->
         Facing::Upright => {
             let r = normalize3([right[0], 0.0, right[2]]);
             let r = if dot3(r, r) < 0.5 { right } else { r };
-            [r, [0.0, 1.0, 0.0]]
+            // Spin turns the card about the world's up, so it stays upright (rollnw's
+            // particle_billboard_sprite_axes for aligned_to_world_z).
+            let up = [0.0, 1.0, 0.0];
+            let (s, c) = crate::math::sin_cos(p.angle + p.spin * p.age);
+            [add3(scale3(r, c), scale3(cross(up, r), s)), up]
         }
         Facing::Velocity | Facing::Streak { .. } => {
             along(p.velocity).unwrap_or_else(|| turn(right, up))

@@ -310,3 +310,21 @@ fn lightning_is_a_beam_of_subdivision_cards_to_the_reference_node() {
     let later = crate::effects::sprites(def, &run(&m, 0.6), None);
     assert_eq!(later[1].corners, cards[1].corners);
 }
+
+#[test]
+fn upright_particles_spin_about_the_worlds_up() {
+    // rollnw particle_render.cpp particle_billboard_sprite_axes, aligned_to_world_z: the card's
+    // right axis turned about world Z (scene +Y) by rotation · 2π, from 0 at birth; its up
+    // stays vertical. particleRot 0.25: a quarter turn after 1 s, the card's width along the
+    // depth axis instead of across the screen.
+    let m = emitter_model(
+        "  update Single\n  render aligned_to_world_z\n  lifeExp 2\n  sizeStart 1\n  \
+         particleRot 0.25",
+    );
+    let (_, def) = &m.emitters[0];
+    let c = crate::effects::sprites(def, &run(&m, 1.0), None)[0].corners;
+    let width = [0, 1, 2].map(|i| c[1][i] - c[0][i]);
+    assert!(width[0].abs() < 1e-5 && (width[2].abs() - 1.0).abs() < 1e-5, "{width:?}");
+    let height = [0, 1, 2].map(|i| c[0][i] - c[2][i]);
+    assert!((height[1] - 1.0).abs() < 1e-5, "{height:?}");
+}
