@@ -21,13 +21,17 @@ const JITTER: f32 = 0.14;
 
 /// The beam's cards from `snap`'s origin to its target (none without a target or a live
 /// particle), for a camera looking along `forward`.
-pub(super) fn beam(def: &EmitterDef, snap: &Snapshot, segments: u32, forward: [f32; 3]) -> Vec<Sprite> {
+pub(super) fn beam(
+    def: &EmitterDef,
+    snap: &Snapshot,
+    segments: u32,
+    forward: [f32; 3],
+) -> Vec<Sprite> {
     let (Some(target), Some(p)) = (snap.target, snap.particles.first()) else {
         return Vec::new();
     };
     let f = curve_progress(def, p);
-    let Some((blend, color)) = drawn(def.blend, p.color.at(f, lerp3), p.alpha.at(f, lerp1))
-    else {
+    let Some((blend, color)) = drawn(def.blend, p.color.at(f, lerp3), p.alpha.at(f, lerp1)) else {
         return Vec::new();
     };
     let half = HALF_WIDTH * p.size.at(f, lerp2)[0].max(0.001);

@@ -98,8 +98,17 @@ pub(super) fn bezier_path(pull: Pull, start: [f32; 3], target: [f32; 3]) -> Opti
     };
     let d = sub3(target, start);
     let len = dot3(d, d).sqrt();
-    let dir = if len > 1e-6 { scale3(d, 1.0 / len) } else { [0.0, 1.0, 0.0] };
-    Some([start, add3(start, scale3(dir, out)), sub3(target, scale3(dir, back)), target])
+    let dir = if len > 1e-6 {
+        scale3(d, 1.0 / len)
+    } else {
+        [0.0, 1.0, 0.0]
+    };
+    Some([
+        start,
+        add3(start, scale3(dir, out)),
+        sub3(target, scale3(dir, back)),
+        target,
+    ])
 }
 
 /// Where a [`Pull::Bezier`] particle is on its `path` now: `age / time` along it (its life

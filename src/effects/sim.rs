@@ -121,7 +121,11 @@ fn age(def: &EmitterDef, src: &dyn EmitterSource, r: &mut Resume) {
     r.state = src.state(step_time(r.k));
     r.moved = sub3(r.state.origin, before);
     r.target = aims(def).then(|| src.target(step_time(r.k))).flatten();
-    let origin = if def.attached { r.state.origin } else { [0.0; 3] };
+    let origin = if def.attached {
+        r.state.origin
+    } else {
+        [0.0; 3]
+    };
     let base_y = origin[1];
     for p in &mut r.particles {
         p.steps += 1;
@@ -185,7 +189,11 @@ fn births(def: &EmitterDef, src: &dyn EmitterSource, r: &mut Resume) {
             p.velocity = add3(p.velocity, v);
         }
         if let (Some(pull), Some(target)) = (def.extras.pull, r.target) {
-            let target = if def.attached { sub3(target, r.state.origin) } else { target };
+            let target = if def.attached {
+                sub3(target, r.state.origin)
+            } else {
+                target
+            };
             p.path = super::motion::bezier_path(pull, p.position, target);
         }
         r.particles.push(p);

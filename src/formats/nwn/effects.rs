@@ -19,8 +19,8 @@ use super::mdl::{self, emitter as ec, ControllerType, EmitterFlags, Node, NodeDe
 use super::pose::PoseMemo;
 use super::{to_scene, NWNModel};
 use crate::effects::{
-    Atlas, CellAnimation, Emission, EmitterDef, EmitterSource, EmitterState, Extras, Facing,
-    Floor, OverLife, Pull,
+    Atlas, CellAnimation, Emission, EmitterDef, EmitterSource, EmitterState, Extras, Facing, Floor,
+    OverLife, Pull,
 };
 use crate::math::{lerp3, normalize3, scale3};
 use crate::scene::Blend;
@@ -127,7 +127,9 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
             floor: floor(node, *flags),
             pull: (flag(EmitterFlags::P2P) && !lightning).then(|| pull(node, *flags)),
             beam: lightning.then(|| {
-                static_value(node, SUBDIVISION).unwrap_or(1.0).clamp(1.0, 64.0) as u32
+                static_value(node, SUBDIVISION)
+                    .unwrap_or(1.0)
+                    .clamp(1.0, 64.0) as u32
             }),
         },
     })
@@ -168,7 +170,11 @@ fn floor(node: &Node, flags: u32) -> Option<Floor> {
         Some(Floor::Splat)
     } else if flags & EmitterFlags::BOUNCE != 0 {
         let k = static_value(node, BOUNCE_CO).unwrap_or(0.0);
-        Some(Floor::Bounce(if k.is_finite() { k.clamp(0.0, 10.0) } else { 0.0 }))
+        Some(Floor::Bounce(if k.is_finite() {
+            k.clamp(0.0, 10.0)
+        } else {
+            0.0
+        }))
     } else {
         None
     }
@@ -245,7 +251,8 @@ impl<'m> AnimatedNode<'m> {
             keys.sort_by(|x, y| x.0.total_cmp(&y.0));
             for (t, n) in keys {
                 a.detonate_keys.push(t);
-                a.detonate_sums.push(a.detonate_sums.last().copied().unwrap_or(0) + n);
+                a.detonate_sums
+                    .push(a.detonate_sums.last().copied().unwrap_or(0) + n);
             }
         }
         a

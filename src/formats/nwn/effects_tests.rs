@@ -106,9 +106,8 @@ fn fps_zero_runs_the_cells_once_over_the_life() {
     // rollnw particle_system.cpp eval_sprite_frame, frames_per_second 0: frame = begin +
     // ⌊t · count⌋ at normalised age t. The whole 2 × 2 sheet over a 1 s life: a particle
     // 0.5 s old shows cell 2 (left column, bottom row).
-    let m = emitter_model(
-        "  update Single\n  xgrid 2\n  ygrid 2\n  fps 0\n  lifeExp 1\n  sizeStart 1",
-    );
+    let m =
+        emitter_model("  update Single\n  xgrid 2\n  ygrid 2\n  fps 0\n  lifeExp 1\n  sizeStart 1");
     let (_, def) = &m.emitters[0];
     let drawn = crate::effects::sprites(def, &run(&m, 0.5), None);
     assert_eq!(drawn.len(), 1);
@@ -171,9 +170,8 @@ fn percent_start_and_end_place_the_first_and_last_keys() {
     assert_eq!(colour(0.25), [128; 3]);
     assert_eq!(colour(0.75), [32; 3]);
     // Keys end early: percentEnd 0.5 holds the end size from mid-life on.
-    let m = emitter_model(
-        "  update Single\n  lifeExp 1\n  sizeStart 1\n  sizeEnd 3\n  percentEnd 0.5",
-    );
+    let m =
+        emitter_model("  update Single\n  lifeExp 1\n  sizeStart 1\n  sizeEnd 3\n  percentEnd 0.5");
     let width = |t: f32| {
         let (_, def) = &m.emitters[0];
         let c = crate::effects::sprites(def, &run(&m, t), None)[0].corners;
@@ -209,7 +207,10 @@ fn inheritvel_adds_the_emitters_velocity() {
     for p in &s.particles {
         assert!((p.velocity[0] + 1.0).abs() < 1e-3, "{:?}", p.velocity);
     }
-    let s = run_animated(&moving_emitter("  update Fountain\n  birthrate 10\n  lifeExp 2"), 0.5);
+    let s = run_animated(
+        &moving_emitter("  update Fountain\n  birthrate 10\n  lifeExp 2"),
+        0.5,
+    );
     assert!(s.particles.iter().all(|p| p.velocity == [0.0; 3]));
 }
 
@@ -220,7 +221,10 @@ fn spawntype_1_births_per_metre_moved() {
     // nothing; moving 1 m/s, 35/60 m by the last step that births before 0.6 s: 5.
     let fields = "  update Fountain\n  birthrate 10\n  lifeExp 5\n  spawntype 1";
     assert_eq!(run(&emitter_model(fields), 1.0).particles.len(), 0);
-    assert_eq!(run_animated(&moving_emitter(fields), 0.6).particles.len(), 5);
+    assert_eq!(
+        run_animated(&moving_emitter(fields), 0.6).particles.len(),
+        5
+    );
 }
 
 #[test]
@@ -231,7 +235,10 @@ fn bounce_and_splat_meet_the_ground_plane() {
     // lands at 0.32 s.
     let drop = "  update Single\n  lifeExp 1\n  mass 9.8\n  position 0 0 0.5";
     let m = emitter_model(&format!("{drop}\n  bounce 1\n  bounce_co 0.5"));
-    assert_eq!(m.emitters[0].1.extras.floor, Some(crate::effects::Floor::Bounce(0.5)));
+    assert_eq!(
+        m.emitters[0].1.extras.floor,
+        Some(crate::effects::Floor::Bounce(0.5))
+    );
     let p = &run(&m, 0.34).particles[0];
     assert!(p.position[1] >= 0.0 && p.velocity[1] > 0.0, "{p:?}");
     // Without bounce it falls through; with splat it is gone.
@@ -301,9 +308,14 @@ fn lightning_is_a_beam_of_subdivision_cards_to_the_reference_node() {
     let start = mid(cards[0].corners[0], cards[0].corners[1]);
     let end = mid(cards[3].corners[2], cards[3].corners[3]);
     assert!(start.iter().all(|v| v.abs() < 1e-6), "{start:?}");
-    assert!((end[1] - 1.0).abs() < 1e-6 && end[0].abs() < 1e-6, "{end:?}");
+    assert!(
+        (end[1] - 1.0).abs() < 1e-6 && end[0].abs() < 1e-6,
+        "{end:?}"
+    );
     for c in &cards {
-        let w = (0..3).map(|i| (c.corners[1][i] - c.corners[0][i]).powi(2)).sum::<f32>();
+        let w = (0..3)
+            .map(|i| (c.corners[1][i] - c.corners[0][i]).powi(2))
+            .sum::<f32>();
         assert!((w.sqrt() - 0.44).abs() < 1e-5, "{}", w.sqrt());
     }
     // The same beam on every frame of the particle's life.
@@ -324,7 +336,10 @@ fn upright_particles_spin_about_the_worlds_up() {
     let (_, def) = &m.emitters[0];
     let c = crate::effects::sprites(def, &run(&m, 1.0), None)[0].corners;
     let width = [0, 1, 2].map(|i| c[1][i] - c[0][i]);
-    assert!(width[0].abs() < 1e-5 && (width[2].abs() - 1.0).abs() < 1e-5, "{width:?}");
+    assert!(
+        width[0].abs() < 1e-5 && (width[2].abs() - 1.0).abs() < 1e-5,
+        "{width:?}"
+    );
     let height = [0, 1, 2].map(|i| c[0][i] - c[2][i]);
     assert!((height[1] - 1.0).abs() < 1e-5, "{height:?}");
 }

@@ -338,7 +338,13 @@ fn read_key_list(
 /// value of one key, which, as the key lists no time, fires here at the animation's start.
 fn detonate_keys(lines: &mut Lines<'_>, l: &Line) -> Result<Controller> {
     let head = l.word(1).and_then(|w| w.parse::<f32>().ok());
-    let rows = head.map(|v| if v.fract() == 0.0 && v >= 0.0 { v as usize } else { 0 });
+    let rows = head.map(|v| {
+        if v.fract() == 0.0 && v >= 0.0 {
+            v as usize
+        } else {
+            0
+        }
+    });
     let mut c = Controller {
         ty: ControllerType::DETONATE,
         times: Vec::new(),
@@ -348,7 +354,11 @@ fn detonate_keys(lines: &mut Lines<'_>, l: &Line) -> Result<Controller> {
     };
     lines.each_key_row(rows, l.off, |r| {
         c.times.push(num(&r, 0)?);
-        c.values.push(if r.word(1).is_some() { num(&r, 1)? } else { 1.0 });
+        c.values.push(if r.word(1).is_some() {
+            num(&r, 1)?
+        } else {
+            1.0
+        });
         Ok(())
     })?;
     if let (true, Some(v)) = (c.times.is_empty(), head) {
