@@ -51,6 +51,16 @@ fn camera_distance_is_the_same_with_and_without_effects() {
             (r.distance(), r.scale())
         };
         let (with, without) = (fit(true), fit(false));
+        // A mesh-less effect model (the NWN lightning test: a beam to a reference node) once
+        // framed on one point: a scale of 4e9 and the camera at distance 0, drawing nothing.
+        if !(with.0 > 1e-3 && with.1 < 1e7) {
+            differ.push(format!(
+                "{}: framed at distance {}, scale {}",
+                p.display(),
+                with.0,
+                with.1
+            ));
+        }
         if with != without {
             differ.push(format!(
                 "{}: distance {} with effects, {} without (scale {} / {})",

@@ -559,6 +559,10 @@ pub fn collect<'a>(
     for ((def, _), snap) in emitters.iter().zip(snaps) {
         out.sprites.extend(sprites(def, &snap, camera));
         out.reach.push(snap.state.origin);
+        // A beam is drawn all the way to its target, so the target frames the model too.
+        if def.extras.beam.is_some() {
+            out.reach.extend(snap.target);
+        }
         if let Some(t) = def.texture {
             for &b in drawn_blends(def.blend) {
                 if !out.uses.contains(&(t, b)) {

@@ -93,7 +93,8 @@ impl View {
                 .max(y / ty - z)
                 .max(z.abs() + f32::EPSILON);
         }
-        if d.is_finite() && d > 0.0 {
+        // Points all at the centre (a lone emitter) give no distance: one model unit away.
+        if d.is_finite() && d > 1e-6 {
             d
         } else {
             1.0
@@ -159,5 +160,11 @@ mod tests {
             let z = dot3(b[2], p) + d;
             assert!(dot3(b[0], p).abs() / z <= tx && dot3(b[1], p).abs() / z <= ty);
         }
+    }
+
+    #[test]
+    fn a_lone_point_is_seen_from_one_model_unit() {
+        let v = View::default();
+        assert_eq!(v.fit_distance([1.0; 3], &[[1.0; 3]], 320, 240), 1.0);
     }
 }

@@ -41,10 +41,10 @@ impl ModelSpace {
             };
         }
         let origin = [0, 1, 2].map(|a| (lo[a] + hi[a]) / 2.0);
-        let extent = (0..3)
-            .map(|a| (hi[a] - lo[a]) / 2.0)
-            .fold(0.0f32, f32::max)
-            .max(1e-6);
+        let extent = (0..3).map(|a| (hi[a] - lo[a]) / 2.0).fold(0.0f32, f32::max);
+        // A single point (a mesh-less effect model at rest) has no extent to fit: one model
+        // unit stands in, so the scale stays finite and the camera backs off from it.
+        let extent = if extent > 1e-6 { extent } else { 1.0 };
         let radius = finite
             .map(|p| {
                 (0..3)
@@ -99,5 +99,12 @@ mod tests {
         assert_eq!(s.position([2.0, 1.0, 0.5]), ([4096, 2048, 1024], false));
         assert!(s.position([100.0, 0.5, 0.25]).1);
         assert_eq!(normal([0.0, -1.0, f32::INFINITY]), [0, -4096, 0]);
+    }
+
+    #[test]
+    fn a_lone_point_fits_as_one_model_unit() {
+        // A mesh-less effect model frames on its emitter alone.
+        let s = ModelSpace::fit(&[[0.5, 0.0, 2.0]]);
+        assert_eq!((s.origin, s.scale), ([0.5, 0.0, 2.0], 4096.0));
     }
 }
