@@ -411,7 +411,7 @@ fn writer_emitter_spawns_only_while_its_enabled_track_is_on() {
         values,
         tangents: Vec::new(),
     };
-    let mut tracks: [Track<f32>; 9] = std::array::from_fn(|_| step(vec![0], vec![0.0]));
+    let mut tracks: [Track<f32>; 10] = std::array::from_fn(|_| step(vec![0], vec![0.0]));
     tracks[track_index::RATE] = step(vec![0], vec![30.0]);
     tracks[track_index::LIFESPAN] = step(vec![0], vec![5.0]);
     let e = m2::effects::ParticleEmitter {

@@ -19,12 +19,14 @@
 //! [`crate::render::SPRITE_BUDGET`] sprites a frame.
 
 mod ribbon;
+mod shapes;
 mod sim;
 mod sprites;
 
 pub use ribbon::{
     edges, edges_all, ribbon_sprites, strip, Edge, RibbonDef, RibbonSource, RibbonState,
 };
+pub use shapes::{Generator, Shape};
 pub use sim::{simulate, SimCache, MAX_SAVED, SAVE_EVERY};
 pub use sprites::{drawn_blends, sprites, VEIL_FROM};
 
@@ -270,6 +272,9 @@ pub struct EmitterState {
     /// Each particle's sizes are multiplied by a factor drawn uniformly from this range
     /// (M2 twinkle scale); `[1, 1]` for none.
     pub size_scale: [f32; 2],
+    /// Where particles start and which way they leave: the cone of `area`, `axis` and
+    /// `spread`, or an M2 generator ([`Shape`]).
+    pub shape: Shape,
 }
 
 impl Default for EmitterState {
@@ -307,6 +312,7 @@ impl Default for EmitterState {
                 mid: 0.5,
             },
             size_scale: [1.0; 2],
+            shape: Shape::Cone,
         }
     }
 }
@@ -410,13 +416,12 @@ pub(crate) fn sane(v: f32, lo: f32, hi: f32) -> f32 {
 
 /// A new particle from `state`.
 pub(crate) fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u64) -> Particle {
-    let (a, b) = (rng.signed(), rng.signed());
-    let offset = add3(scale3(s.area[0], a), scale3(s.area[1], b));
-    let dir = cone(
-        normalize3(s.axis),
-        sane(s.spread, 0.0, std::f32::consts::TAU),
-        rng,
-    );
+    let (offset, dir) = shapes::place(&s.shape, rng).unwrap_or_else(|| {
+        let (a, b) = (rng.signed(), rng.signed());
+        let offset = add3(scale3(s.area[0], a), scale3(s.area[1], b));
+        let spread = sane(s.spread, 0.0, std::f32::consts::TAU);
+        (offset, cone(normalize3(s.axis), spread, rng))
+    });
     let speed = sane(s.speed, -1e4, 1e4) + sane(s.speed_random, -1e4, 1e4) * rng.unit();
     // A random start angle only where the format has one, and only for spinning particles: a
     // still flame stays upright.

@@ -4,7 +4,9 @@
 //!
 //! Particle emitter layout (wowdev "M2#Particle emitters" ≤BC, pywowlib `M2ParticleOld`; the
 //! offsets add up to the 0x1F8 record and give sane values on `Imp2.m2`): id @0, flags @4,
-//! position @8, bone @0x14, texture @0x16, blend @0x28, emitter type @0x29, tile rows/columns
+//! position @8, bone @0x14, texture @0x16; before version 263 blend and emitter type are u16s
+//! @0x28/0x2A, from 263 on bytes @0x28/0x29 (a particle-colour index takes 0x2A: wowdev's
+//! `#if ≥ 263` block, WebWowViewerCpp's `M2ParticleOld`); head or tail @0x2D; tile rows/columns
 //! @0x30/0x32, tracks (28 bytes each) from @0x34: speed, speed variation, vertical range,
 //! horizontal range, gravity, lifespan, emission rate, area length, area width, z source; then
 //! midpoint @0x14C, three BGRA colours @0x150, three scales @0x15C, lifespan cells @0x168,
@@ -20,7 +22,8 @@ use super::pose::BoneMemo;
 use super::track::{Key, Rot, Time, Track, TRACK_SIZE};
 use super::{blend_of, M2Array, M2Model, ReadBudget};
 use crate::effects::{
-    Atlas, CellAnimation, Emission, EmitterDef, EmitterSource, EmitterState, Facing, OverLife,
+    Atlas, CellAnimation, Emission, EmitterDef, EmitterSource, EmitterState, Facing, Generator,
+    OverLife, Shape,
 };
 use crate::formats::error::Result;
 use crate::formats::reader::Reader;
@@ -59,12 +62,12 @@ pub struct ParticleEmitter {
     /// Blend mode (the render-flag numbering).
     pub blend: u8,
     /// Emitter type (1 plane, 2 sphere, 3 spline).
-    pub kind: u8,
+    pub kind: u16,
     /// Sprite-sheet rows and columns.
     pub tiles: [u16; 2],
     /// Speed, speed variation (fraction), vertical range, horizontal range, gravity, lifespan,
-    /// emission rate, area length, area width.
-    pub tracks: [Track<f32>; 9],
+    /// emission rate, area length, area width, z source.
+    pub tracks: [Track<f32>; 10],
     /// Where the middle colour/scale sits in the life.
     pub midpoint: f32,
     /// Colours at birth, middle and death: RGBA 0–255.
@@ -83,6 +86,13 @@ pub struct ParticleEmitter {
     /// The last track of the record (wowdev: "enabled in"): the emitter spawns only while it
     /// is non-zero.
     pub enabled: Track<f32>,
+}
+
+/// Bits of [`ParticleEmitter::flags`] (wowdev "M2#Particle emitters", as WebWowViewerCpp's
+/// `particleEmitter.cpp` reads them).
+pub mod flag {
+    /// A sphere emitter's particles leave along its Z rather than outward.
+    pub const SPHERE_UP: u32 = 0x100;
 }
 
 /// Indices of [`ParticleEmitter::tracks`].
@@ -105,6 +115,8 @@ pub mod track_index {
     pub const AREA_LENGTH: usize = 7;
     /// Spawn area width.
     pub const AREA_WIDTH: usize = 8;
+    /// Z source: above 0, particles leave away from the point this far along the emitter's Z.
+    pub const Z_SOURCE: usize = 9;
 }
 
 /// One ribbon emitter, positions in scene space.
@@ -239,11 +251,15 @@ fn index(r: &Reader, at: u64, v: usize, n: usize, what: &str) -> Result<usize> {
     }
 }
 
-/// Reads the effect arrays, charging them to `budget`; `ngs` global sequences, `nbones` bones,
-/// `ntextures` textures.
+/// First version whose particle records hold blend and emitter type as bytes (late TBC).
+const BYTE_BLEND_VERSION: u32 = 263;
+
+/// Reads the effect arrays of a file of `version`, charging them to `budget`; `ngs` global
+/// sequences, `nbones` bones, `ntextures` textures.
 pub fn parse(
     r: &Reader,
     budget: &ReadBudget,
+    version: u32,
     ngs: usize,
     nbones: usize,
     ntextures: usize,
@@ -269,7 +285,7 @@ pub fn parse(
     let particles = read_all(
         records(OFS_PARTICLES, PARTICLE_SIZE, "particle emitters")?,
         PARTICLE_SIZE,
-        |o| read_particle(r, o, keys, nbones, ntextures),
+        |o| read_particle(r, o, version, keys, [nbones, ntextures]),
     )?;
     let ribbons = read_all(
         records(OFS_RIBBONS, RIBBON_SIZE, "ribbon emitters")?,
@@ -310,18 +326,28 @@ pub fn parse(
     })
 }
 
+/// The particle record at `o` of a file of `version`, its bone and texture checked against
+/// `[bones, textures]`.
 fn read_particle(
     r: &Reader,
     o: u64,
+    version: u32,
     keys: Keys,
-    nbones: usize,
-    ntextures: usize,
+    [nbones, ntextures]: [usize; 2],
 ) -> Result<ParticleEmitter> {
     let bone = usize::from(r.u16_at(o + 0x14, "particle bone")?);
     let texture = usize::from(r.u16_at(o + 0x16, "particle texture")?);
-    let blend = r.bytes(o + 0x28, 2, "particle blend")?;
-    let mut tracks = Vec::with_capacity(9);
-    for k in 0..9 {
+    let (blend, kind) = if version >= BYTE_BLEND_VERSION {
+        let b = r.bytes(o + 0x28, 2, "particle blend")?;
+        (u16::from(b[0]), u16::from(b[1]))
+    } else {
+        (
+            r.u16_at(o + 0x28, "particle blend")?,
+            r.u16_at(o + 0x2A, "particle emitter type")?,
+        )
+    };
+    let mut tracks = Vec::with_capacity(10);
+    for k in 0..10 {
         tracks.push(f32_track(r, o + 0x34 + TRACK_SIZE * k, keys)?);
     }
     let colors = [0u64, 1, 2].map(|k| r.bytes(o + 0x150 + 4 * k, 4, "particle colour"));
@@ -337,15 +363,15 @@ fn read_particle(
         position: to_scene(vec3(r, o + 8, "particle position")?),
         bone: index(r, o + 0x14, bone, nbones, "particle emitter bone")?,
         texture: index(r, o + 0x16, texture, ntextures, "particle emitter texture")?,
-        blend: blend[0],
-        kind: blend[1],
+        blend: u8::try_from(blend).unwrap_or(u8::MAX),
+        kind,
         tiles: [
             r.u16_at(o + 0x30, "particle rows")?,
             r.u16_at(o + 0x32, "particle columns")?,
         ],
         tracks: tracks
             .try_into()
-            .unwrap_or_else(|_| unreachable!("nine tracks")),
+            .unwrap_or_else(|_| unreachable!("ten tracks")),
         midpoint: f(0x14C, "particle midpoint")?,
         colors: rgba,
         scales: [
@@ -505,6 +531,23 @@ impl EmitterSource for M2Emitter<'_> {
         // The emitter's own X and Y (WoW) span its area; its Z (WoW) is the emission axis.
         let x = normalize3(bone.vector(to_scene([1.0, 0.0, 0.0])));
         let y = normalize3(bone.vector(to_scene([0.0, 1.0, 0.0])));
+        let z = normalize3(bone.vector(to_scene([0.0, 0.0, 1.0])));
+        let generator = Generator {
+            frame: [x, y, z],
+            area: [len, wid],
+            polar: self.track(k::VERTICAL_RANGE, &time, 0.0),
+            azimuth: self.track(k::HORIZONTAL_RANGE, &time, 0.0),
+            z_source: self.track(k::Z_SOURCE, &time, 0.0),
+            up: e.flags & flag::SPHERE_UP != 0,
+        };
+        // Emitter types as WebWowViewerCpp's particleEmitter.cpp builds generators: one it does
+        // not know (not 1–3) emits nothing; a spline (3) is placed as a plane here (its spline
+        // points are not read).
+        let shape = match e.kind {
+            1 | 3 => Some(Shape::Plane(generator)),
+            2 => Some(Shape::Sphere(generator)),
+            _ => None,
+        };
         let rgb = |c: [u8; 4]| [c[0], c[1], c[2]].map(|v| f32::from(v) / 255.0);
         let a = |c: [u8; 4]| f32::from(c[3]) / 255.0;
         let s = |v: f32| [2.0 * v, 2.0 * v];
@@ -512,12 +555,13 @@ impl EmitterSource for M2Emitter<'_> {
         EmitterState {
             origin: bone.point(e.position),
             area: [scale3(x, len * 0.5), scale3(y, wid * 0.5)],
-            axis: normalize3(bone.vector(to_scene([0.0, 0.0, 1.0]))),
+            axis: z,
             // The last track (wowdev's "enabled in"): no births while it is 0, as
             // WebWowViewerCpp's particle emitter reads it; an emitter without keys emits.
-            enabled: (e.enabled)
-                .sample(&time, &self.model.global_sequences)
-                .is_none_or(|v| v != 0.0),
+            enabled: shape.is_some()
+                && (e.enabled)
+                    .sample(&time, &self.model.global_sequences)
+                    .is_none_or(|v| v != 0.0),
             birthrate: self.track(k::RATE, &time, 0.0),
             life: self.track(k::LIFESPAN, &time, 1.0),
             speed: speed * (1.0 - variation),
@@ -551,6 +595,7 @@ impl EmitterSource for M2Emitter<'_> {
             } else {
                 e.twinkle_scale
             },
+            shape: shape.unwrap_or_default(),
         }
     }
 }
@@ -622,3 +667,7 @@ impl crate::effects::RibbonSource for M2Ribbon<'_> {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "effects_tests.rs"]
+mod tests;

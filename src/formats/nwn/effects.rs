@@ -252,6 +252,7 @@ impl EmitterSource for AnimatedNode<'_> {
                 mid,
             },
             size_scale: [1.0; 2],
+            ..EmitterState::default()
         }
     }
 
