@@ -431,6 +431,7 @@ fn writer_emitter_spawns_only_while_its_enabled_track_is_on() {
         drag: 0.0,
         spin: 0.0,
         enabled: step(vec![0, 1000], vec![0.0, 1.0]),
+        decay_cells: [0; 3],
     };
     let src = M2Emitter::new(&m, &e, Some(0));
     assert!(!src.state(0.5).enabled && src.state(1.2).enabled);

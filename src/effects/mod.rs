@@ -18,6 +18,7 @@
 //! `GetFreeParticle` returning none), and the renderer draws at most
 //! [`crate::render::SPRITE_BUDGET`] sprites a frame.
 
+pub mod intervals;
 mod ribbon;
 mod shapes;
 mod sim;
@@ -164,11 +165,14 @@ pub enum CellAnimation {
         /// Random start cell per particle.
         random: bool,
     },
-    /// Cells interpolated over life through three keys at 0, `mid` and 1 (M2 lifespan UV
-    /// animation).
-    OverLife {
-        /// Cells at birth, midpoint and death.
-        keys: [u32; 3],
+    /// Two runs of cells, one up to the colour midpoint and one after it (M2 ≤ BC
+    /// `lifespanUVAnim`, `decayUVAnim`): each `[start, end, repeat]` steps from `start` to
+    /// `end` `repeat` times over its part of the life ([`intervals::cell`]).
+    Intervals {
+        /// The run up to the midpoint.
+        life: [u32; 3],
+        /// The run after it.
+        decay: [u32; 3],
     },
 }
 

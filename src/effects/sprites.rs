@@ -46,15 +46,8 @@ pub(super) fn cell(def: &EmitterDef, p: &Particle) -> u32 {
             };
             first + (p.cell_offset.wrapping_add(steps)) % span
         }
-        CellAnimation::OverLife { keys } => {
-            let f = p.progress();
-            let mid = p.color.mid.clamp(0.001, 0.999);
-            let (a, b, t) = if f <= mid {
-                (keys[0], keys[1], f / mid)
-            } else {
-                (keys[1], keys[2], (f - mid) / (1.0 - mid))
-            };
-            (a as f32 + (b as f32 - a as f32) * t).round().max(0.0) as u32
+        CellAnimation::Intervals { life, decay } => {
+            super::intervals::at(life, decay, p.color.mid, p.progress())
         }
     }
 }

@@ -9,8 +9,9 @@
 //! `#if ≥ 263` block, WebWowViewerCpp's `M2ParticleOld`); head or tail @0x2D; tile rows/columns
 //! @0x30/0x32, tracks (28 bytes each) from @0x34: speed, speed variation, vertical range,
 //! horizontal range, gravity, lifespan, emission rate, area length, area width, z source; then
-//! midpoint @0x14C, three BGRA colours @0x150, three scales @0x15C, lifespan cells @0x168,
-//! drag @0x194, spin @0x198, the "enabled in" track @0x1DC.
+//! midpoint @0x14C, three BGRA colours @0x150, three scales @0x15C, lifespan cells (start, end,
+//! repeat) @0x168, decay cells @0x16E, drag @0x194, spin @0x198, the "enabled in" track
+//! @0x1DC.
 //!
 //! Ribbon layout (wowdev ≤BC): id @0, bone @4, position @8, texture indices @0x14, material
 //! indices @0x1C, colour @0x24, alpha @0x40, height above @0x5C, below @0x78 (tracks), edges a
@@ -77,15 +78,18 @@ pub struct ParticleEmitter {
     /// Each particle's half-widths are multiplied by a factor drawn from this range
     /// (wowdev's "twinkle scale" @0x188).
     pub twinkle_scale: [f32; 2],
-    /// Sprite-sheet cells at birth, middle and death.
+    /// Sprite-sheet cells up to the midpoint (wowdev ≤ BC `lifespanUVAnim`): start, end and
+    /// how many times the run repeats.
     pub cells: [u16; 3],
     /// Velocity damping.
     pub drag: f32,
-    /// Spin, radians a second.
+    /// Spin, turns over a particle's life (wowdev ≤ BC: 1.0 rotates it 360° in its lifetime).
     pub spin: f32,
     /// The last track of the record (wowdev: "enabled in"): the emitter spawns only while it
     /// is non-zero.
     pub enabled: Track<f32>,
+    /// Sprite-sheet cells after the midpoint (wowdev ≤ BC `decayUVAnim`): start, end, repeat.
+    pub decay_cells: [u16; 3],
 }
 
 /// Bits of [`ParticleEmitter::flags`] (wowdev "M2#Particle emitters", as WebWowViewerCpp's
@@ -391,6 +395,11 @@ fn read_particle(
         drag: f(0x194, "particle drag")?,
         spin: f(0x198, "particle spin")?,
         enabled: u8_track(r, o + 0x1DC, keys)?,
+        decay_cells: [
+            r.u16_at(o + 0x16E, "particle decay cell")?,
+            r.u16_at(o + 0x170, "particle decay cell")?,
+            r.u16_at(o + 0x172, "particle decay cell")?,
+        ],
     })
 }
 
@@ -465,8 +474,9 @@ pub fn emitter_def(index: usize, e: &ParticleEmitter) -> EmitterDef {
             columns: u32::from(e.tiles[1]).clamp(1, 64),
             rows: u32::from(e.tiles[0]).clamp(1, 64),
         },
-        cells: CellAnimation::OverLife {
-            keys: e.cells.map(u32::from),
+        cells: CellAnimation::Intervals {
+            life: e.cells.map(u32::from),
+            decay: e.decay_cells.map(u32::from),
         },
         attached: false,
     }
@@ -523,6 +533,7 @@ impl EmitterSource for M2Emitter<'_> {
         let time = effect_time(self.model, self.sequence, seconds);
         let bone = bone_at(self.model, e.bone, &time, self.memo);
         let speed = self.track(k::SPEED, &time, 0.0);
+        let life = self.track(k::LIFESPAN, &time, 1.0);
         let variation = self.track(k::SPEED_VARIATION, &time, 0.0).clamp(0.0, 1.0);
         let (len, wid) = (
             self.track(k::AREA_LENGTH, &time, 0.0),
@@ -563,14 +574,20 @@ impl EmitterSource for M2Emitter<'_> {
                     .sample(&time, &self.model.global_sequences)
                     .is_none_or(|v| v != 0.0),
             birthrate: self.track(k::RATE, &time, 0.0),
-            life: self.track(k::LIFESPAN, &time, 1.0),
+            life,
             speed: speed * (1.0 - variation),
             speed_random: speed * 2.0 * variation,
             spread: self.track(k::VERTICAL_RANGE, &time, 0.0).abs(),
             gravity: self.track(k::GRAVITY, &time, 0.0),
             drag: e.drag.max(0.0),
-            spin: e.spin,
-            random_angle: true,
+            // Turns a lifetime as radians a second of this moment's lifespan, which is the
+            // life of the particles born now; ≤ BC records have no start angle (0).
+            spin: if life > 0.0 {
+                e.spin * std::f32::consts::TAU / life
+            } else {
+                0.0
+            },
+            random_angle: false,
             color: OverLife {
                 start: rgb(e.colors[0]),
                 middle: rgb(e.colors[1]),

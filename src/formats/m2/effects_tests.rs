@@ -54,6 +54,7 @@ fn emitter() -> ParticleEmitter {
         drag: 0.0,
         spin: 0.0,
         enabled: Track::constant(1.0),
+        decay_cells: [0; 3],
     }
 }
 
@@ -156,5 +157,61 @@ fn a_sphere_emitter_starts_particles_on_its_radius_leaving_outward() {
         assert!((r - 0.5).abs() < 1e-4, "radius {r}");
         // Elevation within ±0.3 of the X–Y plane.
         assert!(dot3(p.position, up).abs() <= 0.5 * 0.3f32.sin() + 1e-4);
+    }
+}
+
+#[test]
+fn cell_keys_are_start_end_repeat_runs_split_at_the_midpoint() {
+    // wowdev ≤ BC: lifespanUVAnim = start, end, repeat (up to the midpoint), then decayUVAnim.
+    // A 4 × 2 sheet, life run 0..=3 twice, decay run cell 5, midpoint 0.5, life 1 s: at 20% of
+    // the life (40% of the first half, 8 steps) cell 3; at 30% (60%) cell 0 again (the second
+    // repeat); after the midpoint cell 5. Read as birth/middle/death keys, 20% would be cell 1.
+    let m = host();
+    let mut e = emitter();
+    e.tiles = [2, 4];
+    e.cells = [0, 3, 2];
+    e.decay_cells = [5, 5, 1];
+    e.tracks[track_index::LIFESPAN] = Track::constant(1.0);
+    let def = emitter_def(0, &e);
+    let src = M2Emitter::new(&m, &e, Some(0));
+    let snap = simulate(0, &def, &src, 0.95);
+    let sprites = crate::effects::sprites(&def, &snap, None);
+    assert_eq!(sprites.len(), snap.particles.len());
+    // First half: 2 × 4 steps over 0..0.5, each 1/16 of the life.
+    let want = |f: f32| {
+        if f <= 0.5 {
+            ((f * 16.0) as u32).min(7) % 4
+        } else {
+            5
+        }
+    };
+    let mut seen = [false; 8];
+    for (p, s) in snap.particles.iter().zip(&sprites) {
+        let f = p.progress();
+        // Away from the step edges, where float rounding may fall either way.
+        if ((f * 16.0) - (f * 16.0).round()).abs() < 0.01 {
+            continue;
+        }
+        let c = want(f);
+        seen[c as usize] = true;
+        assert_eq!(s.uv[0], def.atlas.cell_uv(c)[0], "progress {f}");
+    }
+    assert!(seen[0] && seen[3] && seen[5]);
+}
+
+#[test]
+fn spin_is_turns_over_a_particles_life() {
+    // wowdev ≤ BC: spin 1.0 rotates a particle 360° over its lifetime, from an angle of 0 (the
+    // record has no base spin). Spin 0.5 and a 2 s life: half a turn by death, π/2 after 1 s.
+    let m = host();
+    let mut e = emitter();
+    e.spin = 0.5;
+    e.tracks[track_index::LIFESPAN] = Track::constant(2.0);
+    let ps = run(&m, &e, 1.0);
+    assert!(!ps.is_empty());
+    for p in &ps {
+        assert_eq!(p.angle, 0.0);
+        let turned = p.spin * p.life;
+        assert!((turned - std::f32::consts::PI).abs() < 1e-4, "{turned}");
     }
 }
