@@ -173,6 +173,10 @@ pub enum CellAnimation {
         life: [u32; 3],
         /// The run after it.
         decay: [u32; 3],
+        /// Added to every cell (wrapping in the sheet).
+        offset: u32,
+        /// Each particle adds a random cell of the sheet as well.
+        random: bool,
     },
 }
 
@@ -442,6 +446,9 @@ pub(crate) fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u
             last,
             ..
         } => (rng.unit() * (last.saturating_sub(first) + 1) as f32) as u32,
+        CellAnimation::Intervals { random: true, .. } => {
+            (rng.unit() * def.atlas.cells() as f32) as u32
+        }
         _ => 0,
     };
     let [lo, hi] = s.size_scale.map(|v| sane(v, 0.0, 1e3));

@@ -46,9 +46,14 @@ pub(super) fn cell(def: &EmitterDef, p: &Particle) -> u32 {
             };
             first + (p.cell_offset.wrapping_add(steps)) % span
         }
-        CellAnimation::Intervals { life, decay } => {
-            super::intervals::at(life, decay, p.color.mid, p.progress())
-        }
+        CellAnimation::Intervals {
+            life,
+            decay,
+            offset,
+            ..
+        } => super::intervals::at(life, decay, p.color.mid, p.progress())
+            .wrapping_add(offset)
+            .wrapping_add(p.cell_offset),
     }
 }
 

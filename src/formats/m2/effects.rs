@@ -95,8 +95,18 @@ pub struct ParticleEmitter {
 /// Bits of [`ParticleEmitter::flags`] (wowdev "M2#Particle emitters", as WebWowViewerCpp's
 /// `particleEmitter.cpp` reads them).
 pub mod flag {
+    /// Quads point along the particle's velocity.
+    pub const VELOCITY_ALIGNED: u32 = 0x4;
+    /// Particles live in the model's space: they move with the emitter after birth.
+    pub const MODEL_SPACE: u32 = 0x10;
     /// A sphere emitter's particles leave along its Z rather than outward.
     pub const SPHERE_UP: u32 = 0x100;
+    /// Quads lie flat in the emitter's X–Y plane instead of facing the camera.
+    pub const FLAT: u32 = 0x1000;
+    /// One random cell offset for the whole emitter.
+    pub const RANDOM_OFFSET: u32 = 0x8000;
+    /// A random cell offset for each particle.
+    pub const RANDOM_CELL: u32 = 0x10000;
 }
 
 /// Indices of [`ParticleEmitter::tracks`].
@@ -461,24 +471,43 @@ fn read_camera(r: &Reader, o: u64, keys: Keys) -> Result<Camera> {
     })
 }
 
-/// How an M2 particle emitter is drawn.
+/// How an M2 particle emitter is drawn: its flags as WebWowViewerCpp's `particleEmitter.cpp`
+/// reads them (flat quads before velocity-aligned ones, which otherwise face the camera).
 pub fn emitter_def(index: usize, e: &ParticleEmitter) -> EmitterDef {
+    let atlas = Atlas {
+        columns: u32::from(e.tiles[1]).clamp(1, 64),
+        rows: u32::from(e.tiles[0]).clamp(1, 64),
+    };
+    let name = format!("particle emitter {index}");
+    // The emitter's one random offset, drawn once from a sequence of its own (the reference
+    // draws it when the emitter is made).
+    let offset = if e.flags & flag::RANDOM_OFFSET != 0 {
+        let k = crate::effects::Rng::for_emitter(index, "random cell offset").unit();
+        (k * atlas.cells() as f32) as u32
+    } else {
+        0
+    };
     EmitterDef {
-        name: format!("particle emitter {index}"),
+        facing: if e.flags & flag::FLAT != 0 {
+            Facing::LocalPlane
+        } else if e.flags & flag::VELOCITY_ALIGNED != 0 {
+            Facing::Velocity
+        } else {
+            Facing::Camera
+        },
+        name,
         emission: Emission::Continuous,
-        facing: Facing::Camera,
         blend: blend_of(u16::from(e.blend)),
         texture: Some(e.texture),
         // Rows down, columns across.
-        atlas: Atlas {
-            columns: u32::from(e.tiles[1]).clamp(1, 64),
-            rows: u32::from(e.tiles[0]).clamp(1, 64),
-        },
+        atlas,
         cells: CellAnimation::Intervals {
             life: e.cells.map(u32::from),
             decay: e.decay_cells.map(u32::from),
+            offset,
+            random: e.flags & flag::RANDOM_CELL != 0,
         },
-        attached: false,
+        attached: e.flags & flag::MODEL_SPACE != 0,
     }
 }
 

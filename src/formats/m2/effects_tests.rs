@@ -215,3 +215,140 @@ fn spin_is_turns_over_a_particles_life() {
         assert!((turned - std::f32::consts::PI).abs() < 1e-4, "{turned}");
     }
 }
+
+/// A model whose one bone slides along WoW +Y at 1 unit a second over its 2 s sequence.
+fn moving_host() -> M2Model {
+    use super::super::writer::SynthTrack;
+    let synth = SynthModel {
+        version: 256,
+        name: "Mover".into(),
+        sequences: vec![SynthSequence {
+            start_ms: 0,
+            end_ms: 2000,
+            ..SynthSequence::default()
+        }],
+        bones: vec![SynthBone {
+            parent: -1,
+            translation: SynthTrack {
+                interpolation: 1,
+                global_sequence: -1,
+                ranges: vec![(0, 1)],
+                times: vec![0, 2000],
+                values: vec![[0.0; 3], [0.0, 2.0, 0.0]],
+            },
+            ..SynthBone::default()
+        }],
+        ..SynthModel::default()
+    };
+    let path = std::env::temp_dir().join("psxrender-m2-effects-mover.m2");
+    m2::load(&path, &synth.write(), &LoadOptions::default()).unwrap()
+}
+
+#[test]
+fn model_space_particles_move_with_their_emitter() {
+    // WebWowViewerCpp (flag 0x10): particles are kept in the emitter's space, so a still
+    // particle rides along with its bone; without the flag it stays where it was born. Speed
+    // 0, the bone 1 unit/s along WoW +Y: after 1 s the first particle is 1 unit from where it
+    // was born, at the emitter.
+    let m = moving_host();
+    let mut e = emitter();
+    e.tracks[track_index::SPEED] = Track::constant(0.0);
+    let world = |e: &ParticleEmitter| {
+        let def = emitter_def(0, e);
+        let src = M2Emitter::new(&m, e, Some(0));
+        let snap = simulate(0, &def, &src, 1.0);
+        let p = &snap.particles[0];
+        (snap.world_position(&def, p), snap.state.origin)
+    };
+    let (free, origin) = world(&e);
+    assert!(dot3(free, free).sqrt() < 0.05, "{free:?}");
+    e.flags = flag::MODEL_SPACE;
+    let (carried, _) = world(&e);
+    let d = crate::math::sub3(carried, origin);
+    assert!(dot3(d, d).sqrt() < 1e-4, "{carried:?} vs {origin:?}");
+    assert!((dot3(origin, origin).sqrt() - 1.0).abs() < 0.02);
+}
+
+/// The sprites of `e` on `host` after 0.5 s, seen by the default camera (down scene −Z).
+fn drawn(e: &ParticleEmitter) -> Vec<crate::scene::Sprite> {
+    let m = host();
+    let def = emitter_def(0, e);
+    let src = M2Emitter::new(&m, e, Some(0));
+    crate::effects::sprites(&def, &simulate(0, &def, &src, 0.5), None)
+}
+
+#[test]
+fn flat_quads_lie_in_the_emitter_plane() {
+    // WebWowViewerCpp (flag 0x1000): the quad's axes are the emitter's X and Y, not the
+    // camera's. The emitter's Z is WoW up (scene +Y): every corner of a flat quad is level with
+    // its centre, where a camera-facing quad spans scene Y.
+    let mut e = emitter();
+    e.tracks[track_index::AREA_LENGTH] = Track::constant(0.2);
+    e.tracks[track_index::AREA_WIDTH] = Track::constant(0.2);
+    let height = |s: &crate::scene::Sprite| s.corners[0][1] - s.corners[2][1];
+    assert!(drawn(&e).iter().all(|s| height(s).abs() > 1.0));
+    e.flags = flag::FLAT;
+    let flat = drawn(&e);
+    assert!(!flat.is_empty());
+    for s in &flat {
+        assert!(s
+            .corners
+            .iter()
+            .all(|c| (c[1] - s.corners[0][1]).abs() < 1e-5));
+    }
+}
+
+#[test]
+fn velocity_aligned_quads_point_along_their_motion() {
+    // WebWowViewerCpp (flag 0x4, without 0x1000): one quad axis is the velocity seen from the
+    // camera. Particles leaving within ±π/2 of up with horizontal range 0 move in the scene's
+    // X–Y plane, square to the default camera: each quad's upright edge lies along its
+    // particle's velocity, where a camera-facing quad keeps it on scene Y.
+    let m = host();
+    let mut e = emitter();
+    e.tracks[track_index::VERTICAL_RANGE] = Track::constant(std::f32::consts::FRAC_PI_2);
+    e.flags = flag::VELOCITY_ALIGNED;
+    let def = emitter_def(0, &e);
+    let src = M2Emitter::new(&m, &e, Some(0));
+    let snap = simulate(0, &def, &src, 0.5);
+    let ss = crate::effects::sprites(&def, &snap, None);
+    assert_eq!(ss.len(), snap.particles.len());
+    let mut tilted = 0;
+    for (p, s) in snap.particles.iter().zip(&ss) {
+        let up = crate::math::normalize3(crate::math::sub3(s.corners[0], s.corners[2]));
+        let v = crate::math::normalize3(p.velocity);
+        assert!(dot3(up, v).abs() > 1.0 - 1e-4, "{up:?} vs {v:?}");
+        tilted += usize::from(v[1].abs() < 0.9);
+    }
+    assert!(tilted > 10, "{tilted} particles leave away from up");
+}
+
+#[test]
+fn random_cell_flags_offset_cells_per_particle_or_per_emitter() {
+    // WebWowViewerCpp: 0x10000 gives each particle a random cell; 0x8000 shifts the whole
+    // emitter's cells by one random offset. An 8-cell sheet whose runs stay on cell 0.
+    let mut e = emitter();
+    e.tiles = [2, 4];
+    let cells = |e: &ParticleEmitter| {
+        let def = emitter_def(0, e);
+        let mut seen: Vec<[f32; 2]> = drawn(e).iter().map(|s| s.uv[0]).collect();
+        seen.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        seen.dedup();
+        (def, seen)
+    };
+    let (def, plain) = cells(&e);
+    assert_eq!(plain, vec![def.atlas.cell_uv(0)[0]]);
+    e.flags = flag::RANDOM_CELL;
+    assert!(cells(&e).1.len() >= 6, "per particle");
+    e.flags = flag::RANDOM_OFFSET;
+    let (def, one) = cells(&e);
+    assert_eq!(one.len(), 1, "one offset for the emitter");
+    let CellAnimation::Intervals { offset, .. } = def.cells else {
+        panic!("{:?}", def.cells)
+    };
+    assert_ne!(
+        offset, 0,
+        "emitter 0's offset (this test needs one that moves the cell)"
+    );
+    assert_eq!(one[0], def.atlas.cell_uv(offset)[0]);
+}
