@@ -472,6 +472,9 @@ fn writer_emitter_spawns_only_while_its_enabled_track_is_on() {
         spin: 0.0,
         enabled: step(vec![0, 1000], vec![0.0, 1.0]),
         decay_cells: [0; 3],
+        head_or_tail: 0,
+        tail_length: 0.0,
+        tail_cells: [[0; 2]; 2],
     };
     let src = M2Emitter::new(&m, &e, Some(0));
     assert!(!src.state(0.5).enabled && src.state(1.2).enabled);

@@ -23,6 +23,7 @@ mod ribbon;
 mod shapes;
 mod sim;
 mod sprites;
+mod tails;
 
 pub use ribbon::{
     edges, edges_all, ribbon_sprites, strip, Edge, RibbonDef, RibbonSource, RibbonState,
@@ -30,6 +31,7 @@ pub use ribbon::{
 pub use shapes::{Generator, Shape};
 pub use sim::{simulate, SimCache, MAX_SAVED, SAVE_EVERY};
 pub use sprites::{drawn_blends, sprites, VEIL_FROM};
+pub use tails::Tail;
 
 use crate::math::{add3, cross, dot3, normalize3, scale3};
 use crate::scene::{Blend, Effects};
@@ -200,6 +202,8 @@ pub struct EmitterDef {
     /// Particles follow the emitter's motion after birth (NWN inherit / M2 "move with
     /// emitter" flag): positions are kept relative to the emitter.
     pub attached: bool,
+    /// Particles draw a tail along their path (M2 tail particles).
+    pub tail: Option<Tail>,
 }
 
 /// One colour/alpha/size curve over a particle's life: start, middle (at `mid`), end.

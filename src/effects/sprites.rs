@@ -197,8 +197,17 @@ pub fn sprites(def: &EmitterDef, snap: &Snapshot, camera: Option<[[f32; 3]; 3]>)
         if !(size[0].abs() > 1e-6 && size[1].abs() > 1e-6) {
             continue;
         }
-        let uv = def.atlas.cell_uv(cell(def, p));
         let centre = snap.world_position(def, p);
+        if let Some(t) = &def.tail {
+            if let Some(q) = super::tails::quad(t, p, centre, size, cam[2]) {
+                let uv = def.atlas.cell_uv(q.cell);
+                out.push(quad(q.centre, q.axes, q.size, uv, look, def));
+            }
+            if !t.head {
+                continue;
+            }
+        }
+        let uv = def.atlas.cell_uv(cell(def, p));
         out.push(quad(centre, axes(def, snap, p, &cam), size, uv, look, def));
     }
     out

@@ -31,6 +31,7 @@ fn def(emission: Emission) -> EmitterDef {
             random: false,
         },
         attached: false,
+        tail: None,
     }
 }
 

@@ -24,7 +24,7 @@ use super::track::{Key, Rot, Time, Track, TRACK_SIZE};
 use super::{blend_of, M2Array, M2Model, ReadBudget};
 use crate::effects::{
     Atlas, CellAnimation, Emission, EmitterDef, EmitterSource, EmitterState, Facing, Generator,
-    OverLife, Shape,
+    OverLife, Shape, Tail,
 };
 use crate::formats::error::Result;
 use crate::formats::reader::Reader;
@@ -90,6 +90,13 @@ pub struct ParticleEmitter {
     pub enabled: Track<f32>,
     /// Sprite-sheet cells after the midpoint (wowdev ≤ BC `decayUVAnim`): start, end, repeat.
     pub decay_cells: [u16; 3],
+    /// What each particle draws (wowdev ≤ BC `headOrTail`): 0 its quad, 1 a tail, 2 both.
+    pub head_or_tail: u8,
+    /// Seconds of motion a tail spans.
+    pub tail_length: f32,
+    /// Tail cells up to the midpoint (`tailUVAnim`) and after it (`tailDecayUVAnim`): start
+    /// and end of each run.
+    pub tail_cells: [[i16; 2]; 2],
 }
 
 /// Bits of [`ParticleEmitter::flags`] (wowdev "M2#Particle emitters", as WebWowViewerCpp's
@@ -410,6 +417,18 @@ fn read_particle(
             r.u16_at(o + 0x170, "particle decay cell")?,
             r.u16_at(o + 0x172, "particle decay cell")?,
         ],
+        head_or_tail: r.bytes(o + 0x2D, 1, "particle head or tail")?[0],
+        tail_length: f(0x17C, "particle tail length")?,
+        tail_cells: [
+            [
+                r.i16_at(o + 0x174, "tail cell")?,
+                r.i16_at(o + 0x176, "tail cell")?,
+            ],
+            [
+                r.i16_at(o + 0x178, "tail cell")?,
+                r.i16_at(o + 0x17A, "tail cell")?,
+            ],
+        ],
     })
 }
 
@@ -508,6 +527,12 @@ pub fn emitter_def(index: usize, e: &ParticleEmitter) -> EmitterDef {
             random: e.flags & flag::RANDOM_CELL != 0,
         },
         attached: e.flags & flag::MODEL_SPACE != 0,
+        // Tails as wowdev's ≤ BC head-or-tail byte asks (0 head, 1 tail, 2 both).
+        tail: matches!(e.head_or_tail, 1 | 2).then(|| Tail {
+            length: e.tail_length,
+            head: e.head_or_tail == 2,
+            cells: e.tail_cells.map(|r| r.map(|c| c.max(0) as u32)),
+        }),
     }
 }
 

@@ -55,6 +55,9 @@ fn emitter() -> ParticleEmitter {
         spin: 0.0,
         enabled: Track::constant(1.0),
         decay_cells: [0; 3],
+        head_or_tail: 0,
+        tail_length: 0.0,
+        tail_cells: [[0; 2]; 2],
     }
 }
 
@@ -351,4 +354,40 @@ fn random_cell_flags_offset_cells_per_particle_or_per_emitter() {
         "emitter 0's offset (this test needs one that moves the cell)"
     );
     assert_eq!(one[0], def.atlas.cell_uv(offset)[0]);
+}
+
+#[test]
+fn tail_particles_trail_their_velocity() {
+    // WebWowViewerCpp (buildVertex2): a tail spans from the particle back along its velocity
+    // for tailLength seconds, as wide as the particle; wowdev ≤ BC headOrTail 1 draws only
+    // tails, 2 heads and tails. Particles rising at 1 unit/s with tail length 0.5: each tail
+    // runs from the particle 0.5 down, 2 units (the quad's width) across.
+    let m = host();
+    let mut e = emitter();
+    e.head_or_tail = 1;
+    e.tail_length = 0.5;
+    let def = emitter_def(0, &e);
+    let src = M2Emitter::new(&m, &e, Some(0));
+    let snap = simulate(0, &def, &src, 0.5);
+    let tails = crate::effects::sprites(&def, &snap, None);
+    assert_eq!(tails.len(), snap.particles.len());
+    // Corner 0 (u = 0) at the particle, corner 1 (u = 1) the tail's end, corner 2 across.
+    for (p, s) in snap.particles.iter().zip(&tails) {
+        let (head, end) = (s.corners[0][1], s.corners[1][1]);
+        assert!(
+            (head - p.position[1]).abs() < 1e-4,
+            "{head} vs {:?}",
+            p.position
+        );
+        assert!((head - end - 0.5).abs() < 1e-4, "{}", head - end);
+        assert!(((s.corners[2][0] - s.corners[0][0]).abs() - 2.0).abs() < 1e-4);
+    }
+    let e = ParticleEmitter {
+        head_or_tail: 2,
+        ..e
+    };
+    let def = emitter_def(0, &e);
+    let src = M2Emitter::new(&m, &e, Some(0));
+    let both = crate::effects::sprites(&def, &simulate(0, &def, &src, 0.5), None);
+    assert_eq!(both.len(), 2 * snap.particles.len());
 }

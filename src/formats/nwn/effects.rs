@@ -102,6 +102,7 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
             random: flags & EmitterFlags::RANDOM != 0,
         },
         attached: flags & EmitterFlags::INHERIT != 0,
+        tail: None,
     })
 }
 
