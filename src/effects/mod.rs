@@ -272,8 +272,8 @@ pub struct EmitterState {
     pub drag: f32,
     /// Spin, radians a second.
     pub spin: f32,
-    /// A spinning particle starts at a random angle (M2); otherwise at 0, as rollnw starts
-    /// every NWN particle.
+    /// A spinning particle starts at a random angle; otherwise at 0, as rollnw starts every
+    /// NWN particle and wowdev's ≤ BC M2 record (no start angle) starts its own.
     pub random_angle: bool,
     /// Colour (0..1 RGB) over life.
     pub color: OverLife<[f32; 3]>,

@@ -3,7 +3,7 @@
 //! `wowViewerLib/src/engine/managers/particles/` (`particleEmitter.cpp`, `generators/`).
 
 use super::super::track::Track;
-use super::super::writer::{SynthBone, SynthModel, SynthSequence};
+use super::super::writer::{SynthBone, SynthModel, SynthSequence, SynthTrack};
 use super::*;
 use crate::effects::{simulate, Particle};
 use crate::formats::m2::{self, FORMAT};
@@ -12,6 +12,11 @@ use crate::math::dot3;
 
 /// A model with one still bone and a 2 s sequence, for emitters to ride on.
 fn host() -> M2Model {
+    host_moving(SynthTrack::default())
+}
+
+/// The same, its bone's translation `track` (WoW space).
+fn host_moving(track: SynthTrack<[f32; 3]>) -> M2Model {
     let synth = SynthModel {
         version: 256,
         name: "Host".into(),
@@ -22,6 +27,7 @@ fn host() -> M2Model {
         }],
         bones: vec![SynthBone {
             parent: -1,
+            translation: track,
             ..SynthBone::default()
         }],
         ..SynthModel::default()
@@ -221,30 +227,13 @@ fn spin_is_turns_over_a_particles_life() {
 
 /// A model whose one bone slides along WoW +Y at 1 unit a second over its 2 s sequence.
 fn moving_host() -> M2Model {
-    use super::super::writer::SynthTrack;
-    let synth = SynthModel {
-        version: 256,
-        name: "Mover".into(),
-        sequences: vec![SynthSequence {
-            start_ms: 0,
-            end_ms: 2000,
-            ..SynthSequence::default()
-        }],
-        bones: vec![SynthBone {
-            parent: -1,
-            translation: SynthTrack {
-                interpolation: 1,
-                global_sequence: -1,
-                ranges: vec![(0, 1)],
-                times: vec![0, 2000],
-                values: vec![[0.0; 3], [0.0, 2.0, 0.0]],
-            },
-            ..SynthBone::default()
-        }],
-        ..SynthModel::default()
-    };
-    let path = std::env::temp_dir().join("psxrender-m2-effects-mover.m2");
-    m2::load(&path, &synth.write(), &LoadOptions::default()).unwrap()
+    host_moving(SynthTrack {
+        interpolation: 1,
+        global_sequence: -1,
+        ranges: vec![(0, 1)],
+        times: vec![0, 2000],
+        values: vec![[0.0; 3], [0.0, 2.0, 0.0]],
+    })
 }
 
 #[test]
