@@ -48,15 +48,15 @@ pub struct Generator {
 
 impl Generator {
     /// `v` (emitter X, Y, Z components) in scene space.
-    fn to_scene(&self, v: [f32; 3]) -> [f32; 3] {
+    fn in_scene(&self, v: [f32; 3]) -> [f32; 3] {
         let [x, y, z] = self.frame;
         add3(add3(scale3(x, v[0]), scale3(y, v[1])), scale3(z, v[2]))
     }
 
     /// The direction away from the Z source, `None` when there is none (or the particle sits
     /// on it).
-    fn from_source(&self, local: [f32; 3]) -> Option<[f32; 3]> {
-        if !(self.z_source > 0.001) {
+    fn away_from_source(&self, local: [f32; 3]) -> Option<[f32; 3]> {
+        if self.z_source.is_nan() || self.z_source <= 0.001 {
             return None;
         }
         let d = sub3(local, [0.0, 0.0, self.z_source]);
@@ -87,6 +87,6 @@ pub(super) fn place(shape: &Shape, rng: &mut Rng) -> Option<([f32; 3], [f32; 3])
         let at = [rng.signed() * a * 0.5, rng.signed() * b * 0.5, 0.0];
         (at, [cos_a * sin_p, sin_a * sin_p, cos_p])
     };
-    let dir = g.from_source(local).unwrap_or(dir);
-    Some((g.to_scene(local), normalize3(g.to_scene(dir))))
+    let dir = g.away_from_source(local).unwrap_or(dir);
+    Some((g.in_scene(local), normalize3(g.in_scene(dir))))
 }

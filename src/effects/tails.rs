@@ -39,7 +39,7 @@ pub(super) fn quad(
     let len = dot3(back, back).sqrt();
     let along = normalize3(back);
     let side = normalize3(cross(along, forward));
-    if !(len > 1e-6) || dot3(side, side) < 0.5 {
+    if len.is_nan() || len <= 1e-6 || dot3(side, side) < 0.5 {
         return None;
     }
     let [a, b] = tail.cells;
