@@ -312,6 +312,46 @@ fn writer_texture_rotation_turns_uvs_about_the_centre() {
 }
 
 #[test]
+fn writer_texture_translation_is_applied_before_rotation() {
+    // WebWowViewerCpp (animationManager.cpp, calcTextureAnimationTransform): the matrix is
+    // rotation · scaling · translation about the centre c = (½, ½), so uv' = c + R(uv + t − c).
+    // A quarter turn with t = (¼, 0): corner (0, 0) → c + R(−¼, −½) = (1, ¼); translating
+    // after the turn would give (1¼, 0).
+    let dir = temp_dir("texorder");
+    let mut model = quad_model(&dir);
+    model.bones = vec![bone(false)];
+    let h = 45f32.to_radians();
+    fn constant<T>(v: T) -> SynthTrack<T> {
+        SynthTrack {
+            interpolation: 0,
+            global_sequence: -1,
+            ranges: vec![(0, 0), (0, 0)],
+            times: vec![0],
+            values: vec![v],
+        }
+    }
+    model.texture_anims = vec![SynthTextureAnim {
+        translation: constant([0.25, 0.0, 0.0]),
+        rotation: constant([0.0, 0.0, h.sin(), h.cos()]),
+        ..Default::default()
+    }];
+    model.batches[0].texture_anim = Some(0);
+    let path = dir.join("quad.m2");
+    std::fs::write(&path, model.write()).unwrap();
+    let m = load(&path, &LoadOptions::default());
+    let p = m.pose(&request(Some(0), 0));
+    let FaceTexture::Image { uv, .. } = &p.faces[0].texture else {
+        panic!("textured")
+    };
+    assert!(
+        (uv[0][0] - 1.0).abs() < 1e-5 && (uv[0][1] - 0.25).abs() < 1e-5,
+        "{:?}",
+        uv[0]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn writer_ribbon_trails_its_moving_bone() {
     let dir = temp_dir("ribbon");
     let mut model = quad_model(&dir);
@@ -411,7 +451,7 @@ fn writer_emitter_spawns_only_while_its_enabled_track_is_on() {
         values,
         tangents: Vec::new(),
     };
-    let mut tracks: [Track<f32>; 9] = std::array::from_fn(|_| step(vec![0], vec![0.0]));
+    let mut tracks: [Track<f32>; 10] = std::array::from_fn(|_| step(vec![0], vec![0.0]));
     tracks[track_index::RATE] = step(vec![0], vec![30.0]);
     tracks[track_index::LIFESPAN] = step(vec![0], vec![5.0]);
     let e = m2::effects::ParticleEmitter {
@@ -431,6 +471,10 @@ fn writer_emitter_spawns_only_while_its_enabled_track_is_on() {
         drag: 0.0,
         spin: 0.0,
         enabled: step(vec![0, 1000], vec![0.0, 1.0]),
+        decay_cells: [0; 3],
+        head_or_tail: 0,
+        tail_length: 0.0,
+        tail_cells: [[0; 2]; 2],
     };
     let src = M2Emitter::new(&m, &e, Some(0));
     assert!(!src.state(0.5).enabled && src.state(1.2).enabled);

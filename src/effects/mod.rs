@@ -18,18 +18,23 @@
 //! `GetFreeParticle` returning none), and the renderer draws at most
 //! [`crate::render::SPRITE_BUDGET`] sprites a frame.
 
+pub mod intervals;
 mod lightning;
 mod motion;
 mod ribbon;
+mod shapes;
 mod sim;
 mod sprites;
+mod tails;
 
 pub use motion::{Floor, Pull};
 pub use ribbon::{
     edges, edges_all, ribbon_sprites, strip, Edge, RibbonDef, RibbonSource, RibbonState,
 };
+pub use shapes::{Generator, Shape};
 pub use sim::{simulate, SimCache, MAX_SAVED, SAVE_EVERY};
 pub use sprites::{drawn_blends, sprites, VEIL_FROM};
+pub use tails::Tail;
 
 use crate::math::{add3, cross, dot3, normalize3, scale3};
 use crate::scene::{Blend, Effects};
@@ -165,11 +170,18 @@ pub enum CellAnimation {
         /// Random start cell per particle.
         random: bool,
     },
-    /// Cells interpolated over life through three keys at 0, `mid` and 1 (M2 lifespan UV
-    /// animation).
-    OverLife {
-        /// Cells at birth, midpoint and death.
-        keys: [u32; 3],
+    /// Two runs of cells, one up to the colour midpoint and one after it (M2 ≤ BC
+    /// `lifespanUVAnim`, `decayUVAnim`): each `[start, end, repeat]` steps from `start` to
+    /// `end` `repeat` times over its part of the life ([`intervals::cell`]).
+    Intervals {
+        /// The run up to the midpoint.
+        life: [u32; 3],
+        /// The run after it.
+        decay: [u32; 3],
+        /// Added to every cell (wrapping in the sheet).
+        offset: u32,
+        /// Each particle adds a random cell of the sheet as well.
+        random: bool,
     },
 }
 
@@ -195,6 +207,8 @@ pub struct EmitterDef {
     pub attached: bool,
     /// Rules only some formats have, each off by default.
     pub extras: Extras,
+    /// Particles draw a tail along their path (M2 tail particles).
+    pub tail: Option<Tail>,
 }
 
 /// An emitter's less common rules (NWN's, as rollnw reads them), each off by default.
@@ -297,8 +311,8 @@ pub struct EmitterState {
     pub drag: f32,
     /// Spin, radians a second.
     pub spin: f32,
-    /// A spinning particle starts at a random angle (M2); otherwise at 0, as rollnw starts
-    /// every NWN particle.
+    /// A spinning particle starts at a random angle; otherwise at 0, as rollnw starts every
+    /// NWN particle and wowdev's ≤ BC M2 record (no start angle) starts its own.
     pub random_angle: bool,
     /// Colour (0..1 RGB) over life.
     pub color: OverLife<[f32; 3]>,
@@ -309,6 +323,9 @@ pub struct EmitterState {
     /// Each particle's sizes are multiplied by a factor drawn uniformly from this range
     /// (M2 twinkle scale); `[1, 1]` for none.
     pub size_scale: [f32; 2],
+    /// Where particles start and which way they leave: the cone of `area`, `axis` and
+    /// `spread`, or an M2 generator ([`Shape`]).
+    pub shape: Shape,
 }
 
 impl Default for EmitterState {
@@ -346,6 +363,7 @@ impl Default for EmitterState {
                 mid: 0.5,
             },
             size_scale: [1.0; 2],
+            shape: Shape::Cone,
         }
     }
 }
@@ -459,13 +477,12 @@ pub(crate) fn sane(v: f32, lo: f32, hi: f32) -> f32 {
 
 /// A new particle from `state`.
 pub(crate) fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u64) -> Particle {
-    let (a, b) = (rng.signed(), rng.signed());
-    let offset = add3(scale3(s.area[0], a), scale3(s.area[1], b));
-    let dir = cone(
-        normalize3(s.axis),
-        sane(s.spread, 0.0, std::f32::consts::TAU),
-        rng,
-    );
+    let (offset, dir) = shapes::place(&s.shape, rng).unwrap_or_else(|| {
+        let (a, b) = (rng.signed(), rng.signed());
+        let offset = add3(scale3(s.area[0], a), scale3(s.area[1], b));
+        let spread = sane(s.spread, 0.0, std::f32::consts::TAU);
+        (offset, cone(normalize3(s.axis), spread, rng))
+    });
     let speed = sane(s.speed, -1e4, 1e4) + sane(s.speed_random, -1e4, 1e4) * rng.unit();
     // A random start angle only where the format has one, and only for spinning particles: a
     // still flame stays upright.
@@ -482,6 +499,9 @@ pub(crate) fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u
             last,
             ..
         } => (rng.unit() * (last.saturating_sub(first) + 1) as f32) as u32,
+        CellAnimation::Intervals { random: true, .. } => {
+            (rng.unit() * def.atlas.cells() as f32) as u32
+        }
         _ => 0,
     };
     let [lo, hi] = s.size_scale.map(|v| sane(v, 0.0, 1e3));

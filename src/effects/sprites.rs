@@ -46,16 +46,14 @@ pub(super) fn cell(def: &EmitterDef, p: &Particle) -> u32 {
             };
             first + (p.cell_offset.wrapping_add(steps)) % span
         }
-        CellAnimation::OverLife { keys } => {
-            let f = p.progress();
-            let mid = p.color.mid.clamp(0.001, 0.999);
-            let (a, b, t) = if f <= mid {
-                (keys[0], keys[1], f / mid)
-            } else {
-                (keys[1], keys[2], (f - mid) / (1.0 - mid))
-            };
-            (a as f32 + (b as f32 - a as f32) * t).round().max(0.0) as u32
-        }
+        CellAnimation::Intervals {
+            life,
+            decay,
+            offset,
+            ..
+        } => super::intervals::at(life, decay, p.color.mid, p.progress())
+            .wrapping_add(offset)
+            .wrapping_add(p.cell_offset),
     }
 }
 
@@ -236,8 +234,17 @@ pub fn sprites(def: &EmitterDef, snap: &Snapshot, camera: Option<[[f32; 3]; 3]>)
         if !(size[0].abs() > 1e-6 && size[1].abs() > 1e-6) {
             continue;
         }
-        let uv = def.atlas.cell_uv(cell(def, p));
         let centre = snap.world_position(def, p);
+        if let Some(t) = &def.tail {
+            if let Some(q) = super::tails::quad(t, p, centre, size, cam[2]) {
+                let uv = def.atlas.cell_uv(q.cell);
+                out.push(quad(q.centre, q.axes, q.size, uv, look, def));
+            }
+            if !t.head {
+                continue;
+            }
+        }
+        let uv = def.atlas.cell_uv(cell(def, p));
         out.push(quad(centre, axes(def, snap, p, &cam), size, uv, look, def));
     }
     out

@@ -32,6 +32,7 @@ fn def(emission: Emission) -> EmitterDef {
         },
         attached: false,
         extras: Default::default(),
+        tail: None,
     }
 }
 
@@ -362,7 +363,8 @@ fn without_a_rate_cells_run_once_over_the_life() {
 
 #[test]
 fn spinning_particles_start_at_zero_unless_the_format_randomises() {
-    // rollnw starts every NWN particle at rotation 0; M2 keeps a random start angle.
+    // rollnw starts every NWN particle at rotation 0 (≤ BC M2 records have no start angle
+    // either); a source may still ask for a random one.
     let mut src = fixed(60.0, 5.0);
     src.state.spin = 1.0;
     let d = def(Emission::Continuous);

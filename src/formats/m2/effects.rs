@@ -4,11 +4,14 @@
 //!
 //! Particle emitter layout (wowdev "M2#Particle emitters" ≤BC, pywowlib `M2ParticleOld`; the
 //! offsets add up to the 0x1F8 record and give sane values on `Imp2.m2`): id @0, flags @4,
-//! position @8, bone @0x14, texture @0x16, blend @0x28, emitter type @0x29, tile rows/columns
+//! position @8, bone @0x14, texture @0x16; before version 263 blend and emitter type are u16s
+//! @0x28/0x2A, from 263 on bytes @0x28/0x29 (a particle-colour index takes 0x2A: wowdev's
+//! `#if ≥ 263` block, WebWowViewerCpp's `M2ParticleOld`); head or tail @0x2D; tile rows/columns
 //! @0x30/0x32, tracks (28 bytes each) from @0x34: speed, speed variation, vertical range,
 //! horizontal range, gravity, lifespan, emission rate, area length, area width, z source; then
-//! midpoint @0x14C, three BGRA colours @0x150, three scales @0x15C, lifespan cells @0x168,
-//! drag @0x194, spin @0x198, the "enabled in" track @0x1DC.
+//! midpoint @0x14C, three BGRA colours @0x150, three scales @0x15C, lifespan cells (start, end,
+//! repeat) @0x168, decay cells @0x16E, drag @0x194, spin @0x198, the "enabled in" track
+//! @0x1DC.
 //!
 //! Ribbon layout (wowdev ≤BC): id @0, bone @4, position @8, texture indices @0x14, material
 //! indices @0x1C, colour @0x24, alpha @0x40, height above @0x5C, below @0x78 (tracks), edges a
@@ -20,7 +23,8 @@ use super::pose::BoneMemo;
 use super::track::{Key, Rot, Time, Track, TRACK_SIZE};
 use super::{blend_of, M2Array, M2Model, ReadBudget};
 use crate::effects::{
-    Atlas, CellAnimation, Emission, EmitterDef, EmitterSource, EmitterState, Facing, OverLife,
+    Atlas, CellAnimation, Emission, EmitterDef, EmitterSource, EmitterState, Facing, Generator,
+    OverLife, Shape, Tail,
 };
 use crate::formats::error::Result;
 use crate::formats::reader::Reader;
@@ -59,12 +63,12 @@ pub struct ParticleEmitter {
     /// Blend mode (the render-flag numbering).
     pub blend: u8,
     /// Emitter type (1 plane, 2 sphere, 3 spline).
-    pub kind: u8,
+    pub kind: u16,
     /// Sprite-sheet rows and columns.
     pub tiles: [u16; 2],
     /// Speed, speed variation (fraction), vertical range, horizontal range, gravity, lifespan,
-    /// emission rate, area length, area width.
-    pub tracks: [Track<f32>; 9],
+    /// emission rate, area length, area width, z source.
+    pub tracks: [Track<f32>; 10],
     /// Where the middle colour/scale sits in the life.
     pub midpoint: f32,
     /// Colours at birth, middle and death: RGBA 0–255.
@@ -74,15 +78,42 @@ pub struct ParticleEmitter {
     /// Each particle's half-widths are multiplied by a factor drawn from this range
     /// (wowdev's "twinkle scale" @0x188).
     pub twinkle_scale: [f32; 2],
-    /// Sprite-sheet cells at birth, middle and death.
+    /// Sprite-sheet cells up to the midpoint (wowdev ≤ BC `lifespanUVAnim`): start, end and
+    /// how many times the run repeats.
     pub cells: [u16; 3],
     /// Velocity damping.
     pub drag: f32,
-    /// Spin, radians a second.
+    /// Spin, turns over a particle's life (wowdev ≤ BC: 1.0 rotates it 360° in its lifetime).
     pub spin: f32,
     /// The last track of the record (wowdev: "enabled in"): the emitter spawns only while it
     /// is non-zero.
     pub enabled: Track<f32>,
+    /// Sprite-sheet cells after the midpoint (wowdev ≤ BC `decayUVAnim`): start, end, repeat.
+    pub decay_cells: [u16; 3],
+    /// What each particle draws (wowdev ≤ BC `headOrTail`): 0 its quad, 1 a tail, 2 both.
+    pub head_or_tail: u8,
+    /// Seconds of motion a tail spans.
+    pub tail_length: f32,
+    /// Tail cells up to the midpoint (`tailUVAnim`) and after it (`tailDecayUVAnim`): start
+    /// and end of each run.
+    pub tail_cells: [[i16; 2]; 2],
+}
+
+/// Bits of [`ParticleEmitter::flags`] (wowdev "M2#Particle emitters", as WebWowViewerCpp's
+/// `particleEmitter.cpp` reads them).
+pub mod flag {
+    /// Quads point along the particle's velocity.
+    pub const VELOCITY_ALIGNED: u32 = 0x4;
+    /// Particles live in the model's space: they move with the emitter after birth.
+    pub const MODEL_SPACE: u32 = 0x10;
+    /// A sphere emitter's particles leave along its Z rather than outward.
+    pub const SPHERE_UP: u32 = 0x100;
+    /// Quads lie flat in the emitter's X–Y plane instead of facing the camera.
+    pub const FLAT: u32 = 0x1000;
+    /// One random cell offset for the whole emitter.
+    pub const RANDOM_OFFSET: u32 = 0x8000;
+    /// A random cell offset for each particle.
+    pub const RANDOM_CELL: u32 = 0x10000;
 }
 
 /// Indices of [`ParticleEmitter::tracks`].
@@ -105,6 +136,8 @@ pub mod track_index {
     pub const AREA_LENGTH: usize = 7;
     /// Spawn area width.
     pub const AREA_WIDTH: usize = 8;
+    /// Z source: above 0, particles leave away from the point this far along the emitter's Z.
+    pub const Z_SOURCE: usize = 9;
 }
 
 /// One ribbon emitter, positions in scene space.
@@ -239,11 +272,15 @@ fn index(r: &Reader, at: u64, v: usize, n: usize, what: &str) -> Result<usize> {
     }
 }
 
-/// Reads the effect arrays, charging them to `budget`; `ngs` global sequences, `nbones` bones,
-/// `ntextures` textures.
+/// First version whose particle records hold blend and emitter type as bytes (late TBC).
+const BYTE_BLEND_VERSION: u32 = 263;
+
+/// Reads the effect arrays of a file of `version`, charging them to `budget`; `ngs` global
+/// sequences, `nbones` bones, `ntextures` textures.
 pub fn parse(
     r: &Reader,
     budget: &ReadBudget,
+    version: u32,
     ngs: usize,
     nbones: usize,
     ntextures: usize,
@@ -269,7 +306,7 @@ pub fn parse(
     let particles = read_all(
         records(OFS_PARTICLES, PARTICLE_SIZE, "particle emitters")?,
         PARTICLE_SIZE,
-        |o| read_particle(r, o, keys, nbones, ntextures),
+        |o| read_particle(r, o, version, keys, [nbones, ntextures]),
     )?;
     let ribbons = read_all(
         records(OFS_RIBBONS, RIBBON_SIZE, "ribbon emitters")?,
@@ -310,18 +347,28 @@ pub fn parse(
     })
 }
 
+/// The particle record at `o` of a file of `version`, its bone and texture checked against
+/// `[bones, textures]`.
 fn read_particle(
     r: &Reader,
     o: u64,
+    version: u32,
     keys: Keys,
-    nbones: usize,
-    ntextures: usize,
+    [nbones, ntextures]: [usize; 2],
 ) -> Result<ParticleEmitter> {
     let bone = usize::from(r.u16_at(o + 0x14, "particle bone")?);
     let texture = usize::from(r.u16_at(o + 0x16, "particle texture")?);
-    let blend = r.bytes(o + 0x28, 2, "particle blend")?;
-    let mut tracks = Vec::with_capacity(9);
-    for k in 0..9 {
+    let (blend, kind) = if version >= BYTE_BLEND_VERSION {
+        let b = r.bytes(o + 0x28, 2, "particle blend")?;
+        (u16::from(b[0]), u16::from(b[1]))
+    } else {
+        (
+            r.u16_at(o + 0x28, "particle blend")?,
+            r.u16_at(o + 0x2A, "particle emitter type")?,
+        )
+    };
+    let mut tracks = Vec::with_capacity(10);
+    for k in 0..10 {
         tracks.push(f32_track(r, o + 0x34 + TRACK_SIZE * k, keys)?);
     }
     let colors = [0u64, 1, 2].map(|k| r.bytes(o + 0x150 + 4 * k, 4, "particle colour"));
@@ -337,15 +384,15 @@ fn read_particle(
         position: to_scene(vec3(r, o + 8, "particle position")?),
         bone: index(r, o + 0x14, bone, nbones, "particle emitter bone")?,
         texture: index(r, o + 0x16, texture, ntextures, "particle emitter texture")?,
-        blend: blend[0],
-        kind: blend[1],
+        blend: u8::try_from(blend).unwrap_or(u8::MAX),
+        kind,
         tiles: [
             r.u16_at(o + 0x30, "particle rows")?,
             r.u16_at(o + 0x32, "particle columns")?,
         ],
         tracks: tracks
             .try_into()
-            .unwrap_or_else(|_| unreachable!("nine tracks")),
+            .unwrap_or_else(|_| unreachable!("ten tracks")),
         midpoint: f(0x14C, "particle midpoint")?,
         colors: rgba,
         scales: [
@@ -365,6 +412,23 @@ fn read_particle(
         drag: f(0x194, "particle drag")?,
         spin: f(0x198, "particle spin")?,
         enabled: u8_track(r, o + 0x1DC, keys)?,
+        decay_cells: [
+            r.u16_at(o + 0x16E, "particle decay cell")?,
+            r.u16_at(o + 0x170, "particle decay cell")?,
+            r.u16_at(o + 0x172, "particle decay cell")?,
+        ],
+        head_or_tail: r.bytes(o + 0x2D, 1, "particle head or tail")?[0],
+        tail_length: f(0x17C, "particle tail length")?,
+        tail_cells: [
+            [
+                r.i16_at(o + 0x174, "tail cell")?,
+                r.i16_at(o + 0x176, "tail cell")?,
+            ],
+            [
+                r.i16_at(o + 0x178, "tail cell")?,
+                r.i16_at(o + 0x17A, "tail cell")?,
+            ],
+        ],
     })
 }
 
@@ -426,24 +490,50 @@ fn read_camera(r: &Reader, o: u64, keys: Keys) -> Result<Camera> {
     })
 }
 
-/// How an M2 particle emitter is drawn.
+/// How an M2 particle emitter is drawn: its flags as WebWowViewerCpp's `particleEmitter.cpp`
+/// reads them (flat quads before velocity-aligned ones, which otherwise face the camera).
 pub fn emitter_def(index: usize, e: &ParticleEmitter) -> EmitterDef {
+    let atlas = Atlas {
+        columns: u32::from(e.tiles[1]).clamp(1, 64),
+        rows: u32::from(e.tiles[0]).clamp(1, 64),
+    };
+    let name = format!("particle emitter {index}");
+    // The emitter's one random offset, drawn once from a sequence of its own (the reference
+    // draws it when the emitter is made).
+    let offset = if e.flags & flag::RANDOM_OFFSET != 0 {
+        let k = crate::effects::Rng::for_emitter(index, "random cell offset").unit();
+        (k * atlas.cells() as f32) as u32
+    } else {
+        0
+    };
     EmitterDef {
-        name: format!("particle emitter {index}"),
+        facing: if e.flags & flag::FLAT != 0 {
+            Facing::LocalPlane
+        } else if e.flags & flag::VELOCITY_ALIGNED != 0 {
+            Facing::Velocity
+        } else {
+            Facing::Camera
+        },
+        name,
         emission: Emission::Continuous,
-        facing: Facing::Camera,
         blend: blend_of(u16::from(e.blend)),
         texture: Some(e.texture),
         // Rows down, columns across.
-        atlas: Atlas {
-            columns: u32::from(e.tiles[1]).clamp(1, 64),
-            rows: u32::from(e.tiles[0]).clamp(1, 64),
+        atlas,
+        cells: CellAnimation::Intervals {
+            life: e.cells.map(u32::from),
+            decay: e.decay_cells.map(u32::from),
+            offset,
+            random: e.flags & flag::RANDOM_CELL != 0,
         },
-        cells: CellAnimation::OverLife {
-            keys: e.cells.map(u32::from),
-        },
-        attached: false,
+        attached: e.flags & flag::MODEL_SPACE != 0,
+        // Tails as wowdev's ≤ BC head-or-tail byte asks (0 head, 1 tail, 2 both).
         extras: Default::default(),
+        tail: matches!(e.head_or_tail, 1 | 2).then(|| Tail {
+            length: e.tail_length,
+            head: e.head_or_tail == 2,
+            cells: e.tail_cells.map(|r| r.map(|c| c.max(0) as u32)),
+        }),
     }
 }
 
@@ -498,6 +588,7 @@ impl EmitterSource for M2Emitter<'_> {
         let time = effect_time(self.model, self.sequence, seconds);
         let bone = bone_at(self.model, e.bone, &time, self.memo);
         let speed = self.track(k::SPEED, &time, 0.0);
+        let life = self.track(k::LIFESPAN, &time, 1.0);
         let variation = self.track(k::SPEED_VARIATION, &time, 0.0).clamp(0.0, 1.0);
         let (len, wid) = (
             self.track(k::AREA_LENGTH, &time, 0.0),
@@ -506,6 +597,23 @@ impl EmitterSource for M2Emitter<'_> {
         // The emitter's own X and Y (WoW) span its area; its Z (WoW) is the emission axis.
         let x = normalize3(bone.vector(to_scene([1.0, 0.0, 0.0])));
         let y = normalize3(bone.vector(to_scene([0.0, 1.0, 0.0])));
+        let z = normalize3(bone.vector(to_scene([0.0, 0.0, 1.0])));
+        let generator = Generator {
+            frame: [x, y, z],
+            area: [len, wid],
+            polar: self.track(k::VERTICAL_RANGE, &time, 0.0),
+            azimuth: self.track(k::HORIZONTAL_RANGE, &time, 0.0),
+            z_source: self.track(k::Z_SOURCE, &time, 0.0),
+            up: e.flags & flag::SPHERE_UP != 0,
+        };
+        // Emitter types as WebWowViewerCpp's particleEmitter.cpp builds generators: one it does
+        // not know (not 1–3) emits nothing; a spline (3) is placed as a plane here (its spline
+        // points are not read).
+        let shape = match e.kind {
+            1 | 3 => Some(Shape::Plane(generator)),
+            2 => Some(Shape::Sphere(generator)),
+            _ => None,
+        };
         let rgb = |c: [u8; 4]| [c[0], c[1], c[2]].map(|v| f32::from(v) / 255.0);
         let a = |c: [u8; 4]| f32::from(c[3]) / 255.0;
         let s = |v: f32| [2.0 * v, 2.0 * v];
@@ -513,21 +621,28 @@ impl EmitterSource for M2Emitter<'_> {
         EmitterState {
             origin: bone.point(e.position),
             area: [scale3(x, len * 0.5), scale3(y, wid * 0.5)],
-            axis: normalize3(bone.vector(to_scene([0.0, 0.0, 1.0]))),
+            axis: z,
             // The last track (wowdev's "enabled in"): no births while it is 0, as
             // WebWowViewerCpp's particle emitter reads it; an emitter without keys emits.
-            enabled: (e.enabled)
-                .sample(&time, &self.model.global_sequences)
-                .is_none_or(|v| v != 0.0),
+            enabled: shape.is_some()
+                && (e.enabled)
+                    .sample(&time, &self.model.global_sequences)
+                    .is_none_or(|v| v != 0.0),
             birthrate: self.track(k::RATE, &time, 0.0),
-            life: self.track(k::LIFESPAN, &time, 1.0),
+            life,
             speed: speed * (1.0 - variation),
             speed_random: speed * 2.0 * variation,
             spread: self.track(k::VERTICAL_RANGE, &time, 0.0).abs(),
             gravity: self.track(k::GRAVITY, &time, 0.0),
             drag: e.drag.max(0.0),
-            spin: e.spin,
-            random_angle: true,
+            // Turns a lifetime as radians a second of this moment's lifespan, which is the
+            // life of the particles born now; ≤ BC records have no start angle (0).
+            spin: if life > 0.0 {
+                e.spin * std::f32::consts::TAU / life
+            } else {
+                0.0
+            },
+            random_angle: false,
             color: OverLife {
                 start: rgb(e.colors[0]),
                 middle: rgb(e.colors[1]),
@@ -552,6 +667,7 @@ impl EmitterSource for M2Emitter<'_> {
             } else {
                 e.twinkle_scale
             },
+            shape: shape.unwrap_or_default(),
         }
     }
 }
@@ -623,3 +739,7 @@ impl crate::effects::RibbonSource for M2Ribbon<'_> {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "effects_tests.rs"]
+mod tests;

@@ -343,6 +343,7 @@ fn load_inner(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<M2Model> {
     let extras = effects::parse(
         &r,
         &budget,
+        p.version,
         p.global_sequences.len(),
         p.bones.len(),
         p.textures.len(),

@@ -753,7 +753,7 @@ mod tests {
             });
         let r = Reader::new(&d, super::super::FORMAT);
         let budget = ReadBudget::new(m2::FORMAT, m2::BUDGET_RATE, r.len());
-        let Err(e) = effects::parse(&r, &budget, 0, 1, 0) else {
+        let Err(e) = effects::parse(&r, &budget, MIN_VERSION, 0, 1, 0) else {
             panic!("texture animations sharing keys 768 times loaded");
         };
         assert!(

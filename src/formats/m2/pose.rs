@@ -177,11 +177,13 @@ fn face_camera(world: &Affine, pivot: [f32; 3], camera: Option<[[f32; 3]; 3]>) -
     out
 }
 
-/// A texture animation's transform at one moment: UVs are scaled and turned about the
-/// texture's centre, then moved (WMV's texture matrix order, read for facts).
+/// A texture animation's transform at one moment: UVs are moved by the translation track,
+/// then scaled and turned about the texture's centre (WebWowViewerCpp's `animationManager.cpp`
+/// composes rotation · scaling · translation, so the translation is applied first and turns
+/// with the texture).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct UvTransform {
-    /// Translation in UV units.
+    /// Translation in UV units, after the rotation · scaling (`m` times the track's).
     pub translation: [f32; 2],
     /// 2×2 rotation·scale.
     pub m: [[f32; 2]; 2],
@@ -227,8 +229,12 @@ pub fn texture_transform(
             *o = finite(rot.0[row][col], 0.0) * sc[col];
         }
     }
+    let t = [finite(t[0], 0.0), finite(t[1], 0.0)];
     Some(UvTransform {
-        translation: [finite(t[0], 0.0), finite(t[1], 0.0)],
+        translation: [
+            mat[0][0] * t[0] + mat[0][1] * t[1],
+            mat[1][0] * t[0] + mat[1][1] * t[1],
+        ],
         m: mat,
     })
 }

@@ -132,6 +132,7 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
                     .clamp(1.0, 64.0) as u32
             }),
         },
+        tail: None,
     })
 }
 
@@ -375,6 +376,7 @@ impl EmitterSource for AnimatedNode<'_> {
                 mid,
             },
             size_scale: [1.0; 2],
+            ..EmitterState::default()
         }
     }
 
