@@ -4,7 +4,7 @@
 //! `u8 encoding` (1 palette, 2 DXT, 3 raw BGRA), `u8 alphaDepth` (0/1/4/8), `u8 alphaType`
 //! (7 = DXT5 for encoding 2), `u8 hasMips`, `u32 width, height`, `u32 mipOffsets[16]`,
 //! `u32 mipSizes[16]` (148 bytes), then a 256-entry BGRA palette (1024 bytes). Only mip 0 is
-//! decoded. DXT blocks go through the `texpresso` crate; the container is our own.
+//! decoded. DXT blocks are decoded by [`super::dxt`].
 //!
 //! Palettized mip 0 = `w·h` palette indices, then the alpha plane packed LSB first: 1 bit per
 //! pixel, 4 bits (low nibble first, scaled ×17) or 8 bits. Depth 0 means opaque. The palette's
@@ -13,6 +13,7 @@
 //!
 //! A file starting with `"BLP1"`, the older container, is decoded by [`super::blp1`].
 
+use super::dxt::{self, Dxt};
 use super::error::{ErrorKind, LoadError, Result};
 use super::reader::Reader;
 use crate::scene::RgbaImage;
@@ -164,7 +165,7 @@ pub fn decode(data: &[u8]) -> Result<RgbaImage> {
     let off = u64::from(h.mip_offsets[0]);
     let needed = match h.encoding {
         Encoding::Palette => pixels + (pixels * h.alpha_depth as usize).div_ceil(8),
-        Encoding::Dxt => dxt_format(h.dxt_kind()).compressed_size(w, ht),
+        Encoding::Dxt => dxt_format(h.dxt_kind()).level_bytes(w, ht),
         Encoding::RawBgra => pixels * 4,
     } as u64;
     let src = r.array(mip_at, off, needed, 1, "mip 0")?;
@@ -174,12 +175,15 @@ pub fn decode(data: &[u8]) -> Result<RgbaImage> {
             decode_palette(pal, src, pixels, h.alpha_depth)
         }
         Encoding::Dxt => {
-            let mut rgba = vec![0u8; pixels * 4];
-            dxt_format(h.dxt_kind()).decompress(src, w, ht, &mut rgba);
-            let opaque = h.dxt_kind() == DxtKind::Dxt1 && h.alpha_depth == 0;
-            rgba.chunks_exact(4)
-                .map(|p| [p[0], p[1], p[2], if opaque { 255 } else { p[3] }])
-                .collect()
+            // `src` holds the level's bytes (read above), so the decoder always has them.
+            let mut rgba = dxt::decode(dxt_format(h.dxt_kind()), w, ht, src, false)
+                .ok_or_else(|| r.invalid(off, "DXT mip 0 shorter than its blocks"))?;
+            if h.dxt_kind() == DxtKind::Dxt1 && h.alpha_depth == 0 {
+                for p in &mut rgba {
+                    p[3] = 255;
+                }
+            }
+            rgba
         }
         Encoding::RawBgra => src
             .chunks_exact(4)
@@ -199,11 +203,11 @@ pub fn load(path: &std::path::Path) -> Result<RgbaImage> {
     decode(&data).map_err(|e: LoadError| e.in_file(path))
 }
 
-fn dxt_format(kind: DxtKind) -> texpresso::Format {
+fn dxt_format(kind: DxtKind) -> Dxt {
     match kind {
-        DxtKind::Dxt1 => texpresso::Format::Bc1,
-        DxtKind::Dxt3 => texpresso::Format::Bc2,
-        DxtKind::Dxt5 => texpresso::Format::Bc3,
+        DxtKind::Dxt1 => Dxt::Dxt1,
+        DxtKind::Dxt3 => Dxt::Dxt3,
+        DxtKind::Dxt5 => Dxt::Dxt5,
     }
 }
 

@@ -8,9 +8,9 @@
 //! uploads it); [`decode`] flips them so every image leaves here top row first. Verified by
 //! comparing `c_aribeth.dds` with `c_aribeth.tga` (see the unit tests in `tests/nwn.rs`).
 //!
-//! Block decoding goes through the `texpresso` crate; every size is checked before it is
-//! called (it indexes its input directly).
+//! Blocks are decoded by [`super::dxt`]; every size is checked before.
 
+use super::dxt::{self, Dxt};
 use super::error::{ErrorKind, LoadError, Result};
 use super::reader::Reader;
 use crate::scene::RgbaImage;
@@ -31,11 +31,11 @@ pub enum DxtFormat {
 }
 
 impl DxtFormat {
-    fn texpresso(self) -> texpresso::Format {
+    fn dxt(self) -> Dxt {
         match self {
-            DxtFormat::Dxt1 => texpresso::Format::Bc1,
-            DxtFormat::Dxt3 => texpresso::Format::Bc2,
-            DxtFormat::Dxt5 => texpresso::Format::Bc3,
+            DxtFormat::Dxt1 => Dxt::Dxt1,
+            DxtFormat::Dxt3 => Dxt::Dxt3,
+            DxtFormat::Dxt5 => Dxt::Dxt5,
         }
     }
 
@@ -57,26 +57,23 @@ impl DxtFormat {
 /// Fails with `UnexpectedEof` (offset = `data.len()`) when `data` is too short and with
 /// `CountTooLarge` when a side exceeds [`MAX_DIMENSION`].
 pub fn decode_dxt(format: DxtFormat, w: u32, h: u32, data: &[u8]) -> Result<RgbaImage> {
+    decode_level(format, w, h, data, false)
+}
+
+/// [`decode_dxt`], the rows in reverse order when `flip`.
+fn decode_level(format: DxtFormat, w: u32, h: u32, data: &[u8], flip: bool) -> Result<RgbaImage> {
     check_size("DXT", 0, w, h)?;
-    let need = format.level_bytes(w, h);
-    if (data.len() as u64) < need {
-        return Err(LoadError::new(
-            "DXT",
-            data.len() as u64,
-            ErrorKind::UnexpectedEof {
-                what: "DXT block data",
-                len: need,
-            },
-        ));
-    }
-    // Decoded straight into the image's RGBA pixels, which are bytes in the same order.
-    let mut pixels = vec![[0u8; 4]; w as usize * h as usize];
-    format.texpresso().decompress(
-        &data[..need as usize],
-        w as usize,
-        h as usize,
-        pixels.as_flattened_mut(),
-    );
+    let pixels =
+        dxt::decode(format.dxt(), w as usize, h as usize, data, flip).ok_or_else(|| {
+            LoadError::new(
+                "DXT",
+                data.len() as u64,
+                ErrorKind::UnexpectedEof {
+                    what: "DXT block data",
+                    len: format.level_bytes(w, h),
+                },
+            )
+        })?;
     Ok(RgbaImage {
         width: w,
         height: h,
@@ -130,19 +127,7 @@ pub fn decode_bioware(data: &[u8]) -> Result<RgbaImage> {
         }
     };
     let body = r.bytes(20, format.level_bytes(w, h), "DXT base level")?;
-    let mut img = decode_dxt(format, w, h, body)?;
-    flip_rows(&mut img);
-    Ok(img)
-}
-
-/// Reverses the row order of `img`.
-pub fn flip_rows(img: &mut RgbaImage) {
-    let w = img.width as usize;
-    let h = img.height as usize;
-    for y in 0..h / 2 {
-        let (top, bottom) = img.pixels.split_at_mut((h - 1 - y) * w);
-        top[y * w..y * w + w].swap_with_slice(&mut bottom[..w]);
-    }
+    decode_level(format, w, h, body, true)
 }
 
 /// DDS pixel-format flag: the FourCC field is valid.

@@ -6,6 +6,7 @@
 pub mod blp;
 pub mod blp1;
 pub mod dds;
+pub mod dxt;
 pub mod ff9;
 pub mod files;
 pub mod gltf;

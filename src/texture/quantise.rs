@@ -56,6 +56,9 @@ fn encoded(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> Vec<u16> {
         return vec![encode([255, 0, 255, 255], class); w * h];
     }
     let (sw, sh) = (img.width.max(1) as usize, img.height.max(1) as usize);
+    if (sw, sh) == (w, h) {
+        return same_size(img, class);
+    }
     let span = |t: usize, from: usize, to: usize| {
         let a = t * from / to;
         a..((t + 1) * from / to).max(a + 1)
@@ -75,31 +78,27 @@ fn encoded(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> Vec<u16> {
     }
     // Where every pixel is opaque, the alpha weights are all 255 and cancel out of each mean
     // (255·Σc / 255·n = Σc / n, rounded down alike), so the channels are summed unweighted.
-    let opaque = img.pixels.iter().fold(255u8, |m, p| m & p[3]) == 255;
-    // Columns of one width k tiling the row exactly (k = 1: the same width) are summed k pixels
-    // at a time.
-    let uniform = (sw >= w && sw.is_multiple_of(w)).then_some(sw / w);
-    // One row of boxes at a time: every source row of it adds into the sums of its columns.
-    let mut sums = vec![[0u32; 4]; w];
+    let opaque = img
+        .pixels
+        .iter()
+        .fold(u32::MAX, |m, &p| m & u32::from_le_bytes(p))
+        >> 24
+        == 255;
+    // One row of boxes at a time: its source rows are summed pixel column by pixel column
+    // (whole rows of bytes, which the compiler adds many lanes at a time), then each box sums
+    // its pixel columns. Unweighted sums of few enough rows fit in 16 bits, twice the lanes.
+    let narrow = opaque && tallest <= MAX_ROWS_16;
+    let mut slim = vec![[0u16; 4]; if narrow { sw } else { 0 }];
+    let mut wide = vec![[0u32; 4]; if narrow { 0 } else { sw }];
     for ty in 0..h {
         let rows = span(ty, sh, h);
-        sums.fill([0; 4]);
-        for y in rows.clone() {
-            let line = &img.pixels[y * sw..(y + 1) * sw];
-            match (uniform, opaque) {
-                (Some(1), true) => add_tiles::<1, true>(line, &mut sums),
-                (Some(2), true) => add_tiles::<2, true>(line, &mut sums),
-                (Some(4), true) => add_tiles::<4, true>(line, &mut sums),
-                (Some(8), true) => add_tiles::<8, true>(line, &mut sums),
-                (Some(1), false) => add_tiles::<1, false>(line, &mut sums),
-                (Some(2), false) => add_tiles::<2, false>(line, &mut sums),
-                (Some(4), false) => add_tiles::<4, false>(line, &mut sums),
-                (Some(8), false) => add_tiles::<8, false>(line, &mut sums),
-                (_, true) => add_spans::<true>(line, &columns, &mut sums),
-                (_, false) => add_spans::<false>(line, &columns, &mut sums),
-            }
-        }
-        for (s, xs) in sums.iter().zip(&columns) {
+        sum_rows(img, rows.clone(), opaque, &mut slim, &mut wide);
+        for xs in &columns {
+            let s = if narrow {
+                column_sum(&slim[xs.clone()])
+            } else {
+                column_sum(&wide[xs.clone()])
+            };
             let n = (xs.len() * rows.len()) as u32;
             // Unweighted sums are divided by the pixel count, weighted ones by the alpha sum.
             let weight = if opaque { n } else { s[3] };
@@ -116,41 +115,80 @@ fn encoded(img: &RgbaImage, class: BlendClass, w: u16, h: u16) -> Vec<u16> {
     out
 }
 
-/// Adds pixel `p` into a box's sums: colours weighted by alpha, and alpha; unweighted when the
-/// image is `OPAQUE` (see [`encoded`]).
-#[inline(always)]
-fn add<const OPAQUE: bool>(s: &mut [u32; 4], p: [u8; 4]) {
-    if OPAQUE {
-        for (sc, pc) in s.iter_mut().zip(p) {
-            *sc += u32::from(pc);
-        }
-    } else {
-        let a = u32::from(p[3]);
-        for (sc, pc) in s[..3].iter_mut().zip(p) {
-            *sc += u32::from(pc) * a;
-        }
-        s[3] += a;
-    }
+/// `img` encoded texel for texel: boxes of one pixel, each mean the pixel itself, black where
+/// it is transparent (its weighted colour sums are 0).
+fn same_size(img: &RgbaImage, class: BlendClass) -> Vec<u16> {
+    img.pixels
+        .iter()
+        .map(|&p| encode(if p[3] == 0 { [0; 4] } else { p }, class))
+        .collect()
 }
 
-/// Adds one source row into the sums of its boxes, which are `K` pixels wide and tile it.
-fn add_tiles<const K: usize, const OPAQUE: bool>(line: &[[u8; 4]], sums: &mut [[u32; 4]]) {
-    for (s, tile) in sums.iter_mut().zip(line.as_chunks::<K>().0) {
-        for &p in tile {
-            add::<OPAQUE>(s, p);
-        }
-    }
-}
-
-/// Adds one source row into the sums of its boxes, column `i` spanning `columns[i]`.
-fn add_spans<const OPAQUE: bool>(
-    line: &[[u8; 4]],
-    columns: &[Range<usize>],
-    sums: &mut [[u32; 4]],
+/// Sums source rows `rows` of `img` into the sums of its pixel columns: `slim` (16 bits,
+/// unweighted) when it has them, else `wide` (32 bits, weighted unless `opaque`). The first
+/// row is stored rather than added, so the sums need no clearing.
+fn sum_rows(
+    img: &RgbaImage,
+    rows: Range<usize>,
+    opaque: bool,
+    slim: &mut [[u16; 4]],
+    wide: &mut [[u32; 4]],
 ) {
-    for (s, xs) in sums.iter_mut().zip(columns) {
-        for &p in &line[xs.clone()] {
-            add::<OPAQUE>(s, p);
+    let sw = img.width.max(1) as usize;
+    let narrow = !slim.is_empty();
+    for y in rows.clone() {
+        let line = &img.pixels[y * sw..(y + 1) * sw];
+        match (narrow, opaque, y == rows.start) {
+            (true, _, true) => add_row::<u16, true>(line, slim),
+            (true, _, false) => add_row::<u16, false>(line, slim),
+            (false, true, true) => add_row::<u32, true>(line, wide),
+            (false, true, false) => add_row::<u32, false>(line, wide),
+            (false, false, true) => add_row_weighted::<true>(line, wide),
+            (false, false, false) => add_row_weighted::<false>(line, wide),
+        }
+    }
+}
+
+/// Most rows whose unweighted channel sums fit in 16 bits.
+const MAX_ROWS_16: usize = (u16::MAX / 255) as usize;
+
+/// Adds one source row into the sums of its pixel columns, channel by channel; stores it
+/// there when `FIRST`.
+fn add_row<T, const FIRST: bool>(line: &[[u8; 4]], sums: &mut [[T; 4]])
+where
+    T: Copy + Default + From<u8> + std::ops::Add<Output = T>,
+{
+    for (s, &p) in sums.as_flattened_mut().iter_mut().zip(line.as_flattened()) {
+        *s = if FIRST { T::default() } else { *s } + T::from(p);
+    }
+}
+
+/// The sums of a box's pixel columns.
+fn column_sum<T: Copy + Into<u32>>(columns: &[[T; 4]]) -> [u32; 4] {
+    columns.iter().fold([0u32; 4], |a, c| {
+        [
+            a[0] + c[0].into(),
+            a[1] + c[1].into(),
+            a[2] + c[2].into(),
+            a[3] + c[3].into(),
+        ]
+    })
+}
+
+/// Adds one source row into the sums of its pixel columns: colours weighted by alpha, and
+/// alpha; stores it there when `FIRST`.
+fn add_row_weighted<const FIRST: bool>(line: &[[u8; 4]], sums: &mut [[u32; 4]]) {
+    for (s, p) in sums.iter_mut().zip(line) {
+        // A channel times an alpha fits in 16 bits.
+        let a = u16::from(p[3]);
+        let weighted = [
+            u16::from(p[0]) * a,
+            u16::from(p[1]) * a,
+            u16::from(p[2]) * a,
+            a,
+        ];
+        for (sc, w) in s.iter_mut().zip(weighted) {
+            *sc = if FIRST { 0 } else { *sc } + u32::from(w);
         }
     }
 }
