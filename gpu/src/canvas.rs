@@ -1,24 +1,12 @@
 //! Where queued packets become pixels: the [`Canvas`] (VRAM, the texture snapshot and cache,
-//! the batch being scanned) runs each queue of drawing packets the front end ends
-//! ([`crate::prepare::Queue`]) to the end before it returns, in three steps ([`Canvas::run`]):
-//! 1. **prepare** (parallel): chunks of packets are decoded into primitives, culled, and given
-//!    their rows, tiles, load estimate and texture look-ups ([`crate::prepare`], rayon over the
-//!    chunks);
-//! 2. **scan** (serial, in command order): the texture cache takes each chunk in turn
-//!    ([`TexCache::scan`]): each look-up gets its texture (the CLUT cache, snapshot tiles) and
-//!    each primitive adds the tiles it may draw; a look-up that would sample what the pending
-//!    batch may draw cuts the batch there, and the part before it is drawn first;
-//! 3. **draw** (parallel): the batch's bands ([`bands::plan`], a pure function of the load
-//!    estimate and the thread count) are drawn by rayon ([`bands::draw_bands`]); each band
-//!    draws, in command order, every primitive meeting its rows, so who draws which rows never
-//!    changes a pixel.
-//!
-//! Nothing runs in the background and no thread waits on another but through rayon: the
-//! caller's thread enters the pool for a parallel step and comes back when it is done, with
-//! any panic raised there.
-//!
-//! With a pixel history watched ([`Watch`]), steps 2 and 3 become one serial pass: each
-//! primitive drawn alone, in order, through the texture cache ([`Canvas::draw_watched`]).
+//! the batch being scanned) runs each queue the front end ends ([`crate::prepare::Queue`]) to
+//! the end before it returns ([`Canvas::run`]): **prepare** (rayon over chunks,
+//! [`crate::prepare`]), **scan** in command order ([`TexCache::scan`], which cuts the batch
+//! where a look-up samples what it may draw), **draw** (rayon over the bands of
+//! [`bands::plan`]). Nothing runs in the background and no thread waits on another but
+//! through rayon, which raises any panic here. With a pixel history watched ([`Watch`]), each
+//! primitive is drawn alone in order instead ([`Canvas::draw_watched`]). docs/gpu.md, "The
+//! core in one page", says why this is deterministic and cannot hang.
 
 use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -184,8 +172,7 @@ impl Canvas {
         if self.pending.is_empty() {
             return;
         }
-        self.tex
-            .before_write(&self.images.vram, self.tex.drawn_tiles());
+        self.tex.before_batch(&self.images.vram);
         // The pending chunks' estimates, summed: the load per band of rows.
         let mut load = vec![0u32; BANDS];
         for b in &self.pending {
@@ -211,7 +198,6 @@ impl Canvas {
             self.spare.push(b);
         }
         self.cluts.clear();
-        self.tex.drawn_cleared();
         self.tex.batch_drawn();
     }
 }
