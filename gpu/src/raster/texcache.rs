@@ -2,17 +2,16 @@
 //! sample, and the CLUT cache. The one owner of the rule "the snapshot equals live VRAM wherever
 //! a queued primitive samples it".
 //!
-//! A batch draws when it ends, so its primitives must sample VRAM as it was before the batch
-//! drew anything. The snapshot holds that image, tile by tile ([`super::tiles`]): a tile is
-//! copied from VRAM when a primitive first samples it and stays valid until something writes
-//! there (a transfer; the batch that may have drawn it, once it has). A primitive that would
-//! sample a tile the pending batch may have drawn is a conflict ([`Cut::Conflict`]): the batch
-//! is cut before it and drawn, and the look-up made again. Look-ups are made in command order by the serial
-//! scan of `canvas.rs`, which owns the images meanwhile. What a primitive samples is the part
-//! of its page its texture coordinates reach ([`UvBounds`], turned into tiles where the
-//! primitive is prepared), not the whole page, so a page that overlaps what is being drawn (as
-//! pages near the frame buffer, or wrapping past VRAM's right edge, do) ends a batch only when
-//! it is really read there.
+//! A batch draws when it ends, so its primitives must sample VRAM as it was before the batch drew
+//! anything. The snapshot holds that image, tile by tile ([`super::tiles`]): a tile is copied from
+//! VRAM when a primitive first samples it and stays valid until something writes there (a transfer;
+//! the batch that may have drawn it, once it has). A primitive that would sample a tile the pending
+//! batch may have drawn is a conflict ([`Cut::Conflict`]): the batch is cut before it and drawn,
+//! and the look-up made again. Look-ups are made in command order by the serial scan of
+//! `canvas.rs`, which owns the images meanwhile. What a primitive samples is the part of its page
+//! its texture coordinates reach ([`UvBounds`], turned into tiles where the primitive is prepared),
+//! not the whole page, so a page that overlaps what is being drawn (as pages near the frame buffer,
+//! or wrapping past VRAM's right edge, do) ends a batch only when it is really read there.
 //!
 //! The CLUT cache holds one CLUT: its position, how many entries it loaded (16 or 256) and
 //! those entries as VRAM held them when loaded, used again while the key stays the same even if
