@@ -49,34 +49,53 @@ pub(crate) struct Canvas {
 
 impl Canvas {
     /// Prepares, scans and draws everything `queue` holds, and empties it. A queue of more
-    /// than one chunk is prepared on the pool (the calling thread waits in rayon meanwhile).
+    /// than one chunk is prepared on the pool as it is scanned ([`Self::scan_while_preparing`]).
     /// With `watch` (the pixel history), every primitive is drawn alone in order instead
     /// ([`Canvas::draw_watched`]).
     pub fn run(&mut self, queue: &mut Queue, exec: &Exec, watch: Option<&mut dyn Watch>) {
         if queue.is_empty() {
             return;
         }
-        let spare = &mut self.spare;
-        let chunks = match &exec.pool {
-            Some(pool) if queue.len() > CHUNK => pool.install(|| prepare_all(queue, true, spare)),
-            _ => prepare_all(queue, false, spare),
-        };
-        match watch {
-            Some(w) => {
-                for mut b in chunks {
+        match (watch, &exec.pool) {
+            (None, Some(pool)) if queue.len() > CHUNK => {
+                pool.install(|| self.scan_while_preparing(queue, exec))
+            }
+            (None, _) => {
+                for b in prepare_all(queue, 0..usize::MAX, false, &mut self.spare) {
+                    self.scan(b, exec);
+                }
+            }
+            (Some(w), _) => {
+                for mut b in prepare_all(queue, 0..usize::MAX, false, &mut self.spare) {
                     self.draw_watched(&b, w);
                     b.clear();
                     self.spare.push(b);
                 }
             }
-            None => {
-                for b in chunks {
-                    self.scan(b, exec);
-                }
-                self.draw_pending(exec);
-            }
         }
+        self.draw_pending(exec);
         queue.clear();
+    }
+
+    /// Prepares `queue` on the pool in stages of half the chunks left, scanning each stage
+    /// while the next is prepared (`rayon::join`; preparing reads only the queue), so only the
+    /// last chunk's scan runs alone. The scan still sees every chunk in command order.
+    fn scan_while_preparing(&mut self, queue: &Queue, exec: &Exec) {
+        let mut spare = std::mem::take(&mut self.spare);
+        let chunks = queue.len().div_ceil(CHUNK);
+        let mut done = chunks.div_ceil(2);
+        let mut ready = prepare_all(queue, 0..done, true, &mut spare);
+        while !ready.is_empty() {
+            let next = done..done + (chunks - done).div_ceil(2);
+            done = next.end;
+            let scanning = std::mem::take(&mut ready);
+            ready = rayon::join(
+                || scanning.into_iter().for_each(|b| self.scan(b, exec)),
+                || prepare_all(queue, next, true, &mut spare),
+            )
+            .1;
+        }
+        self.spare.append(&mut spare);
     }
 
     /// Scans a prepared chunk in command order ([`TexCache::scan`]) into the pending batch,

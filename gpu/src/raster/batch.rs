@@ -364,7 +364,7 @@ mod tests {
                 ),
             }
         }
-        let mut chunks = prepare_all(&q, false, &mut Vec::new());
+        let mut chunks = prepare_all(&q, 0..usize::MAX, false, &mut Vec::new());
         assert_eq!(chunks.len(), 1);
         chunks.pop().unwrap()
     }
