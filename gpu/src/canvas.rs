@@ -1,24 +1,12 @@
 //! Where queued packets become pixels: the [`Canvas`] (VRAM, the texture snapshot and cache,
-//! the batch being scanned) runs each queue of drawing packets the front end ends
-//! ([`crate::prepare::Queue`]) to the end before it returns, in three steps ([`Canvas::run`]):
-//! 1. **prepare** (parallel): chunks of packets are decoded into primitives, culled, and given
-//!    their rows, tiles, load estimate and texture look-ups ([`crate::prepare`], rayon over the
-//!    chunks);
-//! 2. **scan** (serial, in command order): the texture cache takes each chunk in turn
-//!    ([`TexCache::scan`]): each look-up gets its texture (the CLUT cache, snapshot tiles) and
-//!    each primitive adds the tiles it may draw; a look-up that would sample what the pending
-//!    batch may draw cuts the batch there, and the part before it is drawn first;
-//! 3. **draw** (parallel): the batch's bands ([`bands::plan`], a pure function of the load
-//!    estimate and the thread count) are drawn by rayon ([`bands::draw_bands`]); each band
-//!    draws, in command order, every primitive meeting its rows, so who draws which rows never
-//!    changes a pixel.
-//!
-//! Nothing runs in the background and no thread waits on another but through rayon: the
-//! caller's thread enters the pool for a parallel step and comes back when it is done, with
-//! any panic raised there.
-//!
-//! With a pixel history watched ([`Watch`]), steps 2 and 3 become one serial pass: each
-//! primitive drawn alone, in order, through the texture cache ([`Canvas::draw_watched`]).
+//! the batch being scanned) runs each queue the front end ends ([`crate::prepare::Queue`]) to
+//! the end before it returns ([`Canvas::run`]): **prepare** (rayon over chunks,
+//! [`crate::prepare`]), **scan** in command order ([`TexCache::scan`], which cuts the batch
+//! where a look-up samples what it may draw), **draw** (rayon over the bands of
+//! [`bands::plan`]). Nothing runs in the background and no thread waits on another but
+//! through rayon, which raises any panic here. With a pixel history watched ([`Watch`]), each
+//! primitive is drawn alone in order instead ([`Canvas::draw_watched`]). docs/gpu.md, "The
+//! core in one page", says why this is deterministic and cannot hang.
 
 use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -61,34 +49,53 @@ pub(crate) struct Canvas {
 
 impl Canvas {
     /// Prepares, scans and draws everything `queue` holds, and empties it. A queue of more
-    /// than one chunk is prepared on the pool (the calling thread waits in rayon meanwhile).
+    /// than one chunk is prepared on the pool as it is scanned ([`Self::scan_while_preparing`]).
     /// With `watch` (the pixel history), every primitive is drawn alone in order instead
     /// ([`Canvas::draw_watched`]).
     pub fn run(&mut self, queue: &mut Queue, exec: &Exec, watch: Option<&mut dyn Watch>) {
         if queue.is_empty() {
             return;
         }
-        let spare = &mut self.spare;
-        let chunks = match &exec.pool {
-            Some(pool) if queue.len() > CHUNK => pool.install(|| prepare_all(queue, true, spare)),
-            _ => prepare_all(queue, false, spare),
-        };
-        match watch {
-            Some(w) => {
-                for mut b in chunks {
+        match (watch, &exec.pool) {
+            (None, Some(pool)) if queue.len() > CHUNK => {
+                pool.install(|| self.scan_while_preparing(queue, exec))
+            }
+            (None, _) => {
+                for b in prepare_all(queue, 0..usize::MAX, false, &mut self.spare) {
+                    self.scan(b, exec);
+                }
+            }
+            (Some(w), _) => {
+                for mut b in prepare_all(queue, 0..usize::MAX, false, &mut self.spare) {
                     self.draw_watched(&b, w);
                     b.clear();
                     self.spare.push(b);
                 }
             }
-            None => {
-                for b in chunks {
-                    self.scan(b, exec);
-                }
-                self.draw_pending(exec);
-            }
         }
+        self.draw_pending(exec);
         queue.clear();
+    }
+
+    /// Prepares `queue` on the pool in stages of half the chunks left, scanning each stage
+    /// while the next is prepared (`rayon::join`; preparing reads only the queue), so only the
+    /// last chunk's scan runs alone. The scan still sees every chunk in command order.
+    fn scan_while_preparing(&mut self, queue: &Queue, exec: &Exec) {
+        let mut spare = std::mem::take(&mut self.spare);
+        let chunks = queue.len().div_ceil(CHUNK);
+        let mut done = chunks.div_ceil(2);
+        let mut ready = prepare_all(queue, 0..done, true, &mut spare);
+        while !ready.is_empty() {
+            let next = done..done + (chunks - done).div_ceil(2);
+            done = next.end;
+            let scanning = std::mem::take(&mut ready);
+            ready = rayon::join(
+                || scanning.into_iter().for_each(|b| self.scan(b, exec)),
+                || prepare_all(queue, next, true, &mut spare),
+            )
+            .1;
+        }
+        self.spare.append(&mut spare);
     }
 
     /// Scans a prepared chunk in command order ([`TexCache::scan`]) into the pending batch,
@@ -184,8 +191,7 @@ impl Canvas {
         if self.pending.is_empty() {
             return;
         }
-        self.tex
-            .before_write(&self.images.vram, self.tex.drawn_tiles());
+        self.tex.before_batch(&self.images.vram);
         // The pending chunks' estimates, summed: the load per band of rows.
         let mut load = vec![0u32; BANDS];
         for b in &self.pending {
@@ -211,7 +217,6 @@ impl Canvas {
             self.spare.push(b);
         }
         self.cluts.clear();
-        self.tex.drawn_cleared();
         self.tex.batch_drawn();
     }
 }

@@ -32,15 +32,13 @@ impl Gpu {
             Gp0Command::Fill { color, xy, wh } => {
                 let rect = vram::fill_rect(xy, wh);
                 let f = |v: &mut [u16]| vram::fill(v, color.to_bgr555(), xy, wh);
-                self.transfer(rect, Transfer::Fill, f);
+                self.transfer(rect, None, f);
             }
             Gp0Command::Copy { src, dst, wh } => {
                 let ((x, y), (w, h)) = (vram::transfer_xy(dst), vram::transfer_size(wh));
                 let mask = self.state.mask;
-                let copy = Transfer::Copy {
-                    check_mask: mask & 2 != 0,
-                };
-                self.transfer((x, y, w, h), copy, |v| vram::copy(v, src, dst, wh, mask));
+                let f = |v: &mut [u16]| vram::copy(v, src, dst, wh, mask);
+                self.transfer((x, y, w, h), Some(mask & 2 != 0), f);
             }
             Gp0Command::CpuToVram { xy, wh } => {
                 let t = vram::Transfer::new(xy, wh);
@@ -200,11 +198,14 @@ impl Gpu {
     }
 
     /// Runs a transfer `f` over the VRAM rectangle `rect` (x, y, w, h, wrapping) after drawing
-    /// the batch, recording the watched halfwords it covers.
+    /// the batch, recording the watched halfwords it covers: a copy (GP0(80h), `copy` whether
+    /// GP0(E6h) keeps destinations with the mask bit set), which empties the texture cache,
+    /// or a fill (GP0(02h), `copy` `None`), which leaves it as it is: what it holds of the
+    /// rectangle goes stale.
     fn transfer(
         &mut self,
         rect: (usize, usize, usize, usize),
-        kind: Transfer,
+        copy: Option<bool>,
         f: impl FnOnce(&mut [u16]),
     ) {
         let (x, y, w, h) = rect;
@@ -212,18 +213,11 @@ impl Gpu {
         let state = self.trace_state();
         self.cache_stage();
         let stage = &mut self.canvas;
-        let check_mask = match kind {
-            // A fill leaves the texture cache as it is: what it holds of the rectangle goes
-            // stale.
-            Transfer::Fill => {
-                stage.tex.feedback_write(&stage.images.vram, tiles);
-                false
-            }
-            Transfer::Copy { check_mask } => {
-                stage.tex.feedback.empty();
-                check_mask
-            }
-        };
+        match copy {
+            None => stage.tex.feedback_write(&stage.images.vram, tiles),
+            Some(_) => stage.tex.feedback.empty(),
+        }
+        let check_mask = copy.unwrap_or(false);
         stage.tex.before_write(&stage.images.vram, tiles);
         let vram = &mut stage.images.vram;
         let before = self.trace.as_mut().map(|t| {
@@ -284,22 +278,7 @@ impl Gpu {
             tr.record_rect((xy.0, xy.1, 1, 1), &before, &vram[..], check);
         }
     }
-}
 
-/// A GP0 transfer that writes VRAM in one go.
-#[derive(Clone, Copy)]
-enum Transfer {
-    /// GP0(02h): leaves the texture cache as it is.
-    Fill,
-    /// GP0(80h): empties the texture cache; `check_mask` whether it keeps destinations with
-    /// the mask bit set.
-    Copy {
-        /// GP0(E6h) bit 1 applies.
-        check_mask: bool,
-    },
-}
-
-impl Gpu {
     /// When the CLUT cache loads a CLUT it holds again: as the console (the default) or as
     /// the reference software GPU of `hwtests/emulator-reference`, for comparisons with it.
     pub fn set_clut_reload(&mut self, rule: ClutReload) {

@@ -91,11 +91,6 @@ pub fn display_enable_word(on: bool) -> u32 {
     word(cmd::DISPLAY_ENABLE, u32::from(!on))
 }
 
-/// Whether a GP1(03h) parameter turns the display on (bit 0 clear).
-fn display_on(arg: u32) -> bool {
-    arg & 1 == 0
-}
-
 /// GP1(05h) display start: bits 0–9 X in VRAM halfwords, 10–18 Y in lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct DisplayStart(pub u32);
@@ -247,42 +242,37 @@ pub struct DisplayRegs {
 }
 
 impl Default for DisplayRegs {
+    /// As after GP1(00h): display off, default ranges, mode 0.
     fn default() -> Self {
-        let mut r = DisplayRegs {
+        DisplayRegs {
             enabled: false,
             start: DisplayStart::default(),
-            horizontal: HorizontalRange::default(),
-            vertical: VerticalRange::default(),
+            horizontal: HorizontalRange::new(0x200, 0x200 + 256 * 10),
+            vertical: VerticalRange::new(0x10, 0x10 + 240),
             mode: DisplayMode::default(),
             dma: 0,
             allow_texture_disable: false,
-        };
-        r.reset();
-        r
+        }
     }
 }
 
 impl DisplayRegs {
-    /// GP1(00h)'s display part: display off, default ranges, mode 0.
-    fn reset(&mut self) {
-        self.enabled = false;
-        self.dma = 0;
-        self.start = DisplayStart::default();
-        self.horizontal = HorizontalRange::new(0x200, 0x200 + 256 * 10);
-        self.vertical = VerticalRange::new(0x10, 0x10 + 240);
-        self.mode = DisplayMode::default();
-    }
-
     /// Writes one GP1 word.
     pub fn write(&mut self, word: u32) -> Gp1Effect {
         let arg = word & 0x00ff_ffff;
         match command(word) {
             cmd::RESET => {
-                self.reset();
+                // GP1(09h)'s setting is not reset.
+                let allow_texture_disable = self.allow_texture_disable;
+                *self = DisplayRegs {
+                    allow_texture_disable,
+                    ..DisplayRegs::default()
+                };
                 return Gp1Effect::Reset;
             }
             cmd::RESET_COMMANDS => return Gp1Effect::ResetCommands,
-            cmd::DISPLAY_ENABLE => self.enabled = display_on(arg),
+            // Bit 0 clear turns the display on.
+            cmd::DISPLAY_ENABLE => self.enabled = arg & 1 == 0,
             cmd::DMA_DIRECTION => self.dma = arg & 3,
             cmd::DISPLAY_START => self.start = DisplayStart(arg),
             cmd::HORIZONTAL_RANGE => self.horizontal = HorizontalRange(arg),
@@ -324,15 +314,10 @@ impl DisplayRegs {
 
     /// GPUSTAT bits 16–23 and 29–30 (display mode, display off, DMA direction).
     pub fn status_bits(&self) -> u32 {
+        // Mode bit 6 goes to bit 16, bits 0–1 to 17–18, bits 2–5 to 19–22.
         let m = self.mode.0;
-        let mut s = ((m >> 6) & 1) << 16;
-        s |= (m & 3) << 17;
-        s |= ((m >> 2) & 1) << 19;
-        s |= ((m >> 3) & 1) << 20;
-        s |= ((m >> 4) & 1) << 21;
-        s |= ((m >> 5) & 1) << 22;
-        s |= (!self.enabled as u32) << 23;
-        s | self.dma << 29
+        let s = ((m >> 6) & 1) << 16 | (m & 3) << 17 | ((m >> 2) & 0xf) << 19;
+        s | (!self.enabled as u32) << 23 | self.dma << 29
     }
 }
 

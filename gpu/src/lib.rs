@@ -1,21 +1,13 @@
 //! The PlayStation 1 GPU, emulated bit for bit.
 //!
-//! Data flow: GP0 words → packet assembly ([`gp0::assembler`]) → decoded commands
-//! ([`gp0::decode`]) → primitives under the GP0 drawing state (`state`, `draw.rs`), queued
-//! in a batch (`raster::batch`) → drawn over bands of the 1024×512 VRAM of 16-bit halfwords
-//! (bit 15 = mask bit, bits 0–14 = BGR555), in parallel, identical to a serial run
-//! (`raster::bands`); textures are sampled from a snapshot kept coherent with VRAM
-//! (`raster::texcache`). Transfers (`vram`) and reads draw the batch first. GP1 words set
-//! the display ([`gp1`]): [`Gpu::display`] reports it, and [`Gpu::picture`] cuts the picture
-//! it shows out of VRAM ([`picture`]).
-//!
-//! Batches do not depend on how words arrive, nor on time: [`Gpu::gp0`] one word at a time and
-//! [`Gpu::gp0_words`] with slices of any length queue the same primitives and draw the same
-//! batches, which end at every read of VRAM, transfer, texture sampled from what the batch drew,
-//! or `raster::batch::MAX_BATCH` primitives. Each queue is prepared, scanned and drawn before
-//! the call that ended it returns (`canvas.rs`): a batch heavy enough for several threads is
-//! cut into bands by `raster::bands::plan` (a pure function of the batch's estimate and the
-//! thread count) and drawn by a rayon pool.
+//! GP0 words are assembled into packets ([`gp0::assembler`]) and decoded ([`gp0::decode`]);
+//! drawing packets are queued and drawn in batches over the 1024×512 VRAM of 16-bit halfwords
+//! (bit 15 = mask bit, bits 0–14 = BGR555), in parallel and identical to a serial run, before
+//! the call that ended the batch returns (`canvas.rs`; docs/gpu.md has the whole flow).
+//! Batches depend only on the words, not on how they arrive ([`Gpu::gp0`] one at a time or
+//! [`Gpu::gp0_words`] in slices of any length) nor on time. GP1 words set the display
+//! ([`gp1`]): [`Gpu::display`] reports it, and [`Gpu::picture`] cuts the picture it shows out
+//! of VRAM ([`picture`]).
 //!
 //! The crate's face is small: [`Gpu`] and the types its methods take and give, re-exported
 //! here ([`Threads`], [`Display`], [`PixelEvent`], [`Outcome`], [`TexelSource`], [`ClutReload`],

@@ -11,6 +11,8 @@
 //! batch has drawn, the CLUT cache) are left to the serial scan in command order
 //! ([`TexCache::scan`](crate::raster::texcache::TexCache::scan)) as [`Look`]s.
 
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use crate::gp0::decode::{decode, Gp0Command, PolyFlags, RawVertex, RectSize};
@@ -165,19 +167,25 @@ impl Queue {
     }
 }
 
-/// Prepares every queued packet into a batch for each chunk of [`CHUNK`] packets, in command
-/// order, the batches taken from `spare` (for their allocations): on the current rayon pool
-/// when `parallel`, else here. The result is the same.
-pub fn prepare_all(queue: &Queue, parallel: bool, spare: &mut Vec<Batch>) -> Vec<Batch> {
-    let chunks = queue.len().div_ceil(CHUNK);
+/// Prepares the queued packets of chunks `chunks` (of [`CHUNK`] packets; clamped to the
+/// queue) into a batch each, in command order, the batches taken from `spare` (for their
+/// allocations): on the current rayon pool when `parallel`, else here. The result is the same.
+pub fn prepare_all(
+    queue: &Queue,
+    chunks: Range<usize>,
+    parallel: bool,
+    spare: &mut Vec<Batch>,
+) -> Vec<Batch> {
+    let at = |chunk: usize| chunk.saturating_mul(CHUNK).min(queue.len());
+    let items = &queue.items[at(chunks.start)..at(chunks.end)];
     let mut out: Vec<Batch> = std::iter::repeat_with(|| spare.pop().unwrap_or_default())
-        .take(chunks)
+        .take(items.len().div_ceil(CHUNK))
         .collect();
     let each = |(b, items): (&mut Batch, &[Item])| prepare(b, queue, items);
-    if parallel && chunks > 1 {
-        (out.par_iter_mut().zip(queue.items.par_chunks(CHUNK))).for_each(each);
+    if parallel && out.len() > 1 {
+        (out.par_iter_mut().zip(items.par_chunks(CHUNK))).for_each(each);
     } else {
-        out.iter_mut().zip(queue.items.chunks(CHUNK)).for_each(each);
+        out.iter_mut().zip(items.chunks(CHUNK)).for_each(each);
     }
     out
 }
@@ -352,7 +360,7 @@ mod tests {
     #[test]
     fn chunks_prepared_on_the_pool_are_those_prepared_here() {
         let q = triangles(5 * CHUNK as u32 + 7);
-        let here = prepare_all(&q, false, &mut Vec::new());
+        let here = prepare_all(&q, 0..usize::MAX, false, &mut Vec::new());
         assert_eq!(
             here.iter().map(Batch::len).collect::<Vec<_>>(),
             [256, 256, 256, 256, 256, 7]
@@ -360,7 +368,7 @@ mod tests {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build();
         let pooled = pool
             .expect("a pool")
-            .install(|| prepare_all(&q, true, &mut Vec::new()));
+            .install(|| prepare_all(&q, 0..usize::MAX, true, &mut Vec::new()));
         assert_eq!(format!("{here:?}"), format!("{pooled:?}"));
     }
 }

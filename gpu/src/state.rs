@@ -15,11 +15,7 @@ use crate::gp0::fields::{AreaCorner, DrawOffset, MaskSetting, TexPage, TexWindow
 // wrapping its vertices one by one is not drawn; a rectangle past 1023 is not drawn at the
 // left). No capture decides it: the hardware probes never wrap.
 pub fn wrap_shift(lo: i32) -> i32 {
-    if lo < -1024 {
-        2048
-    } else {
-        0
-    }
+    (lo < -1024) as i32 * 2048
 }
 use crate::raster::pixel::PixelMode;
 use crate::raster::triangle::Vtx;

@@ -115,7 +115,8 @@ impl Tracer {
             marked: vec![0; crate::VRAM_WIDTH * crate::VRAM_HEIGHT / 64],
             ..Default::default()
         };
-        for i in t.indices().map(|(_, _, i)| i).collect::<Vec<_>>() {
+        for k in 0..t.points.len() {
+            let i = t.index(k);
             t.marked[i / 64] |= 1 << (i % 64);
         }
         t
@@ -141,11 +142,10 @@ impl Tracer {
         Part::Segment(self.segment - 1)
     }
 
-    /// The watched points, as VRAM indices.
-    pub fn indices(&self) -> impl Iterator<Item = (u16, u16, usize)> + '_ {
-        self.points
-            .iter()
-            .map(|&(x, y)| (x, y, y as usize * crate::VRAM_WIDTH + x as usize))
+    /// The VRAM index of watched point `k`.
+    fn index(&self, k: usize) -> usize {
+        let (x, y) = self.points[k];
+        y as usize * crate::VRAM_WIDTH + x as usize
     }
 
     /// A polyline's next segment: the command's words become its first word (opcode, and the
@@ -165,17 +165,19 @@ impl Tracer {
 
     /// Values of the watched points in `vram`.
     pub fn values(&self, vram: &[u16]) -> Vec<u16> {
-        self.indices().map(|(_, _, i)| vram[i]).collect()
+        (0..self.points.len())
+            .map(|k| vram[self.index(k)])
+            .collect()
     }
 
-    /// Records an event for watched point `k`.
-    pub fn record(
+    /// Records an event for watched point `k`; `hit` and `texel_source` for primitives.
+    fn record(
         &mut self,
         k: usize,
-        before: u16,
-        after: u16,
+        (before, after): (u16, u16),
         outcome: Outcome,
         hit: Option<Hit>,
+        texel_source: Option<TexelSource>,
     ) {
         let (x, y) = self.points[k];
         self.events.push(PixelEvent {
@@ -190,15 +192,8 @@ impl Tracer {
             after,
             outcome,
             hit,
-            texel_source: None,
+            texel_source,
         });
-    }
-
-    /// Sets where the texel of the event just recorded came from.
-    pub fn texel_source(&mut self, source: Option<TexelSource>) {
-        if let Some(e) = self.events.last_mut() {
-            e.texel_source = source;
-        }
     }
 
     /// Records the watched points inside the VRAM rectangle `(x, y, w, h)` (wrapping) that a
@@ -212,23 +207,17 @@ impl Tracer {
         check_mask: bool,
     ) {
         let (x0, y0, w, h) = rect;
-        let hits: Vec<(usize, usize)> = self
-            .indices()
-            .enumerate()
-            .filter(|&(_, (x, y, _))| {
-                let dx = (x as usize).wrapping_sub(x0) & 1023;
-                let dy = (y as usize).wrapping_sub(y0) & 511;
-                dx < w && dy < h
-            })
-            .map(|(k, (_, _, i))| (k, i))
-            .collect();
-        for (k, i) in hits {
-            let outcome = if check_mask && before[k] & 0x8000 != 0 {
-                Outcome::Masked
-            } else {
-                Outcome::Written
-            };
-            self.record(k, before[k], vram[i], outcome, None);
+        for k in 0..self.points.len() {
+            let (x, y) = self.points[k];
+            let dx = (x as usize).wrapping_sub(x0) & 1023;
+            let dy = (y as usize).wrapping_sub(y0) & 511;
+            if dx < w && dy < h {
+                let outcome = match check_mask && before[k] & 0x8000 != 0 {
+                    true => Outcome::Masked,
+                    false => Outcome::Written,
+                };
+                self.record(k, (before[k], vram[self.index(k)]), outcome, None, None);
+            }
         }
     }
 }
@@ -248,13 +237,10 @@ impl Watch for Tracer {
         if self.marked[at / 64] & 1 << (at % 64) == 0 {
             return;
         }
-        let hits: Vec<usize> = (self.indices().enumerate())
-            .filter(|&(_, (_, _, i))| i == at)
-            .map(|(k, _)| k)
-            .collect();
-        for k in hits {
-            self.record(k, before, hit.value, hit.outcome, Some(hit));
-            self.texel_source(source);
+        for k in 0..self.points.len() {
+            if self.index(k) == at {
+                self.record(k, (before, hit.value), hit.outcome, Some(hit), source);
+            }
         }
     }
 }

@@ -71,13 +71,12 @@ fn split<'a>(vram: &'a mut [u16], edges: &[usize]) -> Vec<Band<'a>> {
         "the plan's rows are the rows given"
     );
     let mut rest = vram;
-    let mut bands = Vec::with_capacity(edges.len());
-    for w in edges.windows(2) {
+    (edges.windows(2).map(|w| {
         let (head, tail) = std::mem::take(&mut rest).split_at_mut((w[1] - w[0]) * VRAM_WIDTH);
-        bands.push(Band::new(head, w[0], w[1]));
         rest = tail;
-    }
-    bands
+        Band::new(head, w[0], w[1])
+    }))
+    .collect()
 }
 
 /// The bands a batch with `load` (per [`BAND_ROWS`] rows of VRAM) is drawn in on `threads`
@@ -88,30 +87,30 @@ pub fn plan(load: &[u32], threads: usize, min_band: u64) -> Vec<usize> {
     let total: u64 = load.iter().map(|&l| l as u64).sum();
     let by_load = total.checked_div(min_band).unwrap_or(u64::MAX);
     let count = by_load.clamp(1, threads.max(1) as u64);
-    edges(load, 0..VRAM_HEIGHT, count as usize)
+    edges(load, count as usize)
 }
 
-/// Where VRAM rows `rows` (whole load bands) are cut into at most `count` bands of whole
-/// load bands and about equal load (`load` per [`BAND_ROWS`] rows of VRAM), from
-/// `rows.start` to `rows.end`; bands holding no load join their neighbours.
-pub fn edges(load: &[u32], rows: std::ops::Range<usize>, count: usize) -> Vec<usize> {
-    let (first, end) = (rows.start / BAND_ROWS, rows.end / BAND_ROWS);
+/// Where VRAM's rows are cut into at most `count` bands of whole load bands and about equal
+/// load (`load` per [`BAND_ROWS`] rows of VRAM), from 0 to `VRAM_HEIGHT`; bands holding no
+/// load join their neighbours.
+pub fn edges(load: &[u32], count: usize) -> Vec<usize> {
+    let end = VRAM_HEIGHT / BAND_ROWS;
     let load = |band: usize| load.get(band).copied().unwrap_or(0) as u64;
-    let total: u64 = (first..end).map(load).sum();
-    let count = count.clamp(1, (end - first).max(1)) as u64;
-    let mut out = vec![rows.start];
-    let (mut band, mut acc) = (first, 0u64);
+    let total: u64 = (0..end).map(load).sum();
+    let count = count.clamp(1, end) as u64;
+    let mut out = vec![0];
+    let (mut band, mut acc) = (0, 0u64);
     for k in 1..count {
         while band < end && acc * count < total * k {
             acc += load(band);
             band += 1;
         }
-        if band * BAND_ROWS > *out.last().expect("starts with rows.start") {
+        if band * BAND_ROWS > *out.last().expect("starts with 0") {
             out.push(band * BAND_ROWS);
         }
     }
-    if rows.end > *out.last().expect("starts with rows.start") {
-        out.push(rows.end);
+    if VRAM_HEIGHT > *out.last().expect("starts with 0") {
+        out.push(VRAM_HEIGHT);
     }
     out
 }
@@ -152,7 +151,7 @@ mod tests {
         }
         let total: u32 = load.iter().sum();
         for count in [1, 2, 3, 5, 28, 64] {
-            let at = edges(&load, 0..VRAM_HEIGHT, count);
+            let at = edges(&load, count);
             let bands = at.len() - 1;
             assert!(bands >= 1 && bands <= count, "{count}");
             assert_eq!((at[0], at[bands]), (0, VRAM_HEIGHT), "{count}");
@@ -172,7 +171,7 @@ mod tests {
                 );
             }
         }
-        assert_eq!(edges(&[0; BANDS], 0..VRAM_HEIGHT, 3), [0, VRAM_HEIGHT]);
+        assert_eq!(edges(&[0; BANDS], 3), [0, VRAM_HEIGHT]);
     }
 
     /// An untextured rectangle (x, y, w, h) of colour `rgb`, blended with `blend`.

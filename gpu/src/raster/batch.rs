@@ -85,8 +85,6 @@ pub struct Batch {
     /// ([`Batch::meeting`]), so cutting VRAM into many bands does not make each walk every
     /// entry.
     pub(crate) bins: Vec<u64>,
-    /// Sum of `load`.
-    total: u64,
 }
 
 impl Batch {
@@ -117,7 +115,6 @@ impl Batch {
             // rows. One loop over the bands, without a branch on the width: most primitives
             // meet one to three bands, in no pattern a branch predictor learns.
             let w = (r - l).max(0) as u32 >> matches!(p, Prim::Triangle(_)) as u32;
-            self.total += ((bottom - top) as u32 * w) as u64;
             let group = at / 64 * BANDS;
             for band in top / BAND_ROWS..(bottom - 1) / BAND_ROWS + 1 {
                 self.bins[group + band] |= 1 << (at % 64);
@@ -190,7 +187,6 @@ impl Batch {
         self.epochs.clear();
         self.load.fill(0);
         self.bins.clear();
-        self.total = 0;
     }
 
     /// Calls `f` with each entry meeting load bands `bins` (of [`BAND_ROWS`] rows), in command
@@ -368,7 +364,7 @@ mod tests {
                 ),
             }
         }
-        let mut chunks = prepare_all(&q, false, &mut Vec::new());
+        let mut chunks = prepare_all(&q, 0..usize::MAX, false, &mut Vec::new());
         assert_eq!(chunks.len(), 1);
         chunks.pop().unwrap()
     }

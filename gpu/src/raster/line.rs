@@ -92,22 +92,18 @@ impl Line {
 
     /// Draws the pixels of the segment inside `bands`.
     pub fn draw(&self, bands: &mut [Band]) {
-        for band in bands.iter_mut() {
-            self.draw_band(band);
-        }
-    }
-
-    fn draw_band(&self, band: &mut Band) {
         let (top, bottom) = self.rows();
-        if top.max(band.y0) >= bottom.min(band.y1) {
-            return;
-        }
-        self.scan(|x, y, interp| {
-            if y >= band.y0 && y < band.y1 {
-                let dst = band.at(x, y);
-                *dst = shade(interp, None, false, self.mode, *dst).value;
+        for band in bands.iter_mut() {
+            if top.max(band.y0) >= bottom.min(band.y1) {
+                continue;
             }
-        });
+            self.scan(|x, y, interp| {
+                if y >= band.y0 && y < band.y1 {
+                    let dst = band.at(x, y);
+                    *dst = shade(interp, None, false, self.mode, *dst).value;
+                }
+            });
+        }
     }
 
     /// Visits the pixels the segment draws (inside the drawing area), in the order it draws

@@ -69,34 +69,31 @@ impl Rect {
         };
         dispatch(self, shade, bands, src, simd);
     }
-}
 
-impl Rect {
     /// What the span loop gives pixel (x, y), or `None` when the rectangle does not cover it.
     pub fn sample(&self, x: i32, y: i32) -> Option<super::Interp> {
         let ((top, bottom), (left, right)) = (self.rows(), self.cols());
         if y < top || y >= bottom || x < left || x >= right {
             return None;
         }
-        let uv = self.texture.as_ref().map(|&(_, u0, v0)| {
-            let (dx, dy) = ((x - self.x) as u8, (y - self.y) as u8);
-            let u = if self.flip_x {
-                u0.wrapping_add(1).wrapping_sub(dx)
-            } else {
-                u0.wrapping_add(dx)
-            };
-            let v = if self.flip_y {
-                v0.wrapping_sub(dy)
-            } else {
-                v0.wrapping_add(dy)
-            };
-            (u, v)
-        });
         Some(super::Interp {
             rgb: [self.rgb.0, self.rgb.1, self.rgb.2],
-            uv,
+            uv: self.texture.as_ref().map(|_| self.uv_at(x, y)),
             dither: 0,
         })
+    }
+
+    /// The texture coordinates at pixel (x, y): one texel a pixel from (U0, V0), backwards
+    /// under a flip. X-flip samples U0+1, U0, U0−1, …: the hardware's flipped U counter starts
+    /// one texel to the right. Verified: gpu-images/texture-flip.
+    fn uv_at(&self, x: i32, y: i32) -> (u8, u8) {
+        let (u0, v0) = self.texture.as_ref().map_or((0, 0), |&(_, u, v)| (u, v));
+        let step = |start: u8, d: i32, back: bool| match back {
+            true => start.wrapping_sub(d as u8),
+            false => start.wrapping_add(d as u8),
+        };
+        let u = step(u0.wrapping_add(self.flip_x as u8), x - self.x, self.flip_x);
+        (u, step(v0, y - self.y, self.flip_y))
     }
 }
 
@@ -113,17 +110,9 @@ impl SpanDraw for Rect {
         if left >= right || top >= bottom {
             return;
         }
-        let (u0, v0) = self.texture.as_ref().map_or((0, 0), |&(_, u, v)| (u, v));
-        let dx = (left - self.x) as u8;
-        // X-flip samples U0+1, U0, U0−1, …: the hardware's flipped U counter starts one texel
-        // to the right. Verified: gpu-images/texture-flip.
-        let (u, du) = if self.flip_x {
-            (
-                u0.wrapping_add(1).wrapping_sub(dx),
-                (1u32 << FRAC).wrapping_neg(),
-            )
-        } else {
-            (u0.wrapping_add(dx), 1 << FRAC)
+        let du = match self.flip_x {
+            true => (1u32 << FRAC).wrapping_neg(),
+            false => 1 << FRAC,
         };
         let (r, g, b) = self.rgb;
         let steps = PrimSteps {
@@ -133,15 +122,10 @@ impl SpanDraw for Rect {
         };
         let prim = k.prim::<DEPTH>(&steps, smp);
         let (x0, x1) = (left as usize, right as usize);
-        let u = (u as i32) << FRAC;
+        let u = (self.uv_at(left, top).0 as i32) << FRAC;
         for band in bands.iter_mut() {
             for y in top.max(band.y0)..bottom.min(band.y1) {
-                let dy = (y - self.y) as u8;
-                let v = if self.flip_y {
-                    v0.wrapping_sub(dy)
-                } else {
-                    v0.wrapping_add(dy)
-                };
+                let v = self.uv_at(left, y).1;
                 let at = k.attrs([0, 0, 0, u, (v as i32) << FRAC]);
                 let row = band.row(y).try_into().expect("a VRAM row");
                 k.span::<DEPTH, GOURAUD, RAW, BLEND>(&prim, row, x0, x1, at, &NO_DITHER, smp);

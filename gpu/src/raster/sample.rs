@@ -57,34 +57,25 @@ impl UvBounds {
         }
     }
 
-    /// The coordinates after texture window `w`: unchanged by a plain window, else within
-    /// `or ..= and | or`.
-    fn windowed(self, w: TexWindow) -> Self {
+    /// The VRAM tiles a primitive sampling these coordinates of `page` through `window`
+    /// reads (its CLUT aside). The window leaves the coordinates as they are when plain, else
+    /// puts them within `or ..= and | or`.
+    pub fn sampled(self, page: TexPage, window: TexWindow) -> TileSet {
         let axis = |(lo, hi): (u8, u8), (and, or): (u8, u8)| match (and, or) {
             (0xff, 0) => (lo, hi),
             _ => (or, and | or),
         };
-        UvBounds {
-            u: axis(self.u, w.u_and_or()),
-            v: axis(self.v, w.v_and_or()),
-        }
-    }
-
-    /// The VRAM tiles a primitive sampling these coordinates of `page` through `window`
-    /// reads (its CLUT aside).
-    pub fn sampled(self, page: TexPage, window: TexWindow) -> TileSet {
-        self.windowed(window).tiles(page)
-    }
-
-    /// The VRAM tiles page `page` holds these coordinates in.
-    fn tiles(self, page: TexPage) -> TileSet {
+        let (u, v) = (
+            axis(self.u, window.u_and_or()),
+            axis(self.v, window.v_and_or()),
+        );
         let shift = match page.depth() {
             TextureDepth::Clut4 => 2,
             TextureDepth::Clut8 => 1,
             TextureDepth::Direct15 => 0,
         };
-        let (x0, x1) = ((self.u.0 >> shift) as usize, (self.u.1 >> shift) as usize);
-        let (y0, y1) = (self.v.0 as usize, self.v.1 as usize);
+        let (x0, x1) = ((u.0 >> shift) as usize, (u.1 >> shift) as usize);
+        let (y0, y1) = (v.0 as usize, v.1 as usize);
         TileSet::rect(
             page.base_x() + x0,
             page.base_y() + y0,

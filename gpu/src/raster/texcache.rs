@@ -2,17 +2,16 @@
 //! sample, and the CLUT cache. The one owner of the rule "the snapshot equals live VRAM wherever
 //! a queued primitive samples it".
 //!
-//! A batch draws when it ends, so its primitives must sample VRAM as it was before the batch
-//! drew anything. The snapshot holds that image, tile by tile ([`super::tiles`]): a tile is
-//! copied from VRAM when a primitive first samples it and stays valid until something writes
-//! there (a transfer; the batch that may have drawn it, once it has). A primitive that would
-//! sample a tile the pending batch may have drawn gets [`Conflict`]: the batch is cut before it
-//! and drawn, and the look-up made again. Look-ups are made in command order by the serial
-//! scan of `canvas.rs`, which owns the images meanwhile. What a primitive samples is the part
-//! of its page its texture coordinates reach ([`UvBounds`], turned into tiles where the
-//! primitive is prepared), not the whole page, so a page that overlaps what is being drawn (as
-//! pages near the frame buffer, or wrapping past VRAM's right edge, do) ends a batch only when
-//! it is really read there.
+//! A batch draws when it ends, so its primitives must sample VRAM as it was before the batch drew
+//! anything. The snapshot holds that image, tile by tile ([`super::tiles`]): a tile is copied from
+//! VRAM when a primitive first samples it and stays valid until something writes there (a transfer;
+//! the batch that may have drawn it, once it has). A primitive that would sample a tile the pending
+//! batch may have drawn is a conflict ([`Cut::Conflict`]): the batch is cut before it and drawn,
+//! and the look-up made again. Look-ups are made in command order by the serial scan of
+//! `canvas.rs`, which owns the images meanwhile. What a primitive samples is the part of its page
+//! its texture coordinates reach ([`UvBounds`], turned into tiles where the primitive is prepared),
+//! not the whole page, so a page that overlaps what is being drawn (as pages near the frame buffer,
+//! or wrapping past VRAM's right edge, do) ends a batch only when it is really read there.
 //!
 //! The CLUT cache holds one CLUT: its position, how many entries it loaded (16 or 256) and
 //! those entries as VRAM held them when loaded, used again while the key stays the same even if
@@ -28,11 +27,6 @@ use super::texture::{ClutRef, ClutTable};
 use super::tiles::{copy_tile, TileRow, TileSet};
 use super::TexSource;
 use crate::{VramImage, VRAM_WIDTH};
-
-/// A texture that cannot be handed out in the pending batch: it would sample what the batch
-/// may have drawn. The batch is drawn first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Conflict;
 
 /// Where [`TexCache::scan`] stops a prepared batch before its end.
 #[derive(Clone, Copy, Debug)]
@@ -136,16 +130,19 @@ impl TexCache {
         cluts: &mut Vec<ClutTable>,
         b: &mut Batch,
     ) -> Option<Cut> {
-        let mut next = 0;
-        let mut epochs = 0;
-        for li in 0..b.looks.len() {
-            let look = b.looks[li];
-            let (at, end) = (look.at as usize, (look.at + look.count) as usize);
+        let (mut next, mut epochs) = (0, 0);
+        // Each look-up in turn, then the untextured entries after the last one.
+        for li in 0..=b.looks.len() {
+            let look = b.looks.get(li).copied();
+            let at = look.map_or(b.len(), |l| l.at as usize);
             while next < at {
                 self.epoch_at(b, &mut epochs, next);
-                self.will_write(&im.vram, b.drawn[next]);
+                self.feedback_write(&im.vram, b.drawn[next]);
+                self.will_draw(b.drawn[next]);
                 next += 1;
             }
+            let Some(look) = look else { break };
+            let end = at + look.count as usize;
             self.epoch_at(b, &mut epochs, next);
             let area = (b.drawn[at..end].iter()).fold(TileSet::EMPTY, |a, &t| a.union(t));
             self.feedback_write(&im.vram, area);
@@ -153,7 +150,7 @@ impl TexCache {
             if end > at && self.feedback.in_order(sampled) {
                 return Some(Cut::InOrder(look));
             }
-            let Ok(clut) = self.texture(im, &look.sample, cluts) else {
+            let Some(clut) = self.texture(im, &look.sample, cluts) else {
                 return Some(Cut::Conflict(at));
             };
             // Primitives are prepared with their CLUT in place: only a copied-out one is
@@ -173,11 +170,6 @@ impl TexCache {
                 self.will_draw(b.drawn[k]);
             }
             next = end;
-        }
-        while next < b.len() {
-            self.epoch_at(b, &mut epochs, next);
-            self.will_write(&im.vram, b.drawn[next]);
-            next += 1;
         }
         self.epoch_at(b, &mut epochs, usize::MAX);
         None
@@ -202,13 +194,6 @@ impl TexCache {
             self.epoch = epoch;
             self.feedback.empty();
         }
-    }
-
-    /// An untextured primitive of the pending batch may draw `tiles`.
-    #[inline]
-    fn will_write(&mut self, vram: &VramImage, tiles: TileSet) {
-        self.feedback_write(vram, tiles);
-        self.will_draw(tiles);
     }
 
     /// `tiles` are about to be written (by a primitive, or a fill): the texture cache first
@@ -245,7 +230,8 @@ impl TexCache {
 
     /// Where the CLUT entries are for a primitive sampling `sample`, with the snapshot made to
     /// hold what it samples; the entries added to `cluts` (the pending batch's table) when they
-    /// come from a copy. On `Err` nothing has changed. Inlined: the serial scan calls it once
+    /// come from a copy. `None` (nothing changed): a conflict, it samples what the pending
+    /// batch may draw. Inlined: the serial scan calls it once
     /// per textured packet.
     #[inline(always)]
     pub fn texture(
@@ -253,7 +239,7 @@ impl TexCache {
         im: &mut Images,
         sample: &Sample,
         cluts: &mut Vec<ClutTable>,
-    ) -> Result<ClutRef, Conflict> {
+    ) -> Option<ClutRef> {
         let n = sample.entries as usize;
         // The CLUT cache serves the entries when it holds this CLUT with enough of them (a
         // 15-bit texture has none to serve).
@@ -271,7 +257,7 @@ impl TexCache {
             None => (sample.clut_tiles, sample.reads),
         };
         if tiles.meets(self.drawn) {
-            return Err(Conflict);
+            return None;
         }
         let missing = tiles.minus(self.valid);
         // From here on the snapshot equals VRAM over `tiles`, the CLUT's among them.
@@ -282,7 +268,7 @@ impl TexCache {
             self.valid = self.valid.union(missing);
         }
         if n == 0 {
-            return Ok(sample.clut_in_place());
+            return Some(sample.clut_in_place());
         }
         if !hit {
             // A CLUT the snapshot cannot hand out as 256 halfwords in a row (it wraps past the
@@ -310,7 +296,7 @@ impl TexCache {
         let c = self.clut.as_mut().expect("loaded above");
         // The cache now serves this depth: 8-bit primitives after a 4-bit one load again.
         c.loaded = n;
-        Ok(match &c.saved {
+        Some(match &c.saved {
             None => sample.clut_in_place(),
             Some(t) => ClutRef::Table(*c.slot.get_or_insert_with(|| {
                 cluts.push(**t);
@@ -325,8 +311,8 @@ impl TexCache {
         self.drawn = self.drawn.union(tiles);
     }
 
-    /// To call just before VRAM's `tiles` are written (by a transfer, or by the pending batch
-    /// with [`TexCache::drawn_tiles`]): the CLUT cache copies out entries VRAM is about to
+    /// To call just before VRAM's `tiles` are written (by a transfer, or by the pending batch:
+    /// [`TexCache::before_batch`]): the CLUT cache copies out entries VRAM is about to
     /// lose, and those snapshot tiles stop being valid.
     pub fn before_write(&mut self, vram: &VramImage, tiles: TileSet) {
         if let Some(c) = &mut self.clut {
@@ -341,19 +327,15 @@ impl TexCache {
         self.valid = self.valid.minus(tiles);
     }
 
-    /// The tiles the pending batch may draw.
-    pub fn drawn_tiles(&self) -> TileSet {
-        self.drawn
+    /// [`TexCache::before_write`] for the tiles the pending batch may draw, just before it does.
+    pub fn before_batch(&mut self, vram: &VramImage) {
+        self.before_write(vram, self.drawn);
     }
 
-    /// The pending batch's primitives have been drawn (after [`TexCache::before_write`] with
-    /// its tiles): no tile is pending.
-    pub fn drawn_cleared(&mut self) {
-        self.drawn = TileSet::EMPTY;
-    }
-
-    /// A new batch begins, with an empty CLUT table.
+    /// The pending batch is drawn: a new one begins, with no tile pending and an empty CLUT
+    /// table.
     pub fn batch_drawn(&mut self) {
+        self.drawn = TileSet::EMPTY;
         if let Some(c) = &mut self.clut {
             c.slot = None;
         }

@@ -83,7 +83,7 @@ impl Texture {
     pub fn sampler<'a, const DEPTH: u8>(&self, src: TexSource<'a>) -> Sampler<'a, DEPTH> {
         let clut = match DEPTH {
             15 => &NO_CLUT,
-            _ => self.clut_table(src),
+            _ => self.clut.entries(src),
         };
         Sampler {
             vram: src.vram,
@@ -93,12 +93,6 @@ impl Texture {
             win_u: self.win_u,
             win_v: self.win_v,
         }
-    }
-
-    /// The texture's CLUT entries in `src` (all 0 for a 15-bit texture).
-    #[inline]
-    pub fn clut_table<'a>(&self, src: TexSource<'a>) -> &'a ClutTable {
-        self.clut.entries(src)
     }
 }
 
