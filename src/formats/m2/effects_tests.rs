@@ -142,7 +142,7 @@ fn a_horizontal_range_of_0_is_a_flat_fan() {
     // Spread over the fan: some lean toward +X, some toward −X, as far as sin 0.8.
     let side: Vec<f32> = ps.iter().map(|p| dot3(p.velocity, wow_x)).collect();
     assert!(side.iter().any(|v| *v > 0.4) && side.iter().any(|v| *v < -0.4));
-    assert!(side.iter().all(|v| v.abs() <= 0.8f32.sin() + 1e-5));
+    assert!(side.iter().all(|v| v.abs() <= crate::math::sin(0.8) + 1e-5));
 }
 
 #[test]
@@ -165,7 +165,7 @@ fn a_sphere_emitter_starts_particles_on_its_radius_leaving_outward() {
         let r = dot3(p.position, p.position).sqrt();
         assert!((r - 0.5).abs() < 1e-4, "radius {r}");
         // Elevation within ±0.3 of the X–Y plane.
-        assert!(dot3(p.position, up).abs() <= 0.5 * 0.3f32.sin() + 1e-4);
+        assert!(dot3(p.position, up).abs() <= 0.5 * crate::math::sin(0.3) + 1e-4);
     }
 }
 
