@@ -311,9 +311,6 @@ pub struct EmitterState {
     pub drag: f32,
     /// Spin, radians a second.
     pub spin: f32,
-    /// A spinning particle starts at a random angle; otherwise at 0, as rollnw starts every
-    /// NWN particle and wowdev's ≤ BC M2 record (no start angle) starts its own.
-    pub random_angle: bool,
     /// Colour (0..1 RGB) over life.
     pub color: OverLife<[f32; 3]>,
     /// Opacity over life.
@@ -343,7 +340,6 @@ impl Default for EmitterState {
             gravity: 0.0,
             drag: 0.0,
             spin: 0.0,
-            random_angle: false,
             color: OverLife {
                 start: [1.0; 3],
                 middle: [1.0; 3],
@@ -484,14 +480,11 @@ pub(crate) fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u
         (offset, cone(normalize3(s.axis), spread, rng))
     });
     let speed = sane(s.speed, -1e4, 1e4) + sane(s.speed_random, -1e4, 1e4) * rng.unit();
-    // A random start angle only where the format has one, and only for spinning particles: a
-    // still flame stays upright.
-    let angle = rng.unit() * std::f32::consts::TAU;
-    let angle = if s.random_angle && s.spin != 0.0 {
-        angle
-    } else {
-        0.0
-    };
+    // Every particle starts at angle 0, as rollnw starts NWN's and wowdev's ≤ BC M2 record
+    // (no start angle) starts its own. One draw stays reserved for a start angle so that the
+    // draws after it (a random first cell, …) keep their places in the emitter's sequence.
+    let _ = rng.unit();
+    let angle = 0.0;
     let cell_offset = match def.cells {
         CellAnimation::Rate {
             random: true,

@@ -362,15 +362,12 @@ fn without_a_rate_cells_run_once_over_the_life() {
 }
 
 #[test]
-fn spinning_particles_start_at_zero_unless_the_format_randomises() {
+fn spinning_particles_start_at_zero() {
     // rollnw starts every NWN particle at rotation 0 (≤ BC M2 records have no start angle
-    // either); a source may still ask for a random one.
+    // either).
     let mut src = fixed(60.0, 5.0);
     src.state.spin = 1.0;
     let d = def(Emission::Continuous);
     let s = simulate(0, &d, &src, 0.5);
     assert!(s.particles.iter().all(|p| p.angle == 0.0));
-    src.state.random_angle = true;
-    let s = simulate(0, &d, &src, 0.5);
-    assert!(s.particles.iter().any(|p| p.angle != 0.0));
 }

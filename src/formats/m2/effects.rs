@@ -642,7 +642,6 @@ impl EmitterSource for M2Emitter<'_> {
             } else {
                 0.0
             },
-            random_angle: false,
             color: OverLife {
                 start: rgb(e.colors[0]),
                 middle: rgb(e.colors[1]),

@@ -356,7 +356,6 @@ impl EmitterSource for AnimatedNode<'_> {
             gravity: self.scalar(ec::MASS, t, 0.0),
             drag: 0.0,
             spin: self.scalar(ec::PARTICLE_ROT, t, 0.0) * std::f32::consts::TAU,
-            random_angle: false,
             color: OverLife {
                 start: cs,
                 middle: self.color(ec::COLOR_MID, t, lerp3(cs, ce, 0.5)),
