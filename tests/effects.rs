@@ -477,3 +477,66 @@ fn a_frame_is_framed_on_the_first_frame_asked_for() {
     assert!(in_run.rgb == alone.rgb && in_run.gp0 == alone.gp0);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A stand-in for NWN's `fx_rockchunksml` (not in the corpus): a square pyramid 0.2 m across
+/// and 0.15 m high, six faces, texture `rockchunk` (missing: the checkerboard stands in).
+const ROCK_CHUNK: &str = "newmodel fx_rockchunksml\nbeginmodelgeom fx_rockchunksml\n\
+    node dummy fx_rockchunksml\n  parent NULL\nendnode\nnode trimesh rock\n  parent fx_rockchunksml\n\
+    bitmap rockchunk\n  verts 5\n    -0.1 -0.1 0\n    0.1 -0.1 0\n    0.1 0.1 0\n    -0.1 0.1 0\n\
+    0 0 0.15\n  faces 6\n    0 1 4 1 0 1 4 1\n    1 2 4 1 1 2 4 1\n    2 3 4 1 2 3 4 1\n\
+    3 0 4 1 3 0 4 1\n    0 2 1 1 0 2 1 1\n    0 3 2 1 0 3 2 1\n  tverts 5\n    0 0 0\n    1 0 0\n\
+    1 1 0\n    0 1 0\n    0.5 0.5 0\nendnode\nendmodelgeom fx_rockchunksml\n\
+    donemodel fx_rockchunksml\n";
+
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/corpus/nwn")]
+fn chunk_rocks_are_drawn_as_meshes_deterministically_at_every_thread_count() {
+    // fx_step_stbrdg's one emitter throws `fx_rockchunksml` chunks (1 a second in "impact",
+    // each living 3 s). Without the chunk model: a warning, and the frame drawn all the same.
+    let path = common::shared("corpus/nwn/fx_step_stbrdg.mdl");
+    let bare = psxrender::detect::load(&path, &LoadOptions::default()).unwrap();
+    let w = bare.warnings().join("\n");
+    assert!(w.contains("chunk model 'fx_rockchunksml' MISSING"), "{w}");
+    let frames: Vec<u32> = (0..60).step_by(5).collect();
+    let without = render_frames(bare.as_ref(), &frames, 1);
+    // With a stand-in beside it (`--search-path`), each particle is the pyramid: six faces
+    // through the GTE and the ordering table like the model's own, its texture placed with
+    // them.
+    let dir = std::env::temp_dir().join(format!("psxr-fx-chunk-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("fx_rockchunksml.mdl"), ROCK_CHUNK).unwrap();
+    let opts = LoadOptions {
+        search_paths: vec![dir.clone()],
+        ..LoadOptions::default()
+    };
+    let m = psxrender::detect::load(&path, &opts).unwrap();
+    let anim = default_animation(m.as_ref());
+    assert_eq!(m.animations()[anim.unwrap()].name, "impact");
+    let fx = m.effects(&PoseRequest {
+        animation: anim,
+        frame: 45,
+        camera: None,
+    });
+    assert!(fx.sprites.is_empty());
+    let rocks = fx.mesh.faces.len() / 6;
+    assert!(rocks >= 1 && fx.mesh.faces.len() % 6 == 0, "{rocks} rocks");
+    // Frame 45 alone, in a run, and on 2, 3 and 16 GPU threads: the same words and pixels.
+    let run = render_frames(m.as_ref(), &frames, 1);
+    assert_eq!(run[9], render_frames(m.as_ref(), &[45], 1)[0]);
+    for threads in [2, 3, 16] {
+        assert_eq!(
+            run,
+            render_frames(m.as_ref(), &frames, threads),
+            "{threads} threads"
+        );
+    }
+    let drawn = render_with(m.as_ref(), &[45], &torch_opts(m.as_ref(), 1))[0].stats;
+    assert!(drawn.drawn > 0 && drawn.sprites == 0, "{drawn:?}");
+    assert_ne!(run[9], without[9], "the rocks change frame 45");
+    let opts = RenderOptions {
+        effects: false,
+        ..torch_opts(m.as_ref(), 1)
+    };
+    assert_eq!(render_with(m.as_ref(), &[45], &opts)[0].stats.drawn, 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

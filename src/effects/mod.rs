@@ -18,6 +18,7 @@
 //! `GetFreeParticle` returning none), and the renderer draws at most
 //! [`crate::render::SPRITE_BUDGET`] sprites a frame.
 
+pub mod chunk;
 pub mod intervals;
 mod lightning;
 mod motion;
@@ -378,6 +379,11 @@ pub trait EmitterSource {
     fn target(&self, _time: f32) -> Option<[f32; 3]> {
         None
     }
+    /// The model drawn at each particle instead of a quad (NWN chunk emitters, see
+    /// [`chunk`]), in scene space about its own origin; `None` by default.
+    fn mesh(&self) -> Option<&crate::scene::EffectMesh> {
+        None
+    }
 }
 
 /// One live particle.
@@ -557,7 +563,8 @@ fn cone(axis: [f32; 3], spread: f32, rng: &mut Rng) -> [f32; 3] {
 
 /// A model's effects for one frame: each emitter (its index among the model's emitters, its
 /// definition and source) simulated to `time` seconds of `animation` (going on from where the
-/// model's `cache` has been) and drawn for `camera` (right, up, forward rows in scene space).
+/// model's `cache` has been) and drawn for `camera` (right, up, forward rows in scene space):
+/// as quads, or as the source's [`mesh`](EmitterSource::mesh) at each particle.
 pub fn collect<'a>(
     emitters: impl IntoIterator<Item = (&'a EmitterDef, Box<dyn EmitterSource + 'a>)>,
     time: f32,
@@ -569,8 +576,14 @@ pub fn collect<'a>(
     let each: Vec<(&EmitterDef, &dyn EmitterSource)> =
         emitters.iter().map(|(d, s)| (*d, s.as_ref())).collect();
     let snaps = cache.simulate_all(animation, &each, time);
-    for ((def, _), snap) in emitters.iter().zip(snaps) {
-        out.sprites.extend(sprites(def, &snap, camera));
+    for ((def, src), snap) in emitters.iter().zip(snaps) {
+        match src.mesh() {
+            Some(model) => {
+                chunk::place(def, &snap, model, &mut out.mesh);
+                chunk::uses(model, &mut out.uses);
+            }
+            None => out.sprites.extend(sprites(def, &snap, camera)),
+        }
         out.reach.push(snap.state.origin);
         // A beam is drawn all the way to its target, so the target frames the model too.
         if def.extras.beam.is_some() {
@@ -619,6 +632,9 @@ pub struct Summary {
     pub size: [f32; 2],
     /// Opacity at birth and death.
     pub alpha: [f32; 2],
+    /// The model each particle is, for a mesh-particle emitter (NWN `chunkName`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunk: Option<String>,
 }
 
 impl Summary {
@@ -644,22 +660,29 @@ impl Summary {
             gravity: s.gravity,
             size: [s.size.start[0], s.size.end[0]],
             alpha: [s.alpha.start, s.alpha.end],
+            chunk: None,
         }
     }
 }
 
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let look = match &self.chunk {
+            Some(model) => format!("chunk model {model}"),
+            None => format!(
+                "{} quads, blend {}, texture {} ({}x{} cells)",
+                self.facing,
+                self.blend,
+                self.texture.as_deref().unwrap_or("none"),
+                self.cells[0],
+                self.cells[1],
+            ),
+        };
         write!(
             f,
-            "{}: {}, {} quads, blend {}, texture {} ({}x{} cells); birthrate {}/s, life {} s, speed {}+{}, spread {}°, gravity {}, size {}->{}, alpha {}->{}",
+            "{}: {}, {look}; birthrate {}/s, life {} s, speed {}+{}, spread {}°, gravity {}, size {}->{}, alpha {}->{}",
             self.name,
             self.emission,
-            self.facing,
-            self.blend,
-            self.texture.as_deref().unwrap_or("none"),
-            self.cells[0],
-            self.cells[1],
             self.birthrate,
             self.life,
             self.speed[0],

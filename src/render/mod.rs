@@ -402,14 +402,20 @@ impl<'m> Renderer<'m> {
             Some(e) => camera::pose_basis(camera::look_at(e.position, e.target)),
             None => self.opts.view.pose_camera(),
         });
-        let mesh = self.model.pose(&req);
+        let mut mesh = self.model.pose(&req);
+        let effects = self.opts.effects.then(|| self.model.effects(&req));
+        // Mesh particles are faces like the model's own, drawn after them.
+        if let Some(fx) = &effects {
+            let m = &fx.mesh;
+            let into = (&mut mesh.vertices, &mut mesh.faces);
+            crate::scene::append_faces(into, m.vertices.iter().copied(), &m.faces);
+        }
         let env = self.environment(&req, eye);
         env.load(&mut self.gte);
         self.ot.clear();
         let mut stats = self.build_ot(&mesh);
-        if self.opts.effects {
-            let effects = self.model.effects(&req);
-            self.draw_sprites(&effects.sprites, &mut stats);
+        if let Some(fx) = &effects {
+            self.draw_sprites(&fx.sprites, &mut stats);
         }
         let fb = self.prep.vram.framebuffer;
         let mut gp0 = Vec::with_capacity(16 + self.ot.len() * 13);

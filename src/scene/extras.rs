@@ -4,8 +4,10 @@
 //! Sprites are handed to the renderer beside the mesh. Each is a textured quad whose corners are already in
 //! model space (camera-facing ones were turned toward [`super::PoseRequest::camera`]); the
 //! renderer projects them through the GTE like any quad, but never lights or culls them.
+//! Mesh particles (NWN chunk emitters) are faces instead ([`EffectMesh`]), drawn like the
+//! model's own.
 
-use super::Blend;
+use super::{Blend, Face, Vertex};
 
 /// One textured quad.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,6 +38,40 @@ pub struct Effects {
     /// hold where effects start; their particles may leave the frame (framing them would shrink
     /// a bone pile with a smoke plume to a speck, and make `--no-effects` another picture).
     pub reach: Vec<[f32; 3]>,
+    /// Faces of mesh particles alive this frame (their [`uses`](Effects::uses) listed too).
+    pub mesh: EffectMesh,
+}
+
+/// Faces effects add to the model's own, in model space: the renderer draws them as it draws
+/// the posed mesh (lit, back faces culled, through the ordering table), after the mesh's faces.
+/// Texture indices are into the same request's [`super::PosedMesh::textures`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EffectMesh {
+    /// Vertices the faces index.
+    pub vertices: Vec<Vertex>,
+    /// Faces, indexing [`EffectMesh::vertices`].
+    pub faces: Vec<Face>,
+}
+
+/// Adds `new_vertices` and `new_faces` (which index `new_vertices`) after `vertices` and
+/// `faces`, the indices moved past the vertices already there. An index past `new_vertices`
+/// becomes `u32::MAX`, so it stays invalid (the renderer counts such faces) instead of
+/// reaching another part's vertices.
+pub fn append_faces(
+    (vertices, faces): (&mut Vec<Vertex>, &mut Vec<Face>),
+    new_vertices: impl IntoIterator<Item = Vertex>,
+    new_faces: &[Face],
+) {
+    let base = vertices.len();
+    vertices.extend(new_vertices);
+    let count = (vertices.len() - base) as u32;
+    faces.extend(new_faces.iter().map(|f| {
+        let mut face = f.clone();
+        face.vertices = f
+            .vertices
+            .map(|i| if i < count { base as u32 + i } else { u32::MAX });
+        face
+    }));
 }
 
 /// A camera a model carries (M2 portrait cameras), at one frame, in scene space.

@@ -13,7 +13,7 @@ mod memo;
 
 use std::sync::Arc;
 
-pub use extras::{Effects, ModelCamera, ModelLight, ModelLights, Sprite};
+pub use extras::{append_faces, EffectMesh, Effects, ModelCamera, ModelLight, ModelLights, Sprite};
 pub use memo::{Moment, MomentMemo};
 
 /// An 8-bit RGBA image, row-major, top row first.

@@ -4,7 +4,9 @@
 //! facts): `update` Fountain → continuous, Single → one particle (again after it dies with
 //! `loop`), Explosion → `birthrate` particles at each `detonate` (an animation event of that
 //! name, or a detonate key, which fires as many bursts as its value, as rollnw reads it);
-//! Lightning → a beam of `subdivision` cards to the emitter's reference node. `render` picks
+//! Lightning → a beam of `subdivision` cards to the emitter's reference node. A `chunkName`
+//! makes each particle that model instead of a quad, whatever `texture` says (rollnw's
+//! `mesh_basic` kernel; [`super::chunks`] loads it, [`crate::effects::chunk`] places it). `render` picks
 //! the quad orientation, `blend` Lighten → additive, punch-through → cutout, Normal → alpha.
 //! The numbers are controllers: the node's own (static) values, overridden by the playing
 //! animation's keys for the same node, sampled at each step. Emitters sit in NWN space (Z
@@ -47,7 +49,6 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
         update,
         render,
         blend,
-        texture: tex_name,
         flags,
         xgrid,
         ygrid,
@@ -67,9 +68,6 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
         "lightning" => Emission::Single { looping: true },
         other => return Err(format!("update type '{other}' is not drawn")),
     };
-    if !mdl::is_null_name(chunk) && mdl::is_null_name(tex_name) {
-        return Err(format!("mesh particles (chunk '{chunk}') are not drawn"));
-    }
     let blur = static_value(node, ec::BLUR_LENGTH).unwrap_or(0.0);
     let facing = match render.to_ascii_lowercase().as_str() {
         "linked" => Facing::Linked,
@@ -109,7 +107,8 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
         emission,
         facing,
         blend,
-        texture,
+        // A chunk emitter's particles are its chunk model ([`super::chunks`]), not quads.
+        texture: texture.filter(|_| mdl::is_null_name(chunk)),
         atlas,
         cells: CellAnimation::Rate {
             fps: static_value(node, ec::FPS).unwrap_or(0.0),
@@ -383,6 +382,10 @@ impl EmitterSource for AnimatedNode<'_> {
         Some(to_scene(self.world(self.reference?, time).t))
     }
 
+    fn mesh(&self) -> Option<&crate::scene::EffectMesh> {
+        self.model.chunk(self.node).map(|c| &c.mesh)
+    }
+
     fn bursts(&self, from: f32, to: f32) -> u32 {
         let Some(pa) = self.animation.and_then(|i| self.model.animations.get(i)) else {
             return 0;
@@ -427,6 +430,10 @@ pub fn emitters(model: &NWNModel) -> (Vec<(usize, EmitterDef)>, Vec<String>) {
     let mut over = 0;
     for (i, n) in model.mdl.nodes.iter().enumerate() {
         if n.kind != NodeKind::Emitter {
+            continue;
+        }
+        // A chunk emitter whose model did not load draws nothing; its warning is the load's.
+        if super::chunks::chunk_name(n).is_some() && model.chunk(i).is_none() {
             continue;
         }
         match emitter_def(n, model.node_texture[i]) {

@@ -7,6 +7,7 @@ use std::path::Path;
 use super::*;
 use crate::effects::{simulate, Snapshot};
 use crate::formats::LoadOptions;
+use crate::scene::Model;
 
 /// A model of one dummy root and one emitter node with `fields` (one `name value` a line).
 fn emitter_model(fields: &str) -> NWNModel {
@@ -341,4 +342,101 @@ fn upright_particles_spin_about_the_worlds_up() {
     );
     let height = [0, 1, 2].map(|i| c[0][i] - c[2][i]);
     assert!((height[1] - 1.0).abs() < 1e-5, "{height:?}");
+}
+
+/// A scratch folder holding `files` (name, text), made afresh.
+fn folder_with(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("psxrender-chunk-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (file, text) in files {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
+    dir
+}
+
+/// A one-triangle model `rock`: corners at NWN (1, 0, 0), (0, 1, 0), (0, 0, 1), texture `rocktex`.
+const ROCK: &str = "newmodel rock\nbeginmodelgeom rock\nnode dummy rock\n  parent NULL\nendnode\n\
+    node trimesh m\n  parent rock\n  bitmap rocktex\n  verts 3\n    1 0 0\n    0 1 0\n    0 0 1\n\
+    faces 1\n    0 1 2 1 0 1 2 1\n  tverts 3\n    0 0 0\n    1 0 0\n    0 1 0\nendnode\n\
+    endmodelgeom rock\ndonemodel rock\n";
+
+/// A model `fx` whose one emitter, 1 m up (NWN +Z), has `fields`.
+fn chunk_emitter(fields: &str) -> String {
+    format!(
+        "newmodel fx\nbeginmodelgeom fx\nnode dummy fx\n  parent NULL\nendnode\n\
+         node emitter e\n  parent fx\n  position 0 0 1\n{fields}\nendnode\nendmodelgeom fx\n\
+         donemodel fx\n"
+    )
+}
+
+#[test]
+fn chunk_particles_are_their_model_scaled_by_their_size_and_turned_about_up() {
+    // rollnw: mdl_particle_import.cpp gives a `chunkName` emitter the mesh kernel whatever its
+    // texture; viewer/scene_particles.cpp particle_mesh_root draws the model at the particle as
+    // translate(position) · rotate(rotation · 2π about world Z) · scale(mean(size_x, size_y)),
+    // in the model's own material (no particle colour). One particle 2 × 4 all its life
+    // (scale 3) with particleRot 0.25, 1 s old: `rock` 3 times as large, a
+    // quarter turn about up, at the emitter. Its corner NWN (1, 0, 0) lands at NWN
+    // (0, 3, 1) — scene (0, 1, 3) — and (0, 0, 1) at NWN (0, 0, 4), scene (0, 4, 0).
+    let fields = "  update Single\n  lifeExp 2\n  sizeStart 2\n  sizeStart_y 4\n  sizeEnd 2\n  \
+                  sizeEnd_y 4\n  particleRot 0.25\n  colorStart 1 0 0\n  texture fxpa_flare\n  \
+                  chunkName ROCK";
+    let dir = folder_with("placed", &[("rock.mdl", ROCK)]);
+    let path = dir.join("fx.mdl");
+    let text = chunk_emitter(fields);
+    let m = super::super::load(&path, text.as_bytes(), &LoadOptions::default()).unwrap();
+    assert_eq!(m.emitters.len(), 1, "{:?}", m.warnings);
+    assert_eq!(m.chunks[0].path, dir.join("rock.mdl"));
+    let fx = m.effects(&crate::scene::PoseRequest {
+        animation: None,
+        frame: 30,
+        camera: None,
+    });
+    assert!(fx.sprites.is_empty(), "a chunk particle is not a quad");
+    let v: Vec<[f32; 3]> = fx.mesh.vertices.iter().map(|v| v.position).collect();
+    let near = |a: [f32; 3], b: [f32; 3]| (0..3).all(|i| (a[i] - b[i]).abs() < 1e-5);
+    assert_eq!(v.len(), 3);
+    assert!(near(v[0], [0.0, 1.0, 3.0]), "{v:?}");
+    assert!(near(v[1], [3.0, 1.0, 0.0]), "{v:?}");
+    assert!(near(v[2], [0.0, 4.0, 0.0]), "{v:?}");
+    // The rock's own texture, untinted, placed with the model's textures; the emitter's
+    // `fxpa_flare` is not looked for.
+    let face = &fx.mesh.faces[0];
+    assert_eq!(face.vertices[..3], [0, 1, 2]);
+    assert_eq!(face.colors[0], [128; 3]);
+    let crate::scene::FaceTexture::Image { texture, .. } = face.texture else {
+        panic!("textured: {face:?}");
+    };
+    assert_eq!(m.textures[texture].name, "rocktex");
+    assert!(fx.uses.contains(&(texture, face.blend)));
+    assert!(m.textures.iter().all(|t| t.name != "fxpa_flare"));
+    assert!(
+        m.info().contains("  e: single, chunk model ROCK; "),
+        "{}",
+        m.info()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_missing_chunk_model_is_a_warning_and_draws_nothing() {
+    // rollnw's scene_particles.cpp drops a mesh packet whose model does not load.
+    let dir = folder_with("missing", &[]);
+    let text = chunk_emitter("  update Fountain\n  birthrate 10\n  chunkName nothere");
+    let m = super::super::load(
+        &dir.join("fx.mdl"),
+        text.as_bytes(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert!(m.emitters.is_empty());
+    let w = m.warnings.join("\n");
+    assert!(
+        w.contains("chunk model 'nothere' MISSING") && w.contains("emitter 'e' draws nothing"),
+        "{w}"
+    );
+    let fx = m.effects(&crate::scene::PoseRequest::default());
+    assert!(fx.sprites.is_empty() && fx.mesh.faces.is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
 }

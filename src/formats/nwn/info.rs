@@ -205,7 +205,10 @@ impl Facts {
                     .iter()
                     .map(|(node, def)| {
                         let src = super::effects::AnimatedNode::new(model, *node, None);
-                        crate::effects::Summary::of(def, &src, &names)
+                        crate::effects::Summary {
+                            chunk: model.chunk(*node).map(|c| c.name.clone()),
+                            ..crate::effects::Summary::of(def, &src, &names)
+                        }
                     })
                     .collect()
             },

@@ -13,6 +13,7 @@
 pub mod anim;
 pub mod ascii;
 pub mod binary;
+pub mod chunks;
 pub mod dangly;
 pub mod effects;
 mod info;
@@ -89,6 +90,8 @@ pub struct NWNModel {
     pub node_texture: Vec<Option<usize>>,
     /// The emitters drawn: (node index, definition).
     pub emitters: Vec<(usize, crate::effects::EmitterDef)>,
+    /// The chunk models its emitters draw that loaded.
+    pub chunks: Vec<chunks::Chunk>,
     /// Where the emitters' runs have been, for later frames to go on from.
     sim: crate::effects::SimCache,
     warnings: Vec<String>,
@@ -98,6 +101,25 @@ pub struct NWNModel {
 
 /// Loads a NWN model from `data` (the contents of `path`).
 pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<NWNModel, LoadError> {
+    load_model(path, data, opts, true)
+}
+
+/// [`load`] without looking for chunk models (for a chunk model itself: chunks are followed
+/// one level down only).
+fn load_without_chunks(
+    path: &Path,
+    data: &[u8],
+    opts: &LoadOptions,
+) -> Result<NWNModel, LoadError> {
+    load_model(path, data, opts, false)
+}
+
+fn load_model(
+    path: &Path,
+    data: &[u8],
+    opts: &LoadOptions,
+    follow_chunks: bool,
+) -> Result<NWNModel, LoadError> {
     let mut warnings = Vec::new();
     let mdl = parse(data, &mut warnings).map_err(|e| e.in_file(path))?;
     let dir = crate::formats::model_dir(path).to_path_buf();
@@ -147,8 +169,11 @@ pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<NWNModel, Lo
             .as_ref()
             .filter(|m| m.render && !m.textures[0].is_empty())
             .map(|m| &m.textures[0]);
+        // A chunk emitter draws its model, not its texture (rollnw).
         let emitter_tex = match &n.detail {
-            mdl::NodeDetail::Emitter { texture, .. } if !mdl::is_null_name(texture) => {
+            mdl::NodeDetail::Emitter { texture, .. }
+                if !mdl::is_null_name(texture) && chunks::chunk_name(n).is_none() =>
+            {
                 Some(texture)
             }
             _ => None,
@@ -171,6 +196,11 @@ pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<NWNModel, Lo
         node_texture.push(t);
     }
 
+    let chunks = if follow_chunks {
+        chunks::resolve(&mdl, &dir, opts, &mut texs, &mut warnings)
+    } else {
+        Vec::new()
+    };
     let rest: Vec<Trs> = mdl.nodes.iter().map(Trs::rest).collect();
     let local: Vec<Affine> = rest.iter().map(Trs::affine).collect();
     let bind_world = anim::world(&mdl.nodes, &local);
@@ -182,6 +212,7 @@ pub fn load(path: &Path, data: &[u8], opts: &LoadOptions) -> Result<NWNModel, Lo
         textures: texs,
         node_texture,
         emitters: Vec::new(),
+        chunks,
         sim: crate::effects::SimCache::default(),
         warnings,
         rest,
@@ -270,6 +301,12 @@ fn load_supermodels(
 }
 
 impl NWNModel {
+    /// The loaded chunk model emitter node `node` draws, if it names one that loaded.
+    pub fn chunk(&self, node: usize) -> Option<&chunks::Chunk> {
+        let name = chunks::chunk_name(self.mdl.nodes.get(node)?)?;
+        (self.chunks.iter()).find(|c| c.name.eq_ignore_ascii_case(name))
+    }
+
     /// Counts of drawn meshes, vertices, faces.
     pub fn drawn_counts(&self) -> (usize, usize, usize) {
         let mut out = (0, 0, 0);
