@@ -43,9 +43,7 @@ pub(super) fn resolve(
     texs: &mut Vec<Resolved>,
     warnings: &mut Vec<String>,
 ) -> Vec<Chunk> {
-    let dirs = crate::formats::distinct(
-        std::iter::once(dir.to_path_buf()).chain(opts.search_paths.iter().cloned()),
-    );
+    let dirs = super::model_dirs(dir, opts);
     let folders = Folders::new(dir, opts);
     let mut names: Vec<&str> = Vec::new();
     for name in mdl.nodes.iter().filter_map(chunk_name) {
@@ -61,13 +59,8 @@ pub(super) fn resolve(
             .collect();
         let not_drawn = format!("emitter '{}' draws nothing", users.join("', '"));
         let Some(path) = textures::find_file(&dirs, name, "mdl") else {
-            warnings.push(format!(
-                "chunk model '{name}' MISSING (searched {}; add --search-path): {not_drawn}",
-                dirs.iter()
-                    .map(|d| d.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            let what = format!("chunk model '{name}'");
+            warnings.push(super::missing(&what, &dirs, &not_drawn));
             continue;
         };
         let loaded = folders

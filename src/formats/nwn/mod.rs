@@ -224,6 +224,23 @@ fn load_model(
     Ok(model)
 }
 
+/// Where the models a model names (supermodels, chunk models) are looked for: its folder
+/// `dir`, then each `--search-path`.
+fn model_dirs(dir: &Path, opts: &LoadOptions) -> Vec<PathBuf> {
+    crate::formats::distinct(
+        std::iter::once(dir.to_path_buf()).chain(opts.search_paths.iter().cloned()),
+    )
+}
+
+/// The warning for a model `what` not found in `dirs`, ending with what that means.
+fn missing(what: &str, dirs: &[PathBuf], effect: &str) -> String {
+    let searched: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    format!(
+        "{what} MISSING (searched {}; add --search-path): {effect}",
+        searched.join(", ")
+    )
+}
+
 /// Follows the supermodel chain from `mdl`, returning the links and their animations.
 fn load_supermodels(
     mdl: &Mdl,
@@ -231,9 +248,7 @@ fn load_supermodels(
     opts: &LoadOptions,
     warnings: &mut Vec<String>,
 ) -> (Vec<ChainLink>, Vec<(Animation, String)>) {
-    let dirs = crate::formats::distinct(
-        std::iter::once(dir.to_path_buf()).chain(opts.search_paths.iter().cloned()),
-    );
+    let dirs = model_dirs(dir, opts);
     let folders = Folders::new(dir, opts);
     let mut chain: Vec<ChainLink> = Vec::new();
     let mut anims = Vec::new();
@@ -259,13 +274,7 @@ fn load_supermodels(
             } else {
                 "animations further up the chain are unavailable"
             };
-            warnings.push(format!(
-                "supermodel '{name}' MISSING (searched {}; add --search-path): {effect}",
-                dirs.iter()
-                    .map(|d| d.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            warnings.push(missing(&format!("supermodel '{name}'"), &dirs, effect));
             chain.push(ChainLink {
                 name,
                 path: None,
