@@ -109,6 +109,7 @@ fn a_warm_render_decodes_no_texture_file_and_draws_the_same() {
         "samples/m2/Rabbit2.m2",
         "samples/nwn/c_aribeth.mdl",
         "samples/nwn/ttd01_a04_03.mdl",
+        "samples/gltf/Fox.glb",
     ] {
         let model = common::shared(sub);
         let (plain, _) = frame_and_textures(&model, None);
