@@ -418,7 +418,7 @@ fn baked(src: &TextureImage, alpha: AlphaMode, fa: f32) -> TextureImage {
             .collect(),
     };
     let Some(id) = src.source() else {
-        return TextureImage::from(bake(&**src));
+        return TextureImage::from(bake(src));
     };
     let (mode, cut) = match alpha {
         AlphaMode::Opaque => (0u8, 0.0f32),
@@ -431,10 +431,10 @@ fn baked(src: &TextureImage, alpha: AlphaMode, fa: f32) -> TextureImage {
     what.extend(fa.to_bits().to_le_bytes());
     let variant = source_id("gltf variant", &what);
     if src.is_decoded() {
-        return TextureImage::decoded(Arc::new(bake(&**src)), Some(variant));
+        return TextureImage::decoded(Arc::new(bake(src)), Some(variant));
     }
     let src = src.clone();
-    TextureImage::lazy(variant, src.size(), move || bake(&*src))
+    TextureImage::lazy(variant, src.size(), move || bake(&src))
 }
 
 #[cfg(test)]
