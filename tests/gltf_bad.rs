@@ -933,10 +933,10 @@ fn an_image_file_named_many_times_is_decoded_once_and_counted_once() {
     // One decode, one copy with the materials' alpha treatment.
     assert_eq!(m.images.len(), n);
     let first = &m.images[0].texture.as_ref().unwrap().image;
-    assert!(m
-        .images
-        .iter()
-        .all(|img| std::sync::Arc::ptr_eq(&img.texture.as_ref().unwrap().image, first)));
+    assert!(m.images.iter().all(|img| std::sync::Arc::ptr_eq(
+        img.texture.as_ref().unwrap().image.image(),
+        first.image()
+    )));
     assert_eq!(m.variants.len(), 1);
     assert!(m.material_variant.iter().all(|&v| v == Some(0)));
     // So an accessor larger than the limit of the true input is refused: 3.5M zero-filled
@@ -995,12 +995,14 @@ fn images_naming_one_source_share_one_decode_and_one_copy() {
     let from_view = &m.images[files].texture.as_ref().unwrap().image;
     assert_eq!((from_file.width, from_file.height), (256, 256));
     assert_eq!(from_file, from_view);
-    assert!(m.images[..files]
-        .iter()
-        .all(|i| std::sync::Arc::ptr_eq(&i.texture.as_ref().unwrap().image, from_file)));
-    assert!(m.images[files..]
-        .iter()
-        .all(|i| std::sync::Arc::ptr_eq(&i.texture.as_ref().unwrap().image, from_view)));
+    assert!(m.images[..files].iter().all(|i| std::sync::Arc::ptr_eq(
+        i.texture.as_ref().unwrap().image.image(),
+        from_file.image()
+    )));
+    assert!(m.images[files..].iter().all(|i| std::sync::Arc::ptr_eq(
+        i.texture.as_ref().unwrap().image.image(),
+        from_view.image()
+    )));
     assert_eq!(m.variants.len(), 2);
     assert!(m.material_variant[..files].iter().all(|&v| v == Some(0)));
     assert!(m.material_variant[files..].iter().all(|&v| v == Some(1)));

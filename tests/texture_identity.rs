@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use psxrender::detect::{identify, load_data, load_image, Role};
 use psxrender::formats::LoadOptions;
-use psxrender::scene::{PoseRequest, RgbaImage, Texture};
+use psxrender::scene::{PoseRequest, RgbaImage, Texture, TextureImage};
 use psxrender::texture::{
     prepare, ps1_form, BlendClass, Rect, TextureDepth, TextureSet, LONE_TEXTURE_FRAMEBUFFER,
 };
@@ -91,7 +91,12 @@ fn file_hashes(textures: &[Texture]) -> (u64, u64) {
         hash_image(&mut input, &t.image);
         for class in CLASSES {
             for depth in [TextureDepth::Auto, TextureDepth::Bpp4] {
-                let form = ps1_form(Arc::clone(&t.image), class, depth, LONE_TEXTURE_FRAMEBUFFER);
+                let form = ps1_form(
+                    Arc::clone(t.image.image()),
+                    class,
+                    depth,
+                    LONE_TEXTURE_FRAMEBUFFER,
+                );
                 match form {
                     Ok(f) => {
                         output.u64(f.tim.depth as u64);
@@ -137,7 +142,7 @@ fn textures_of(path: &Path) -> Option<Vec<Texture>> {
             let (_, image) = load_image(path, &opts, &mut Vec::new()).ok()?;
             Some(vec![Texture {
                 name: String::new(),
-                image: Arc::new(image),
+                image: image.into(),
             }])
         }
         _ => None,
@@ -1056,7 +1061,7 @@ fn made_up(width: u32, height: u32, mut f: impl FnMut(u32, u32) -> [u8; 4]) -> T
     }
     Texture {
         name: String::new(),
-        image: Arc::new(RgbaImage {
+        image: TextureImage::from(RgbaImage {
             width,
             height,
             pixels,

@@ -198,6 +198,7 @@ impl ModelArgs {
             ff9_model: self.ff9_model,
             ff9_kind: self.ff9_kind,
             smooth_normals: self.smooth_normals,
+            texture_cache: None,
         }
     }
 }

@@ -6,7 +6,8 @@ use std::cell::Cell;
 use std::path::Path;
 
 use super::error::{ErrorKind, LoadError, Result};
-use crate::scene::RgbaImage;
+use crate::scene::{RgbaImage, TextureImage};
+use crate::texture::{source_id, SourceFacts, TextureCache};
 use serde::Serialize;
 
 /// Largest side, in pixels, of an image the `image` crate decodes (PNG; JPEG inside glTF). The
@@ -34,6 +35,45 @@ impl Default for ImageAllowance {
     fn default() -> Self {
         ImageAllowance::new(MAX_DECODED_IMAGE_BYTES)
     }
+}
+
+/// A texture file's bytes `data` as a texture image, with its facts when there is a `cache`.
+///
+/// Without a cache the file is decoded now by `decode`, as always. With one, the file is named
+/// by its [`source_id`] under `decoder` (the name of how this loader turns such bytes into
+/// pixels): if the cache holds that source's facts, the file was decoded before and is left
+/// undecoded until its pixels are asked for (never, when every encoding the renderer wants is
+/// cached too); if not, it is decoded now and its facts stored. A file that does not decode is
+/// an error either way, and stores nothing.
+pub fn cached_or_decoded<E: 'static>(
+    cache: Option<&TextureCache>,
+    decoder: &'static str,
+    data: Vec<u8>,
+    decode: fn(&[u8]) -> std::result::Result<RgbaImage, E>,
+) -> std::result::Result<(TextureImage, Option<SourceFacts>), E> {
+    let Some(cache) = cache else {
+        return Ok((TextureImage::from(decode(&data)?), None));
+    };
+    let id = source_id(decoder, &data);
+    if let Some(facts) = cache.facts(id) {
+        // The bytes decoded once; should they ever not, the image stands in as magenta.
+        let lazy = move || {
+            decode(&data).unwrap_or(RgbaImage {
+                width: 0,
+                height: 0,
+                pixels: Vec::new(),
+            })
+        };
+        let image = TextureImage::lazy(id, [facts.width, facts.height], lazy);
+        return Ok((image, Some(facts)));
+    }
+    let image = decode(&data)?;
+    let facts = SourceFacts::of(&image);
+    cache.put_facts(id, facts);
+    Ok((
+        TextureImage::decoded(std::sync::Arc::new(image), Some(id)),
+        Some(facts),
+    ))
 }
 
 impl ImageAllowance {

@@ -59,4 +59,7 @@ pub struct LoadOptions {
     /// glTF: primitives without NORMAL get smooth normals (averaged over the faces meeting at a
     /// position) instead of flat ones.
     pub smooth_normals: bool,
+    /// The texture cache the renderer will use: a texture file whose facts it holds is left
+    /// undecoded until its pixels are asked for (see [`crate::scene::TextureImage`]).
+    pub texture_cache: Option<std::sync::Arc<crate::texture::TextureCache>>,
 }

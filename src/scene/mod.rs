@@ -9,11 +9,11 @@
 //!   wrapping past the end.
 
 mod extras;
+mod image;
 mod memo;
 
-use std::sync::Arc;
-
 pub use extras::{append_faces, EffectMesh, Effects, ModelCamera, ModelLight, ModelLights, Sprite};
+pub use image::{SourceId, TextureImage};
 pub use memo::{Moment, MomentMemo};
 
 /// An 8-bit RGBA image, row-major, top row first.
@@ -143,10 +143,11 @@ pub struct PosedMesh {
 pub struct Texture {
     /// Name as the model gives it (resref, path).
     pub name: String,
-    /// The decoded image; a loader that could not find the file puts a visible fallback here.
-    /// Shared, not owned: a model keeps its textures and every pose hands out the same image
-    /// (an 8192² texture is 256 MiB, and frames rendered in parallel each pose the model).
-    pub image: Arc<RgbaImage>,
+    /// The image (decoded now or on first use); a loader that could not find the file puts a
+    /// visible fallback here. Shared, not owned: a model keeps its textures and every pose
+    /// hands out the same image (an 8192² texture is 256 MiB, and frames rendered in parallel
+    /// each pose the model).
+    pub image: TextureImage,
 }
 
 /// One animation a model offers.

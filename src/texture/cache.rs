@@ -1,15 +1,19 @@
 //! A folder of textures already put in PS1 form, shared by every process that renders with it
 //! (`--cache DIR`; a batch's jobs share one beside its report), so a texture is quantised once
-//! per library rather than once per model.
+//! per library rather than once per model, and its file decoded only the first time.
 //!
-//! An entry is named by a hash of everything its texels depend on: the source image (size and
-//! pixels), the encoding, the depth, how often it was halved, and [`FORMAT`] with the program's
-//! version. It holds the texels and CLUT exactly as the converter made them, after a header,
-//! and ends with a checksum of all that precedes it; an entry that is short, long, damaged or
-//! names another key is a miss, never a texture. Entries are written whole to a temporary file
-//! and renamed into place, so processes writing the same entry at once each leave a complete
-//! one. The folder is kept under a size limit by deleting the entries least recently used
-//! (their modification time, refreshed on each hit).
+//! An entry of PS1 texels is named by a hash of everything they depend on: the source (the
+//! texture file's bytes and how the loader decodes them, see [`source_id`]; for an image no
+//! loader named, its size and pixels), the encoding, the depth, how often it was halved, and
+//! [`FORMAT`] with the program's version. It holds the texels and CLUT exactly as the converter
+//! made them, after a header, and ends with a checksum of all that precedes it; an entry that
+//! is short, long, damaged or names another key is a miss, never a texture. Beside them, a
+//! source's facts entry holds what the loaders need of a decoded file before anything is drawn
+//! (its size, whether a texel is translucent: [`SourceFacts`]), so that a loader finding it
+//! can leave the file undecoded, in the same checked form. Entries are written whole to a
+//! temporary file and renamed into place, so processes writing the same entry at once each
+//! leave a complete one. The folder is kept under a size limit by deleting the entries least
+//! recently used (their modification time, refreshed on each hit).
 
 use std::fs;
 use std::io::Write;
@@ -21,23 +25,32 @@ use twox_hash::{XxHash3_128, XxHash3_64};
 
 use super::quantise::Converted;
 use super::{BlendClass, TextureDepth};
-use crate::scene::RgbaImage;
+use crate::scene::{RgbaImage, SourceId, TextureImage};
 
-/// The entry layout and the converter's output it was written by: bumped whenever either
-/// changes, so entries of an older converter are never read as today's.
-pub const FORMAT: u32 = 1;
+/// The entry layouts, the converter's output and the decoders' they were written by: bumped
+/// whenever one changes, so entries of an older converter are never read as today's.
+pub const FORMAT: u32 = 2;
 
 /// The size limit of a folder when none is given: 1 GiB.
 pub const DEFAULT_LIMIT: u64 = 1 << 30;
 
-/// Every entry begins with these bytes.
-const MAGIC: &[u8; 8] = b"PSXTEX\0\x01";
+/// Every entry of texels begins with these bytes.
+const MAGIC: &[u8; 8] = b"PSXTEX\0\x02";
 
 /// Bytes before the texels: magic, key, width, height, depth, CLUT length, texel count.
 const HEADER: usize = 8 + 16 + 2 + 2 + 1 + 2 + 4;
 
-/// Entry files end with this.
+/// Entry files of texels end with this.
 const SUFFIX: &str = "tex";
+
+/// Every facts entry begins with these bytes.
+const FACTS_MAGIC: &[u8; 8] = b"PSXSRC\0\x02";
+
+/// A facts entry: magic, source id, width, height, flags, checksum.
+const FACTS_LEN: usize = 8 + 16 + 4 + 4 + 1 + 8;
+
+/// Facts entry files end with this.
+const FACTS_SUFFIX: &str = "src";
 
 /// A temporary file older than this was left by a process that died while writing it.
 const STALE: Duration = Duration::from_secs(3600);
@@ -46,18 +59,65 @@ const STALE: Duration = Duration::from_secs(3600);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Key(u128);
 
-/// A hash of a source image's size and pixels, computed once and combined with each
-/// encoding asked for.
+/// A hash of a texture's source, computed once and combined with each encoding asked for:
+/// its [`SourceId`] when the loader gave one (the pixels are not looked at, nor decoded), else
+/// its size and pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct ImageHash(u128);
 
 impl ImageHash {
-    pub(super) fn of(img: &RgbaImage) -> ImageHash {
+    pub(super) fn of(img: &TextureImage) -> ImageHash {
         let mut h = XxHash3_128::new();
-        h.write(&img.width.to_le_bytes());
-        h.write(&img.height.to_le_bytes());
-        h.write(img.pixels.as_flattened());
+        match img.source() {
+            Some(id) => {
+                h.write(b"source");
+                h.write(&id.0.to_le_bytes());
+            }
+            None => {
+                h.write(b"pixels");
+                h.write(&img.width.to_le_bytes());
+                h.write(&img.height.to_le_bytes());
+                h.write(img.pixels.as_flattened());
+            }
+        }
         ImageHash(h.finish_128())
+    }
+}
+
+/// The id of a texture file's `bytes` decoded by `decoder` (a name that changes when the way
+/// the loader turns those bytes into pixels does, e.g. `"nwn dds"`), in this version of the
+/// program: what a loader names a texture by for the cache.
+pub fn source_id(decoder: &str, bytes: &[u8]) -> SourceId {
+    let mut h = XxHash3_128::new();
+    h.write(&(decoder.len() as u64).to_le_bytes());
+    h.write(decoder.as_bytes());
+    h.write(&(bytes.len() as u64).to_le_bytes());
+    h.write(bytes);
+    h.write(&FORMAT.to_le_bytes());
+    h.write(env!("CARGO_PKG_VERSION").as_bytes());
+    SourceId(h.finish_128())
+}
+
+/// What loaders need to know of a decoded texture before anything is drawn, so that one whose
+/// facts are cached can be left undecoded until (and unless) its pixels are asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SourceFacts {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Some pixel's alpha is below 255.
+    pub translucent: bool,
+}
+
+impl SourceFacts {
+    /// The facts of `img`.
+    pub fn of(img: &RgbaImage) -> SourceFacts {
+        SourceFacts {
+            width: img.width,
+            height: img.height,
+            translucent: img.pixels.iter().any(|p| p[3] < 255),
+        }
     }
 }
 
@@ -128,35 +188,57 @@ impl TextureCache {
         self.dir.join(format!("{:032x}.{SUFFIX}", key.0))
     }
 
-    /// The entry for `key`, if there is a whole and sound one.
-    pub(super) fn get(&self, key: Key) -> Option<Converted> {
-        let path = self.path(key);
-        let bytes = fs::read(&path).ok()?;
-        let c = decode(&bytes, key)?;
-        // Recently used: a trim keeps it over entries not used since.
-        if let Ok(f) = fs::File::options().append(true).open(&path) {
-            let _ = f.set_modified(SystemTime::now());
-        }
-        Some(c)
+    fn facts_path(&self, id: SourceId) -> PathBuf {
+        self.dir.join(format!("{:032x}.{FACTS_SUFFIX}", id.0))
     }
 
-    /// Stores `c` as the entry for `key`: written whole to a temporary file, then renamed into
-    /// place. A cache that cannot be written is only slower, so failures are not reported.
+    /// The entry for `key`, if there is a whole and sound one.
+    pub(super) fn get(&self, key: Key) -> Option<Converted> {
+        self.read(&self.path(key), |bytes| decode(bytes, key))
+    }
+
+    /// Stores `c` as the entry for `key`.
     pub(super) fn put(&self, key: Key, c: &Converted) {
-        let bytes = encode(key, c);
+        self.write(&self.path(key), key.0, &encode(key, c));
+    }
+
+    /// The facts of source `id`, if there is a whole and sound entry of them.
+    pub fn facts(&self, id: SourceId) -> Option<SourceFacts> {
+        self.read(&self.facts_path(id), |bytes| decode_facts(bytes, id))
+    }
+
+    /// Stores `facts` as those of source `id`.
+    pub fn put_facts(&self, id: SourceId, facts: SourceFacts) {
+        self.write(&self.facts_path(id), id.0, &encode_facts(id, facts));
+    }
+
+    /// The entry at `path` as `decode` reads it, marked as used.
+    fn read<T>(&self, path: &Path, decode: impl FnOnce(&[u8]) -> Option<T>) -> Option<T> {
+        let bytes = fs::read(path).ok()?;
+        let value = decode(&bytes)?;
+        // Recently used: a trim keeps it over entries not used since.
+        if let Ok(f) = fs::File::options().append(true).open(path) {
+            let _ = f.set_modified(SystemTime::now());
+        }
+        Some(value)
+    }
+
+    /// Writes `bytes` as the entry at `path` (named by `name`): whole to a temporary file,
+    /// then renamed into place. A cache that cannot be written is only slower, so failures
+    /// are not reported.
+    fn write(&self, path: &Path, name: u128, bytes: &[u8]) {
         let tmp = self.dir.join(format!(
-            ".tmp-{}-{}-{:032x}",
+            ".tmp-{}-{}-{name:032x}",
             std::process::id(),
             self.serial.fetch_add(1, Ordering::Relaxed),
-            key.0
         ));
         let written = fs::create_dir_all(&self.dir)
             .and_then(|()| fs::File::create(&tmp))
-            .and_then(|mut f| f.write_all(&bytes))
-            .and_then(|()| fs::rename(&tmp, self.path(key)));
+            .and_then(|mut f| f.write_all(bytes))
+            .and_then(|()| fs::rename(&tmp, path));
         if written.is_err() {
             let _ = fs::remove_file(&tmp);
-        } else if key.0.is_multiple_of(TRIM_EVERY) {
+        } else if name.is_multiple_of(TRIM_EVERY) {
             self.trim();
         }
     }
@@ -179,7 +261,7 @@ impl TextureCache {
                 if now.duration_since(modified).unwrap_or_default() > STALE {
                     let _ = fs::remove_file(e.path());
                 }
-            } else if name.ends_with(SUFFIX) && meta.is_file() {
+            } else if (name.ends_with(SUFFIX) || name.ends_with(FACTS_SUFFIX)) && meta.is_file() {
                 total += meta.len();
                 entries.push((modified, meta.len(), e.path()));
             }
@@ -256,6 +338,46 @@ fn decode(bytes: &[u8], key: Key) -> Option<Converted> {
         depth,
         data: data.to_vec(),
         palette: palette.to_vec(),
+    })
+}
+
+/// The bytes of the facts entry of source `id`.
+fn encode_facts(id: SourceId, facts: SourceFacts) -> Vec<u8> {
+    let mut out = Vec::with_capacity(FACTS_LEN);
+    out.extend_from_slice(FACTS_MAGIC);
+    out.extend_from_slice(&id.0.to_le_bytes());
+    out.extend_from_slice(&facts.width.to_le_bytes());
+    out.extend_from_slice(&facts.height.to_le_bytes());
+    out.push(u8::from(facts.translucent));
+    let sum = XxHash3_64::oneshot(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// The facts in `bytes` if they are a whole, sound facts entry of source `id`: right length,
+/// magic and id, a size the loaders accept, and a matching checksum.
+fn decode_facts(bytes: &[u8], id: SourceId) -> Option<SourceFacts> {
+    if bytes.len() != FACTS_LEN {
+        return None;
+    }
+    let (body, sum) = bytes.split_at(FACTS_LEN - 8);
+    if u64::from_le_bytes(sum.try_into().ok()?) != XxHash3_64::oneshot(body)
+        || &body[..8] != FACTS_MAGIC
+        || u128::from_le_bytes(body[8..24].try_into().ok()?) != id.0
+    {
+        return None;
+    }
+    let u32_at =
+        |at: usize| u32::from_le_bytes([body[at], body[at + 1], body[at + 2], body[at + 3]]);
+    let (width, height) = (u32_at(24), u32_at(28));
+    let pixels = u64::from(width) * u64::from(height);
+    if pixels == 0 || pixels > super::MAX_SOURCE_PIXELS as u64 || body[32] > 1 {
+        return None;
+    }
+    Some(SourceFacts {
+        width,
+        height,
+        translucent: body[32] == 1,
     })
 }
 
@@ -347,6 +469,45 @@ mod tests {
             fs::write(cache.path(k), &whole[..len]).unwrap();
             assert!(cache.get(k).is_none(), "file cut at {len}");
         }
+    }
+
+    #[test]
+    fn facts_read_back_and_a_truncated_or_damaged_facts_entry_is_a_miss() {
+        let s = Scratch::new("facts");
+        let cache = TextureCache::new(&s.0, DEFAULT_LIMIT);
+        let id = source_id("test", b"some texture file");
+        assert_ne!(
+            id,
+            source_id("test2", b"some texture file"),
+            "the decoder counts"
+        );
+        assert_ne!(
+            id,
+            source_id("test", b"some texture filf"),
+            "every byte counts"
+        );
+        let facts = SourceFacts {
+            width: 640,
+            height: 8,
+            translucent: true,
+        };
+        assert!(cache.facts(id).is_none(), "empty cache");
+        cache.put_facts(id, facts);
+        assert_eq!(cache.facts(id), Some(facts));
+        let whole = encode_facts(id, facts);
+        for len in 0..whole.len() {
+            fs::write(cache.facts_path(id), &whole[..len]).unwrap();
+            assert!(cache.facts(id).is_none(), "file cut at {len}");
+        }
+        for at in 0..whole.len() {
+            let mut bad = whole.clone();
+            bad[at] ^= 0x10;
+            assert!(decode_facts(&bad, id).is_none(), "byte {at} damaged");
+        }
+        assert!(
+            decode_facts(&whole, SourceId(id.0 ^ 1)).is_none(),
+            "another id"
+        );
     }
 
     #[test]

@@ -30,11 +30,11 @@ use std::sync::Arc;
 
 use gpu::gp0::fields::{Clut, TexPage};
 
-use crate::scene::{Blend, RgbaImage, Texture, VramImage};
+use crate::scene::{Blend, RgbaImage, Texture, TextureImage, VramImage};
 use cache::{ImageHash, Key};
 use quantise::{convert, distinct_texels, Converted};
 
-pub use cache::TextureCache;
+pub use cache::{source_id, SourceFacts, TextureCache};
 pub use facts::{ps1_facts, Ps1Facts};
 pub use tim::{Tim, TimDepth};
 
@@ -199,21 +199,23 @@ pub fn prepare(
     uses.sort();
     uses.dedup();
     for &(i, _) in &uses {
-        let img = &textures[i].image;
-        let n = img.width as usize * img.height as usize;
-        if n > MAX_SOURCE_PIXELS || img.pixels.len() != n {
+        // Sized without decoding: a lazily decoded image always has the size it promised.
+        let image = &textures[i].image;
+        let [w, h] = image.size();
+        let n = w as usize * h as usize;
+        let pixels = image.is_decoded().then(|| image.pixels.len());
+        if n > MAX_SOURCE_PIXELS || pixels.is_some_and(|p| p != n) {
             return Err(TextureError::BadTexture {
                 name: textures[i].name.clone(),
                 cause: format!(
-                    "{}x{} with {} pixels (at most {MAX_SOURCE_PIXELS} accepted)",
-                    img.width,
-                    img.height,
-                    img.pixels.len()
+                    "{w}x{h} with {} pixels (at most {MAX_SOURCE_PIXELS} accepted)",
+                    pixels.unwrap_or(n)
                 ),
             });
         }
     }
-    // Each image is hashed once for all its encodings and sizes.
+    // Each source is hashed once for all its encodings and sizes; one the loader named is not
+    // decoded unless an entry is missing.
     let mut hashes: HashMap<usize, ImageHash> = HashMap::new();
     if cache.is_some() {
         for &(i, _) in &uses {
@@ -290,7 +292,7 @@ pub fn ps1_form(
 ) -> Result<Ps1Form, TextureError> {
     let texture = Texture {
         name: String::new(),
-        image: Arc::clone(&img),
+        image: TextureImage::from(Arc::clone(&img)),
     };
     let set = prepare(&[texture], &[(0, class)], depth, &[framebuffer], None)?;
     let placed = set.placed[&(0, class)];

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use clap::{Args as ClapArgs, ValueEnum};
 
+use psxrender::formats::LoadOptions;
 use psxrender::render::camera::{View, DEFAULT_FOV, DEFAULT_PITCH, DEFAULT_YAW};
 use psxrender::render::{
     default_animation, vram_rgb, Frame, RenderOptions, Renderer, DEFAULT_BACKGROUND, HEIGHTS,
@@ -408,7 +409,12 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("error: a MODEL to render or a subcommand is required (see --help)");
         return ExitCode::from(EXIT_BAD_INPUT);
     };
-    let model = match psxrender::detect::load(&path, &args.loader.load_options()) {
+    let load_options = LoadOptions {
+        texture_cache: (args.render.cache.as_deref())
+            .map(|dir| Arc::new(TextureCache::new(dir, texture::cache::DEFAULT_LIMIT))),
+        ..args.loader.load_options()
+    };
+    let model = match psxrender::detect::load(&path, &load_options) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("error: {e}");

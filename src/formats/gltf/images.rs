@@ -13,7 +13,9 @@ use super::accessor::Reader;
 use super::source::{self, FileId, Source};
 use super::{json_error, AlphaMode, Budget, Image, Material, TextureRef, Variant};
 use crate::formats::error::{ErrorKind, LoadError, Result};
-use crate::scene::{RgbaImage, Texture};
+use crate::formats::images as codecs;
+use crate::scene::{RgbaImage, Texture, TextureImage};
+use crate::texture::{source_id, SourceFacts, TextureCache};
 
 pub(super) fn materials(doc: &::gltf::Document) -> Vec<Material> {
     doc.materials()
@@ -100,10 +102,13 @@ fn drawn_images(doc: &::gltf::Document, materials: &[Material]) -> Vec<bool> {
 /// psxrender can decode, are a warning and the checkerboard, as NWN and M2 textures are; a URI
 /// that leads outside the model's folder, a file that is no regular file, and sizes past the
 /// caps stay refusals.
+///
+/// With a texture `cache`, an image decoded before (its facts are there) is left undecoded
+/// until its pixels are asked for.
 pub(super) fn images(
     doc: &::gltf::Document,
     materials: &[Material],
-    src: &Source,
+    (src, cache): (&Source, Option<&TextureCache>),
     reader: &Reader,
     budget: &Budget,
     warnings: &mut Vec<String>,
@@ -113,7 +118,9 @@ pub(super) fn images(
     // Each source read so far: its encoding, size and pixels if decoded (a map: a file may have
     // many images).
     let mut decoded: HashMap<ImageKey, Decoded> = HashMap::new();
-    let checkerboard = Arc::new(crate::formats::images::checkerboard(16));
+    // One image for every stand-in, so materials that differ only in a missing image share
+    // one variant.
+    let checkerboard = TextureImage::from(codecs::checkerboard(16));
     // The JSON is read directly: the crate's `Image::source` unwraps a missing mimeType or uri.
     for (i, img) in doc.as_json().images.iter().enumerate() {
         let jpath = format!("images[{i}]");
@@ -163,7 +170,7 @@ pub(super) fn images(
         let (encoding, size, pixels) = match decoded.get(&key) {
             Some(d) if d.2.is_some() || !draw => d.clone(),
             _ => {
-                let d = match decode(&jpath, &origin, fetch, mime, draw, src, budget)? {
+                let d = match decode(&jpath, &origin, fetch, mime, draw, (src, cache), budget)? {
                     Ok(d) => d,
                     Err(why) => {
                         warnings.push(format!(
@@ -194,7 +201,7 @@ pub(super) fn images(
 const MISSING: &str = "none (missing or undecodable; checkerboard)";
 
 /// An image whose file is not there: the checkerboard in its place.
-fn missing_image(img: &::gltf::json::Image, uri: &str, checkerboard: &Arc<RgbaImage>) -> Image {
+fn missing_image(img: &::gltf::json::Image, uri: &str, checkerboard: &TextureImage) -> Image {
     let name = img.name.clone().unwrap_or_else(|| uri.to_string());
     Image {
         name: name.clone(),
@@ -209,7 +216,7 @@ fn missing_image(img: &::gltf::json::Image, uri: &str, checkerboard: &Arc<RgbaIm
 }
 
 /// An image source as read: its encoding, size, and pixels when decoded.
-type Decoded = (&'static str, [u32; 2], Option<Arc<RgbaImage>>);
+type Decoded = (&'static str, [u32; 2], Option<TextureImage>);
 
 /// Gets the bytes of `images[N]` (at `jpath`, from `origin`, its `mimeType` `mime`) and decodes
 /// them when the image is `drawn` (else reads its header's size): its encoding, size and pixels,
@@ -220,7 +227,7 @@ fn decode(
     fetch: Fetch,
     mime: Option<&str>,
     drawn: bool,
-    src: &Source,
+    (src, cache): (&Source, Option<&TextureCache>),
     budget: &Budget,
 ) -> Result<std::result::Result<Decoded, String>> {
     let owned: Vec<u8>;
@@ -264,8 +271,26 @@ fn decode(
         "JPEG"
     };
     if !drawn {
-        return Ok(crate::formats::images::dimensions(bytes, format)
-            .map(|(w, h)| (encoding, [w, h], None)));
+        return Ok(codecs::dimensions(bytes, format).map(|(w, h)| (encoding, [w, h], None)));
+    }
+    let id = cache.map(|_| source_id(encoding, bytes));
+    if let Some((cache, id)) = cache.zip(id) {
+        if let Some(f) = cache.facts(id) {
+            // Decoded before: charged as decoding charges it (from the header, the same
+            // size), the pixels decoded when first used.
+            budget.charge_image(u64::from(f.width) * u64::from(f.height) * 4)?;
+            let data = bytes.to_vec();
+            let image = TextureImage::lazy(id, [f.width, f.height], move || {
+                codecs::decode_limited(&data, format)
+                    .map(codecs::to_rgba)
+                    .unwrap_or(RgbaImage {
+                        width: 0,
+                        height: 0,
+                        pixels: Vec::new(),
+                    })
+            });
+            return Ok(Ok((encoding, [f.width, f.height], Some(image))));
+        }
     }
     let pixels = match source::decode_image(bytes, format, budget)
         .map_err(|e| in_file(json_error(jpath, format!("{origin}: {e}"))))?
@@ -273,28 +298,31 @@ fn decode(
         Ok(p) => p,
         Err(why) => return Ok(Err(why)),
     };
+    if let Some((cache, id)) = cache.zip(id) {
+        cache.put_facts(id, SourceFacts::of(&pixels));
+    }
     Ok(Ok((
         encoding,
         [pixels.width, pixels.height],
-        Some(Arc::new(pixels)),
+        Some(TextureImage::decoded(Arc::new(pixels), id)),
     )))
 }
 
-/// What makes a texture variant: the decoded pixels (by address: images decoded from one source
-/// share them, and every image lives until the variants are made), the alpha mode (a mask's
-/// cutoff) and the alpha factor, floats as bits with −0 as 0, so that keys are equal exactly
-/// when the values compare equal; `None` when a float is NaN, which equals nothing (each such
-/// material gets a variant of its own).
-type VariantKey = (*const RgbaImage, u8, u32, u32);
+/// What makes a texture variant: the image (by address: images from one source share it, and
+/// every image lives until the variants are made), the alpha mode (a mask's cutoff) and the
+/// alpha factor, floats as bits with −0 as 0, so that keys are equal exactly when the values
+/// compare equal; `None` when a float is NaN, which equals nothing (each such material gets a
+/// variant of its own).
+type VariantKey = (*const (), u8, u32, u32);
 
-fn variant_key(image: &Arc<RgbaImage>, alpha: AlphaMode, factor: f32) -> Option<VariantKey> {
+fn variant_key(image: &TextureImage, alpha: AlphaMode, factor: f32) -> Option<VariantKey> {
     let bits = |f: f32| (!f.is_nan()).then_some(if f == 0.0 { 0 } else { f.to_bits() });
     let (mode, cut) = match alpha {
         AlphaMode::Opaque => (0, 0),
         AlphaMode::Mask(cut) => (1, bits(cut)?),
         AlphaMode::Blend => (2, 0),
     };
-    Some((Arc::as_ptr(image), mode, cut, bits(factor)?))
+    Some((image.as_ptr(), mode, cut, bits(factor)?))
 }
 
 /// The textures faces sample: each used (decoded image, alpha treatment) once, with the
@@ -335,57 +363,78 @@ pub(super) fn variants(
             made.insert(k, out.len());
         }
         let src = &decoded.image;
-        let bytes = src.pixels.len() as u64 * 4;
+        let [width, height] = src.size();
+        let bytes = u64::from(width) * u64::from(height) * 4;
         budget
             .charge(bytes, "texture copy (bytes)")
             .map_err(|e| match e.kind {
                 ErrorKind::CountTooLarge { count, max, .. } => json_error(
                     format!("materials[{mi}].pbrMetallicRoughness.baseColorTexture"),
                     format!(
-                    "the copy of textures[{t}]'s images[{image}] ({}x{}, {bytes} bytes) brings \
-                     the load's total to {count} bytes, more than the limit {max}",
-                    src.width, src.height
+                    "the copy of textures[{t}]'s images[{image}] ({width}x{height}, {bytes} bytes) \
+                     brings the load's total to {count} bytes, more than the limit {max}"
                 ),
                 ),
                 _ => e,
             })?;
-        // Each alpha value's treatment worked out once, then looked up per pixel.
-        let baked: [u8; 256] = std::array::from_fn(|a| {
-            let a = a as u8;
-            match m.alpha {
-                AlphaMode::Opaque => 255,
-                AlphaMode::Mask(cut) => {
-                    if f32::from(a) / 255.0 * fa >= cut {
-                        255
-                    } else {
-                        0
-                    }
-                }
-                AlphaMode::Blend => (f32::from(a) * fa).round() as u8,
-            }
-        });
-        let pixels = src
-            .pixels
-            .iter()
-            .map(|&[r, g, b, a]| [r, g, b, baked[usize::from(a)]])
-            .collect();
         out.push(Variant {
             image,
             alpha: m.alpha,
             factor_alpha: fa,
             texture: Texture {
                 name: img.name.clone(),
-                image: RgbaImage {
-                    width: src.width,
-                    height: src.height,
-                    pixels,
-                }
-                .into(),
+                image: baked(src, m.alpha, fa),
             },
         });
         per_material.push(Some(out.len() - 1));
     }
     Ok((out, per_material))
+}
+
+/// `src` with the alpha treatment `alpha` and factor `fa` baked into its texels (MASK: alpha ≥
+/// cutoff → opaque, else clear). A source the cache knows gives a variant it knows too, left
+/// undecoded while its source is.
+fn baked(src: &TextureImage, alpha: AlphaMode, fa: f32) -> TextureImage {
+    // Each alpha value's treatment worked out once, then looked up per pixel.
+    let table: [u8; 256] = std::array::from_fn(|a| {
+        let a = a as u8;
+        match alpha {
+            AlphaMode::Opaque => 255,
+            AlphaMode::Mask(cut) => {
+                if f32::from(a) / 255.0 * fa >= cut {
+                    255
+                } else {
+                    0
+                }
+            }
+            AlphaMode::Blend => (f32::from(a) * fa).round() as u8,
+        }
+    });
+    let bake = move |src: &RgbaImage| RgbaImage {
+        width: src.width,
+        height: src.height,
+        pixels: (src.pixels.iter())
+            .map(|&[r, g, b, a]| [r, g, b, table[usize::from(a)]])
+            .collect(),
+    };
+    let Some(id) = src.source() else {
+        return TextureImage::from(bake(src));
+    };
+    let (mode, cut) = match alpha {
+        AlphaMode::Opaque => (0u8, 0.0f32),
+        AlphaMode::Mask(cut) => (1, cut),
+        AlphaMode::Blend => (2, 0.0),
+    };
+    let mut what = id.0.to_le_bytes().to_vec();
+    what.push(mode);
+    what.extend(cut.to_bits().to_le_bytes());
+    what.extend(fa.to_bits().to_le_bytes());
+    let variant = source_id("gltf variant", &what);
+    if src.is_decoded() {
+        return TextureImage::decoded(Arc::new(bake(src)), Some(variant));
+    }
+    let src = src.clone();
+    TextureImage::lazy(variant, src.size(), move || bake(&src))
 }
 
 #[cfg(test)]
@@ -397,14 +446,14 @@ mod tests {
     #[test]
     fn variant_keys_are_equal_when_the_values_are() {
         let pixels = || {
-            Arc::new(RgbaImage {
+            TextureImage::from(RgbaImage {
                 width: 1,
                 height: 1,
                 pixels: vec![[1, 2, 3, 4]],
             })
         };
         let (a, b) = (pixels(), pixels());
-        let shared = Arc::clone(&a);
+        let shared = a.clone();
         let k = |x, f| variant_key(&a, x, f);
         assert_eq!(k(AlphaMode::Blend, 0.5), k(AlphaMode::Blend, 0.5));
         assert_eq!(k(AlphaMode::Blend, -0.0), k(AlphaMode::Blend, 0.0));

@@ -458,7 +458,7 @@ impl Ps1Forms {
             let form = self.made.entry((vi, class)).or_insert_with(|| {
                 // Alone beside the framebuffer, a texture (at most 256x256) is never halved.
                 ps1_form(
-                    std::sync::Arc::clone(&v.texture.image),
+                    std::sync::Arc::clone(v.texture.image.image()),
                     class,
                     TextureDepth::Auto,
                     LONE_TEXTURE_FRAMEBUFFER,

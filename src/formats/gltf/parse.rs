@@ -86,7 +86,8 @@ fn build_inner(
             .collect(),
     };
     let materials = materials(doc);
-    let images = images(doc, &materials, src, &reader, budget, warnings)?;
+    let cache = opts.texture_cache.as_deref();
+    let images = images(doc, &materials, (src, cache), &reader, budget, warnings)?;
     let textures: Vec<TextureRef> = doc
         .textures()
         .map(|t| {

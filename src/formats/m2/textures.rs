@@ -17,16 +17,15 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::skins::Displays;
 use super::tree::{components, Tree};
 use super::{Place, TextureSlot, TextureSource};
-use crate::formats::images::ImageAllowance;
+use crate::formats::images::{cached_or_decoded, ImageAllowance};
 use crate::formats::{
     blp, model_dir, read_file, ErrorKind, Folders, LoadError, LoadOptions, MAX_FILE_SIZE,
 };
-use crate::scene::{RgbaImage, Texture};
+use crate::scene::{RgbaImage, Texture, TextureImage};
 
 /// Most directory entries scanned when matching a name without regard to case.
 const MAX_DIR_SCAN: usize = 100_000;
@@ -400,7 +399,7 @@ fn missing_warning(
 }
 
 /// Decoded textures by (file, given by the user), so each is decoded and charged once.
-type Decoded = HashMap<(PathBuf, bool), Result<Arc<RgbaImage>, LoadError>>;
+type Decoded = HashMap<(PathBuf, bool), Result<TextureImage, LoadError>>;
 
 /// Resolves and decodes every texture (type 0 by [`locate`], also in the model's asset `tree`;
 /// creature skins from the tables' display, else the skin search), pushing a warning for each
@@ -446,7 +445,7 @@ pub fn resolve(
                     None
                 }
                 Some(p) => match (decoded.entry((p.clone(), from_user)))
-                    .or_insert_with(|| load_blp(&folders, p, from_user, allowance).map(Arc::new))
+                    .or_insert_with(|| load_blp(&folders, p, from_user, (allowance, opts)))
                 {
                     Ok(img) => Some(img.clone()),
                     Err(e) if from_user => return Err(e.clone()),
@@ -473,29 +472,32 @@ pub fn resolve(
                 source: choice.source,
                 texture: Texture {
                     name: choice.label,
-                    image: image.unwrap_or_else(|| Arc::new(fallback_image())),
+                    image: image.unwrap_or_else(|| fallback_image().into()),
                 },
             })
         })
         .collect()
 }
 
-/// Reads and decodes a BLP2 texture, charged to `allowance`: a file the model names (found
-/// beside it or in a `--texture-dir`) only inside `folders`, a file the user gave (`--texture`)
-/// from anywhere.
+/// Reads and decodes a BLP2 texture (left undecoded when `opts`' texture cache holds its
+/// facts), charged to `allowance`: a file the model names (found beside it or in a
+/// `--texture-dir`) only inside `folders`, a file the user gave (`--texture`) from anywhere.
 fn load_blp(
     folders: &Folders,
     path: &Path,
     given: bool,
-    allowance: &ImageAllowance,
-) -> Result<RgbaImage, LoadError> {
+    (allowance, opts): (&ImageAllowance, &LoadOptions),
+) -> Result<TextureImage, LoadError> {
     let data = if given {
         read_file(path, blp::FORMAT)?
     } else {
         folders.read(path, blp::FORMAT, MAX_FILE_SIZE)?
     };
-    let image = blp::decode(&data).map_err(|e| e.in_file(path))?;
-    allowance.charge(blp::FORMAT, path, image.width, image.height)?;
+    let cache = opts.texture_cache.as_deref();
+    let (image, _) =
+        cached_or_decoded(cache, "m2 blp", data, blp::decode).map_err(|e| e.in_file(path))?;
+    let [width, height] = image.size();
+    allowance.charge(blp::FORMAT, path, width, height)?;
     Ok(image)
 }
 
@@ -534,9 +536,9 @@ mod tests {
         assert!(slots[0].resolved.is_some() && slots[1].resolved.is_some());
         assert_eq!(slots[2].resolved, None);
         assert_eq!(*slots[2].texture.image, fallback_image());
-        assert!(Arc::ptr_eq(
-            &slots[3].texture.image,
-            &slots[0].texture.image
+        assert!(std::sync::Arc::ptr_eq(
+            slots[3].texture.image.image(),
+            slots[0].texture.image.image()
         ));
         assert_eq!(allowance.used(), 128);
         assert_eq!(warnings.len(), 1, "{warnings:?}");

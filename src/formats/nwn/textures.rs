@@ -6,11 +6,10 @@
 //! checkerboard too, with a warning naming its file.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use crate::formats::images::{self, ImageAllowance};
 use crate::formats::{dds, plt, Folders, LoadOptions, MAX_FILE_SIZE};
-use crate::scene::RgbaImage;
+use crate::scene::{RgbaImage, TextureImage};
 use serde::Serialize;
 
 /// Largest `.txi` sidecar read, bytes (a few lines of settings).
@@ -27,7 +26,7 @@ pub struct Resolved {
     /// The file used, `None` when missing.
     pub path: Option<PathBuf>,
     /// The image (the fallback when missing), shared with every pose.
-    pub image: Arc<RgbaImage>,
+    pub image: TextureImage,
     /// Text of a `.txi` sidecar, lower-cased, if any.
     pub txi: String,
     /// Some texel's alpha is below 255 (decided once here, not on every pose).
@@ -129,16 +128,17 @@ pub fn resolve(
     for dir in &dirs {
         for path in candidates(dir, &stem) {
             match decode_file(&folders, &path, model_dir, opts, warnings) {
-                Ok((format, image)) => {
+                Ok((format, image, translucent)) => {
                     // The search ends: a later candidate is a file NWN itself would not use.
-                    if let Err(e) = allowance.charge(format, &path, image.width, image.height) {
+                    let [width, height] = image.size();
+                    if let Err(e) = allowance.charge(format, &path, width, height) {
                         warnings.push(format!(
                             "texture '{name}': {e}; drawn as a magenta checkerboard"
                         ));
                         return Resolved {
                             name: name.to_string(),
                             path: None,
-                            image: Arc::new(fallback()),
+                            image: fallback().into(),
                             txi: String::new(),
                             translucent: false,
                         };
@@ -153,8 +153,8 @@ pub fn resolve(
                     return Resolved {
                         name: name.to_string(),
                         path: Some(path),
-                        translucent: image.pixels.iter().any(|p| p[3] < 255),
-                        image: Arc::new(image),
+                        translucent,
+                        image,
                         txi,
                     };
                 }
@@ -172,19 +172,21 @@ pub fn resolve(
     Resolved {
         name: name.to_string(),
         path: None,
-        image: Arc::new(fallback()),
+        image: fallback().into(),
         txi: String::new(),
         translucent: false,
     }
 }
 
+/// The texture in the file at `path`: its format's name, its image (left undecoded when the
+/// texture cache holds its facts) and whether some texel is translucent.
 fn decode_file(
     folders: &Folders,
     path: &Path,
     model_dir: &Path,
     opts: &LoadOptions,
     warnings: &mut Vec<String>,
-) -> Result<(&'static str, RgbaImage), String> {
+) -> Result<(&'static str, TextureImage, bool), String> {
     let data = folders
         .read(path, "texture", MAX_FILE_SIZE)
         .map_err(|e| e.to_string())?;
@@ -192,20 +194,32 @@ fn decode_file(
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    match ext.as_str() {
-        "dds" => dds::decode(&data)
-            .map(|i| ("DDS", i))
-            .map_err(|e| e.in_file(path).to_string()),
-        "tga" => decode_tga(&data).map(|i| ("TGA", i)),
+    let cache = opts.texture_cache.as_deref();
+    let (format, (image, facts)) = match ext.as_str() {
+        "dds" => (
+            "DDS",
+            images::cached_or_decoded(cache, "nwn dds", data, dds::decode)
+                .map_err(|e| e.in_file(path).to_string())?,
+        ),
+        "tga" => (
+            "TGA",
+            images::cached_or_decoded(cache, "nwn tga", data, decode_tga)?,
+        ),
         _ => {
+            // Not cached: its pixels depend on the palettes and colours as well as the file.
             let p = plt::parse(&data).map_err(|e| e.in_file(path).to_string())?;
             let image = p.composite(
                 &palettes(model_dir, opts, warnings),
                 opts.plt_colors.unwrap_or([0; 10]),
             );
-            Ok(("PLT", image))
+            ("PLT", (TextureImage::from(image), None))
         }
-    }
+    };
+    let translucent = facts.map_or_else(
+        || image.pixels.iter().any(|p| p[3] < 255),
+        |f| f.translucent,
+    );
+    Ok((format, image, translucent))
 }
 
 /// The ten PLT palettes from `--palette-dir`, else `<model dir>/pal`, the model directory and
