@@ -31,7 +31,7 @@ pub use motion::{Floor, Pull};
 pub use ribbon::{
     edges, edges_all, ribbon_sprites, strip, Edge, RibbonDef, RibbonSource, RibbonState,
 };
-pub use shapes::{Generator, Shape};
+pub use shapes::{Generator, Shape, Spline, MAX_SPLINE_POINTS};
 pub use sim::{simulate, SimCache, MAX_SAVED, SAVE_EVERY};
 pub use sprites::{drawn_blends, sprites, VEIL_FROM};
 pub use tails::Tail;
@@ -378,6 +378,10 @@ pub trait EmitterSource {
     fn target(&self, _time: f32) -> Option<[f32; 3]> {
         None
     }
+    /// The path a [`Shape::Spline`] state places particles along; `None` by default.
+    fn spline(&self) -> Option<&Spline> {
+        None
+    }
 }
 
 /// One live particle.
@@ -471,9 +475,15 @@ pub(crate) fn sane(v: f32, lo: f32, hi: f32) -> f32 {
     }
 }
 
-/// A new particle from `state`.
-pub(crate) fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u64) -> Particle {
-    let (offset, dir) = shapes::place(&s.shape, rng).unwrap_or_else(|| {
+/// A new particle from `state` (and `spline`, for a [`Shape::Spline`]).
+pub(crate) fn spawn(
+    def: &EmitterDef,
+    s: &EmitterState,
+    spline: Option<&Spline>,
+    rng: &mut Rng,
+    serial: u64,
+) -> Particle {
+    let (offset, dir) = shapes::place(&s.shape, spline, rng).unwrap_or_else(|| {
         let (a, b) = (rng.signed(), rng.signed());
         let offset = add3(scale3(s.area[0], a), scale3(s.area[1], b));
         let spread = sane(s.spread, 0.0, std::f32::consts::TAU);
