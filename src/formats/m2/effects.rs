@@ -680,6 +680,9 @@ impl EmitterSource for M2Emitter<'_> {
         let mid = e.midpoint.clamp(0.01, 0.99);
         EmitterState {
             origin: bone.point(e.position),
+            // The bone's whole turn and scale: model-space particles are drawn through it, as
+            // WebWowViewerCpp draws them through the emitter's bone matrix.
+            turn: [0, 1, 2].map(|j| bone.column(j)),
             area: [scale3(x, len * 0.5), scale3(y, wid * 0.5)],
             axis: z,
             // The last track (wowdev's "enabled in"): no births while it is 0, as

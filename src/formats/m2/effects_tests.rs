@@ -18,6 +18,15 @@ fn host() -> M2Model {
 
 /// The same, its bone's translation `track` (WoW space).
 fn host_moving(track: SynthTrack<[f32; 3]>) -> M2Model {
+    host_with(SynthBone {
+        parent: -1,
+        translation: track,
+        ..SynthBone::default()
+    })
+}
+
+/// A model whose one bone is `bone`, with a 2 s sequence.
+fn host_with(bone: SynthBone) -> M2Model {
     let synth = SynthModel {
         version: 256,
         name: "Host".into(),
@@ -26,11 +35,7 @@ fn host_moving(track: SynthTrack<[f32; 3]>) -> M2Model {
             end_ms: 2000,
             ..SynthSequence::default()
         }],
-        bones: vec![SynthBone {
-            parent: -1,
-            translation: track,
-            ..SynthBone::default()
-        }],
+        bones: vec![bone],
         ..SynthModel::default()
     };
     let path = std::env::temp_dir().join("psxrender-m2-effects-host.m2");
@@ -244,6 +249,47 @@ fn model_space_particles_move_with_their_emitter() {
     let d = crate::math::sub3(carried, origin);
     assert!(dot3(d, d).sqrt() < 1e-4, "{carried:?} vs {origin:?}");
     assert!((dot3(origin, origin).sqrt() - 1.0).abs() < 0.02);
+}
+
+#[test]
+fn model_space_particles_turn_with_their_bone() {
+    // WebWowViewerCpp (flag 0x10): a particle keeps its position and velocity in the
+    // emitter's space and is drawn through the bone's whole matrix. The bone turns 90° about
+    // WoW X over the first second; a particle born at 0 leaving along the emitter's Z at
+    // speed 1 is, after 1 s, one unit along the turned Z: WoW (0, −1, 0), moving that way.
+    // Without the flag (or following the bone's position alone) it is at WoW (0, 0, 1).
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    let m = host_turning(SynthTrack {
+        interpolation: 1,
+        global_sequence: -1,
+        ranges: vec![(0, 1)],
+        times: vec![0, 1000],
+        values: vec![[0.0, 0.0, 0.0, 1.0], [s, 0.0, 0.0, s]],
+    });
+    let first = |e: &ParticleEmitter| {
+        let def = emitter_def(0, e);
+        let src = M2Emitter::new(&m, e, Some(0));
+        let snap = simulate(0, &def, &src, 1.0);
+        let p = &snap.particles[0];
+        (snap.world_position(&def, p), snap.world_velocity(&def, p))
+    };
+    let near = |a: [f32; 3], b: [f32; 3]| a.iter().zip(b).all(|(a, b)| (a - b).abs() < 1e-3);
+    let mut e = emitter();
+    let (free, _) = first(&e);
+    assert!(near(free, to_scene([0.0, 0.0, 1.0])), "{free:?}");
+    e.flags = flag::MODEL_SPACE;
+    let (at, velocity) = first(&e);
+    assert!(near(at, to_scene([0.0, -1.0, 0.0])), "{at:?}");
+    assert!(near(velocity, to_scene([0.0, -1.0, 0.0])), "{velocity:?}");
+}
+
+/// A model like [`host`] whose bone turns by the `rotation` track.
+fn host_turning(rotation: SynthTrack<[f32; 4]>) -> M2Model {
+    host_with(SynthBone {
+        parent: -1,
+        rotation,
+        ..SynthBone::default()
+    })
 }
 
 /// The sprites of `e` on `host` after 0.5 s, seen by the default camera (down scene −Z).
