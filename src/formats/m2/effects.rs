@@ -307,6 +307,9 @@ fn index(r: &Reader, at: u64, v: usize, n: usize, what: &str) -> Result<usize> {
     }
 }
 
+/// The emitter type of spline emitters.
+const SPLINE: u16 = 3;
+
 /// First version whose particle records hold blend and emitter type as bytes (late TBC).
 const BYTE_BLEND_VERSION: u32 = 263;
 
@@ -414,15 +417,21 @@ fn read_particle(
         *out = [c[2], c[1], c[0], c[3]];
     }
     let f = |at: u64, what| r.f32_at(o + at, what);
-    let points = M2Array::read_charged(
-        r,
-        keys.budget,
-        o + 0x1D4,
-        MAX_SPLINE_POINTS,
-        12,
-        "particle spline points",
-    )?;
-    let spline = Spline::new(read_all(points, 12, |v| vec3(r, v, "spline point"))?);
+    // Only a spline emitter's points are read: WebWowViewerCpp builds its spline for type 3
+    // alone, so whatever another emitter keeps there is no reason to refuse the file.
+    let spline = if kind == SPLINE {
+        let points = M2Array::read_charged(
+            r,
+            keys.budget,
+            o + 0x1D4,
+            MAX_SPLINE_POINTS,
+            12,
+            "particle spline points",
+        )?;
+        Spline::new(read_all(points, 12, |v| vec3(r, v, "spline point"))?)
+    } else {
+        Spline::default()
+    };
     Ok(ParticleEmitter {
         flags: r.u32_at(o + 4, "particle flags")?,
         position: to_scene(vec3(r, o + 8, "particle position")?),
@@ -665,7 +674,7 @@ impl EmitterSource for M2Emitter<'_> {
         let shape = match e.kind {
             1 => Some(Shape::Plane(generator)),
             2 => Some(Shape::Sphere(generator)),
-            3 if e.spline.segments() > 0 => Some(Shape::Spline {
+            SPLINE if e.spline.segments() > 0 => Some(Shape::Spline {
                 generator,
                 moved: seconds > 0.0 && {
                     let before = effect_time(self.model, self.sequence, seconds - STEP);

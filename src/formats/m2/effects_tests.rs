@@ -418,7 +418,13 @@ fn file_with_spline(version: u32, count: u32, offset: u32, points: &[[f32; 3]]) 
     let after = 0x200 + PARTICLE_SIZE as u32;
     let offset = if offset == 0 { after } else { offset };
     let (c, o) = (count.to_le_bytes(), offset.to_le_bytes());
-    let mut d = file_with_particle(version, &[(0x1D4, &c), (0x1D8, &o)]);
+    // Emitter type 3: a u16 at 0x2A before 263, a byte at 0x29 from it.
+    let kind: (usize, &[u8]) = if version >= 263 {
+        (0x29, &[3])
+    } else {
+        (0x2A, &[3, 0])
+    };
+    let mut d = file_with_particle(version, &[(0x1D4, &c), (0x1D8, &o), kind]);
     for v in points.iter().flatten() {
         d.extend_from_slice(&v.to_le_bytes());
     }
@@ -460,6 +466,10 @@ fn bad_spline_arrays_are_refused_where_they_are_read() {
     let e = refused(file_with_spline(256, 4, 0, &ARCH[..3]));
     assert!(matches!(e.kind, ErrorKind::OutOfBounds { .. }), "{e}");
     assert_eq!(e.offset, at);
+    // The same array on a plane emitter is never read (nor is it by WebWowViewerCpp).
+    let mut d = file_with_spline(256, 4, 0, &ARCH[..3]);
+    d[0x200 + 0x2A] = 1;
+    assert!(parse_particle(&d, 256).spline.points().is_empty());
 }
 
 /// A spline emitter (type 3) along `points`, its particles still (speed 0).
