@@ -28,7 +28,7 @@ pub enum Shape {
     Sphere(Generator),
     /// M2 spline (emitter type 3): from the point of the source's [`Spline`] a fraction
     /// between `area[0]` and `area[1]` (each clamped to 0..1) along its length, leaving along
-    /// Z turned about the spline's tangent there by up to ±`polar` ([`spline_place`]).
+    /// Z turned about the spline's tangent there by up to ±`polar` (`CSplineGenerator`).
     Spline {
         /// The generator's values.
         generator: Generator,

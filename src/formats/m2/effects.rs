@@ -11,8 +11,8 @@
 //! horizontal range, gravity, lifespan, emission rate, area length, area width, z source; then
 //! midpoint @0x14C, three BGRA colours @0x150, three scales @0x15C, lifespan cells (start, end,
 //! repeat) @0x168, decay cells @0x16E, drag @0x194, spin @0x198, spline points @0x1D4 (an
-//! array of 12-byte points; the 2008 wiki's "float[6] @0x1C4" is the four follow values before
-//! it, and WebWowViewerCpp's `M2ParticleOld` puts `splinePoints` there for every version), the
+//! array of 12-byte points: the 2008 wiki's six floats @0x1C4 are the four follow values and
+//! this array's count and offset; WebWowViewerCpp's `M2ParticleOld` puts `splinePoints` there), the
 //! "enabled in" track @0x1DC.
 //!
 //! Ribbon layout (wowdev ≤BC): id @0, bone @4, position @8, texture indices @0x14, material
