@@ -455,26 +455,10 @@ fn writer_emitter_spawns_only_while_its_enabled_track_is_on() {
     tracks[track_index::RATE] = step(vec![0], vec![30.0]);
     tracks[track_index::LIFESPAN] = step(vec![0], vec![5.0]);
     let e = m2::effects::ParticleEmitter {
-        flags: 0,
-        position: [0.0; 3],
-        bone: 0,
-        texture: 0,
         blend: 4,
-        kind: 1,
-        tiles: [1, 1],
         tracks,
-        midpoint: 0.5,
-        colors: [[255; 4]; 3],
-        scales: [1.0; 3],
-        twinkle_scale: [0.0; 2],
-        cells: [0; 3],
-        drag: 0.0,
-        spin: 0.0,
         enabled: step(vec![0, 1000], vec![0.0, 1.0]),
-        decay_cells: [0; 3],
-        head_or_tail: 0,
-        tail_length: 0.0,
-        tail_cells: [[0; 2]; 2],
+        ..Default::default()
     };
     let src = M2Emitter::new(&m, &e, Some(0));
     assert!(!src.state(0.5).enabled && src.state(1.2).enabled);

@@ -19,6 +19,7 @@
 //! [`crate::render::SPRITE_BUDGET`] sprites a frame.
 
 pub mod chunk;
+mod frame;
 pub mod intervals;
 mod lightning;
 mod motion;
@@ -32,10 +33,12 @@ pub use motion::{Floor, Pull};
 pub use ribbon::{
     edges, edges_all, ribbon_sprites, strip, Edge, RibbonDef, RibbonSource, RibbonState,
 };
-pub use shapes::{Generator, Shape};
+pub use shapes::{Generator, Shape, Spline, MAX_SPLINE_POINTS};
 pub use sim::{simulate, SimCache, MAX_SAVED, SAVE_EVERY};
 pub use sprites::{drawn_blends, sprites, VEIL_FROM};
 pub use tails::Tail;
+
+use std::borrow::Cow;
 
 use crate::math::{add3, cross, dot3, normalize3, scale3};
 use crate::scene::{Blend, Effects};
@@ -203,8 +206,9 @@ pub struct EmitterDef {
     pub atlas: Atlas,
     /// Which cell a particle shows.
     pub cells: CellAnimation,
-    /// Particles follow the emitter's motion after birth (NWN inherit / M2 "move with
-    /// emitter" flag): positions are kept relative to the emitter.
+    /// Particles follow the emitter's whole motion after birth (NWN inherit / M2 model-space
+    /// flag): positions are kept in its frame (origin, turn and scale,
+    /// [`EmitterState::turn`]).
     pub attached: bool,
     /// Rules only some formats have, each off by default.
     pub extras: Extras,
@@ -231,6 +235,11 @@ pub struct Extras {
     /// Drawn as a beam of this many cards from the emitter to the source's
     /// [`target`](EmitterSource::target), not as particles (NWN Lightning).
     pub beam: Option<u32>,
+    /// An attached emitter's particles move and fall in the scene, only their positions
+    /// riding its frame (rollnw's `emitter_attached`); otherwise their velocity and gravity
+    /// are in the frame too, so they turn with it (M2 model space). The floor and
+    /// point-to-point pulls act in the scene, so on an attached emitter only with this.
+    pub world_motion: bool,
 }
 
 impl Default for Extras {
@@ -242,6 +251,7 @@ impl Default for Extras {
             floor: None,
             pull: None,
             beam: None,
+            world_motion: false,
         }
     }
 }
@@ -287,6 +297,10 @@ impl<T: Copy> OverLife<T> {
 pub struct EmitterState {
     /// Where particles are born: the emitter's origin.
     pub origin: [f32; 3],
+    /// The emitter's turn and scale: where its frame's X, Y and Z (scene axes, with the
+    /// emitter unturned) point in the scene. An attached emitter's particles are kept in
+    /// this frame.
+    pub turn: [[f32; 3]; 3],
     /// The spawn area's half-extent vectors (its local X and Y axes times half the width and
     /// length); zero for a point emitter.
     pub area: [[f32; 3]; 2],
@@ -330,6 +344,7 @@ impl Default for EmitterState {
     fn default() -> Self {
         EmitterState {
             origin: [0.0; 3],
+            turn: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
             area: [[0.0; 3]; 2],
             axis: [0.0, 1.0, 0.0],
             enabled: true,
@@ -384,14 +399,19 @@ pub trait EmitterSource {
     fn mesh(&self) -> Option<&crate::scene::EffectMesh> {
         None
     }
+    /// The path a [`Shape::Spline`] state places particles along; `None` by default.
+    fn spline(&self) -> Option<&Spline> {
+        None
+    }
 }
 
 /// One live particle.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Particle {
-    /// Position (relative to the emitter's origin when the emitter is attached).
+    /// Position (in the emitter's frame when the emitter is attached).
     pub position: [f32; 3],
-    /// Velocity, units a second.
+    /// Velocity, units a second (in the emitter's frame when the emitter is attached without
+    /// [`Extras::world_motion`]).
     pub velocity: [f32; 3],
     /// Seconds since birth (whole steps, counted in `steps`).
     pub age: f32,
@@ -450,10 +470,38 @@ impl Snapshot {
     /// A particle's position in scene space.
     pub fn world_position(&self, def: &EmitterDef, p: &Particle) -> [f32; 3] {
         if def.attached {
-            add3(self.state.origin, p.position)
+            frame::point(&self.state, p.position)
         } else {
             p.position
         }
+    }
+
+    /// A particle's velocity in scene space.
+    pub fn world_velocity(&self, def: &EmitterDef, p: &Particle) -> [f32; 3] {
+        if def.in_frame_motion() {
+            frame::vector(&self.state, p.velocity)
+        } else {
+            p.velocity
+        }
+    }
+
+    /// `p` with its position and velocity in scene space.
+    pub fn in_scene<'p>(&self, def: &EmitterDef, p: &'p Particle) -> Cow<'p, Particle> {
+        if !def.attached {
+            return Cow::Borrowed(p);
+        }
+        Cow::Owned(Particle {
+            position: self.world_position(def, p),
+            velocity: self.world_velocity(def, p),
+            ..p.clone()
+        })
+    }
+}
+
+impl EmitterDef {
+    /// Its particles' velocities and gravity are in the emitter's frame.
+    fn in_frame_motion(&self) -> bool {
+        self.attached && !self.extras.world_motion
     }
 }
 
@@ -477,9 +525,15 @@ pub(crate) fn sane(v: f32, lo: f32, hi: f32) -> f32 {
     }
 }
 
-/// A new particle from `state`.
-pub(crate) fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u64) -> Particle {
-    let (offset, dir) = shapes::place(&s.shape, rng).unwrap_or_else(|| {
+/// A new particle from `state` (and `spline`, for a [`Shape::Spline`]).
+pub(crate) fn spawn(
+    def: &EmitterDef,
+    s: &EmitterState,
+    spline: Option<&Spline>,
+    rng: &mut Rng,
+    serial: u64,
+) -> Particle {
+    let (offset, dir) = shapes::place(&s.shape, spline, rng).unwrap_or_else(|| {
         let (a, b) = (rng.signed(), rng.signed());
         let offset = add3(scale3(s.area[0], a), scale3(s.area[1], b));
         let spread = sane(s.spread, 0.0, std::f32::consts::TAU);
@@ -511,13 +565,17 @@ pub(crate) fn spawn(def: &EmitterDef, s: &EmitterState, rng: &mut Rng, serial: u
     } else {
         sane(s.life, 0.0, MAX_LIFE)
     };
+    let inverse = def.attached.then(|| frame::Inverse::of(s));
+    let velocity = scale3(dir, speed);
     Particle {
-        position: if def.attached {
-            offset
-        } else {
-            add3(s.origin, offset)
+        position: match inverse {
+            Some(inv) => inv.vector(offset),
+            None => add3(s.origin, offset),
         },
-        velocity: scale3(dir, speed),
+        velocity: match inverse {
+            Some(inv) if def.in_frame_motion() => inv.vector(velocity),
+            _ => velocity,
+        },
         age: 0.0,
         steps: 0,
         life,

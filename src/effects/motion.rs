@@ -1,7 +1,8 @@
 //! Rules of particle motion only some formats have (NWN's, as rollnw applies them): the floor
 //! particles bounce off or splat on, and the way of a point-to-point particle to its target.
 
-use super::Particle;
+use super::frame::{point, Inverse};
+use super::{EmitterState, Particle};
 use crate::math::{add3, dot3, lerp3, scale3, sub3};
 
 /// What a particle does where it meets the floor (NWN `bounce` with `bounce_co`, `splat`).
@@ -15,18 +16,30 @@ pub enum Floor {
 
 /// The floor is the model's ground plane, scene y = 0 (NWN z = 0): the plane rollnw's
 /// particle collision is tested against (`tests/render_particles.cpp`, its flat ground). A
-/// particle whose step from `before` to its position now (scene space, `base_y` added to both
-/// heights: an attached emitter's origin) ends on the other side of the plane is put back on
-/// it where the step met it, then bounced or killed. A step from the plane itself away from
-/// it does not meet it (rollnw's test floor would hit it again, holding a bounced particle
-/// on the floor).
-pub(super) fn meet_floor(floor: Floor, base_y: f32, before: [f32; 3], p: &mut Particle) {
-    let (y0, y1) = (base_y + before[1], base_y + p.position[1]);
+/// particle whose step from `before` to its position now (scene space, or an attached
+/// emitter's `frame` and the way back into it) ends on the other side of the plane is put
+/// back on it where the step met it, then bounced or killed (its velocity is in the scene).
+/// A step from the plane itself away from it does not meet it (rollnw's test floor would hit
+/// it again, holding a bounced particle on the floor).
+pub(super) fn meet_floor(
+    floor: Floor,
+    frame: Option<(&EmitterState, Inverse)>,
+    before: [f32; 3],
+    p: &mut Particle,
+) {
+    let height = |l: [f32; 3]| frame.map_or(l[1], |(s, _)| point(s, l)[1]);
+    let (y0, y1) = (height(before), height(p.position));
     if !((y0 >= 0.0 && y1 < 0.0) || (y0 < 0.0 && y1 > 0.0)) {
         return;
     }
     p.position = lerp3(before, p.position, y0 / (y0 - y1));
-    p.position[1] = -base_y;
+    p.position = match frame {
+        Some((s, inv)) => {
+            let at = point(s, p.position);
+            inv.point([at[0], 0.0, at[2]])
+        }
+        None => [p.position[0], 0.0, p.position[2]],
+    };
     match floor {
         Floor::Splat => {
             p.velocity = [0.0; 3];
@@ -66,10 +79,10 @@ pub enum Pull {
     },
 }
 
-/// One step of `p` toward `target` (scene space; `origin` is added to an attached
-/// particle's position) under a [`Pull::Gravity`], as rollnw's `sprite_target_gravity`
-/// kernel: dead within the threshold, else pulled and damped. Other pulls do nothing here.
-pub(super) fn pull(pull: Pull, target: [f32; 3], origin: [f32; 3], dt: f32, p: &mut Particle) {
+/// One step of `p`, which is `at` in scene space, toward `target` under a [`Pull::Gravity`],
+/// as rollnw's `sprite_target_gravity` kernel: dead within the threshold, else pulled and
+/// damped. Other pulls do nothing here.
+pub(super) fn pull(pull: Pull, target: [f32; 3], at: [f32; 3], dt: f32, p: &mut Particle) {
     let Pull::Gravity {
         gravity,
         drag,
@@ -78,7 +91,7 @@ pub(super) fn pull(pull: Pull, target: [f32; 3], origin: [f32; 3], dt: f32, p: &
     else {
         return;
     };
-    let delta = sub3(target, add3(origin, p.position));
+    let delta = sub3(target, at);
     let distance = dot3(delta, delta).sqrt();
     if threshold > 0.0 && distance <= threshold {
         p.age = p.life;

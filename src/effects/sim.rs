@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
+use super::frame::{point, Inverse};
 use super::Particle;
 use super::{sane, spawn, step_time, steps_to, Emission, EmitterDef, EmitterSource, EmitterState};
 use super::{Rng, Snapshot, POOL_PER_EMITTER, STEP_HZ};
@@ -121,12 +122,10 @@ fn age(def: &EmitterDef, src: &dyn EmitterSource, r: &mut Resume) {
     r.state = src.state(step_time(r.k));
     r.moved = sub3(r.state.origin, before);
     r.target = aims(def).then(|| src.target(step_time(r.k))).flatten();
-    let origin = if def.attached {
-        r.state.origin
-    } else {
-        [0.0; 3]
-    };
-    let base_y = origin[1];
+    let state = r.state;
+    // Attached particles are kept in the emitter's frame as it is now.
+    let inverse = def.attached.then(|| Inverse::of(&state));
+    let frame = inverse.map(|inv| (&state, inv));
     for p in &mut r.particles {
         p.steps += 1;
         p.age = p.steps as f32 / STEP_HZ as f32;
@@ -135,15 +134,27 @@ fn age(def: &EmitterDef, src: &dyn EmitterSource, r: &mut Resume) {
             continue;
         }
         if let (Some(pull), Some(target)) = (def.extras.pull, r.target) {
-            super::motion::pull(pull, target, origin, dt, p);
+            let at = frame.map_or(p.position, |(s, _)| point(s, p.position));
+            super::motion::pull(pull, target, at, dt, p);
         }
+        // Gravity along −Y of the space the velocity is in: the scene's, or the frame's when
+        // the motion turns with the emitter (WebWowViewerCpp's (0, 0, −g) in the emitter's
+        // space for model-space particles).
         p.velocity[1] -= p.gravity * dt;
         let keep = 1.0 - (p.drag * dt).min(1.0);
         p.velocity = scale3(p.velocity, keep);
         let from = p.position;
-        p.position = add3(p.position, scale3(p.velocity, dt));
+        let step = scale3(p.velocity, dt);
+        p.position = add3(
+            p.position,
+            match inverse {
+                // rollnw: a scene displacement, taken into the frame.
+                Some(inv) if def.extras.world_motion => inv.vector(step),
+                _ => step,
+            },
+        );
         if let Some(floor) = def.extras.floor {
-            super::motion::meet_floor(floor, base_y, from, p);
+            super::motion::meet_floor(floor, frame, from, p);
         }
     }
     r.particles.retain(|p| p.age < p.life);
@@ -182,18 +193,19 @@ fn births(def: &EmitterDef, src: &dyn EmitterSource, r: &mut Resume) {
             r.dropped += 1;
             continue;
         }
-        let mut p = spawn(def, &r.state, &mut r.rng, r.serial);
+        let mut p = spawn(def, &r.state, src.spline(), &mut r.rng, r.serial);
+        let inverse = def.attached.then(|| Inverse::of(&r.state));
         if def.extras.inherit_velocity {
             // The emitter's velocity over the step before (NWN inheritvel).
             let v = scale3(r.moved, STEP_HZ as f32).map(|c| sane(c, -1e4, 1e4));
+            let v = match inverse {
+                Some(inv) if def.in_frame_motion() => inv.vector(v),
+                _ => v,
+            };
             p.velocity = add3(p.velocity, v);
         }
         if let (Some(pull), Some(target)) = (def.extras.pull, r.target) {
-            let target = if def.attached {
-                sub3(target, r.state.origin)
-            } else {
-                target
-            };
+            let target = inverse.map_or(target, |inv| inv.point(target));
             p.path = super::motion::bezier_path(pull, p.position, target);
         }
         r.particles.push(p);

@@ -226,6 +226,8 @@ pub fn sprites(def: &EmitterDef, snap: &Snapshot, camera: Option<[[f32; 3]; 3]>)
     }
     let mut out = Vec::with_capacity(snap.particles.len());
     for p in &snap.particles {
+        // Position and velocity in the scene, whatever frame the particle is kept in.
+        let p = &*snap.in_scene(def, p);
         let Some(look) = shade(def, p) else { continue };
         let mut size = p.size.at(curve_progress(def, p), lerp2);
         if let Facing::Streak { stretch } = def.facing {
@@ -234,7 +236,7 @@ pub fn sprites(def: &EmitterDef, snap: &Snapshot, camera: Option<[[f32; 3]; 3]>)
         if !(size[0].abs() > 1e-6 && size[1].abs() > 1e-6) {
             continue;
         }
-        let centre = snap.world_position(def, p);
+        let centre = p.position;
         if let Some(t) = &def.tail {
             if let Some(q) = super::tails::quad(t, p, centre, size, cam[2]) {
                 let uv = def.atlas.cell_uv(q.cell);

@@ -354,7 +354,7 @@ fn without_a_rate_cells_run_once_over_the_life() {
     };
     let s = simulate(0, &d, &fixed(0.0, 1.0), 0.0);
     assert!(s.particles.is_empty());
-    let mut p = spawn(&d, &fixed(0.0, 1.0).state, &mut Rng(1), 0);
+    let mut p = spawn(&d, &fixed(0.0, 1.0).state, None, &mut Rng(1), 0);
     for (age, want) in [(0.0, 4), (0.3, 5), (0.5, 6), (0.99, 7)] {
         p.age = age;
         assert_eq!(super::sprites::cell(&d, &p), want, "at {age} s");
@@ -370,4 +370,49 @@ fn spinning_particles_start_at_zero() {
     let d = def(Emission::Continuous);
     let s = simulate(0, &d, &src, 0.5);
     assert!(s.particles.iter().all(|p| p.angle == 0.0));
+}
+
+/// An emitter at the origin shooting one particle a step straight up (scene +Y) at 1 unit/s,
+/// unturned before 0.5 s and turned 90° about scene Z from then on.
+struct Turning;
+
+impl EmitterSource for Turning {
+    fn state(&self, time: f32) -> EmitterState {
+        let turned = [[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
+        EmitterState {
+            birthrate: 60.0,
+            life: 10.0,
+            speed: 1.0,
+            turn: if time < 0.5 {
+                EmitterState::default().turn
+            } else {
+                turned
+            },
+            ..EmitterState::default()
+        }
+    }
+}
+
+#[test]
+fn attached_particles_follow_their_emitters_turn() {
+    // The first particle after 1 s (60 steps, the turn from step 30 on), in the scene:
+    let first = |attached: bool, world_motion: bool| {
+        let mut d = def(Emission::Continuous);
+        d.attached = attached;
+        d.extras.world_motion = world_motion;
+        let snap = simulate(0, &d, &Turning, 1.0);
+        snap.world_position(&d, &snap.particles[0])
+    };
+    let near = |a: [f32; 3], b: [f32; 3]| a.iter().zip(b).all(|(a, b)| (a - b).abs() < 1e-4);
+    // Free: straight up, 1 unit.
+    assert!(near(first(false, false), [0.0, 1.0, 0.0]));
+    // M2 model space (WebWowViewerCpp draws the particle, kept with its velocity in the
+    // emitter's space, through the emitter's matrix): the whole path turns, (−1, 0, 0).
+    let m2 = first(true, false);
+    assert!(near(m2, [-1.0, 0.0, 0.0]), "{m2:?}");
+    // rollnw emitter_attached (the position kept through the emitter's transform, each
+    // step's motion a world displacement): 29 steps up, turned to −X at step 30, then 31
+    // steps up: (−29/60, 31/60, 0). Following the emitter's position alone gives (0, 1, 0).
+    let nwn = first(true, true);
+    assert!(near(nwn, [-29.0 / 60.0, 31.0 / 60.0, 0.0]), "{nwn:?}");
 }

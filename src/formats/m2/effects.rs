@@ -10,8 +10,10 @@
 //! @0x30/0x32, tracks (28 bytes each) from @0x34: speed, speed variation, vertical range,
 //! horizontal range, gravity, lifespan, emission rate, area length, area width, z source; then
 //! midpoint @0x14C, three BGRA colours @0x150, three scales @0x15C, lifespan cells (start, end,
-//! repeat) @0x168, decay cells @0x16E, drag @0x194, spin @0x198, the "enabled in" track
-//! @0x1DC.
+//! repeat) @0x168, decay cells @0x16E, drag @0x194, spin @0x198, spline points @0x1D4 (an
+//! array of 12-byte points: the 2008 wiki's six floats @0x1C4 are the four follow values and
+//! this array's count and offset; WebWowViewerCpp's `M2ParticleOld` puts `splinePoints` there), the
+//! "enabled in" track @0x1DC.
 //!
 //! Ribbon layout (wowdev ≤BC): id @0, bone @4, position @8, texture indices @0x14, material
 //! indices @0x1C, colour @0x24, alpha @0x40, height above @0x5C, below @0x78 (tracks), edges a
@@ -24,7 +26,7 @@ use super::track::{Key, Rot, Time, Track, TRACK_SIZE};
 use super::{blend_of, M2Array, M2Model, ReadBudget};
 use crate::effects::{
     Atlas, CellAnimation, Emission, EmitterDef, EmitterSource, EmitterState, Facing, Generator,
-    OverLife, Shape, Tail,
+    OverLife, Shape, Spline, Tail, MAX_SPLINE_POINTS,
 };
 use crate::formats::error::Result;
 use crate::formats::reader::Reader;
@@ -97,6 +99,39 @@ pub struct ParticleEmitter {
     /// Tail cells up to the midpoint (`tailUVAnim`) and after it (`tailDecayUVAnim`): start
     /// and end of each run.
     pub tail_cells: [[i16; 2]; 2],
+    /// A spline emitter's path, in the emitter's own X, Y, Z (WoW axes, as the file has them).
+    pub spline: Spline,
+}
+
+impl Default for ParticleEmitter {
+    /// A plane emitter (type 1) on bone 0 drawing texture 0 with blend 0, every track empty
+    /// (so no particle is born: its emission rate is 0), white, a unit half-width, one cell:
+    /// what a record with nothing set reads as, for callers to fill in what they need.
+    fn default() -> Self {
+        ParticleEmitter {
+            flags: 0,
+            position: [0.0; 3],
+            bone: 0,
+            texture: 0,
+            blend: 0,
+            kind: 1,
+            tiles: [1, 1],
+            tracks: std::array::from_fn(|_| Track::empty()),
+            midpoint: 0.5,
+            colors: [[255; 4]; 3],
+            scales: [1.0; 3],
+            twinkle_scale: [0.0; 2],
+            cells: [0; 3],
+            drag: 0.0,
+            spin: 0.0,
+            enabled: Track::empty(),
+            decay_cells: [0; 3],
+            head_or_tail: 0,
+            tail_length: 0.0,
+            tail_cells: [[0; 2]; 2],
+            spline: Spline::default(),
+        }
+    }
 }
 
 /// Bits of [`ParticleEmitter::flags`] (wowdev "M2#Particle emitters", as WebWowViewerCpp's
@@ -272,6 +307,9 @@ fn index(r: &Reader, at: u64, v: usize, n: usize, what: &str) -> Result<usize> {
     }
 }
 
+/// The emitter type of spline emitters.
+const SPLINE: u16 = 3;
+
 /// First version whose particle records hold blend and emitter type as bytes (late TBC).
 const BYTE_BLEND_VERSION: u32 = 263;
 
@@ -379,6 +417,21 @@ fn read_particle(
         *out = [c[2], c[1], c[0], c[3]];
     }
     let f = |at: u64, what| r.f32_at(o + at, what);
+    // Only a spline emitter's points are read: WebWowViewerCpp builds its spline for type 3
+    // alone, so whatever another emitter keeps there is no reason to refuse the file.
+    let spline = if kind == SPLINE {
+        let points = M2Array::read_charged(
+            r,
+            keys.budget,
+            o + 0x1D4,
+            MAX_SPLINE_POINTS,
+            12,
+            "particle spline points",
+        )?;
+        Spline::new(read_all(points, 12, |v| vec3(r, v, "spline point"))?)
+    } else {
+        Spline::default()
+    };
     Ok(ParticleEmitter {
         flags: r.u32_at(o + 4, "particle flags")?,
         position: to_scene(vec3(r, o + 8, "particle position")?),
@@ -429,6 +482,7 @@ fn read_particle(
                 r.i16_at(o + 0x17A, "tail cell")?,
             ],
         ],
+        spline,
     })
 }
 
@@ -537,6 +591,10 @@ pub fn emitter_def(index: usize, e: &ParticleEmitter) -> EmitterDef {
     }
 }
 
+/// One simulation step, seconds: a spline emitter's width is compared with its value a step
+/// before.
+const STEP: f32 = 1.0 / crate::effects::STEP_HZ as f32;
+
 /// One M2 particle emitter playing `sequence`.
 pub struct M2Emitter<'m> {
     model: &'m M2Model,
@@ -582,6 +640,10 @@ fn effect_time(m: &M2Model, sequence: Option<usize>, seconds: f32) -> Time {
 }
 
 impl EmitterSource for M2Emitter<'_> {
+    fn spline(&self) -> Option<&Spline> {
+        Some(&self.emitter.spline)
+    }
+
     fn state(&self, seconds: f32) -> EmitterState {
         use track_index as k;
         let e = self.emitter;
@@ -607,11 +669,18 @@ impl EmitterSource for M2Emitter<'_> {
             up: e.flags & flag::SPHERE_UP != 0,
         };
         // Emitter types as WebWowViewerCpp's particleEmitter.cpp builds generators: one it does
-        // not know (not 1–3) emits nothing; a spline (3) is placed as a plane here (its spline
-        // points are not read).
+        // not know (not 1–3) emits nothing, nor does a spline without a whole segment (where
+        // the reference would read past its points).
         let shape = match e.kind {
-            1 | 3 => Some(Shape::Plane(generator)),
+            1 => Some(Shape::Plane(generator)),
             2 => Some(Shape::Sphere(generator)),
+            SPLINE if e.spline.segments() > 0 => Some(Shape::Spline {
+                generator,
+                moved: seconds > 0.0 && {
+                    let before = effect_time(self.model, self.sequence, seconds - STEP);
+                    self.track(k::AREA_WIDTH, &before, 0.0) != wid
+                },
+            }),
             _ => None,
         };
         let rgb = |c: [u8; 4]| [c[0], c[1], c[2]].map(|v| f32::from(v) / 255.0);
@@ -620,6 +689,9 @@ impl EmitterSource for M2Emitter<'_> {
         let mid = e.midpoint.clamp(0.01, 0.99);
         EmitterState {
             origin: bone.point(e.position),
+            // The bone's whole turn and scale: model-space particles are drawn through it, as
+            // WebWowViewerCpp draws them through the emitter's bone matrix.
+            turn: [0, 1, 2].map(|j| bone.column(j)),
             area: [scale3(x, len * 0.5), scale3(y, wid * 0.5)],
             axis: z,
             // The last track (wowdev's "enabled in"): no births while it is 0, as

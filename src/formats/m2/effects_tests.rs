@@ -6,6 +6,7 @@ use super::super::track::Track;
 use super::super::writer::{SynthBone, SynthModel, SynthSequence, SynthTrack};
 use super::*;
 use crate::effects::{simulate, Particle};
+use crate::formats::error::ErrorKind;
 use crate::formats::m2::{self, FORMAT};
 use crate::formats::LoadOptions;
 use crate::math::dot3;
@@ -17,6 +18,15 @@ fn host() -> M2Model {
 
 /// The same, its bone's translation `track` (WoW space).
 fn host_moving(track: SynthTrack<[f32; 3]>) -> M2Model {
+    host_with(SynthBone {
+        parent: -1,
+        translation: track,
+        ..SynthBone::default()
+    })
+}
+
+/// A model whose one bone is `bone`, with a 2 s sequence.
+fn host_with(bone: SynthBone) -> M2Model {
     let synth = SynthModel {
         version: 256,
         name: "Host".into(),
@@ -25,11 +35,7 @@ fn host_moving(track: SynthTrack<[f32; 3]>) -> M2Model {
             end_ms: 2000,
             ..SynthSequence::default()
         }],
-        bones: vec![SynthBone {
-            parent: -1,
-            translation: track,
-            ..SynthBone::default()
-        }],
+        bones: vec![bone],
         ..SynthModel::default()
     };
     let path = std::env::temp_dir().join("psxrender-m2-effects-host.m2");
@@ -44,26 +50,10 @@ fn emitter() -> ParticleEmitter {
     tracks[track_index::RATE] = Track::constant(60.0);
     tracks[track_index::LIFESPAN] = Track::constant(10.0);
     ParticleEmitter {
-        flags: 0,
-        position: [0.0; 3],
-        bone: 0,
-        texture: 0,
         blend: 4,
-        kind: 1,
-        tiles: [1, 1],
         tracks,
-        midpoint: 0.5,
-        colors: [[255; 4]; 3],
-        scales: [1.0; 3],
-        twinkle_scale: [0.0; 2],
-        cells: [0; 3],
-        drag: 0.0,
-        spin: 0.0,
         enabled: Track::constant(1.0),
-        decay_cells: [0; 3],
-        head_or_tail: 0,
-        tail_length: 0.0,
-        tail_cells: [[0; 2]; 2],
+        ..ParticleEmitter::default()
     }
 }
 
@@ -261,6 +251,47 @@ fn model_space_particles_move_with_their_emitter() {
     assert!((dot3(origin, origin).sqrt() - 1.0).abs() < 0.02);
 }
 
+#[test]
+fn model_space_particles_turn_with_their_bone() {
+    // WebWowViewerCpp (flag 0x10): a particle keeps its position and velocity in the
+    // emitter's space and is drawn through the bone's whole matrix. The bone turns 90° about
+    // WoW X over the first second; a particle born at 0 leaving along the emitter's Z at
+    // speed 1 is, after 1 s, one unit along the turned Z: WoW (0, −1, 0), moving that way.
+    // Without the flag (or following the bone's position alone) it is at WoW (0, 0, 1).
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    let m = host_turning(SynthTrack {
+        interpolation: 1,
+        global_sequence: -1,
+        ranges: vec![(0, 1)],
+        times: vec![0, 1000],
+        values: vec![[0.0, 0.0, 0.0, 1.0], [s, 0.0, 0.0, s]],
+    });
+    let first = |e: &ParticleEmitter| {
+        let def = emitter_def(0, e);
+        let src = M2Emitter::new(&m, e, Some(0));
+        let snap = simulate(0, &def, &src, 1.0);
+        let p = &snap.particles[0];
+        (snap.world_position(&def, p), snap.world_velocity(&def, p))
+    };
+    let near = |a: [f32; 3], b: [f32; 3]| a.iter().zip(b).all(|(a, b)| (a - b).abs() < 1e-3);
+    let mut e = emitter();
+    let (free, _) = first(&e);
+    assert!(near(free, to_scene([0.0, 0.0, 1.0])), "{free:?}");
+    e.flags = flag::MODEL_SPACE;
+    let (at, velocity) = first(&e);
+    assert!(near(at, to_scene([0.0, -1.0, 0.0])), "{at:?}");
+    assert!(near(velocity, to_scene([0.0, -1.0, 0.0])), "{velocity:?}");
+}
+
+/// A model like [`host`] whose bone turns by the `rotation` track.
+fn host_turning(rotation: SynthTrack<[f32; 4]>) -> M2Model {
+    host_with(SynthBone {
+        parent: -1,
+        rotation,
+        ..SynthBone::default()
+    })
+}
+
 /// The sprites of `e` on `host` after 0.5 s, seen by the default camera (down scene −Z).
 fn drawn(e: &ParticleEmitter) -> Vec<crate::scene::Sprite> {
     let m = host();
@@ -379,4 +410,170 @@ fn tail_particles_trail_their_velocity() {
     let src = M2Emitter::new(&m, &e, Some(0));
     let both = crate::effects::sprites(&def, &simulate(0, &def, &src, 0.5), None);
     assert_eq!(both.len(), 2 * snap.particles.len());
+}
+
+/// A file of `version` whose particle record's spline array (0x1D4) says `count` points at
+/// `offset` (0: right after the record), followed by `points`.
+fn file_with_spline(version: u32, count: u32, offset: u32, points: &[[f32; 3]]) -> Vec<u8> {
+    let after = 0x200 + PARTICLE_SIZE as u32;
+    let offset = if offset == 0 { after } else { offset };
+    let (c, o) = (count.to_le_bytes(), offset.to_le_bytes());
+    // Emitter type 3: a u16 at 0x2A before 263, a byte at 0x29 from it.
+    let kind: (usize, &[u8]) = if version >= 263 {
+        (0x29, &[3])
+    } else {
+        (0x2A, &[3, 0])
+    };
+    let mut d = file_with_particle(version, &[(0x1D4, &c), (0x1D8, &o), kind]);
+    for v in points.iter().flatten() {
+        d.extend_from_slice(&v.to_le_bytes());
+    }
+    d
+}
+
+/// A curved one-segment spline (WoW axes): up, across, down.
+const ARCH: [[f32; 3]; 4] = [
+    [0.0, 0.0, 0.0],
+    [0.0, 0.0, 1.0],
+    [1.0, 0.0, 1.0],
+    [1.0, 0.0, 0.0],
+];
+
+#[test]
+fn spline_points_are_read_at_0x1d4_in_every_version() {
+    // wowdev ≤ BC and WebWowViewerCpp's M2ParticleOld: `M2Array<C3Vector> splinePoints` just
+    // before the "enabled in" track (0x1DC), for 256 through 263 alike.
+    for version in [256, 260, 263] {
+        let d = file_with_spline(version, 4, 0, &ARCH);
+        assert_eq!(parse_particle(&d, version).spline.points(), ARCH);
+    }
+}
+
+#[test]
+fn bad_spline_arrays_are_refused_where_they_are_read() {
+    let at = 0x200 + 0x1D4;
+    let refused = |d: Vec<u8>| {
+        let r = Reader::new(&d, FORMAT);
+        let budget = ReadBudget::new(FORMAT, m2::BUDGET_RATE, r.len());
+        parse(&r, &budget, 256, 0, 1, 1).unwrap_err()
+    };
+    // More points than the cap.
+    let n = MAX_SPLINE_POINTS as u32 + 1;
+    let e = refused(file_with_spline(256, n, 0, &[]));
+    assert!(matches!(e.kind, ErrorKind::CountTooLarge { .. }), "{e}");
+    assert_eq!(e.offset, at);
+    // Four points said, three there.
+    let e = refused(file_with_spline(256, 4, 0, &ARCH[..3]));
+    assert!(matches!(e.kind, ErrorKind::OutOfBounds { .. }), "{e}");
+    assert_eq!(e.offset, at);
+    // The same array on a plane emitter is never read (nor is it by WebWowViewerCpp).
+    let mut d = file_with_spline(256, 4, 0, &ARCH[..3]);
+    d[0x200 + 0x2A] = 1;
+    assert!(parse_particle(&d, 256).spline.points().is_empty());
+}
+
+/// A spline emitter (type 3) along `points`, its particles still (speed 0).
+fn spline_emitter(points: &[[f32; 3]]) -> ParticleEmitter {
+    let mut e = emitter();
+    e.kind = 3;
+    e.spline = crate::effects::Spline::new(points.to_vec());
+    e.tracks[track_index::SPEED] = Track::constant(0.0);
+    e
+}
+
+#[test]
+fn a_spline_emitter_starts_particles_on_its_spline() {
+    // CSplineGenerator: the fraction along the spline is drawn between the area length and
+    // width (clamped to 0..1); C3Spline_Bezier3 with one segment takes it as the Bézier
+    // parameter. Length = width = 0.5 on ARCH: every particle at
+    // 0.125·P0 + 0.375·P1 + 0.375·P2 + 0.125·P3 = (0.5, 0, 0.75). Placed as a plane (main),
+    // they would lie in a 0.5 × 0.5 square about the emitter.
+    let m = host();
+    let mut e = spline_emitter(&ARCH);
+    e.tracks[track_index::AREA_LENGTH] = Track::constant(0.5);
+    e.tracks[track_index::AREA_WIDTH] = Track::constant(0.5);
+    let ps = run(&m, &e, 0.5);
+    assert!(ps.len() > 20);
+    let want = to_scene([0.5, 0.0, 0.75]);
+    for p in &ps {
+        let d = crate::math::sub3(p.position, want);
+        assert!(dot3(d, d).sqrt() < 1e-5, "{:?}", p.position);
+    }
+    // With no vertical range and no Z source a particle leaves along the emitter's Z.
+    e.tracks[track_index::SPEED] = Track::constant(1.0);
+    let up = to_scene([0.0, 0.0, 1.0]);
+    for p in run(&m, &e, 0.5) {
+        assert!(
+            (dot3(p.velocity, up) - 1.0).abs() < 1e-5,
+            "{:?}",
+            p.velocity
+        );
+    }
+}
+
+#[test]
+fn a_spline_of_several_segments_is_measured_along_its_length() {
+    // C3Spline::arclengthSegT: with more than one segment the fraction is of the summed
+    // lengths. Two straight segments along X, 0 → 1 and 1 → 4 (control points evenly spaced):
+    // half of the length 4 is 1 into the second segment, x = 2 (a per-segment fraction would
+    // give x = 1).
+    let line = [0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0, 2.0, 3.0, 4.0].map(|x| [x, 0.0, 0.0]);
+    let mut e = spline_emitter(&line);
+    e.tracks[track_index::AREA_LENGTH] = Track::constant(0.5);
+    e.tracks[track_index::AREA_WIDTH] = Track::constant(0.5);
+    let ps = run(&host(), &e, 0.25);
+    assert!(!ps.is_empty());
+    let want = to_scene([2.0, 0.0, 0.0]);
+    for p in &ps {
+        let d = crate::math::sub3(p.position, want);
+        assert!(dot3(d, d).sqrt() < 1e-3, "{:?}", p.position);
+    }
+}
+
+#[test]
+fn a_spline_vertical_range_turns_z_about_the_tangent() {
+    // CSplineGenerator: with a vertical range the velocity is Z turned about the spline's
+    // tangent by U(−1, 1) · range. ARCH's tangent at 0.5 is WoW X, so every velocity lies in
+    // the Y–Z plane (no X part), at most 0.6 rad from Z. A plane emitter's fan (horizontal
+    // range 0) lies in the X–Z plane instead.
+    let mut e = spline_emitter(&ARCH);
+    e.tracks[track_index::SPEED] = Track::constant(1.0);
+    e.tracks[track_index::AREA_LENGTH] = Track::constant(0.5);
+    e.tracks[track_index::AREA_WIDTH] = Track::constant(0.5);
+    e.tracks[track_index::VERTICAL_RANGE] = Track::constant(0.6);
+    let ps = run(&host(), &e, 1.0);
+    assert!(ps.len() > 50);
+    let [x, y, z] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]].map(to_scene);
+    for p in &ps {
+        assert!(dot3(p.velocity, x).abs() < 1e-5, "{:?}", p.velocity);
+        assert!(dot3(p.velocity, z) >= crate::math::cos(0.6) - 1e-5);
+    }
+    let side: Vec<f32> = ps.iter().map(|p| dot3(p.velocity, y)).collect();
+    assert!(side.iter().any(|v| *v > 0.3) && side.iter().any(|v| *v < -0.3));
+}
+
+#[test]
+fn a_moving_spline_width_places_each_birth_at_the_width() {
+    // CSplineGenerator: when the area width differs from its value at the last birth, the
+    // particle starts at that fraction itself (no random draw). A width rising 0 → 1 over the
+    // 2 s sequence on a straight one-segment spline 0 → 3 along X: a particle born at t sits
+    // at x = 3 · t / 2.
+    let line = [0.0, 1.0, 2.0, 3.0].map(|x| [x, 0.0, 0.0]);
+    let mut e = spline_emitter(&line);
+    e.tracks[track_index::AREA_WIDTH] = Track {
+        interpolation: crate::formats::m2::track::Interpolation::Linear,
+        global_sequence: None,
+        ranges: vec![(0, 1)],
+        times: vec![0, 2000],
+        values: vec![0.0, 1.0],
+        tangents: Vec::new(),
+    };
+    let ps = run(&host(), &e, 1.0);
+    assert!(ps.len() > 50);
+    // Tracks are sampled in whole milliseconds: up to 1 ms early, 1.5e-3 along X.
+    let x = to_scene([1.0, 0.0, 0.0]);
+    for p in &ps {
+        let born = 1.0 - p.age;
+        assert!((dot3(p.position, x) - 1.5 * born).abs() < 2e-3, "{p:?}");
+    }
 }

@@ -177,6 +177,18 @@ impl<T: Key> Track<T> {
         })
     }
 
+    /// A track without keys: every sample is `None`, so its reader's default holds.
+    pub fn empty() -> Track<T> {
+        Track {
+            interpolation: Interpolation::None,
+            global_sequence: None,
+            ranges: Vec::new(),
+            times: Vec::new(),
+            values: Vec::new(),
+            tangents: Vec::new(),
+        }
+    }
+
     /// A constant track (used by the writer and tests).
     pub fn constant(v: T) -> Track<T> {
         Track {

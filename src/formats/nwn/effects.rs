@@ -122,6 +122,8 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
         extras: Extras {
             curve_window: curve_window(node),
             inherit_velocity: flag(EmitterFlags::INHERIT_VEL),
+            // rollnw moves attached particles in the world, mapping only their positions.
+            world_motion: true,
             per_distance: *spawntype == 1,
             floor: floor(node, *flags),
             pull: (flag(EmitterFlags::P2P) && !lightning).then(|| pull(node, *flags)),
@@ -341,6 +343,9 @@ impl EmitterSource for AnimatedNode<'_> {
         ];
         EmitterState {
             origin: to_scene(world.t),
+            // The node's turn and scale in scene axes (`to_scene` is its own inverse):
+            // `inherit` particles ride it (rollnw's emitter_attached world transform).
+            turn: [[-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]].map(axis),
             area: [
                 scale3(normalize3(axis([1.0, 0.0, 0.0])), xs * 0.5),
                 scale3(normalize3(axis([0.0, 1.0, 0.0])), ys * 0.5),
