@@ -49,47 +49,76 @@ pub fn decode(format: Dxt, w: usize, h: usize, data: &[u8], flip: bool) -> Optio
     if row_bytes == 0 {
         return Some(out);
     }
-    for (by, blocks) in data.chunks_exact(row_bytes).enumerate() {
-        for (bx, block) in blocks.chunks_exact(format.block_bytes()).enumerate() {
-            let pixels = block_pixels(format, block);
-            let columns = (w - bx * 4).min(4);
-            for (py, from) in pixels.chunks_exact(4).take(h - by * 4).enumerate() {
-                let y = by * 4 + py;
-                let row = if flip { h - 1 - y } else { y };
-                out[row * w + bx * 4..][..columns].copy_from_slice(&from[..columns]);
-            }
-        }
+    // The format is matched once per image, not once per block.
+    match format {
+        Dxt::Dxt1 => decode_blocks::<DXT1>(w, h, data, flip, &mut out),
+        Dxt::Dxt3 => decode_blocks::<DXT3>(w, h, data, flip, &mut out),
+        Dxt::Dxt5 => decode_blocks::<DXT5>(w, h, data, flip, &mut out),
     }
     Some(out)
 }
 
-/// The sixteen pixels of one block, row by row.
-fn block_pixels(format: Dxt, block: &[u8]) -> [[u8; 4]; 16] {
-    let (colour, alpha) = match format {
-        Dxt::Dxt1 => (block, None),
-        Dxt::Dxt3 => (&block[8..], Some(explicit_alpha(&block[..8]))),
-        Dxt::Dxt5 => (&block[8..], Some(interpolated_alpha(&block[..8]))),
-    };
-    let colours = colours(colour, format == Dxt::Dxt1);
-    let bits = u32::from_le_bytes([colour[4], colour[5], colour[6], colour[7]]);
-    let mut pixels: [[u8; 4]; 16] =
-        std::array::from_fn(|i| colours[(bits >> (2 * i) & 3) as usize]);
-    if let Some(alpha) = alpha {
-        for (p, a) in pixels.iter_mut().zip(alpha) {
-            p[3] = a;
+// The formats as const generic parameters.
+const DXT1: u8 = 1;
+const DXT3: u8 = 3;
+const DXT5: u8 = 5;
+
+/// Decodes `data` (whole blocks of format `F`, at least one a row) into `out` (`w`×`h`).
+fn decode_blocks<const F: u8>(w: usize, h: usize, data: &[u8], flip: bool, out: &mut [[u8; 4]]) {
+    let block_bytes = if F == DXT1 { 8 } else { 16 };
+    let row_bytes = w.div_ceil(4) * block_bytes;
+    for (by, blocks) in data.chunks_exact(row_bytes).enumerate() {
+        let rows = (h - by * 4).min(4);
+        for (bx, block) in blocks.chunks_exact(block_bytes).enumerate() {
+            let pixels = block_pixels::<F>(block);
+            let x = bx * 4;
+            for (py, from) in pixels.chunks_exact(4).take(rows).enumerate() {
+                let y = by * 4 + py;
+                let row = if flip { h - 1 - y } else { y };
+                // A whole row of the block is four fixed-size stores; only a block on the
+                // image's right edge may have fewer columns.
+                let dst = &mut out[row * w + x..row * w + (x + 4).min(w)];
+                if let Ok(dst) = <&mut [[u8; 4]; 4]>::try_from(&mut *dst) {
+                    *dst = [0, 1, 2, 3].map(|i| from[i].to_le_bytes());
+                } else {
+                    for (d, &p) in dst.iter_mut().zip(from) {
+                        *d = p.to_le_bytes();
+                    }
+                }
+            }
         }
     }
-    pixels
+}
+
+/// The sixteen pixels of one block of format `F`, row by row, each RGBA packed little-endian.
+fn block_pixels<const F: u8>(block: &[u8]) -> [u32; 16] {
+    let colour = if F == DXT1 { block } else { &block[8..] };
+    let colours = colours(colour, F == DXT1);
+    let bits = u32::from_le_bytes([colour[4], colour[5], colour[6], colour[7]]);
+    let pick = |i: usize| colours[(bits >> (2 * i) & 3) as usize];
+    match F {
+        DXT3 => {
+            let alpha = explicit_alpha(&block[..8]);
+            std::array::from_fn(|i| pick(i) & 0x00ff_ffff | u32::from(alpha[i]) << 24)
+        }
+        DXT5 => {
+            let alpha = interpolated_alpha(&block[..8]);
+            std::array::from_fn(|i| pick(i) & 0x00ff_ffff | u32::from(alpha[i]) << 24)
+        }
+        _ => std::array::from_fn(pick),
+    }
 }
 
 /// A 5- or 6-bit channel widened to 8 bits by repeating its top bits.
+#[inline]
 fn widen(v: u16, bits: u32) -> u32 {
     let v = u32::from(v);
     (v << (8 - bits)) | (v >> (2 * bits - 8))
 }
 
-/// The four colours of a colour part (see the module docs).
-fn colours(part: &[u8], dxt1: bool) -> [[u8; 4]; 4] {
+/// The four colours of a colour part (see the module docs), RGBA packed little-endian.
+#[inline]
+fn colours(part: &[u8], dxt1: bool) -> [u32; 4] {
     let (a, b) = (
         u16::from_le_bytes([part[0], part[1]]),
         u16::from_le_bytes([part[2], part[3]]),
@@ -102,24 +131,14 @@ fn colours(part: &[u8], dxt1: bool) -> [[u8; 4]; 4] {
         ]
     };
     let (c, d) = (rgb(a), rgb(b));
-    let mix = |f: fn(u32, u32) -> u32| {
-        [
-            f(c[0], d[0]) as u8,
-            f(c[1], d[1]) as u8,
-            f(c[2], d[2]) as u8,
-            255,
-        ]
-    };
-    let ends = [
-        [c[0] as u8, c[1] as u8, c[2] as u8, 255],
-        [d[0] as u8, d[1] as u8, d[2] as u8, 255],
-    ];
+    let pack = |p: [u32; 3]| p[0] | p[1] << 8 | p[2] << 16 | 0xff00_0000;
+    let mix = |f: fn(u32, u32) -> u32| pack([f(c[0], d[0]), f(c[1], d[1]), f(c[2], d[2])]);
     if dxt1 && a <= b {
-        [ends[0], ends[1], mix(|c, d| (c + d) / 2), [0; 4]]
+        [pack(c), pack(d), mix(|c, d| (c + d) / 2), 0]
     } else {
         [
-            ends[0],
-            ends[1],
+            pack(c),
+            pack(d),
             mix(|c, d| (2 * c + d) / 3),
             mix(|c, d| (c + 2 * d) / 3),
         ]
@@ -127,6 +146,7 @@ fn colours(part: &[u8], dxt1: bool) -> [[u8; 4]; 4] {
 }
 
 /// DXT3's sixteen 4-bit alphas, low nibble first, widened to 8 bits.
+#[inline]
 fn explicit_alpha(part: &[u8]) -> [u8; 16] {
     let mut out = [0u8; 16];
     for (pair, &b) in out.chunks_exact_mut(2).zip(part) {
@@ -137,6 +157,7 @@ fn explicit_alpha(part: &[u8]) -> [u8; 16] {
 }
 
 /// DXT5's sixteen alphas from its two endpoints and 3-bit indices (see the module docs).
+#[inline]
 fn interpolated_alpha(part: &[u8]) -> [u8; 16] {
     let (a0, a1) = (u32::from(part[0]), u32::from(part[1]));
     let mut levels = [0u8; 8];

@@ -501,8 +501,9 @@ fn parse_controllers(b: &mut Bin, o: u64) -> Result<Vec<Controller>> {
     let mut warns = Vec::new();
     let (keys, keys_off) = b.array(o + 0x54, 12, MAX_CONTROLLERS, "controller key array")?;
     let (floats, _) = b.array(o + 0x60, 4, MAX_CONTROLLER_FLOATS, "controller data array")?;
-    let data: Vec<f32> = f32s(floats).collect();
-    let mut out = Vec::new();
+    // Each key's floats are read straight from the file's bytes, not through a copy of them all.
+    let count = floats.len() / 4;
+    let mut out = Vec::with_capacity(keys.len() / 12);
     for (i, k) in keys.chunks_exact(12).enumerate() {
         let at = keys_off + 12 * i as u64;
         let ty = ControllerType(u32::from_le_bytes([k[0], k[1], k[2], k[3]]));
@@ -510,23 +511,21 @@ fn parse_controllers(b: &mut Bin, o: u64) -> Result<Vec<Controller>> {
         let time_index = usize::from(u16::from_le_bytes([k[6], k[7]]));
         let data_index = usize::from(u16::from_le_bytes([k[8], k[9]]));
         let cols_byte = k[10];
-        let range = |start: usize, len: usize, what: &str| -> Result<&[f32]> {
-            data.get(start..start.saturating_add(len)).ok_or_else(|| {
-                b.r.invalid(
+        let range = |start: usize, len: usize, what: &str| -> Result<Vec<f32>> {
+            if start.saturating_add(len) > count {
+                return Err(b.r.invalid(
                     at,
                     format!(
-                        "controller {} {what} [{start}, +{len}) past the {} data floats",
+                        "controller {} {what} [{start}, +{len}) past the {count} data floats",
                         ty.0,
-                        data.len()
                     ),
-                )
-            })
+                ));
+            }
+            Ok(f32s(&floats[start * 4..(start + len) * 4]).collect())
         };
         if cols_byte == 0xFF {
             // Detonate-style key: times only (when in range), no values.
-            let times = range(time_index, rows, "times")
-                .map(<[f32]>::to_vec)
-                .unwrap_or_default();
+            let times = range(time_index, rows, "times").unwrap_or_default();
             out.push(Controller {
                 ty,
                 times,
@@ -545,8 +544,8 @@ fn parse_controllers(b: &mut Bin, o: u64) -> Result<Vec<Controller>> {
         ) {
             (Ok(times), Ok(values)) => out.push(Controller {
                 ty,
-                times: times.to_vec(),
-                values: values.to_vec(),
+                times,
+                values,
                 columns,
                 bezier,
             }),
