@@ -656,9 +656,12 @@ impl EmitterSource for M2Emitter<'_> {
             self.track(k::AREA_LENGTH, &time, 0.0),
             self.track(k::AREA_WIDTH, &time, 0.0),
         );
-        // The emitter's own X and Y (WoW) span its area; its Z (WoW) is the emission axis.
-        let x = normalize3(bone.vector(to_scene([1.0, 0.0, 0.0])));
-        let y = normalize3(bone.vector(to_scene([0.0, 1.0, 0.0])));
+        // The emitter's own X and Y span its area; its Z (WoW) is the emission axis. They are
+        // the bone's axes a quarter turn about Z (X the bone's Y, Y its −X): WebWowViewerCpp's
+        // m2Object.cpp draws every emitter through `particleCoordinatesFix`, that turn, "actually
+        // there in the client".
+        let x = normalize3(bone.vector(to_scene([0.0, 1.0, 0.0])));
+        let y = normalize3(bone.vector(to_scene([-1.0, 0.0, 0.0])));
         let z = normalize3(bone.vector(to_scene([0.0, 0.0, 1.0])));
         let generator = Generator {
             frame: [x, y, z],

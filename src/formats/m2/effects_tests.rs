@@ -57,6 +57,13 @@ fn emitter() -> ParticleEmitter {
     }
 }
 
+/// A point or direction of an emitter's generators (their X, Y, Z) on a still bone, in the
+/// scene: WebWowViewerCpp's `m2Object.cpp` turns them a quarter about Z
+/// (`particleCoordinatesFix`), X to the bone's Y and Y to its −X.
+fn generator(v: [f32; 3]) -> [f32; 3] {
+    to_scene([-v[1], v[0], v[2]])
+}
+
 /// `e`'s live particles after `seconds` on `host`'s sequence.
 fn run(m: &M2Model, e: &ParticleEmitter, seconds: f32) -> Vec<Particle> {
     let src = M2Emitter::new(m, e, Some(0));
@@ -118,21 +125,45 @@ fn an_emitter_type_without_a_generator_emits_nothing() {
 fn a_horizontal_range_of_0_is_a_flat_fan() {
     // CPlaneGenerator: polar = verticalRange · U(−1, 1), azimuth = horizontalRange · U(−1, 1),
     // velocity (cos az · sin pol, sin az · sin pol, cos pol): with horizontal range 0 every
-    // velocity lies in the emitter's X–Z plane (no WoW Y component, scene Z here).
+    // velocity lies in the generators' X–Z plane (no component along their Y, the bone's −X).
     let m = host();
     let mut e = emitter();
     e.tracks[track_index::VERTICAL_RANGE] = Track::constant(0.8);
     let ps = run(&m, &e, 1.0);
     assert!(ps.len() > 50);
-    let wow_y = to_scene([0.0, 1.0, 0.0]);
-    let wow_x = to_scene([1.0, 0.0, 0.0]);
+    let gen_y = generator([0.0, 1.0, 0.0]);
+    let gen_x = generator([1.0, 0.0, 0.0]);
     for p in &ps {
-        assert!(dot3(p.velocity, wow_y).abs() < 1e-5, "{:?}", p.velocity);
+        assert!(dot3(p.velocity, gen_y).abs() < 1e-5, "{:?}", p.velocity);
     }
     // Spread over the fan: some lean toward +X, some toward −X, as far as sin 0.8.
-    let side: Vec<f32> = ps.iter().map(|p| dot3(p.velocity, wow_x)).collect();
+    let side: Vec<f32> = ps.iter().map(|p| dot3(p.velocity, gen_x)).collect();
     assert!(side.iter().any(|v| *v > 0.4) && side.iter().any(|v| *v < -0.4));
     assert!(side.iter().all(|v| v.abs() <= crate::math::sin(0.8) + 1e-5));
+}
+
+#[test]
+fn generators_are_a_quarter_turn_from_their_bone() {
+    // WebWowViewerCpp's m2Object.cpp: each emitter is drawn through its bone times
+    // `particleCoordinatesFix` (columns (0,1,0), (−1,0,0), (0,0,1): "actually there in the
+    // client"). A plane 2 long and 0 wide on a still bone starts particles along WoW Y, up to
+    // ±1, with no WoW X part; through the bone alone they would lie along WoW X.
+    let mut e = emitter();
+    e.tracks[track_index::SPEED] = Track::constant(0.0);
+    e.tracks[track_index::AREA_LENGTH] = Track::constant(2.0);
+    let ps = run(&host(), &e, 1.0);
+    assert!(ps.len() > 50);
+    let [wow_x, wow_y] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]].map(to_scene);
+    for p in &ps {
+        assert!(dot3(p.position, wow_x).abs() < 1e-5, "{:?}", p.position);
+        assert!(
+            dot3(p.position, wow_y).abs() <= 1.0 + 1e-5,
+            "{:?}",
+            p.position
+        );
+    }
+    let along: Vec<f32> = ps.iter().map(|p| dot3(p.position, wow_y)).collect();
+    assert!(along.iter().any(|v| *v > 0.5) && along.iter().any(|v| *v < -0.5));
 }
 
 #[test]
@@ -494,7 +525,7 @@ fn a_spline_emitter_starts_particles_on_its_spline() {
     e.tracks[track_index::AREA_WIDTH] = Track::constant(0.5);
     let ps = run(&m, &e, 0.5);
     assert!(ps.len() > 20);
-    let want = to_scene([0.5, 0.0, 0.75]);
+    let want = generator([0.5, 0.0, 0.75]);
     for p in &ps {
         let d = crate::math::sub3(p.position, want);
         assert!(dot3(d, d).sqrt() < 1e-5, "{:?}", p.position);
@@ -523,7 +554,7 @@ fn a_spline_of_several_segments_is_measured_along_its_length() {
     e.tracks[track_index::AREA_WIDTH] = Track::constant(0.5);
     let ps = run(&host(), &e, 0.25);
     assert!(!ps.is_empty());
-    let want = to_scene([2.0, 0.0, 0.0]);
+    let want = generator([2.0, 0.0, 0.0]);
     for p in &ps {
         let d = crate::math::sub3(p.position, want);
         assert!(dot3(d, d).sqrt() < 1e-3, "{:?}", p.position);
@@ -543,7 +574,7 @@ fn a_spline_vertical_range_turns_z_about_the_tangent() {
     e.tracks[track_index::VERTICAL_RANGE] = Track::constant(0.6);
     let ps = run(&host(), &e, 1.0);
     assert!(ps.len() > 50);
-    let [x, y, z] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]].map(to_scene);
+    let [x, y, z] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]].map(generator);
     for p in &ps {
         assert!(dot3(p.velocity, x).abs() < 1e-5, "{:?}", p.velocity);
         assert!(dot3(p.velocity, z) >= crate::math::cos(0.6) - 1e-5);
@@ -571,7 +602,7 @@ fn a_moving_spline_width_places_each_birth_at_the_width() {
     let ps = run(&host(), &e, 1.0);
     assert!(ps.len() > 50);
     // Tracks are sampled in whole milliseconds: up to 1 ms early, 1.5e-3 along X.
-    let x = to_scene([1.0, 0.0, 0.0]);
+    let x = generator([1.0, 0.0, 0.0]);
     for p in &ps {
         let born = 1.0 - p.age;
         assert!((dot3(p.position, x) - 1.5 * born).abs() < 2e-3, "{p:?}");
