@@ -240,6 +240,9 @@ pub struct Extras {
     /// are in the frame too, so they turn with it (M2 model space). The floor and
     /// point-to-point pulls act in the scene, so on an attached emitter only with this.
     pub world_motion: bool,
+    /// Added to every particle's velocity each second, in the space the velocity is in (M2
+    /// wind).
+    pub wind: [f32; 3],
 }
 
 impl Default for Extras {
@@ -252,6 +255,7 @@ impl Default for Extras {
             pull: None,
             beam: None,
             world_motion: false,
+            wind: [0.0; 3],
         }
     }
 }

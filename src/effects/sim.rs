@@ -126,6 +126,7 @@ fn age(def: &EmitterDef, src: &dyn EmitterSource, r: &mut Resume) {
     // Attached particles are kept in the emitter's frame as it is now.
     let inverse = def.attached.then(|| Inverse::of(&state));
     let frame = inverse.map(|inv| (&state, inv));
+    let wind = scale3(def.extras.wind.map(|c| sane(c, -1e4, 1e4)), dt);
     for p in &mut r.particles {
         p.steps += 1;
         p.age = p.steps as f32 / STEP_HZ as f32;
@@ -137,6 +138,7 @@ fn age(def: &EmitterDef, src: &dyn EmitterSource, r: &mut Resume) {
             let at = frame.map_or(p.position, |(s, _)| point(s, p.position));
             super::motion::pull(pull, target, at, dt, p);
         }
+        p.velocity = add3(p.velocity, wind);
         // Gravity along −Y of the space the velocity is in: the scene's, or the frame's when
         // the motion turns with the emitter (WebWowViewerCpp's (0, 0, −g) in the emitter's
         // space for model-space particles).

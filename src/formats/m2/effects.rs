@@ -96,6 +96,9 @@ pub struct ParticleEmitter {
     pub head_or_tail: u8,
     /// Seconds of motion a tail spans.
     pub tail_length: f32,
+    /// Wind, WoW units a second added to each particle's velocity every second (wowdev's
+    /// `WindVector` at 0x1B4).
+    pub wind: [f32; 3],
     /// Tail cells up to the midpoint (`tailUVAnim`) and after it (`tailDecayUVAnim`): start
     /// and end of each run.
     pub tail_cells: [[i16; 2]; 2],
@@ -128,6 +131,7 @@ impl Default for ParticleEmitter {
             decay_cells: [0; 3],
             head_or_tail: 0,
             tail_length: 0.0,
+            wind: [0.0; 3],
             tail_cells: [[0; 2]; 2],
             spline: Spline::default(),
         }
@@ -472,6 +476,11 @@ fn read_particle(
         ],
         head_or_tail: r.bytes(o + 0x2D, 1, "particle head or tail")?[0],
         tail_length: f(0x17C, "particle tail length")?,
+        wind: [
+            f(0x1B4, "particle wind")?,
+            f(0x1B8, "particle wind")?,
+            f(0x1BC, "particle wind")?,
+        ],
         tail_cells: [
             [
                 r.i16_at(o + 0x174, "tail cell")?,
@@ -581,8 +590,18 @@ pub fn emitter_def(index: usize, e: &ParticleEmitter) -> EmitterDef {
             random: e.flags & flag::RANDOM_CELL != 0,
         },
         attached: e.flags & flag::MODEL_SPACE != 0,
+        extras: crate::effects::Extras {
+            // WebWowViewerCpp's `CalculateForces` drift: the vector in the particles' own
+            // space, the model's (the scene here), or the emitter's for model-space particles,
+            // whose frame here is the bone's, the generators' quarter turn not in it.
+            wind: to_scene(if e.flags & flag::MODEL_SPACE != 0 {
+                [-e.wind[1], e.wind[0], e.wind[2]]
+            } else {
+                e.wind
+            }),
+            ..Default::default()
+        },
         // Tails as wowdev's ≤ BC head-or-tail byte asks (0 head, 1 tail, 2 both).
-        extras: Default::default(),
         tail: matches!(e.head_or_tail, 1 | 2).then(|| Tail {
             length: e.tail_length,
             head: e.head_or_tail == 2,

@@ -167,6 +167,36 @@ fn generators_are_a_quarter_turn_from_their_bone() {
 }
 
 #[test]
+fn wind_adds_to_every_particles_velocity_each_second() {
+    // wowdev ≤ BC: `WindVector` is three floats at 0x1B4. WebWowViewerCpp's
+    // particleEmitter.cpp (`CalculateForces`, `UpdateParticle`) adds WindVector · dt to each
+    // particle's velocity every update: wind (2, 0, 0) on particles leaving at speed 0 gives a
+    // particle of age a the velocity 2a along WoW X (without it they stay still).
+    let mut wind = Vec::new();
+    for v in [2.0f32, 0.0, 0.0] {
+        wind.extend_from_slice(&v.to_le_bytes());
+    }
+    let parsed = parse_particle(&file_with_particle(256, &[(0x1B4, &wind)]), 256);
+    assert_eq!(parsed.wind, [2.0, 0.0, 0.0]);
+    let mut e = ParticleEmitter {
+        wind: parsed.wind,
+        ..emitter()
+    };
+    e.tracks[track_index::SPEED] = Track::constant(0.0);
+    let ps = run(&host(), &e, 1.0);
+    assert!(ps.len() > 50);
+    let x = to_scene([1.0, 0.0, 0.0]);
+    for p in &ps {
+        let along = dot3(p.velocity, x);
+        assert!((along - 2.0 * p.age).abs() < 1e-4, "{p:?}");
+        assert!(
+            (dot3(p.velocity, p.velocity) - along * along).abs() < 1e-6,
+            "{p:?}"
+        );
+    }
+}
+
+#[test]
 fn a_sphere_emitter_starts_particles_on_its_radius_leaving_outward() {
     // CSphereGenerator: radius = areaLength + (areaWidth − areaLength) · U(0, 1) (here 0.5..0.5),
     // direction (cos pol · cos az, cos pol · sin az, sin pol), position = direction · radius;

@@ -132,6 +132,8 @@ pub fn emitter_def(node: &Node, texture: Option<usize>) -> Result<EmitterDef, St
                     .unwrap_or(1.0)
                     .clamp(1.0, 64.0) as u32
             }),
+            // A model has no wind: rollnw's is 0 unless its host sets one.
+            wind: [0.0; 3],
         },
         tail: None,
     })
