@@ -190,13 +190,13 @@ fn births(def: &EmitterDef, src: &dyn EmitterSource, r: &mut Resume) {
             (sane(r.state.birthrate, 0.0, POOL_PER_EMITTER as f32) as u32).saturating_mul(b)
         }
     };
+    let inverse = def.attached.then(|| Inverse::of(&r.state));
     for _ in 0..count.min(POOL_PER_EMITTER as u32 * 4) {
         if r.particles.len() >= POOL_PER_EMITTER {
             r.dropped += 1;
             continue;
         }
         let mut p = spawn(def, &r.state, src.spline(), &mut r.rng, r.serial);
-        let inverse = def.attached.then(|| Inverse::of(&r.state));
         if def.extras.inherit_velocity {
             // The emitter's velocity over the step before (NWN inheritvel).
             let v = scale3(r.moved, STEP_HZ as f32).map(|c| sane(c, -1e4, 1e4));

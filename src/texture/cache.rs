@@ -27,8 +27,8 @@ use super::quantise::Converted;
 use super::{BlendClass, TextureDepth};
 use crate::scene::{RgbaImage, SourceId, TextureImage};
 
-/// The entry layouts, the converter's output and the decoders' they were written by: bumped
-/// whenever one changes, so entries of an older converter are never read as today's.
+/// The entry layouts and what wrote them (the converter, the decoders): bumped whenever one
+/// changes, so an entry an older program wrote differently is a miss, never a texture.
 pub const FORMAT: u32 = 2;
 
 /// The size limit of a folder when none is given: 1 GiB.

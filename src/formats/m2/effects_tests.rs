@@ -547,8 +547,8 @@ fn a_spline_emitter_starts_particles_on_its_spline() {
     // CSplineGenerator: the fraction along the spline is drawn between the area length and
     // width (clamped to 0..1); C3Spline_Bezier3 with one segment takes it as the Bézier
     // parameter. Length = width = 0.5 on ARCH: every particle at
-    // 0.125·P0 + 0.375·P1 + 0.375·P2 + 0.125·P3 = (0.5, 0, 0.75). Placed as a plane (main),
-    // they would lie in a 0.5 × 0.5 square about the emitter.
+    // 0.125·P0 + 0.375·P1 + 0.375·P2 + 0.125·P3 = (0.5, 0, 0.75); a plane generator would
+    // spread them over a 0.5 × 0.5 square about the emitter instead.
     let m = host();
     let mut e = spline_emitter(&ARCH);
     e.tracks[track_index::AREA_LENGTH] = Track::constant(0.5);
