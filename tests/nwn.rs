@@ -157,6 +157,36 @@ fn tiles_prefer_the_game_camera_creatures_the_default_view() {
     assert_eq!(load(&creature, &opts).preferred_view(), None);
 }
 
+/// c_aribeth's 49 animations have their node trees read from a_fa when first drawn, each the
+/// tree a whole parse of a_fa reads, and nothing of them before.
+#[test]
+#[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
+fn c_aribeth_reads_each_animation_tree_when_drawn_as_the_whole_parse_does() {
+    let m = load(&sample("c_aribeth.mdl"), &LoadOptions::default());
+    let a_fa = nwn::parse(&std::fs::read(sample("a_fa.mdl")).unwrap(), &mut Vec::new()).unwrap();
+    assert_eq!(m.animations.len(), a_fa.animations.len());
+    for (i, whole) in a_fa.animations.iter().enumerate() {
+        let pa = &m.animations[i];
+        assert!(
+            pa.animation.nodes.is_empty(),
+            "{}: read at load",
+            whole.name
+        );
+        assert_eq!(
+            (
+                &pa.animation.name,
+                pa.animation.length,
+                &pa.animation.events
+            ),
+            (&whole.name, whole.length, &whole.events)
+        );
+        // Compared as text: a_fa's dangly nodes hold NaN displacements, never equal to NaN.
+        let read = format!("{:?}", m.keyed(i).unwrap().nodes);
+        assert!(read == format!("{:?}", whole.nodes), "{}", whole.name);
+    }
+    assert!(m.warnings().iter().all(|w| !w.contains("failed to load")));
+}
+
 #[test]
 #[cfg_attr(no_shared, ignore = "needs ../shared/samples/nwn")]
 fn c_aribeth_animations_come_from_a_fa() {

@@ -421,6 +421,7 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(EXIT_BAD_INPUT);
         }
     };
+    let told = model.warnings().len();
     super::print_warnings(
         (args.loader.ignored_by(model.format()).into_iter())
             .chain(model.warnings().iter().cloned()),
@@ -433,7 +434,10 @@ pub fn run(args: Args) -> ExitCode {
         .unwrap_or_else(|| super::precheck::default_output(&path, args.render.gif));
     let mut inputs = args.loader.files();
     inputs.push(&path);
-    render_model(model.as_ref(), &path, &inputs, &out, &args.render)
+    let code = render_model(model.as_ref(), &path, &inputs, &out, &args.render);
+    // What the frames read when first drawn (an NWN animation's node tree) may warn too.
+    super::print_warnings(model.warnings().into_iter().skip(told));
+    code
 }
 
 /// Renders `model` (named `source` in messages) per `args` into `out`. `inputs` are the files

@@ -10,8 +10,8 @@
 //! own byte (`Ptr`), the word a repair must change.
 
 use super::mdl::{
-    is_null_name, Animation, Controller, ControllerType, Mdl, Mesh, MeshFace, Node, NodeDetail,
-    NodeFlags, NodeKind, SkinLanes,
+    is_null_name, Animation, Body, Controller, ControllerType, Mdl, Mesh, MeshFace, Node,
+    NodeDetail, NodeFlags, NodeKind, Outline, SkinLanes,
 };
 use crate::formats::error::{ErrorKind, LoadError, Result};
 use crate::formats::reader::Reader;
@@ -213,6 +213,18 @@ fn vec3s(b: &[u8]) -> Vec<[f32; 3]> {
 /// Parses a binary MDL. Problems that leave the model usable (skin lanes naming unknown bones)
 /// are pushed to `warnings`.
 pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
+    Ok(read(data, warnings, true)?.mdl)
+}
+
+/// [`parse`] without the animations' node trees: their headers (name, length, events) are
+/// read, their trees left where [`Body::Binary`] says for [`animation_nodes`] to read when the
+/// animation is drawn.
+pub fn outline(data: &[u8], warnings: &mut Vec<String>) -> Result<Outline> {
+    read(data, warnings, false)
+}
+
+/// The checks of the file header and the read state for the model data and raw data.
+fn open(data: &[u8]) -> Result<Bin<'_>> {
     let r = Reader::new(data, FORMAT);
     if r.u32_at(0, "binary marker")? != 0 {
         return Err(r.error(
@@ -247,12 +259,17 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
             ),
         ));
     }
-    let mut b = Bin {
+    Ok(Bin {
         r,
         raw_base,
         warnings: Vec::new(),
         budget: ReadBudget::new(r.format(), budget::MODELS, r.len()),
-    };
+    })
+}
+
+/// Reads the model; the animations' node trees too when `trees`.
+fn read(data: &[u8], warnings: &mut Vec<String>, trees: bool) -> Result<Outline> {
+    let mut b = open(data)?;
     let h = MODEL_BASE;
     let name = b.name(h + 0x08, 64, "model name")?;
     let classification = b.r.u8_at(h + 0x72, "classification")?;
@@ -268,17 +285,25 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
 
     let (anim_ptrs, anim_off) = b.array(h + 0x78, 4, MAX_ANIMATIONS, "animation pointer array")?;
     let mut animations = Vec::new();
+    let mut bodies = Vec::new();
     for (i, p) in anim_ptrs.chunks_exact(4).enumerate() {
-        let p = u32::from_le_bytes([p[0], p[1], p[2], p[3]]);
+        let raw = u32::from_le_bytes([p[0], p[1], p[2], p[3]]);
         let at = anim_off + 4 * i as u64;
-        if p == 0 {
+        if raw == 0 {
             return Err(b.r.invalid(at, "null animation pointer"));
         }
-        let p = Ptr::model("animation pointer", at, p);
-        animations.push(b.follow(p, parse_animation)?);
+        let p = Ptr::model("animation pointer", at, raw);
+        let mut a = b.follow(p, parse_animation_header)?;
+        if trees {
+            a.nodes = b.follow(p, parse_geometry)?;
+            bodies.push(Body::Parsed);
+        } else {
+            bodies.push(Body::Binary { at, raw });
+        }
+        animations.push(a);
     }
     warnings.append(&mut b.warnings);
-    Ok(Mdl {
+    let mdl = Mdl {
         name,
         supermodel: (!is_null_name(&supermodel)).then_some(supermodel),
         classification,
@@ -287,10 +312,35 @@ pub fn parse(data: &[u8], warnings: &mut Vec<String>) -> Result<Mdl> {
         nodes,
         animations,
         ascii: false,
+    };
+    Ok(Outline {
+        mdl,
+        bodies,
+        budget_used: b.budget.used(),
     })
 }
 
-fn parse_animation(b: &mut Bin, a: u64) -> Result<Animation> {
+/// The node tree of the animation `body` names in `data` (a file [`outline`] read), charged to
+/// a read budget that has `budget_used` bytes spent already; returns the tree and the budget
+/// spent after it. Errors and warnings are those [`parse`] gives for the same tree.
+pub fn animation_nodes(
+    data: &[u8],
+    body: &Body,
+    budget_used: u64,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<Node>, u64)> {
+    let &Body::Binary { at, raw } = body else {
+        return Ok((Vec::new(), budget_used));
+    };
+    let mut b = open(data)?;
+    b.budget.charge(at, budget_used, "animation pointer")?;
+    let nodes = b.follow(Ptr::model("animation pointer", at, raw), parse_geometry)?;
+    warnings.append(&mut b.warnings);
+    Ok((nodes, b.budget.used()))
+}
+
+/// The header of the animation at `a`: everything but its node tree.
+fn parse_animation_header(b: &mut Bin, a: u64) -> Result<Animation> {
     let name = b.name(a + 0x08, 64, "animation name")?;
     let length = b.r.f32_at(a + 0x70, "animation length")?;
     let transtime = b.r.f32_at(a + 0x74, "animation transtime")?;
@@ -302,7 +352,6 @@ fn parse_animation(b: &mut Bin, a: u64) -> Result<Animation> {
         let end = e[4..].iter().position(|&c| c == 0).unwrap_or(32);
         events.push((t, String::from_utf8_lossy(&e[4..4 + end]).into_owned()));
     }
-    let nodes = parse_geometry(b, a)?;
     Ok(Animation {
         name,
         length: if length.is_finite() && length > 0.0 {
@@ -313,7 +362,7 @@ fn parse_animation(b: &mut Bin, a: u64) -> Result<Animation> {
         transtime,
         root,
         events,
-        nodes,
+        nodes: Vec::new(),
     })
 }
 

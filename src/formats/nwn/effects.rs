@@ -273,9 +273,8 @@ impl<'m> AnimatedNode<'m> {
 
     /// The animation node keyed for this emitter and the animation's length.
     fn keyed(&self) -> Option<(&'m Node, f32)> {
-        let pa = self.model.animations.get(self.animation?)?;
-        let an = pa.node_map.get(self.node).copied().flatten()?;
-        Some((pa.animation.nodes.get(an)?, pa.animation.length))
+        let k = self.model.keyed(self.animation?)?;
+        Some((k.node_for(self.node)?, k.playable.animation.length))
     }
 
     /// A controller's value at animation time `t` (already wrapped): the animation's key if

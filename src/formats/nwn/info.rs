@@ -187,13 +187,14 @@ impl Facts {
             animations: model
                 .animations
                 .iter()
-                .map(|a| {
+                .enumerate()
+                .map(|(i, a)| {
                     let an = &a.animation;
                     Animation {
                         name: an.name.clone(),
                         seconds: an.length,
                         frames: (an.length * 30.0).round().max(1.0) as u32,
-                        nodes: an.nodes.len(),
+                        nodes: model.keyed(i).map_or(0, |k| k.nodes.len()),
                         from: a.source.clone(),
                     }
                 })

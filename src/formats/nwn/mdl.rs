@@ -608,6 +608,30 @@ pub struct Mdl {
     pub ascii: bool,
 }
 
+/// A model read with its animations' node trees left in the file.
+pub struct Outline {
+    /// The model; its animations' `nodes` are empty unless their [`Body`] is `Parsed`.
+    pub mdl: Mdl,
+    /// Per animation of `mdl`, where its node tree is.
+    pub bodies: Vec<Body>,
+    /// Bytes of the read budget the outline used (a later read of a tree goes on from it).
+    pub budget_used: u64,
+}
+
+/// Where an animation's node tree is.
+#[derive(Clone, Debug)]
+pub enum Body {
+    /// Already read (into the animation's `nodes`).
+    Parsed,
+    /// In a binary file: the animation pointer (where it lies and what it holds).
+    Binary {
+        /// Where the pointer lies.
+        at: u64,
+        /// Its value.
+        raw: u32,
+    },
+}
+
 /// Classification byte in words.
 pub fn classification_name(c: u8) -> &'static str {
     match c {

@@ -27,13 +27,14 @@ pub mod txi;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::{Folders, LoadError, LoadOptions, MAX_FILE_SIZE};
 use crate::scene::{AnimationInfo, Model, PoseRequest, PosedMesh};
 pub use parse::{looks_ascii, parse};
 
 use anim::{Affine, Trs};
-use mdl::{Animation, Mdl};
+use mdl::{Animation, Body, Mdl, Node};
 
 /// Deepest supermodel chain followed.
 pub const MAX_SUPERMODEL_DEPTH: usize = 16;
@@ -60,17 +61,58 @@ pub struct ChainLink {
     pub animations: usize,
 }
 
-/// An animation playable on the model.
-#[derive(Clone, Debug)]
+/// An animation playable on the model. Its node tree is read from its file when it is first
+/// drawn ([`NWNModel::keyed`]): a creature's supermodel carries dozens of animations, and a
+/// frame draws one.
 pub struct PlayableAnimation {
-    /// The animation.
+    /// The animation's header (name, length, events); its `nodes` are empty unless its file
+    /// was read whole (ASCII): the tree is what [`NWNModel::keyed`] gives.
     pub animation: Animation,
     /// The model file it comes from.
     pub source: String,
-    /// For each model node, the animation node keyed for it (matched by name).
-    pub node_map: Vec<Option<usize>>,
     /// The times of its `detonate` events, in order (what fires an explosion emitter).
     pub detonations: Vec<f32>,
+    /// Where its tree is, when not read yet.
+    body: Body,
+    /// The file `body` is in.
+    file: Option<Arc<SourceFile>>,
+    keyed: OnceLock<Keyed>,
+}
+
+/// A model file whose animation trees are read when drawn.
+struct SourceFile {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    /// Bytes of the read budget spent on the file so far (its outline and the trees read
+    /// since): each tree read goes on from it, so the trees of one file together cost no more
+    /// than reading it whole would. Held while a tree is read.
+    budget_used: Mutex<u64>,
+}
+
+/// An animation's node tree read, and per model node the animation node keyed for it.
+#[derive(Default)]
+struct Keyed {
+    /// The tree when read from the file (empty when it is in the animation's `nodes`).
+    read: Vec<Node>,
+    node_map: Vec<Option<usize>>,
+}
+
+/// An animation's node tree and, for each model node, the animation node keyed for it
+/// (matched by name).
+pub struct KeyedAnimation<'a> {
+    /// The animation.
+    pub playable: &'a PlayableAnimation,
+    /// Its nodes.
+    pub nodes: &'a [Node],
+    /// Per model node, the index into `nodes` keyed for it.
+    pub node_map: &'a [Option<usize>],
+}
+
+impl<'a> KeyedAnimation<'a> {
+    /// The animation node keyed for model node `node`.
+    pub fn node_for(&self, node: usize) -> Option<&'a Node> {
+        self.nodes.get(self.node_map.get(node).copied().flatten()?)
+    }
 }
 
 /// A loaded NWN model.
@@ -95,6 +137,8 @@ pub struct NWNModel {
     /// Where the emitters' runs have been, for later frames to go on from.
     sim: crate::effects::SimCache,
     warnings: Vec<String>,
+    /// Warnings of animation trees read since the load.
+    late_warnings: Mutex<Vec<String>>,
     rest: Vec<Trs>,
     bind_world: Vec<Affine>,
 }
@@ -121,32 +165,26 @@ fn load_model(
     follow_chunks: bool,
 ) -> Result<NWNModel, LoadError> {
     let mut warnings = Vec::new();
-    let mdl = parse(data, &mut warnings).map_err(|e| e.in_file(path))?;
+    let outline = parse::outline(data, &mut warnings).map_err(|e| e.in_file(path))?;
+    let mut mdl = outline.mdl;
     let dir = crate::formats::model_dir(path).to_path_buf();
     let (chain, super_anims) = load_supermodels(&mdl, &dir, opts, &mut warnings);
-
+    let file = SourceFile::keep(path, &outline.bodies, outline.budget_used, || data.to_vec());
+    let own = Gathered::of(
+        std::mem::take(&mut mdl.animations),
+        outline.bodies,
+        file,
+        &mdl.name,
+    );
     let mut animations: Vec<PlayableAnimation> = Vec::new();
-    let own = mdl
-        .animations
-        .iter()
-        .cloned()
-        .map(|a| (a, mdl.name.clone()));
-    for (a, source) in own.chain(super_anims) {
+    for g in own.chain(super_anims) {
+        let a = g.animation;
         if animations
             .iter()
             .any(|p| p.animation.name.eq_ignore_ascii_case(&a.name))
         {
             continue;
         }
-        let node_map = mdl
-            .nodes
-            .iter()
-            .map(|n| {
-                a.nodes
-                    .iter()
-                    .position(|an| an.name.eq_ignore_ascii_case(&n.name))
-            })
-            .collect();
         let detonations = sorted_times(
             (a.events.iter())
                 .filter(|(_, name)| name.eq_ignore_ascii_case("detonate"))
@@ -154,9 +192,11 @@ fn load_model(
         );
         animations.push(PlayableAnimation {
             animation: a,
-            source,
-            node_map,
+            source: g.source,
             detonations,
+            body: g.body,
+            file: g.file,
+            keyed: OnceLock::new(),
         });
     }
 
@@ -215,6 +255,7 @@ fn load_model(
         chunks,
         sim: crate::effects::SimCache::default(),
         warnings,
+        late_warnings: Mutex::default(),
         rest,
         bind_world,
     };
@@ -222,6 +263,59 @@ fn load_model(
     model.emitters = emitters;
     model.warnings.extend(skipped);
     Ok(model)
+}
+
+/// An animation of the model or its supermodels, gathered at load.
+struct Gathered {
+    animation: Animation,
+    source: String,
+    body: Body,
+    file: Option<Arc<SourceFile>>,
+}
+
+impl Gathered {
+    /// The animations of the model named `source`, their trees where `bodies` say: in the
+    /// animation, or in `file`.
+    fn of(
+        animations: Vec<Animation>,
+        bodies: Vec<Body>,
+        file: Option<Arc<SourceFile>>,
+        source: &str,
+    ) -> impl Iterator<Item = Gathered> {
+        let source = source.to_string();
+        animations
+            .into_iter()
+            .zip(bodies)
+            .map(move |(animation, body)| Gathered {
+                animation,
+                source: source.clone(),
+                file: match body {
+                    Body::Parsed => None,
+                    _ => file.clone(),
+                },
+                body,
+            })
+    }
+}
+
+impl SourceFile {
+    /// The file at `path` (its bytes made by `bytes`), kept when a tree of `bodies` is still
+    /// in it; `budget_used` is what its outline spent.
+    fn keep(
+        path: &Path,
+        bodies: &[Body],
+        budget_used: u64,
+        bytes: impl FnOnce() -> Vec<u8>,
+    ) -> Option<Arc<SourceFile>> {
+        let waiting = bodies.iter().any(|b| !matches!(b, Body::Parsed));
+        waiting.then(|| {
+            Arc::new(SourceFile {
+                path: path.to_path_buf(),
+                bytes: bytes(),
+                budget_used: Mutex::new(budget_used),
+            })
+        })
+    }
 }
 
 /// Where the models a model names (supermodels, chunk models) are looked for: its folder
@@ -247,7 +341,7 @@ fn load_supermodels(
     dir: &Path,
     opts: &LoadOptions,
     warnings: &mut Vec<String>,
-) -> (Vec<ChainLink>, Vec<(Animation, String)>) {
+) -> (Vec<ChainLink>, Vec<Gathered>) {
     let dirs = model_dirs(dir, opts);
     let folders = Folders::new(dir, opts);
     let mut chain: Vec<ChainLink> = Vec::new();
@@ -282,17 +376,23 @@ fn load_supermodels(
             });
             break;
         };
-        let parsed = folders
-            .read(&path, "NWN MDL", MAX_FILE_SIZE)
-            .and_then(|d| parse(&d, warnings).map_err(|e| e.in_file(&path)));
+        let parsed =
+            folders.read(&path, "NWN MDL", MAX_FILE_SIZE).and_then(|d| {
+                match parse::outline(&d, warnings) {
+                    Ok(o) => Ok((o, d)),
+                    Err(e) => Err(e.in_file(&path)),
+                }
+            });
         match parsed {
-            Ok(sm) => {
+            Ok((o, data)) => {
+                let sm = o.mdl;
                 chain.push(ChainLink {
                     name,
-                    path: Some(path),
+                    path: Some(path.clone()),
                     animations: sm.animations.len(),
                 });
-                anims.extend(sm.animations.into_iter().map(|a| (a, sm.name.clone())));
+                let file = SourceFile::keep(&path, &o.bodies, o.budget_used, || data);
+                anims.extend(Gathered::of(sm.animations, o.bodies, file, &sm.name));
                 next = sm.supermodel;
             }
             Err(e) => {
@@ -310,6 +410,66 @@ fn load_supermodels(
 }
 
 impl NWNModel {
+    /// Animation `i` with its node tree, read from its file the first time it is asked for
+    /// (safe from several threads: one reads, the others wait for it). A tree that fails to
+    /// read leaves the animation keying no node, so the model stays in its rest pose in it,
+    /// and the error joins the model's warnings; so do the warnings of a tree read.
+    pub fn keyed(&self, i: usize) -> Option<KeyedAnimation<'_>> {
+        let playable = self.animations.get(i)?;
+        let keyed = playable.keyed.get_or_init(|| {
+            let read = self.read_tree(playable);
+            let nodes = if read.is_empty() {
+                &playable.animation.nodes
+            } else {
+                &read
+            };
+            let node_map = (self.mdl.nodes.iter())
+                .map(|n| (nodes.iter()).position(|an| an.name.eq_ignore_ascii_case(&n.name)))
+                .collect();
+            Keyed { read, node_map }
+        });
+        let nodes = if keyed.read.is_empty() {
+            &playable.animation.nodes
+        } else {
+            &keyed.read
+        };
+        Some(KeyedAnimation {
+            playable,
+            nodes,
+            node_map: &keyed.node_map,
+        })
+    }
+
+    /// The node tree of `playable` read from its file (empty when it has none to read, or the
+    /// read failed; the failure is a warning).
+    fn read_tree(&self, playable: &PlayableAnimation) -> Vec<Node> {
+        let Some(file) = &playable.file else {
+            return Vec::new();
+        };
+        let mut warnings = Vec::new();
+        let mut used = file.budget_used.lock().unwrap_or_else(|e| e.into_inner());
+        let read = parse::animation_nodes(&file.bytes, &playable.body, *used, &mut warnings);
+        let nodes = match read {
+            Ok((nodes, spent)) => {
+                *used = spent;
+                nodes
+            }
+            Err(e) => {
+                warnings.push(format!(
+                    "animation '{}' of '{}' failed to load: {}; the model stays in its rest \
+                     pose in it",
+                    playable.animation.name,
+                    playable.source,
+                    e.in_file(&file.path)
+                ));
+                Vec::new()
+            }
+        };
+        drop(used);
+        (self.late_warnings.lock().unwrap_or_else(|e| e.into_inner())).extend(warnings);
+        nodes
+    }
+
     /// The loaded chunk model emitter node `node` draws, if it names one that loaded.
     pub fn chunk(&self, node: usize) -> Option<&chunks::Chunk> {
         let name = chunks::chunk_name(self.mdl.nodes.get(node)?)?;
@@ -387,7 +547,8 @@ impl Model for NWNModel {
     }
 
     fn warnings(&self) -> Vec<String> {
-        self.warnings.clone()
+        let late = self.late_warnings.lock().unwrap_or_else(|e| e.into_inner());
+        self.warnings.iter().chain(late.iter()).cloned().collect()
     }
 }
 

@@ -27,10 +27,10 @@ impl NWNModel {
     /// length; the rest pose for `None`).
     pub fn node_world_at(&self, animation: Option<usize>, time: f32) -> Vec<Affine> {
         let mut local: Vec<Trs> = self.rest.clone();
-        if let Some(pa) = animation.and_then(|i| self.animations.get(i)) {
-            let t = wrap_time(time, pa.animation.length);
-            for (trs, m) in local.iter_mut().zip(&pa.node_map) {
-                if let Some(an) = m.and_then(|i| pa.animation.nodes.get(i)) {
+        if let Some(k) = animation.and_then(|i| self.keyed(i)) {
+            let t = wrap_time(time, k.playable.animation.length);
+            for (trs, m) in local.iter_mut().zip(k.node_map) {
+                if let Some(an) = m.and_then(|i| k.nodes.get(i)) {
                     trs.apply(an, t, self.mdl.animation_scale);
                 }
             }
@@ -42,10 +42,9 @@ impl NWNModel {
     /// Node `i`'s local transform `time` seconds into `animation` (the rest pose for `None`).
     fn local_at(&self, animation: Option<usize>, time: f32, i: usize) -> Affine {
         let mut trs = self.rest[i];
-        if let Some(pa) = animation.and_then(|a| self.animations.get(a)) {
-            let t = wrap_time(time, pa.animation.length);
-            let an = pa.node_map.get(i).copied().flatten();
-            if let Some(an) = an.and_then(|k| pa.animation.nodes.get(k)) {
+        if let Some(k) = animation.and_then(|a| self.keyed(a)) {
+            let t = wrap_time(time, k.playable.animation.length);
+            if let Some(an) = k.node_for(i) {
                 trs.apply(an, t, self.mdl.animation_scale);
             }
         }

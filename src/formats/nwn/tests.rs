@@ -637,3 +637,86 @@ fn emitters_past_the_cap_are_counted_in_a_warning() {
         "{w:?}"
     );
 }
+
+/// The byte offset of the root node of the sample model's first animation.
+fn first_animation_root(data: &[u8]) -> usize {
+    let word = |at: usize| u32::from_le_bytes(data[at..at + 4].try_into().unwrap()) as usize;
+    let anim_ptrs = 12 + word(12 + 0x78);
+    let anim = 12 + word(anim_ptrs);
+    12 + word(anim + 0x48)
+}
+
+/// An animation's tree is read when first drawn: one that is damaged does not stop the model
+/// loading (the whole-file parse refuses it), keys nothing (the frame is the rest pose) and
+/// says why in the warnings, naming the file, the byte and what was wrong.
+#[test]
+fn a_damaged_animation_tree_is_a_warning_and_the_rest_pose() {
+    let mut data = build(&sample_model());
+    let root = first_animation_root(&data);
+    data[root + 0x6C..root + 0x70].copy_from_slice(&0x1001u32.to_le_bytes());
+    let e = parse(&data, &mut Vec::new()).unwrap_err();
+    assert_eq!(e.offset, (root + 0x6C) as u64, "{e}");
+    let m = load_bytes(&data);
+    let at_load = m.warnings().len();
+    assert!(
+        m.warnings().iter().all(|w| !w.contains("animation")),
+        "nothing read yet: {:?}",
+        m.warnings()
+    );
+    assert_eq!(m.animations().len(), 1, "still listed");
+    let request = PoseRequest {
+        animation: Some(0),
+        frame: 10,
+        camera: None,
+    };
+    assert_eq!(m.pose(&request), m.pose(&PoseRequest::default()));
+    assert_eq!(
+        m.warnings()[at_load..],
+        [format!(
+            "animation 'wave' of 'synth' failed to load: {}; the model stays in its rest pose \
+             in it",
+            e.in_file(Path::new("/nonexistent-dir/synth.mdl"))
+        )]
+    );
+    assert!(
+        m.info().contains("wave: 1.000 s (30 frames), 0 nodes"),
+        "{}",
+        m.info()
+    );
+    assert_eq!(m.warnings().len(), at_load + 1, "told once");
+}
+
+/// The trees read when drawn are those the whole-file parse reads, and the frames the same,
+/// from however many threads ask for them at once.
+#[test]
+fn animation_trees_read_when_drawn_are_the_whole_parse_s() {
+    let mut model = sample_model();
+    model.root.children[0].children[0].controllers =
+        vec![BuildController::position([0.0, 0.5, 0.0])];
+    let data = build(&model);
+    let whole = parse(&data, &mut Vec::new()).unwrap();
+    let m = load_bytes(&data);
+    let request = PoseRequest {
+        animation: Some(0),
+        frame: 7,
+        camera: None,
+    };
+    let poses: Vec<_> = std::thread::scope(|s| {
+        let threads: Vec<_> = (0..4).map(|_| s.spawn(|| m.pose(&request))).collect();
+        threads.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    assert!(poses.iter().all(|p| *p == poses[0]));
+    assert_ne!(
+        poses[0],
+        m.pose(&PoseRequest::default()),
+        "the animation moves it"
+    );
+    let k = m.keyed(0).unwrap();
+    assert_eq!(k.nodes, &whole.animations[0].nodes[..]);
+    assert_eq!(k.node_map, [Some(0), Some(1), None]);
+    assert!(
+        m.warnings().iter().all(|w| !w.contains("animation")),
+        "{:?}",
+        m.warnings()
+    );
+}
