@@ -534,11 +534,13 @@ pub(crate) fn sane(v: f32, lo: f32, hi: f32) -> f32 {
     }
 }
 
-/// A new particle from `state` (and `spline`, for a [`Shape::Spline`]).
-pub(crate) fn spawn(
+/// A new particle from `state` (and `spline`, for a [`Shape::Spline`]); `inverse` is the
+/// inverse of the state's frame when `def` is attached (the caller derives it once a step).
+fn spawn(
     def: &EmitterDef,
     s: &EmitterState,
     spline: Option<&Spline>,
+    inverse: Option<frame::Inverse>,
     rng: &mut Rng,
     serial: u64,
 ) -> Particle {
@@ -572,7 +574,6 @@ pub(crate) fn spawn(
     } else {
         sane(s.life, 0.0, MAX_LIFE)
     };
-    let inverse = def.attached.then(|| frame::Inverse::of(s));
     let velocity = scale3(dir, speed);
     Particle {
         position: match inverse {
