@@ -691,6 +691,9 @@ fn a_pbr_model_decodes_only_its_base_colour_map() {
     let decoded: Vec<bool> = m.images.iter().map(|i| i.texture.is_some()).collect();
     assert_eq!(decoded, [true, false, false, false, false]);
     assert!(m.images.iter().all(|i| i.size == [2048, 2048]));
+    // Eight times the PS1 side: decoded at the JPEG's 1/8 scale, its PS1 size itself.
+    let base = m.images[0].texture.as_ref().unwrap();
+    assert_eq!(base.image.size(), [256, 256]);
     assert_eq!(m.variants.len(), 1);
     let facts = m.facts();
     for t in 0..5 {
@@ -702,6 +705,13 @@ fn a_pbr_model_decodes_only_its_base_colour_map() {
         .render(&PoseRequest::default())
         .unwrap();
     assert_eq!(f.stats.drawn, 2);
+}
+
+#[test]
+fn a_jpeg_within_twice_the_ps1_side_is_decoded_whole() {
+    let m = load_bytes("pbr5.glb", &pbr_five_maps(512));
+    let base = m.images[0].texture.as_ref().unwrap();
+    assert_eq!(base.image.size(), [512, 512]);
 }
 
 #[test]

@@ -154,21 +154,51 @@ pub(crate) fn mip_table(r: &Reader, at: u64) -> Result<([u32; 16], [u32; 16])> {
 /// with [`LoadError::in_file`]. A file starting with `"BLP1"` is the older container, decoded by
 /// [`super::blp1`].
 pub fn decode(data: &[u8]) -> Result<RgbaImage> {
+    decode_level(data, false)
+}
+
+/// [`decode`] for drawing: a BLP2 texture far larger than its PS1 form decoded from the
+/// smallest mip level the file holds that is still at least that size
+/// ([`crate::texture::early_halvings`]); any other texture (and every BLP1), or one whose level
+/// is not all in the file, from mip 0 as [`decode`] does.
+pub fn decode_for_drawing(data: &[u8]) -> Result<RgbaImage> {
+    decode_level(data, true)
+}
+
+/// Decodes mip 0, or when `reduce` the level [`decode_for_drawing`] names.
+fn decode_level(data: &[u8], reduce: bool) -> Result<RgbaImage> {
     if data.starts_with(b"BLP1") {
         return super::blp1::decode(data);
     }
     let r = Reader::new(data, FORMAT);
     let h = read_header(&r)?;
-    let (w, ht) = (h.width as usize, h.height as usize);
+    let needed = |w: usize, ht: usize| {
+        let pixels = w * ht;
+        (match h.encoding {
+            Encoding::Palette => pixels + (pixels * h.alpha_depth as usize).div_ceil(8),
+            Encoding::Dxt => dxt_format(h.dxt_kind()).level_bytes(w, ht),
+            Encoding::RawBgra => pixels * 4,
+        }) as u64
+    };
+    let level = if reduce && h.has_mips {
+        let held = mips((h.width, h.height), &h.mip_offsets, &h.mip_sizes);
+        let levels = (held.len() as u32).saturating_sub(1);
+        let k = crate::texture::early_halvings(h.width, h.height, levels);
+        held.into_iter().nth(k as usize).filter(|m| {
+            let bytes = needed(m.width as usize, m.height as usize);
+            k > 0 && u64::from(m.offset).saturating_add(bytes) <= r.len()
+        })
+    } else {
+        None
+    };
+    let (width, height, off) = level
+        .map_or((h.width, h.height, u64::from(h.mip_offsets[0])), |m| {
+            (m.width, m.height, u64::from(m.offset))
+        });
+    let (w, ht) = (width as usize, height as usize);
     let pixels = w * ht;
     let mip_at = 20u64;
-    let off = u64::from(h.mip_offsets[0]);
-    let needed = match h.encoding {
-        Encoding::Palette => pixels + (pixels * h.alpha_depth as usize).div_ceil(8),
-        Encoding::Dxt => dxt_format(h.dxt_kind()).level_bytes(w, ht),
-        Encoding::RawBgra => pixels * 4,
-    } as u64;
-    let src = r.array(mip_at, off, needed, 1, "mip 0")?;
+    let src = r.array(mip_at, off, needed(w, ht), 1, "mip 0")?;
     let out = match h.encoding {
         Encoding::Palette => {
             let pal = r.array(HEADER_SIZE as u64, HEADER_SIZE as u64, 256, 4, "palette")?;
@@ -191,8 +221,8 @@ pub fn decode(data: &[u8]) -> Result<RgbaImage> {
             .collect(),
     };
     Ok(RgbaImage {
-        width: h.width,
-        height: h.height,
+        width,
+        height,
         pixels: out,
     })
 }
@@ -430,5 +460,48 @@ mod tests {
         for len in 0..file.len() {
             assert!(decode(&file[..len]).is_err(), "truncated at {len}");
         }
+    }
+
+    /// A DXT1 BLP2 of `side`² with `levels` mip levels, level `i` all of colour `colours[i]`
+    /// (RGB565).
+    fn dxt1_mips(side: u32, levels: usize, colours: &[u16]) -> Vec<u8> {
+        let mut file = vec![0u8; HEADER_SIZE + PALETTE_SIZE];
+        file[..8].copy_from_slice(b"BLP2\x01\0\0\0");
+        file[8..12].copy_from_slice(&[2, 0, 0, 1]);
+        file[12..16].copy_from_slice(&side.to_le_bytes());
+        file[16..20].copy_from_slice(&side.to_le_bytes());
+        for (i, &c) in colours.iter().enumerate().take(levels) {
+            let s = (side >> i).max(1) as usize;
+            let bytes = dxt_format(DxtKind::Dxt1).level_bytes(s, s);
+            let at = 20 + 4 * i;
+            let offset = file.len() as u32;
+            file[at..at + 4].copy_from_slice(&offset.to_le_bytes());
+            file[at + 64..at + 68].copy_from_slice(&(bytes as u32).to_le_bytes());
+            let c = c.to_le_bytes();
+            for _ in 0..bytes / 8 {
+                file.extend_from_slice(&[c[0], c[1], c[0], c[1], 0, 0, 0, 0]);
+            }
+        }
+        file
+    }
+
+    #[test]
+    fn a_texture_far_larger_than_its_ps1_form_is_drawn_from_a_mip_level() {
+        let colours = [0xF800, 0x07E0, 0x001F, 0xFFFF, 0xFFFF];
+        let file = dxt1_mips(1024, 5, &colours);
+        let full = decode(&file).unwrap();
+        assert_eq!((full.width, full.pixels[0]), (1024, [255, 0, 0, 255]));
+        let drawn = decode_for_drawing(&file).unwrap();
+        assert_eq!((drawn.width, drawn.height), (256, 256));
+        assert!(drawn.pixels.iter().all(|&p| p == [0, 0, 255, 255]));
+        // Only two levels in the table: the smallest still at least 256, 512².
+        let two = decode_for_drawing(&dxt1_mips(1024, 2, &colours)).unwrap();
+        assert_eq!((two.width, two.pixels[0]), (512, [0, 255, 0, 255]));
+        // The 256² level cut short: mip 0.
+        let cut = decode_for_drawing(&file[..file.len() - 2048 - 8192 - 1]).unwrap();
+        assert_eq!(cut.width, 1024);
+        // Within the bound (512²): mip 0, as `decode` gives it.
+        let small = dxt1_mips(512, 5, &colours);
+        assert_eq!(decode_for_drawing(&small).unwrap(), decode(&small).unwrap());
     }
 }

@@ -3,8 +3,9 @@
 //!
 //! BioWare DDS (source: format-notes §2.1, verified on `ttd01_cliff01.dds` and
 //! `c_aribeth.dds`): `u32 width, u32 height, u32 bpp (3 → DXT1, 4 → DXT5), u32 base level
-//! size, f32 alpha mean`, then the DXT data of the whole mip chain. Only the base level is
-//! decoded. BioWare stores the rows bottom-up (the first row is texture v = 0, as OpenGL
+//! size, f32 alpha mean`, then the DXT data of the whole mip chain. The base level is decoded,
+//! or for drawing a texture far larger than its PS1 form, a smaller level
+//! ([`decode_for_drawing`]). BioWare stores the rows bottom-up (the first row is texture v = 0, as OpenGL
 //! uploads it); [`decode`] flips them so every image leaves here top row first. Verified by
 //! comparing `c_aribeth.dds` with `c_aribeth.tga` (see the unit tests in `tests/nwn.rs`).
 //!
@@ -14,6 +15,7 @@ use super::dxt::{self, Dxt};
 use super::error::{ErrorKind, LoadError, Result};
 use super::reader::Reader;
 use crate::scene::RgbaImage;
+use crate::texture::early_halvings;
 use serde::Serialize;
 
 /// Largest accepted width or height, in pixels.
@@ -109,8 +111,45 @@ pub fn decode(data: &[u8]) -> Result<RgbaImage> {
     }
 }
 
+/// [`decode`] for drawing: a texture far larger than its PS1 form decoded from the smallest
+/// mip level the file holds that is still at least that size ([`early_halvings`]); any other
+/// texture, or one whose level is not all in the file, from its base level as [`decode`] does.
+pub fn decode_for_drawing(data: &[u8]) -> Result<RgbaImage> {
+    if is_standard(data) {
+        standard(data, true)
+    } else {
+        bioware(data, true)
+    }
+}
+
+/// Where the level [`early_halvings`] picks for a `w`×`h` image with `levels` mip levels
+/// starts (the base level at `base`, each level `bytes(w, h)` long), and its size: the base
+/// level unless that level is wholly inside a file of `len` bytes.
+fn reduced_level(
+    (w, h): (u32, u32),
+    levels: u32,
+    base: u64,
+    len: u64,
+    bytes: impl Fn(u32, u32) -> u64,
+) -> (u64, u32, u32) {
+    let k = early_halvings(w, h, levels.saturating_sub(1));
+    let side = |n: u32, i: u32| (n >> i).max(1);
+    let off = (0..k).fold(base, |o, i| o.saturating_add(bytes(side(w, i), side(h, i))));
+    let (lw, lh) = (side(w, k), side(h, k));
+    if k > 0 && off.saturating_add(bytes(lw, lh)) <= len {
+        (off, lw, lh)
+    } else {
+        (base, w, h)
+    }
+}
+
 /// BioWare's header-only variant (20-byte header, DXT1 or DXT5), flipped to top row first.
 pub fn decode_bioware(data: &[u8]) -> Result<RgbaImage> {
+    bioware(data, false)
+}
+
+/// [`decode_bioware`], from the level [`reduced_level`] picks when `reduce`.
+fn bioware(data: &[u8], reduce: bool) -> Result<RgbaImage> {
     let r = Reader::new(data, "BioWare DDS");
     let w = r.u32_at(0, "width")?;
     let h = r.u32_at(4, "height")?;
@@ -126,7 +165,10 @@ pub fn decode_bioware(data: &[u8]) -> Result<RgbaImage> {
             ))
         }
     };
-    let body = r.bytes(20, format.level_bytes(w, h), "DXT base level")?;
+    // The file holds as many levels as fit; the last one need not be 1x1.
+    let levels = if reduce { 32 } else { 1 };
+    let (off, w, h) = reduced_level((w, h), levels, 20, r.len(), |w, h| format.level_bytes(w, h));
+    let body = r.bytes(off, format.level_bytes(w, h), "DXT base level")?;
     decode_level(format, w, h, body, true)
 }
 
@@ -139,6 +181,11 @@ const DDPF_ALPHAPIXELS: u32 = 0x1;
 
 /// A standard DirectDraw Surface (`DDS `, 124-byte header; pixel format at 0x4C).
 pub fn decode_standard(data: &[u8]) -> Result<RgbaImage> {
+    standard(data, false)
+}
+
+/// [`decode_standard`], from the level [`reduced_level`] picks when `reduce`.
+fn standard(data: &[u8], reduce: bool) -> Result<RgbaImage> {
     let r = Reader::new(data, "DDS");
     if !is_standard(data) {
         return Err(r.error(
@@ -159,6 +206,13 @@ pub fn decode_standard(data: &[u8]) -> Result<RgbaImage> {
     let flags = r.u32_at(pf + 4, "pixel format flags")?;
     let fourcc = r.bytes(pf + 8, 4, "FourCC")?;
     let body_off = 128u64;
+    let levels = if reduce {
+        r.u32_at(0x1C, "mip count")?.max(1)
+    } else {
+        1
+    };
+    let pick =
+        |bytes: &dyn Fn(u32, u32) -> u64| reduced_level((w, h), levels, body_off, r.len(), bytes);
     if flags & DDPF_FOURCC != 0 {
         let format = match fourcc {
             b"DXT1" => DxtFormat::Dxt1,
@@ -174,7 +228,8 @@ pub fn decode_standard(data: &[u8]) -> Result<RgbaImage> {
                 ))
             }
         };
-        let body = r.bytes(body_off, format.level_bytes(w, h), "DXT base level")?;
+        let (off, w, h) = pick(&|w, h| format.level_bytes(w, h));
+        let body = r.bytes(off, format.level_bytes(w, h), "DXT base level")?;
         return decode_dxt(format, w, h, body).map_err(|e| LoadError { format: "DDS", ..e });
     }
     if flags & DDPF_RGB == 0 {
@@ -201,7 +256,8 @@ pub fn decode_standard(data: &[u8]) -> Result<RgbaImage> {
         },
     ];
     let bpp = u64::from(bits / 8);
-    let body = r.array(12, body_off, u64::from(w) * u64::from(h), bpp, "pixel data")?;
+    let (off, w, h) = pick(&|w, h| u64::from(w) * u64::from(h) * bpp);
+    let body = r.array(12, off, u64::from(w) * u64::from(h), bpp, "pixel data")?;
     let pixels = body
         .chunks_exact(bpp as usize)
         .map(|p| {
@@ -362,5 +418,71 @@ mod tests {
         d.extend_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
         let img = decode(&d).unwrap();
         assert_eq!(img.pixels, vec![[3, 2, 1, 4], [7, 6, 5, 8]]);
+    }
+
+    /// The DXT1 mip chain of a `side`² texture, `levels` levels, level `i` all of colour
+    /// `colours[i]` (RGB565).
+    fn dxt1_chain(side: u32, levels: u32, colours: &[u16]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for i in 0..levels {
+            let s = (side >> i).max(1);
+            let c = colours[i as usize].to_le_bytes();
+            for _ in 0..DxtFormat::Dxt1.level_bytes(s, s) / 8 {
+                out.extend_from_slice(&[c[0], c[1], c[0], c[1], 0, 0, 0, 0]);
+            }
+        }
+        out
+    }
+
+    /// A standard DXT1 DDS of `side`², its header naming `levels` mip levels, holding `data`.
+    fn standard_dxt1(side: u32, levels: u32, data: &[u8]) -> Vec<u8> {
+        let mut d = vec![0u8; 128];
+        d[..4].copy_from_slice(b"DDS ");
+        d[4..8].copy_from_slice(&124u32.to_le_bytes());
+        d[12..16].copy_from_slice(&side.to_le_bytes());
+        d[16..20].copy_from_slice(&side.to_le_bytes());
+        d[0x1C..0x20].copy_from_slice(&levels.to_le_bytes());
+        d[0x4C + 4..0x4C + 8].copy_from_slice(&DDPF_FOURCC.to_le_bytes());
+        d[0x4C + 8..0x4C + 12].copy_from_slice(b"DXT1");
+        d.extend_from_slice(data);
+        d
+    }
+
+    #[test]
+    fn a_texture_far_larger_than_its_ps1_form_is_drawn_from_a_mip_level() {
+        // Red, green, blue, then white levels.
+        let colours = [0xF800, 0x07E0, 0x001F, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF];
+        let chain = dxt1_chain(1024, 7, &colours);
+        let file = standard_dxt1(1024, 7, &chain);
+        let full = decode(&file).unwrap();
+        assert_eq!(
+            (full.width, full.height, full.pixels[0]),
+            (1024, 1024, [255, 0, 0, 255])
+        );
+        // 1024 → 256 is two halvings: the blue level, at the PS1 size itself.
+        let drawn = decode_for_drawing(&file).unwrap();
+        assert_eq!((drawn.width, drawn.height), (256, 256));
+        assert!(drawn.pixels.iter().all(|&p| p == [0, 0, 255, 255]));
+        // Without the level in the file (the header promising it), the base level.
+        let bytes = |s: u32| DxtFormat::Dxt1.level_bytes(s, s) as usize;
+        let to_blue = 128 + bytes(1024) + bytes(512) + bytes(256);
+        let short = decode_for_drawing(&file[..to_blue - 1]).unwrap();
+        assert_eq!((short.width, short.pixels[0]), (1024, [255, 0, 0, 255]));
+        assert_eq!(decode_for_drawing(&file[..to_blue]).unwrap().width, 256);
+        // A header naming one level: the base level.
+        let one = decode_for_drawing(&standard_dxt1(1024, 1, &chain)).unwrap();
+        assert_eq!(one.width, 1024);
+        // Within the bound (512²), the base level whatever mips there are.
+        let small = standard_dxt1(512, 6, &dxt1_chain(512, 6, &colours));
+        assert_eq!(decode_for_drawing(&small).unwrap(), decode(&small).unwrap());
+        // BioWare's: the levels the file holds, each flipped as the base level is.
+        let mut bw = Vec::new();
+        for v in [1024u32, 1024, 3, 512 * 512, 0] {
+            bw.extend_from_slice(&v.to_le_bytes());
+        }
+        bw.extend_from_slice(&chain);
+        let drawn = decode_for_drawing(&bw).unwrap();
+        assert_eq!((drawn.width, drawn.pixels[0]), (256, [0, 0, 255, 255]));
+        assert_eq!(decode(&bw).unwrap().width, 1024);
     }
 }

@@ -244,6 +244,70 @@ pub fn decode_limited(
     reader.decode().map_err(|e| e.to_string())
 }
 
+/// PNG or JPEG bytes decoded for drawing: a JPEG far larger than its PS1 form decoded at the
+/// smallest of the codec's scales (1/2, 1/4, 1/8, by scaling its inverse DCT) that leaves each
+/// side at least that size ([`crate::texture::early_halvings`]); every other image, or a JPEG
+/// the scaling decoder does not read as 8-bit grey or RGB, as [`decode_limited`] and
+/// [`to_rgba`] give it.
+pub fn decode_for_drawing(
+    bytes: &[u8],
+    format: image::ImageFormat,
+) -> std::result::Result<RgbaImage, String> {
+    if format == image::ImageFormat::Jpeg {
+        if let Some(img) = jpeg_scaled(bytes) {
+            return Ok(img);
+        }
+    }
+    decode_limited(bytes, format).map(to_rgba)
+}
+
+/// A JPEG decoded at a reduced scale by `jpeg-decoder` (the `image` crate's decoder has no
+/// scaled decode), or `None` when it is not to be reduced or that decoder does not give it as
+/// 8-bit grey or RGB of the size asked for.
+fn jpeg_scaled(bytes: &[u8]) -> Option<RgbaImage> {
+    use image::ImageDecoder;
+    let reader =
+        image::ImageReader::with_format(std::io::Cursor::new(bytes), image::ImageFormat::Jpeg);
+    let header = reader.into_decoder().ok()?;
+    let (w, h) = header.dimensions();
+    let grey = match header.color_type() {
+        image::ColorType::L8 => true,
+        image::ColorType::Rgb8 => false,
+        _ => return None,
+    };
+    if w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE {
+        return None;
+    }
+    let k = crate::texture::early_halvings(w, h, 3);
+    if k == 0 {
+        return None;
+    }
+    let (sw, sh) = (w.div_ceil(1 << k), h.div_ceil(1 << k));
+    let mut decoder = jpeg_decoder::Decoder::new(bytes);
+    decoder.set_max_decoding_buffer_size(MAX_DECODE_BYTES as usize);
+    let size = decoder.scale(sw as u16, sh as u16).ok()?;
+    if size != (sw as u16, sh as u16) {
+        return None;
+    }
+    let raw = decoder.decode().ok()?;
+    let n = sw as usize * sh as usize;
+    let pixels: Vec<[u8; 4]> = match (grey, raw.len()) {
+        (true, len) if len == n => raw.iter().map(|&l| [l, l, l, 255]).collect(),
+        (false, len) if len == 3 * n => raw
+            .as_chunks::<3>()
+            .0
+            .iter()
+            .map(|&[r, g, b]| [r, g, b, 255])
+            .collect(),
+        _ => return None,
+    };
+    Some(RgbaImage {
+        width: sw,
+        height: sh,
+        pixels,
+    })
+}
+
 /// A decoded image as the scene's RGBA, top row first. The 8-bit layouts decoders give are
 /// copied channel by channel (grey to all three, opaque where there is no alpha); only
 /// 16-bit and float images go through the `image` crate's generic conversion, which costs

@@ -29,7 +29,7 @@ use crate::scene::{RgbaImage, SourceId, TextureImage};
 
 /// The entry layouts and what wrote them (the converter, the decoders): bumped whenever one
 /// changes, so an entry an older program wrote differently is a miss, never a texture.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
 /// The size limit of a folder when none is given: 1 GiB.
 pub const DEFAULT_LIMIT: u64 = 1 << 30;

@@ -182,6 +182,29 @@ impl std::error::Error for TextureError {}
 /// Cap on source texture size accepted (pixels); larger images are refused.
 pub const MAX_SOURCE_PIXELS: usize = 8192 * 8192;
 
+/// Largest side of a texture in PS1 form: a texture page is 256 texels square.
+pub const PS1_MAX_SIDE: u32 = 256;
+
+/// How many times a loader may halve a `w`×`h` source before it is drawn (decode a smaller mip
+/// level, or decode at a reduced scale), `levels` the halvings the file or codec offers: 0
+/// unless a side is more than twice [`PS1_MAX_SIDE`], so a texture within that bound is decoded
+/// as it always was; else the most halvings that leave each side (`n >> k`) at least the PS1
+/// size the converter resamples that side to at full size. Then each side is still resampled to
+/// the same PS1 size, from a source holding a quarter of the pixels or fewer per halving.
+pub fn early_halvings(w: u32, h: u32, levels: u32) -> u32 {
+    if w.max(h) <= 2 * PS1_MAX_SIDE {
+        return 0;
+    }
+    let (tw, th) = (
+        u32::from(quantise::target_size(w, 0)),
+        u32::from(quantise::target_size(h, 0)),
+    );
+    (0..=levels.min(31))
+        .take_while(|&k| w >> k >= tw && h >> k >= th)
+        .last()
+        .unwrap_or(0)
+}
+
 /// Converts and places `uses` (texture index, encoding) of `textures`, avoiding `occupied`;
 /// conversions are taken from and added to `cache` when there is one.
 pub fn prepare(
@@ -341,6 +364,33 @@ mod tests {
                 pixels,
             }
             .into(),
+        }
+    }
+
+    #[test]
+    fn only_textures_past_twice_the_ps1_side_are_halved_early() {
+        // Within the bound: decoded as they are, whatever mips the file holds.
+        assert_eq!(early_halvings(512, 512, 9), 0);
+        assert_eq!(early_halvings(100, 3000, 9), 0);
+        // Past it: down to the PS1 size of each side, no further, and no more than offered.
+        assert_eq!(early_halvings(2048, 2048, 3), 3);
+        assert_eq!(early_halvings(2048, 2048, 11), 3);
+        assert_eq!(early_halvings(2048, 2048, 1), 1);
+        assert_eq!(early_halvings(1024, 600, 10), 1);
+        assert_eq!(early_halvings(2048, 128, 10), 0);
+        for (w, h) in [(1024, 600), (4096, 513), (8192, 8192), (1000, 700)] {
+            let k = early_halvings(w, h, 16);
+            for shrink in 0..=5 {
+                assert_eq!(
+                    quantise::target_size(w >> k, shrink),
+                    quantise::target_size(w, shrink),
+                    "{w}x{h} halved {k} times"
+                );
+                assert_eq!(
+                    quantise::target_size(h >> k, shrink),
+                    quantise::target_size(h, shrink)
+                );
+            }
         }
     }
 

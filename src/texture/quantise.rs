@@ -35,7 +35,7 @@ impl Converted {
 }
 
 /// The power of two nearest `n` (ties up), 8–256, halved `shrink` times (not below 8).
-fn target_size(n: u32, shrink: u32) -> u16 {
+pub(super) fn target_size(n: u32, shrink: u32) -> u16 {
     let n = n.clamp(1, 256);
     let up = n.next_power_of_two();
     let p = if up - n <= n - up / 2 { up } else { up / 2 };

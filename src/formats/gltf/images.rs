@@ -276,20 +276,20 @@ fn decode(
     let id = cache.map(|_| source_id(encoding, bytes));
     if let Some((cache, id)) = cache.zip(id) {
         if let Some(f) = cache.facts(id) {
-            // Decoded before: charged as decoding charges it (from the header, the same
-            // size), the pixels decoded when first used.
-            budget.charge_image(u64::from(f.width) * u64::from(f.height) * 4)?;
+            // Decoded before: charged as decoding charges it (from the header), the pixels
+            // (of the facts' size, which a reduced decode makes smaller) decoded when first
+            // used.
+            let (w, h) = codecs::dimensions(bytes, format).unwrap_or((f.width, f.height));
+            budget.charge_image(u64::from(w) * u64::from(h) * 4)?;
             let data = bytes.to_vec();
             let image = TextureImage::lazy(id, [f.width, f.height], move || {
-                codecs::decode_limited(&data, format)
-                    .map(codecs::to_rgba)
-                    .unwrap_or(RgbaImage {
-                        width: 0,
-                        height: 0,
-                        pixels: Vec::new(),
-                    })
+                codecs::decode_for_drawing(&data, format).unwrap_or(RgbaImage {
+                    width: 0,
+                    height: 0,
+                    pixels: Vec::new(),
+                })
             });
-            return Ok(Ok((encoding, [f.width, f.height], Some(image))));
+            return Ok(Ok((encoding, [w, h], Some(image))));
         }
     }
     let pixels = match source::decode_image(bytes, format, budget)
@@ -301,9 +301,12 @@ fn decode(
     if let Some((cache, id)) = cache.zip(id) {
         cache.put_facts(id, SourceFacts::of(&pixels));
     }
+    // The file's size as its header gives it (which `decode_image` has read): the pixels may
+    // be a reduced decode.
+    let (w, h) = codecs::dimensions(bytes, format).unwrap_or((pixels.width, pixels.height));
     Ok(Ok((
         encoding,
-        [pixels.width, pixels.height],
+        [w, h],
         Some(TextureImage::decoded(Arc::new(pixels), id)),
     )))
 }

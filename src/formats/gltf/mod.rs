@@ -403,10 +403,11 @@ pub struct Image {
     pub origin: String,
     /// `PNG` / `JPEG`.
     pub encoding: &'static str,
-    /// Width and height in pixels.
+    /// Width and height in pixels, as the file gives them.
     pub size: [u32; 2],
     /// The decoded pixels; `None` when no material shows the image as its base colour, the
-    /// only map the PS1 path draws, so it was not decoded.
+    /// only map the PS1 path draws, so it was not decoded. A JPEG far larger than its PS1 form
+    /// is decoded at a reduced scale ([`crate::formats::images::decode_for_drawing`]).
     pub texture: Option<Texture>,
 }
 

@@ -649,7 +649,7 @@ pub fn image_format(bytes: &[u8], mime: Option<&str>) -> Option<image::ImageForm
     }
 }
 
-/// Decodes PNG or JPEG bytes to RGBA: sides up to [`images::MAX_IMAGE_SIDE`] (refused from the
+/// Decodes PNG or JPEG bytes to RGBA for drawing ([`images::decode_for_drawing`]): sides up to [`images::MAX_IMAGE_SIDE`] (refused from the
 /// header, naming the cap), the decoded pixels charged to the budget's image allowance first.
 /// The inner `Err` says why the decoder failed on the bytes (drawn as a checkerboard); the outer
 /// one refuses the image: a header past the side cap or too short for its size, or the
@@ -665,7 +665,7 @@ pub fn decode_image(
     let (w, h) = images::header_size(bytes, format)
         .map_err(|m| LoadError::new(FORMAT, 0, ErrorKind::Undecodable(m)))?;
     budget.charge_image(u64::from(w) * u64::from(h) * 4)?;
-    Ok(images::decode_limited(bytes, format).map(images::to_rgba))
+    Ok(images::decode_for_drawing(bytes, format))
 }
 
 #[cfg(test)]

@@ -494,8 +494,8 @@ fn load_blp(
         folders.read(path, blp::FORMAT, MAX_FILE_SIZE)?
     };
     let cache = opts.texture_cache.as_deref();
-    let (image, _) =
-        cached_or_decoded(cache, "m2 blp", data, blp::decode).map_err(|e| e.in_file(path))?;
+    let (image, _) = cached_or_decoded(cache, "m2 blp", data, blp::decode_for_drawing)
+        .map_err(|e| e.in_file(path))?;
     let [width, height] = image.size();
     allowance.charge(blp::FORMAT, path, width, height)?;
     Ok(image)

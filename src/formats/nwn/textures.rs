@@ -198,7 +198,7 @@ fn decode_file(
     let (format, (image, facts)) = match ext.as_str() {
         "dds" => (
             "DDS",
-            images::cached_or_decoded(cache, "nwn dds", data, dds::decode)
+            images::cached_or_decoded(cache, "nwn dds", data, dds::decode_for_drawing)
                 .map_err(|e| e.in_file(path).to_string())?,
         ),
         "tga" => (
