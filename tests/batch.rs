@@ -602,3 +602,62 @@ fn broken_manifests_are_refused_before_anything_renders() {
     );
     assert!(dir.join("ok.png").exists());
 }
+
+/// With `--jobs 1` one worker process renders every job in turn: a job that fails between two
+/// good ones fails alone, and each record holds only its own messages and files read.
+#[test]
+fn jobs_sharing_a_worker_keep_their_own_messages_and_inputs() {
+    let dir = workdir("worker");
+    std::fs::write(dir.join("broken.mdl"), b"not a model at all").unwrap();
+    let lines = [
+        json!({"model": "demo.ff9", "out": "a.png"}),
+        json!({"model": "broken.mdl", "out": "b.png"}),
+        json!({"model": "demo.ff9", "out": "c.png", "yaw": 10}),
+    ];
+    let m = write_manifest(&dir, &lines);
+    let (code, text) = psxrender([
+        "batch".as_ref(),
+        m.as_os_str(),
+        "--jobs".as_ref(),
+        "1".as_ref(),
+    ]);
+    assert_eq!(code, Some(1), "{text}");
+    let r = report(&dir.join("jobs.jsonl.report.json"));
+    let job = |key: &str| {
+        r["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["key"] == key)
+            .unwrap_or_else(|| panic!("no record of {key}: {r}"))
+            .clone()
+    };
+    for key in ["a.png", "c.png"] {
+        let j = job(key);
+        assert_eq!(j["status"], "ok", "{j}");
+        assert_eq!(j["error"], Value::Null, "{j}");
+        assert_eq!(j["warnings"], json!([]), "{j}");
+        assert_eq!(j["inputs"], json!(["demo.ff9"]), "{j}");
+    }
+    let b = job("b.png");
+    assert_eq!(b["status"], "failed", "{b}");
+    assert!(
+        b["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("broken.mdl")),
+        "{b}"
+    );
+    let single = dir.join("single.png");
+    let (code, text) = psxrender([
+        dir.join("demo.ff9").as_os_str(),
+        single.as_os_str(),
+        "--yaw".as_ref(),
+        "10".as_ref(),
+    ]);
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(
+        std::fs::read(dir.join("c.png")).unwrap(),
+        std::fs::read(&single).unwrap(),
+        "the worker's third job draws as the command alone"
+    );
+}
