@@ -8,7 +8,7 @@
 //! rollnw draws the model in its own materials, so the emitter's colour, opacity, blend and
 //! texture change nothing. The faces then go through the same path as the model's own mesh.
 
-use super::sprites::{curve_progress, lerp2};
+use super::sprites::size_now;
 use super::{EmitterDef, Snapshot};
 use crate::math::{add3, scale3};
 use crate::scene::{Blend, EffectMesh, FaceTexture};
@@ -42,7 +42,9 @@ pub fn place(def: &EmitterDef, snap: &Snapshot, model: &EffectMesh, out: &mut Ef
             return;
         }
         let centre = snap.world_position(def, p);
-        let size = p.size.at(curve_progress(def, p), lerp2);
+        let Some(size) = size_now(def, p) else {
+            continue;
+        };
         let angle = p.angle + p.spin * p.age;
         let finite = centre.iter().chain(&size).all(|v| v.is_finite()) && angle.is_finite();
         if !finite {

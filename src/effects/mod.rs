@@ -28,6 +28,7 @@ mod shapes;
 mod sim;
 mod sprites;
 mod tails;
+mod twinkle;
 
 pub use motion::{Floor, Pull};
 pub use ribbon::{
@@ -37,6 +38,7 @@ pub use shapes::{Generator, Shape, Spline, MAX_SPLINE_POINTS};
 pub use sim::{simulate, SimCache, MAX_SAVED, SAVE_EVERY};
 pub use sprites::{drawn_blends, sprites, VEIL_FROM};
 pub use tails::Tail;
+pub use twinkle::Twinkle;
 
 use std::borrow::Cow;
 
@@ -336,9 +338,8 @@ pub struct EmitterState {
     pub alpha: OverLife<f32>,
     /// Width and height over life, model units.
     pub size: OverLife<[f32; 2]>,
-    /// Each particle's sizes are multiplied by a factor drawn uniformly from this range
-    /// (M2 twinkle scale); `[1, 1]` for none.
-    pub size_scale: [f32; 2],
+    /// How particles blink and change size as they age (M2); none by default.
+    pub twinkle: Twinkle,
     /// Where particles start and which way they leave: the cone of `area`, `axis` and
     /// `spread`, or an M2 generator ([`Shape`]).
     pub shape: Shape,
@@ -378,7 +379,7 @@ impl Default for EmitterState {
                 end: [1.0; 2],
                 mid: 0.5,
             },
-            size_scale: [1.0; 2],
+            twinkle: Twinkle::default(),
             shape: Shape::Cone,
         }
     }
@@ -437,8 +438,12 @@ pub struct Particle {
     pub color: OverLife<[f32; 3]>,
     /// Opacity curve.
     pub alpha: OverLife<f32>,
-    /// Size curve (its random scale already applied).
+    /// Size curve.
     pub size: OverLife<[f32; 2]>,
+    /// Its emitter's twinkle, as at its birth.
+    pub twinkle: Twinkle,
+    /// Where its twinkle starts in the table.
+    pub seed: u16,
     /// Birth order (for linked strips).
     pub serial: u64,
     /// The control points of its path to a point-to-point target, in the space of its
@@ -529,11 +534,13 @@ pub(crate) fn sane(v: f32, lo: f32, hi: f32) -> f32 {
     }
 }
 
-/// A new particle from `state` (and `spline`, for a [`Shape::Spline`]).
-pub(crate) fn spawn(
+/// A new particle from `state` (and `spline`, for a [`Shape::Spline`]); `inverse` is the
+/// inverse of the state's frame when `def` is attached (the caller derives it once a step).
+fn spawn(
     def: &EmitterDef,
     s: &EmitterState,
     spline: Option<&Spline>,
+    inverse: Option<frame::Inverse>,
     rng: &mut Rng,
     serial: u64,
 ) -> Particle {
@@ -561,15 +568,12 @@ pub(crate) fn spawn(
         }
         _ => 0,
     };
-    let [lo, hi] = s.size_scale.map(|v| sane(v, 0.0, 1e3));
-    let k = lo + (hi - lo) * rng.unit();
-    let scaled = |v: [f32; 2]| [v[0] * k, v[1] * k];
+    let seed = (rng.unit() * 65536.0) as u16;
     let life = if s.life < 0.0 {
         MAX_LIFE
     } else {
         sane(s.life, 0.0, MAX_LIFE)
     };
-    let inverse = def.attached.then(|| frame::Inverse::of(s));
     let velocity = scale3(dir, speed);
     Particle {
         position: match inverse {
@@ -590,12 +594,18 @@ pub(crate) fn spawn(
         cell_offset,
         color: s.color,
         alpha: s.alpha,
-        size: OverLife {
-            start: scaled(s.size.start),
-            middle: scaled(s.size.middle),
-            end: scaled(s.size.end),
-            mid: s.size.mid,
+        size: s.size,
+        twinkle: Twinkle {
+            speed: sane(s.twinkle.speed, -1e4, 1e4),
+            // A percent that is not a number shows the particle, as the reference's compare does.
+            percent: if s.twinkle.percent.is_nan() {
+                1.0
+            } else {
+                s.twinkle.percent.clamp(0.0, 1.0)
+            },
+            scale: s.twinkle.scale.map(|v| sane(v, 0.0, 1e3)),
         },
+        seed,
         serial,
         path: None,
     }

@@ -196,7 +196,7 @@ fn births(def: &EmitterDef, src: &dyn EmitterSource, r: &mut Resume) {
             r.dropped += 1;
             continue;
         }
-        let mut p = spawn(def, &r.state, src.spline(), &mut r.rng, r.serial);
+        let mut p = spawn(def, &r.state, src.spline(), inverse, &mut r.rng, r.serial);
         if def.extras.inherit_velocity {
             // The emitter's velocity over the step before (NWN inheritvel).
             let v = scale3(r.moved, STEP_HZ as f32).map(|c| sane(c, -1e4, 1e4));

@@ -132,6 +132,14 @@ pub(super) fn curve_progress(def: &EmitterDef, p: &Particle) -> f32 {
     }
 }
 
+/// Particle `p`'s width and height now: its size curve times its twinkle, or `None` while its
+/// twinkle hides it.
+pub(super) fn size_now(def: &EmitterDef, p: &Particle) -> Option<[f32; 2]> {
+    let k = p.twinkle.factor(p.age, p.seed)?;
+    let [w, h] = p.size.at(curve_progress(def, p), lerp2);
+    Some([w * k, h * k])
+}
+
 /// How particle `p` is drawn now (see [`drawn`]).
 fn shade(def: &EmitterDef, p: &Particle) -> Option<(Blend, [u8; 3])> {
     let f = curve_progress(def, p);
@@ -229,7 +237,9 @@ pub fn sprites(def: &EmitterDef, snap: &Snapshot, camera: Option<[[f32; 3]; 3]>)
         // Position and velocity in the scene, whatever frame the particle is kept in.
         let p = &*snap.in_scene(def, p);
         let Some(look) = shade(def, p) else { continue };
-        let mut size = p.size.at(curve_progress(def, p), lerp2);
+        let Some(mut size) = size_now(def, p) else {
+            continue;
+        };
         if let Facing::Streak { stretch } = def.facing {
             size[1] *= stretch;
         }
@@ -268,8 +278,10 @@ fn linked(def: &EmitterDef, snap: &Snapshot, cam: &[[f32; 3]; 3]) -> Vec<Sprite>
         let Some((blend, color)) = shade(def, a) else {
             continue;
         };
-        let wa = a.size.at(curve_progress(def, a), lerp2)[0] * 0.5;
-        let wb = b.size.at(curve_progress(def, b), lerp2)[0] * 0.5;
+        let (Some(sa), Some(sb)) = (size_now(def, a), size_now(def, b)) else {
+            continue;
+        };
+        let (wa, wb) = (sa[0] * 0.5, sb[0] * 0.5);
         let uv = def.atlas.cell_uv(cell(def, a));
         out.push(Sprite {
             corners: [

@@ -354,7 +354,7 @@ fn without_a_rate_cells_run_once_over_the_life() {
     };
     let s = simulate(0, &d, &fixed(0.0, 1.0), 0.0);
     assert!(s.particles.is_empty());
-    let mut p = spawn(&d, &fixed(0.0, 1.0).state, None, &mut Rng(1), 0);
+    let mut p = spawn(&d, &fixed(0.0, 1.0).state, None, None, &mut Rng(1), 0);
     for (age, want) in [(0.0, 4), (0.3, 5), (0.5, 6), (0.99, 7)] {
         p.age = age;
         assert_eq!(super::sprites::cell(&d, &p), want, "at {age} s");

@@ -77,8 +77,12 @@ pub struct ParticleEmitter {
     pub colors: [[u8; 4]; 3],
     /// Half-widths at birth, middle and death.
     pub scales: [f32; 3],
-    /// Each particle's half-widths are multiplied by a factor drawn from this range
-    /// (wowdev's "twinkle scale" @0x188).
+    /// Twinkle steps a second (wowdev's `TwinkleSpeed` @0x180).
+    pub twinkle_speed: f32,
+    /// Twinkle table values up to which a particle shows (`TwinklePercent` @0x184).
+    pub twinkle_percent: f32,
+    /// The range a particle's half-widths are scaled over by its twinkle (wowdev's "twinkle
+    /// scale" @0x188).
     pub twinkle_scale: [f32; 2],
     /// Sprite-sheet cells up to the midpoint (wowdev ≤ BC `lifespanUVAnim`): start, end and
     /// how many times the run repeats.
@@ -123,6 +127,8 @@ impl Default for ParticleEmitter {
             midpoint: 0.5,
             colors: [[255; 4]; 3],
             scales: [1.0; 3],
+            twinkle_speed: 0.0,
+            twinkle_percent: 1.0,
             twinkle_scale: [0.0; 2],
             cells: [0; 3],
             drag: 0.0,
@@ -457,6 +463,8 @@ fn read_particle(
             f(0x160, "particle scale")?,
             f(0x164, "particle scale")?,
         ],
+        twinkle_speed: f(0x180, "particle twinkle speed")?,
+        twinkle_percent: f(0x184, "particle twinkle percent")?,
         twinkle_scale: [
             f(0x188, "particle twinkle scale")?,
             f(0x18C, "particle twinkle scale")?,
@@ -754,11 +762,16 @@ impl EmitterSource for M2Emitter<'_> {
                 end: s(e.scales[2]),
                 mid,
             },
-            // A zero range (records that do not use it) leaves the sizes as they are.
-            size_scale: if e.twinkle_scale.iter().all(|v| *v == 0.0) {
-                [1.0; 2]
+            // A zero scale range marks a record that does not use twinkle (read literally it
+            // would draw every particle at size 0): its particles show at their own sizes.
+            twinkle: if e.twinkle_scale.iter().all(|v| *v == 0.0) {
+                crate::effects::Twinkle::default()
             } else {
-                e.twinkle_scale
+                crate::effects::Twinkle {
+                    speed: e.twinkle_speed,
+                    percent: e.twinkle_percent,
+                    scale: e.twinkle_scale,
+                }
             },
             shape: shape.unwrap_or_default(),
         }

@@ -638,3 +638,54 @@ fn a_moving_spline_width_places_each_birth_at_the_width() {
         assert!((dot3(p.position, x) - 1.5 * born).abs() < 2e-3, "{p:?}");
     }
 }
+
+#[test]
+fn twinkle_hides_particles_above_its_percent_and_scales_the_rest() {
+    // wowdev ≤ BC: `TwinkleSpeed` @0x180, `TwinklePercent` @0x184, the twinkle scale range
+    // @0x188. WebWowViewerCpp's particleEmitter.cpp (`CalculateParticlePreRenderData`) draws a
+    // particle only while TwinklePercent ≥ RandTable[0x7f & (int(age · speed) + seed)], its
+    // scale times (max − min) · that value + min: percent 0.5 shows about half the particles,
+    // each 2 to 2.5 times its own size (without the rule every particle shows, 2 to 3 times).
+    let mut bytes = Vec::new();
+    for v in [4.0f32, 0.5, 2.0, 3.0] {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    let parsed = parse_particle(&file_with_particle(256, &[(0x180, &bytes)]), 256);
+    let read = (
+        parsed.twinkle_speed,
+        parsed.twinkle_percent,
+        parsed.twinkle_scale,
+    );
+    assert_eq!(read, (4.0, 0.5, [2.0, 3.0]));
+    let m = host();
+    let edges = |e: &ParticleEmitter| -> Vec<f32> {
+        let (def, src) = (emitter_def(0, e), M2Emitter::new(&m, e, Some(0)));
+        let sprites = crate::effects::sprites(&def, &simulate(0, &def, &src, 1.0), None);
+        let edge = |s: &crate::scene::Sprite| {
+            let d = crate::math::sub3(s.corners[1], s.corners[0]);
+            dot3(d, d).sqrt()
+        };
+        sprites.iter().map(edge).collect()
+    };
+    let plain = edges(&emitter());
+    assert!(plain.len() > 50);
+    let twinkled = edges(&ParticleEmitter {
+        twinkle_speed: parsed.twinkle_speed,
+        twinkle_percent: parsed.twinkle_percent,
+        twinkle_scale: parsed.twinkle_scale,
+        ..emitter()
+    });
+    let shown = twinkled.len() as f32 / plain.len() as f32;
+    assert!(
+        (0.3..=0.7).contains(&shown),
+        "{shown} of the particles shown"
+    );
+    let unit = plain[0];
+    assert!(plain.iter().all(|l| (l - unit).abs() < 1e-4));
+    for l in &twinkled {
+        assert!(
+            (2.0 * unit - 1e-4..=2.5 * unit + 1e-4).contains(l),
+            "{l} against {unit}"
+        );
+    }
+}

@@ -380,7 +380,7 @@ impl EmitterSource for AnimatedNode<'_> {
                 end: [ex, ey],
                 mid,
             },
-            size_scale: [1.0; 2],
+            twinkle: crate::effects::Twinkle::default(),
             ..EmitterState::default()
         }
     }
