@@ -90,16 +90,7 @@ impl Worker {
         let mut stdout = Capped::default();
         let mut code = None;
         let mut line = Vec::new();
-        loop {
-            line.clear();
-            let n = (&mut self.stdout)
-                .take(MAX_MESSAGES as u64)
-                .read_until(b'\n', &mut line)
-                .unwrap_or(0);
-            if n == 0 {
-                break;
-            }
-            let text = String::from_utf8_lossy(&line);
+        while let Some(text) = next_line(&mut self.stdout, &mut line) {
             let rest = text.trim_end().strip_prefix(&self.tag);
             if let Some(c) = rest.and_then(|r| r.strip_prefix(' ')) {
                 code = Some(c.parse().unwrap_or(1));
@@ -145,22 +136,23 @@ impl Capped {
     }
 }
 
+/// The next line of `r` (at most [`MAX_MESSAGES`] bytes of it; the rest comes as further
+/// lines), read into `buf`; `None` at its end.
+fn next_line<'a>(r: &mut impl BufRead, buf: &'a mut Vec<u8>) -> Option<std::borrow::Cow<'a, str>> {
+    buf.clear();
+    match r.take(MAX_MESSAGES as u64).read_until(b'\n', buf) {
+        Ok(n) if n > 0 => Some(String::from_utf8_lossy(buf)),
+        _ => None,
+    }
+}
+
 /// Sends what `r` gives up to each line that is `tag` (one job's messages), then the rest at
 /// its end.
 fn split_at_tag(r: impl Read, tag: &str, tx: &mpsc::Sender<String>) {
     let mut r = BufReader::new(r);
     let mut chunk = Capped::default();
     let mut line = Vec::new();
-    loop {
-        line.clear();
-        let n = (&mut r)
-            .take(MAX_MESSAGES as u64)
-            .read_until(b'\n', &mut line)
-            .unwrap_or(0);
-        if n == 0 {
-            break;
-        }
-        let text = String::from_utf8_lossy(&line);
+    while let Some(text) = next_line(&mut r, &mut line) {
         if text.trim_end() == tag {
             if tx.send(std::mem::take(&mut chunk.0)).is_err() {
                 return;
