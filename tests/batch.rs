@@ -602,3 +602,145 @@ fn broken_manifests_are_refused_before_anything_renders() {
     );
     assert!(dir.join("ok.png").exists());
 }
+
+/// With `--jobs 1` one worker process renders every job in turn: a job that fails between two
+/// good ones fails alone, and each record holds only its own messages and files read.
+#[test]
+fn jobs_sharing_a_worker_keep_their_own_messages_and_inputs() {
+    let dir = workdir("worker");
+    std::fs::write(dir.join("broken.mdl"), b"not a model at all").unwrap();
+    let lines = [
+        json!({"model": "demo.ff9", "out": "a.png"}),
+        json!({"model": "broken.mdl", "out": "b.png"}),
+        json!({"model": "demo.ff9", "out": "c.png", "yaw": 10}),
+    ];
+    let m = write_manifest(&dir, &lines);
+    let (code, text) = psxrender([
+        "batch".as_ref(),
+        m.as_os_str(),
+        "--jobs".as_ref(),
+        "1".as_ref(),
+    ]);
+    assert_eq!(code, Some(1), "{text}");
+    let r = report(&dir.join("jobs.jsonl.report.json"));
+    let job = |key: &str| {
+        r["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["key"] == key)
+            .unwrap_or_else(|| panic!("no record of {key}: {r}"))
+            .clone()
+    };
+    for key in ["a.png", "c.png"] {
+        let j = job(key);
+        assert_eq!(j["status"], "ok", "{j}");
+        assert_eq!(j["error"], Value::Null, "{j}");
+        assert_eq!(j["warnings"], json!([]), "{j}");
+        assert_eq!(j["inputs"], json!(["demo.ff9"]), "{j}");
+    }
+    let b = job("b.png");
+    assert_eq!(b["status"], "failed", "{b}");
+    assert!(
+        b["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("broken.mdl")),
+        "{b}"
+    );
+    let single = dir.join("single.png");
+    let (code, text) = psxrender([
+        dir.join("demo.ff9").as_os_str(),
+        single.as_os_str(),
+        "--yaw".as_ref(),
+        "10".as_ref(),
+    ]);
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(
+        std::fs::read(dir.join("c.png")).unwrap(),
+        std::fs::read(&single).unwrap(),
+        "the worker's third job draws as the command alone"
+    );
+}
+
+/// The children of `parent` (Linux: `/proc/*/stat`'s fourth field).
+#[cfg(target_os = "linux")]
+fn children_of(parent: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // `pid (name) state ppid …`: the name may hold spaces, so count from its ')'.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if ppid == Some(parent) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// A worker killed in the middle of a job fails that job alone, saying how it ended; the next
+/// job gets a new worker and renders.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_worker_killed_in_a_job_fails_only_that_job() {
+    let dir = workdir("worker-killed");
+    let lines = [
+        json!({"model": "demo.ff9", "out": "long.gif", "frames": "0..3000", "gif": true}),
+        json!({"model": "demo.ff9", "out": "after.png"}),
+    ];
+    let m = write_manifest(&dir, &lines);
+    let mut batch = Command::new(env!("CARGO_BIN_EXE_psxrender"))
+        .args([
+            "batch".as_ref(),
+            m.as_os_str(),
+            "--jobs".as_ref(),
+            "1".as_ref(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let worker = loop {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no worker started"
+        );
+        if let Some(&w) = children_of(batch.id()).first() {
+            break w;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    // Well into the long job (3,000 frames), then SIGKILL its worker.
+    std::thread::sleep(Duration::from_millis(500));
+    let killed = Command::new("kill")
+        .args(["-KILL", &worker.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert_eq!(batch.wait().unwrap().code(), Some(1));
+    let r = report(&dir.join("jobs.jsonl.report.json"));
+    let s = statuses(&r);
+    assert_eq!(s["long.gif"], "failed", "{r}");
+    assert_eq!(s["after.png"], "ok", "{r}");
+    let long = r["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["key"] == "long.gif")
+        .unwrap();
+    assert!(
+        long["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("signal 9")),
+        "{long}"
+    );
+    assert!(!dir.join("long.gif").exists(), "no partial output");
+}

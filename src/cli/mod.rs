@@ -103,9 +103,24 @@ enum Command {
     View(view::Args),
     Batch(batch::Args),
     Serve(serve::Args),
-    /// One job of a batch, run by `psxrender batch` as a child process.
+    /// One job of a batch, run by `psxrender serve` as a child process.
     #[command(hide = true)]
     BatchJob(render::Args),
+    /// Job after job of a batch, run by `psxrender batch` as a child process.
+    #[command(hide = true)]
+    BatchWorker(batch::child::WorkerArgs),
+}
+
+/// The render command's arguments of a batch job, parsed as `psxrender batch-job WORDS`'s are.
+pub(crate) fn parse_batch_job(
+    words: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Result<render::Args, clap::Error> {
+    let head = ["psxrender", "batch-job"].map(std::ffi::OsString::from);
+    match Cli::try_parse_from(head.into_iter().chain(words))?.command {
+        Some(Command::BatchJob(a)) => Ok(a),
+        _ => Err(<Cli as clap::CommandFactory>::command()
+            .error(clap::error::ErrorKind::InvalidSubcommand, "not a batch job")),
+    }
 }
 
 pub fn main() -> ExitCode {
@@ -138,6 +153,7 @@ pub fn main() -> ExitCode {
         (Some(Command::Conformance(a)), _) => conformance::run(a),
         (Some(Command::Batch(a)), _) => batch::run(a),
         (Some(Command::BatchJob(a)), _) => batch::child::run(a),
+        (Some(Command::BatchWorker(a)), _) => batch::child::serve(a),
         (Some(Command::Serve(a)), _) => serve::run(a),
         (None, a) => render::run(a),
     }

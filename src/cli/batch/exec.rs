@@ -1,11 +1,10 @@
-//! Running a batch's jobs: a few child processes at a time (`psxrender batch-job`, each in the
-//! manifest's folder), their messages captured into the report, each finished job appended to
-//! the journal at once, and progress shown as a bar on a terminal or one line per job
-//! otherwise.
+//! Running a batch's jobs: a few at a time, each worker thread handing job after job to a child
+//! process of its own (`psxrender batch-worker`, in the manifest's folder), their messages
+//! captured into the report, each finished job appended to the journal at once, and progress
+//! shown as a bar on a terminal or one line per job otherwise.
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
@@ -15,9 +14,7 @@ use psxrender::batch::report::{input_hash, Entry, Hashes, Journal, Kept, Previou
 
 use super::child::READS_TAG;
 use super::plan::Job;
-
-/// Most bytes of a job's messages kept (the rest is read and dropped).
-const MAX_MESSAGES: usize = 256 << 10;
+use super::worker::{End, Finished, Worker};
 
 /// How jobs are run.
 pub(super) struct Runner {
@@ -51,11 +48,15 @@ impl Runner {
             for _ in 0..self.workers.max(1) {
                 let tx = tx.clone();
                 let next = &next;
-                s.spawn(move || loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(job) = jobs.get(i) else { break };
-                    if tx.send((i, self.job(job))).is_err() {
-                        break;
+                s.spawn(move || {
+                    // Started at its first job, ended (its input closed) when no job is left.
+                    let mut worker = None;
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(job) = jobs.get(i) else { break };
+                        if tx.send((i, self.job(job, &mut worker))).is_err() {
+                            break;
+                        }
                     }
                 });
             }
@@ -75,8 +76,8 @@ impl Runner {
         done.into_iter().flatten().collect()
     }
 
-    /// One job: skipped when its previous record still holds, else rendered.
-    fn job(&self, job: &Job) -> Entry {
+    /// One job: skipped when its previous record still holds, else rendered on `worker`.
+    fn job(&self, job: &Job, worker: &mut Option<Worker>) -> Entry {
         if let Some(prev) = self.previous.get(&job.key) {
             let now = input_hash(VERSION, &job.identity(), &self.base, &prev.inputs);
             if prev.outputs == job.outputs && prev.still_valid(&self.base, now.as_deref()) {
@@ -103,7 +104,7 @@ impl Runner {
             warnings: Vec::new(),
             error: None,
         };
-        match self.render(job, &mut entry) {
+        match self.render(job, &mut entry, worker) {
             Ok(()) => entry.status = Status::Ok,
             Err(e) => {
                 // Whatever a failed job left is not its output.
@@ -115,57 +116,49 @@ impl Runner {
         entry
     }
 
-    /// Runs the child for `job`, filling `entry`'s messages, inputs and hashes.
-    fn render(&self, job: &Job, entry: &mut Entry) -> Result<(), String> {
+    /// Has a worker render `job`, filling `entry`'s messages, inputs and hashes; `worker` is
+    /// started when there is none and dropped when it dies.
+    fn render(
+        &self,
+        job: &Job,
+        entry: &mut Entry,
+        worker: &mut Option<Worker>,
+    ) -> Result<(), String> {
         for o in &job.outputs {
             if let Some(dir) = self.base.join(o).parent() {
                 std::fs::create_dir_all(dir)
                     .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
             }
         }
-        let mut cmd = Command::new(&self.exe);
-        cmd.arg("batch-job").args(&job.options);
+        let mut words = job.options.clone();
         if !job.sets_threads {
-            cmd.arg(format!("--threads={}", self.threads_per_job));
+            words.push(format!("--threads={}", self.threads_per_job));
         }
-        let own_cache = job.options.iter().any(|o| o.starts_with("--cache"));
-        if let Some(dir) = self.cache.as_ref().filter(|_| !own_cache) {
-            cmd.arg("--cache").arg(dir);
+        words.extend(["--".to_string(), job.model.clone(), job.out.clone()]);
+        let done = self.hand_over(&words, worker)?;
+        if !matches!(done.end, End::Code(_)) {
+            *worker = None;
         }
-        cmd.args(["--", job.model.as_str(), job.out.as_str()])
-            .current_dir(&self.base)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", self.exe.display()))?;
-        // Held open until the child is done: its end of file tells the child we are gone.
-        let stdin = child.stdin.take();
-        let err_pipe = child.stderr.take();
-        let errors = std::thread::spawn(move || err_pipe.map(read_capped).unwrap_or_default());
-        let stdout = child.stdout.take().map(read_capped).unwrap_or_default();
-        let status = child
-            .wait()
-            .map_err(|e| format!("lost the job's process: {e}"));
-        drop(stdin);
-        let stderr = errors.join().unwrap_or_default();
         let mut errors = Vec::new();
-        for l in stderr.lines() {
+        for l in done.stderr.lines() {
             if let Some(w) = l.strip_prefix("warning: ") {
                 entry.warnings.push(w.to_string());
             } else if let Some(e) = l.strip_prefix("error: ") {
                 errors.push(e.to_string());
             }
         }
-        let status = status?;
-        if !status.success() {
+        let ended = match done.end {
+            End::Code(0) => None,
+            End::Code(c) => Some(format!("the job's process exited with code {c}")),
+            End::Died(status) => Some(exit_description(status)),
+            End::Lost(e) => return Err(e),
+        };
+        if let Some(ended) = ended {
             if errors.is_empty() {
                 // No message of ours: say how it ended, with a panic's message if there is one.
-                errors.push(exit_description(status));
+                errors.push(ended);
                 errors.extend(
-                    stderr
-                        .lines()
+                    (done.stderr.lines())
                         .skip_while(|l| !l.contains("panicked at"))
                         .take(3)
                         .map(str::to_string),
@@ -173,8 +166,7 @@ impl Runner {
             }
             return Err(errors.join("; "));
         }
-        entry.inputs = stdout
-            .lines()
+        entry.inputs = (done.stdout.lines())
             .filter_map(|l| l.strip_prefix(READS_TAG))
             .filter_map(|l| serde_json::from_str::<Vec<String>>(l).ok())
             .next_back()
@@ -191,19 +183,28 @@ impl Runner {
         };
         Ok(())
     }
-}
 
-fn read_capped(mut r: impl Read) -> String {
-    let mut kept = Vec::new();
-    let mut buf = [0u8; 8192];
-    while let Ok(n) = r.read(&mut buf) {
-        if n == 0 {
-            break;
+    /// Runs `words` on `worker`, starting one when there is none, and once more on a new one
+    /// when the old one had ended before it could take the job.
+    fn hand_over(&self, words: &[String], worker: &mut Option<Worker>) -> Result<Finished, String> {
+        let mut tries = 0;
+        loop {
+            let w = match worker {
+                Some(w) => w,
+                None => worker.insert(Worker::start(&self.exe, &self.base, self.cache.as_deref())?),
+            };
+            match w.run(words) {
+                Ok(done) => return Ok(done),
+                Err(e) => {
+                    *worker = None;
+                    tries += 1;
+                    if tries == 2 {
+                        return Err(e);
+                    }
+                }
+            }
         }
-        let room = MAX_MESSAGES.saturating_sub(kept.len());
-        kept.extend_from_slice(&buf[..n.min(room)]);
     }
-    String::from_utf8_lossy(&kept).into_owned()
 }
 
 fn exit_description(status: std::process::ExitStatus) -> String {

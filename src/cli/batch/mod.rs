@@ -7,6 +7,7 @@
 pub mod child;
 mod exec;
 mod plan;
+mod worker;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use clap::error::{ContextKind, ContextValue};
-use clap::{ArgAction, CommandFactory, Parser};
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser};
 
 use psxrender::batch::confine::Confinement;
 use psxrender::batch::glob;
@@ -95,8 +95,10 @@ pub(super) fn plan(
                 .into_iter()
                 .chain(options.iter().cloned())
                 .chain(["--".into(), x.model.clone(), x.out.clone()]);
-            let parsed =
-                RenderLine::try_parse_from(argv).map_err(|err| clap_error(file, e.line, &err))?;
+            // The one parser for every line: building it is most of a line's cost.
+            let parsed = (cmd.try_get_matches_from_mut(argv))
+                .and_then(|mut m| RenderLine::from_arg_matches_mut(&mut m))
+                .map_err(|err| clap_error(file, e.line, &err))?;
             let (written, frames) = parsed.args.render.outputs(Path::new(&x.out));
             let err = |key: &str, m: String| ManifestError::new(file, e.line, Some(key), m);
             confine
