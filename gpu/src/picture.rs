@@ -137,6 +137,27 @@ mod tests {
         [p.rgb[i], p.rgb[i + 1], p.rgb[i + 2]]
     }
 
+    /// Every pixel of the 15-bit cut is the widened halfword at its wrapped place, whatever the
+    /// start (near both edges) and however short the VRAM given is.
+    #[test]
+    fn fifteen_bit_cut_reads_each_pixel_at_its_wrapped_place() {
+        let full: Vec<u16> = (0..VRAM_WIDTH * VRAM_HEIGHT)
+            .map(|i| (i as u32).wrapping_mul(2_654_435_761).rotate_right(7) as u16)
+            .collect();
+        for vram in [&full[..], &full[..VRAM_WIDTH * 100 + 17], &[]] {
+            for (x, y) in [(0, 0), (1000, 300), (1023, 511), (700, 480)] {
+                let d = display(x, y, 320, 240, false);
+                let p = cut(vram, &d);
+                for (j, yy) in (0..240).zip(usize::from(y)..) {
+                    for (i, xx) in (0..320).zip(usize::from(x)..) {
+                        let want = bgr555_to_rgb(halfword(vram, xx, yy));
+                        assert_eq!(px(&p, i, j), want, "({i}, {j}) from ({x}, {y})");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn every_mode_has_its_size() {
         let v = vram_with(&[]);
