@@ -188,17 +188,7 @@ fn resume_after_sigkill_finishes_only_the_rest() {
 
     // One job at a time; SIGKILL the batch (not its job) once three jobs are journalled.
     let journal = dir.join("jobs.jsonl.report.json.partial");
-    let mut batch = Command::new(env!("CARGO_BIN_EXE_psxrender"))
-        .args([
-            "batch".as_ref(),
-            m.as_os_str(),
-            "--jobs".as_ref(),
-            "1".as_ref(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut batch = batch_one_job_at_a_time(&m);
     let journalled = || {
         std::fs::read_to_string(&journal)
             .map(|t| t.lines().count())
@@ -696,17 +686,7 @@ fn a_worker_killed_in_a_job_fails_only_that_job() {
         json!({"model": "demo.ff9", "out": "after.png"}),
     ];
     let m = write_manifest(&dir, &lines);
-    let mut batch = Command::new(env!("CARGO_BIN_EXE_psxrender"))
-        .args([
-            "batch".as_ref(),
-            m.as_os_str(),
-            "--jobs".as_ref(),
-            "1".as_ref(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut batch = batch_one_job_at_a_time(&m);
     let start = Instant::now();
     let worker = loop {
         assert!(
@@ -743,4 +723,19 @@ fn a_worker_killed_in_a_job_fails_only_that_job() {
         "{long}"
     );
     assert!(!dir.join("long.gif").exists(), "no partial output");
+}
+
+/// `psxrender batch M --jobs 1` started in the background, its output dropped.
+fn batch_one_job_at_a_time(m: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_psxrender"))
+        .args([
+            "batch".as_ref(),
+            m.as_os_str(),
+            "--jobs".as_ref(),
+            "1".as_ref(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
 }
