@@ -3,11 +3,11 @@
 //!
 //! BioWare DDS (source: format-notes §2.1, verified on `ttd01_cliff01.dds` and
 //! `c_aribeth.dds`): `u32 width, u32 height, u32 bpp (3 → DXT1, 4 → DXT5), u32 base level
-//! size, f32 alpha mean`, then the DXT data of the whole mip chain. The base level is decoded,
-//! or for drawing a texture far larger than its PS1 form, a smaller level
-//! ([`decode_for_drawing`]). BioWare stores the rows bottom-up (the first row is texture v = 0, as OpenGL
-//! uploads it); [`decode`] flips them so every image leaves here top row first. Verified by
-//! comparing `c_aribeth.dds` with `c_aribeth.tga` (see the unit tests in `tests/nwn.rs`).
+//! size, f32 alpha mean`, then the DXT data of the whole mip chain. The base level is decoded, or
+//! for drawing a texture far larger than its PS1 form, a smaller level ([`decode_for_drawing`]).
+//! BioWare stores the rows bottom-up (the first row is texture v = 0, as OpenGL uploads it);
+//! [`decode`] flips them so every image leaves here top row first. Verified by comparing
+//! `c_aribeth.dds` with `c_aribeth.tga` (see the unit tests in `tests/nwn.rs`).
 //!
 //! Blocks are decoded by [`super::dxt`]; every size is checked before.
 

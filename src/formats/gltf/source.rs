@@ -649,11 +649,12 @@ pub fn image_format(bytes: &[u8], mime: Option<&str>) -> Option<image::ImageForm
     }
 }
 
-/// Decodes PNG or JPEG bytes to RGBA for drawing ([`images::decode_for_drawing`]): sides up to [`images::MAX_IMAGE_SIDE`] (refused from the
-/// header, naming the cap), the decoded pixels charged to the budget's image allowance first.
-/// The inner `Err` says why the decoder failed on the bytes (drawn as a checkerboard); the outer
-/// one refuses the image: a header past the side cap or too short for its size, or the
-/// allowance exceeded (limits on what a file may make psxrender allocate stay refusals).
+/// Decodes PNG or JPEG bytes to RGBA for drawing ([`images::decode_for_drawing`]): sides up to
+/// [`images::MAX_IMAGE_SIDE`] (refused from the header, naming the cap), the decoded pixels charged
+/// to the budget's image allowance first. The inner `Err` says why the decoder failed on the bytes
+/// (drawn as a checkerboard); the outer one refuses the image: a header past the side cap or too
+/// short for its size, or the allowance exceeded (limits on what a file may make psxrender allocate
+/// stay refusals).
 pub fn decode_image(
     bytes: &[u8],
     format: image::ImageFormat,
