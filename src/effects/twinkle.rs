@@ -5,6 +5,8 @@
 //! The reference fills its table from the C library's `rand()` at start-up, so its blink
 //! pattern is the platform's; ours is a fixed sequence of our own, the same on every machine.
 
+use std::sync::LazyLock;
+
 /// One emitter's twinkle.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Twinkle {
@@ -44,22 +46,11 @@ impl Twinkle {
     }
 }
 
-/// The table: 128 values of a 32-bit xorshift from a fixed seed, as 24-bit fractions of 1.
-static TABLE: [f32; 128] = table();
-
-const fn table() -> [f32; 128] {
-    let mut out = [0.0; 128];
-    let mut x: u32 = 0x9E37_79B9;
-    let mut i = 0;
-    while i < out.len() {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        out[i] = (x >> 8) as f32 / ((1u32 << 24) - 1) as f32;
-        i += 1;
-    }
-    out
-}
+/// The table: 128 draws of the effects' own sequence ([`super::Rng`]) from a fixed seed.
+static TABLE: LazyLock<[f32; 128]> = LazyLock::new(|| {
+    let mut rng = super::Rng::for_emitter(0, "twinkle");
+    std::array::from_fn(|_| rng.unit())
+});
 
 #[cfg(test)]
 mod tests {
