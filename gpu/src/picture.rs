@@ -45,7 +45,7 @@ impl Gpu {
 }
 
 /// A 5-bit channel widened to 8 bits: `(c << 3) | (c >> 2)`, so 0 → 0 and 31 → 255.
-pub fn expand5(c: u16) -> u8 {
+pub const fn expand5(c: u16) -> u8 {
     let c = (c & 31) as u8;
     (c << 3) | (c >> 2)
 }
@@ -76,18 +76,39 @@ pub fn size(d: &Display) -> (u16, u16) {
 }
 
 /// The displayed picture per `d`, whether or not the display is enabled (see [`shown`]).
+///
+/// Each line is converted whole from the halfwords it spans when they lie inside VRAM and
+/// `vram` ([`line`]); a line that wraps past the right edge or runs past the end of a short
+/// `vram` takes each halfword by the rule itself ([`halfword`]). Both give the same bytes.
 pub fn cut(vram: &[u16], d: &Display) -> Picture {
     let (width, height) = size(d);
     let (width, height) = (usize::from(width), usize::from(height));
     let (x0, y0) = (usize::from(d.x), usize::from(d.y));
+    // Halfwords a line spans: 3 bytes a pixel in 24-bit mode, one halfword in 15-bit.
+    let span = match d.depth24 {
+        true => (width * 3).div_ceil(2),
+        false => width,
+    };
     let mut rgb = Vec::with_capacity(width * height * 3);
+    // A whole line is converted here, then appended at once.
+    let mut buf = [0; 3 * VRAM_WIDTH];
     for y in y0..y0 + height {
-        if d.depth24 {
-            // Byte b of the line lives in halfword b/2, low byte first.
-            let byte = |b: usize| (halfword(vram, x0 + b / 2, y) >> (b % 2 * 8)) as u8;
-            rgb.extend((0..width * 3).map(byte));
-        } else {
-            rgb.extend((x0..x0 + width).flat_map(|x| bgr555_to_rgb(halfword(vram, x, y))));
+        let start = (y % VRAM_HEIGHT) * VRAM_WIDTH + x0;
+        let whole = (x0 + span <= VRAM_WIDTH).then(|| vram.get(start..start + span));
+        match whole.flatten() {
+            Some(src) => {
+                let out = &mut buf[..width * 3];
+                line(src, out, d.depth24);
+                rgb.extend_from_slice(out);
+            }
+            None if d.depth24 => {
+                // Byte b of the line lives in halfword b/2, low byte first.
+                let byte = |b: usize| (halfword(vram, x0 + b / 2, y) >> (b % 2 * 8)) as u8;
+                rgb.extend((0..width * 3).map(byte));
+            }
+            None => {
+                rgb.extend((x0..x0 + width).flat_map(|x| bgr555_to_rgb(halfword(vram, x, y))));
+            }
         }
     }
     Picture {
@@ -96,6 +117,49 @@ pub fn cut(vram: &[u16], d: &Display) -> Picture {
         rgb,
     }
 }
+
+/// One line of the picture, `out` (3 bytes a pixel), from the halfwords it spans, `src` (which
+/// does not wrap): in 24-bit mode their bytes, low byte first; in 15-bit mode each widened
+/// through [`RGB`], four pixels (12 bytes) at a time.
+fn line(src: &[u16], out: &mut [u8], depth24: bool) {
+    if depth24 {
+        let mut pairs = out.chunks_exact_mut(2);
+        for (o, h) in (&mut pairs).zip(src) {
+            o.copy_from_slice(&h.to_le_bytes());
+        }
+        // An odd byte count ends on the low byte of the last halfword.
+        if let ([last], Some(&h)) = (pairs.into_remainder(), src.last()) {
+            *last = h as u8;
+        }
+        return;
+    }
+    let rgb = |h: u16| RGB[usize::from(h & 0x7fff)];
+    let mut quads = out.chunks_exact_mut(12);
+    let mut pixels = src.chunks_exact(4);
+    for (o, p) in (&mut quads).zip(&mut pixels) {
+        let [a, b, c, d] = [rgb(p[0]), rgb(p[1]), rgb(p[2]), rgb(p[3])];
+        o[0..4].copy_from_slice(&(a | b << 24).to_le_bytes());
+        o[4..8].copy_from_slice(&(b >> 8 | c << 16).to_le_bytes());
+        o[8..12].copy_from_slice(&(c >> 16 | d << 8).to_le_bytes());
+    }
+    let rest = quads.into_remainder().chunks_exact_mut(3);
+    for (o, &h) in rest.zip(pixels.remainder()) {
+        o.copy_from_slice(&rgb(h).to_le_bytes()[..3]);
+    }
+}
+
+/// Every BGR555 colour as [`bgr555_to_rgb`] widens it, R in the low byte, then G, B and 0:
+/// one look-up a pixel instead of three widenings. Built by the compiler (128 KB).
+static RGB: [u32; 1 << 15] = {
+    let mut t = [0u32; 1 << 15];
+    let mut p = 0;
+    while p < t.len() {
+        let (r, g, b) = (p as u16, (p >> 5) as u16, (p >> 10) as u16);
+        t[p] = expand5(r) as u32 | (expand5(g) as u32) << 8 | (expand5(b) as u32) << 16;
+        p += 1;
+    }
+    t
+};
 
 /// What the TV shows: [`cut`], or black when the display is disabled (GP1(03h)).
 pub fn shown(vram: &[u16], d: &Display) -> Picture {
@@ -155,6 +219,61 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The picture by the per-pixel rule alone: each byte from the halfword at its wrapped
+    /// place ([`halfword`]), as `cut` would give it without converting lines whole.
+    fn by_rule(vram: &[u16], d: &Display) -> Vec<u8> {
+        let (w, h) = size(d);
+        let (x0, y0) = (usize::from(d.x), usize::from(d.y));
+        let mut out = Vec::new();
+        for y in y0..y0 + usize::from(h) {
+            for i in 0..usize::from(w) {
+                if d.depth24 {
+                    for b in i * 3..i * 3 + 3 {
+                        out.push((halfword(vram, x0 + b / 2, y) >> (b % 2 * 8)) as u8);
+                    }
+                } else {
+                    out.extend(bgr555_to_rgb(halfword(vram, x0 + i, y)));
+                }
+            }
+        }
+        out
+    }
+
+    /// Whole-line conversion gives the per-pixel rule's bytes for random VRAM and display
+    /// areas of both depths: lines inside VRAM, wrapping past its right and bottom edges, and
+    /// over VRAM slices cut short anywhere (a line partly or wholly past the end).
+    #[test]
+    fn whole_lines_give_what_the_per_pixel_rule_gives() {
+        let mut rng = crate::XorShift::new(0x00c0_7a11);
+        let full: Vec<u16> = (0..VRAM_WIDTH * VRAM_HEIGHT)
+            .map(|_| rng.next_u32() as u16)
+            .collect();
+        for k in 0..150 {
+            let width = match rng.below(3) {
+                0 => [256, 320, 368, 512, 640][rng.below(5) as usize],
+                _ => 1 + rng.below(1024) as u16,
+            };
+            let height = 1 + rng.below(if k % 4 == 0 { 512 } else { 64 }) as u16;
+            let depth24 = rng.below(2) == 1;
+            let span = [width, (width * 3).div_ceil(2)][usize::from(depth24)];
+            // Half the areas end near VRAM's right edge: some just inside, some across it.
+            let x = match rng.below(2) {
+                0 => rng.below(1024) as u16,
+                _ => (1024 - span.min(1024) + rng.below(3) as u16) % 1024,
+            };
+            let y = rng.below(512) as u16;
+            let len = match rng.below(4) {
+                0 => rng.below(full.len() as u32) as usize,
+                1 => (u32::from(y) + 1 + rng.below(u32::from(height))) as usize * VRAM_WIDTH,
+                _ => full.len(),
+            };
+            let vram = &full[..len.min(full.len())];
+            let d = display(x, y, width, height, depth24);
+            let want = by_rule(vram, &d);
+            assert!(cut(vram, &d).rgb == want, "{d:?}, {} halfwords", vram.len());
         }
     }
 
