@@ -26,6 +26,7 @@ use super::sample::Sample;
 use super::texture::{ClutRef, ClutTable};
 use super::tiles::{copy_tile, TileRow, TileSet};
 use super::TexSource;
+use crate::spare::Image;
 use crate::{VramImage, VRAM_WIDTH};
 
 /// Where [`TexCache::scan`] stops a prepared batch before its end.
@@ -52,20 +53,26 @@ struct ClutCache {
     slot: Option<u32>,
 }
 
-/// VRAM and the texture snapshot: what a batch draws into and samples.
+/// VRAM and the texture snapshot: what a batch draws into and samples. Both go back to the
+/// process's spare images when dropped ([`crate::spare`]).
 pub struct Images {
     /// VRAM.
-    pub vram: Box<VramImage>,
-    /// VRAM as the pending batch must sample it, where [`TexCache`] says it is valid.
-    pub snapshot: Box<VramImage>,
+    pub vram: Image,
+    /// VRAM as the pending batch must sample it, where [`TexCache`] says it is valid. Written
+    /// only where tiles are copied from VRAM (which it records), so only those are zeroed
+    /// when it is dropped.
+    pub snapshot: Image,
 }
 
 impl Default for Images {
-    /// Both zeroed.
+    /// Both zeroed: VRAM with every page written, the snapshot mapped as it is written (see
+    /// [`crate::written_vram`]), when the process has no spare ones.
     fn default() -> Self {
+        let mut vram = Image::take(crate::written_vram);
+        vram.will_write_anywhere();
         Images {
-            vram: crate::written_vram(),
-            snapshot: crate::boxed_vram(),
+            vram,
+            snapshot: Image::take(crate::boxed_vram),
         }
     }
 }
@@ -262,6 +269,7 @@ impl TexCache {
         let missing = tiles.minus(self.valid);
         // From here on the snapshot equals VRAM over `tiles`, the CLUT's among them.
         if !missing.is_empty() {
+            im.snapshot.will_write(missing);
             for t in missing.iter() {
                 copy_tile(&mut im.snapshot[..], &im.vram[..], t);
             }

@@ -18,6 +18,8 @@ pub struct TileSet([u64; 4]);
 impl TileSet {
     /// No tile.
     pub const EMPTY: TileSet = TileSet([0; 4]);
+    /// Every tile.
+    pub const ALL: TileSet = TileSet([u64::MAX; 4]);
 
     /// The tiles of the VRAM rectangle at (x, y), `w` × `h` halfwords, wrapping at the VRAM
     /// edges (a size beyond VRAM's covers all of it; a zero size, nothing).
