@@ -13,11 +13,13 @@
 //!   `replay` feeds them; skipped with a printed reason when `../shared` is absent;
 //! - `big_triangles`: 4000 random textured gouraud triangles up to 64 px across (~310 px each)
 //!   on one long-lived GPU, also through the portable span kernel on one thread (the baseline
-//!   for the SIMD kernel); and `fill`: 16 full-VRAM fills.
+//!   for the SIMD kernel); and `fill`: 16 full-VRAM fills;
+//! - `fixed_costs`: what every frame pays besides drawing, a GPU made and dropped and a 320×240
+//!   picture cut out of VRAM.
 //!
-//! Making and dropping GPUs is outside the timed part. Nothing spins: every configuration is one
-//! GPU on the benchmark's thread plus, for two threads or all cores, the GPU's helper threads
-//! (or the two threads of the two-GPU baseline).
+//! Making and dropping GPUs is outside the timed part but in `fixed_costs`. Nothing spins:
+//! every configuration is one GPU on the benchmark's thread plus, for two threads or all cores,
+//! the GPU's helper threads (or the two threads of the two-GPU baseline).
 
 use std::path::Path;
 use std::time::Duration;
@@ -197,5 +199,34 @@ fn big_and_fill(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, small, reference_frames, big_and_fill);
+/// What every frame pays besides drawing: a GPU made and dropped (`gpu_new_and_drop`; after
+/// the first, its images come from the process's spares), and a 320×240 picture cut out of
+/// random VRAM in 15-bit and 24-bit mode (`cut_320x240_*`, per pixel).
+fn fixed_costs(c: &mut Criterion) {
+    let mut g = c.benchmark_group("fixed_costs");
+    g.sample_size(20);
+    g.measurement_time(Duration::from_secs(2));
+    g.bench_function("gpu_new_and_drop", |b| b.iter(|| Gpu::new().gpustat()));
+    let mut rng = Rng::new(0x0ba5_e1ce);
+    let vram: Vec<u16> = (0..1024 * 512).map(|_| rng.next_u32() as u16).collect();
+    g.throughput(Throughput::Elements(320 * 240));
+    for depth24 in [false, true] {
+        let d = gpu::Display {
+            x: 16,
+            y: 8,
+            width: 320,
+            height: 240,
+            depth24,
+            enabled: true,
+            mode_width: 320,
+            interlaced480: false,
+            pal: false,
+        };
+        let name = ["cut_320x240_15bit", "cut_320x240_24bit"][usize::from(depth24)];
+        g.bench_function(name, |b| b.iter(|| gpu::picture::cut(&vram, &d).rgb.len()));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, small, reference_frames, big_and_fill, fixed_costs);
 criterion_main!(benches);
