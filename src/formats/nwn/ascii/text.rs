@@ -6,6 +6,8 @@
 //! byte offset of the offending word; [`line_col`] turns it into the line and column a text
 //! editor shows, only when a message needs it.
 
+use std::borrow::Cow;
+
 use super::FORMAT;
 use crate::formats::error::{LoadError, Result};
 use crate::read::text::quote;
@@ -320,23 +322,61 @@ impl<'a> Lines<'a> {
 
 /// Value `i` of a line as a number; errors point at the word (or the line's end when missing).
 pub(super) fn num(l: &Line, i: usize) -> Result<f32> {
-    // The word's offset is worked out only for an error: this runs for every value of a file.
-    let w = l.word(i).ok_or_else(|| {
-        LoadError::invalid(
-            FORMAT,
-            l.end_off(),
-            format!("{}: value {i} missing", quote(l.key())),
-        )
+    let w = l.word(i).ok_or_else(|| missing(l, i))?;
+    parse_num(l, w)
+}
+
+/// Values `from..from + N` of a line as numbers, its words split once; the same values and
+/// errors as [`num`] on each index in turn.
+pub(super) fn nums<const N: usize>(l: &Line, from: usize) -> Result<[f32; N]> {
+    let mut out = [0.0; N];
+    let mut at = 0;
+    each_num(l, from, N, |v| {
+        out[at] = v;
+        at += 1;
     })?;
-    w.parse::<f32>().map_err(|_| {
+    Ok(out)
+}
+
+/// Values `from..from + n` of a line as numbers, given to `f` in order, its words split once
+/// (a row's words are read left to right, not re-split for each value); the errors are those of
+/// [`num`] on each index in turn.
+pub(super) fn each_num(l: &Line, from: usize, n: usize, mut f: impl FnMut(f32)) -> Result<()> {
+    let mut words = l.words().skip(from);
+    for i in from..from + n {
+        let w = words.next().ok_or_else(|| missing(l, i))?;
+        f(parse_num(l, w)?);
+    }
+    Ok(())
+}
+
+/// The error for a line without value `i`: at the end of its last word.
+fn missing(l: &Line, i: usize) -> LoadError {
+    LoadError::invalid(
+        FORMAT,
+        l.end_off(),
+        format!("{}: value {i} missing", quote(l.key())),
+    )
+}
+
+/// `w` as `str::parse::<f32>` reads it, whole numbers of up to 7 digits (face rows' indices)
+/// summed directly: below 2^24, each is an f32 exactly, so the same bits.
+fn to_f32(w: &str) -> std::result::Result<f32, std::num::ParseFloatError> {
+    let b = w.as_bytes();
+    if (1..=7).contains(&b.len()) && b.iter().all(u8::is_ascii_digit) {
+        let n = b.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'));
+        return Ok(n as f32);
+    }
+    w.parse::<f32>()
+}
+
+/// Word `w` of line `l` as a number; the error points at the word.
+fn parse_num(l: &Line, w: &str) -> Result<f32> {
+    // The word's offset is worked out only for an error: this runs for every value of a file.
+    to_f32(w).map_err(|_| {
         let off = l.off + (w.as_ptr() as usize - l.text.as_ptr() as usize) as u64;
         LoadError::invalid(FORMAT, off, format!("{} is not a number", quote(w)))
     })
-}
-
-/// Values `from..from + n` of a line as numbers.
-pub(super) fn nums(l: &Line, from: usize, n: usize) -> Result<Vec<f32>> {
-    (from..from + n).map(|i| num(l, i)).collect()
 }
 
 /// A list keyword's row count (word 1), or `None` when the list is ended by `endlist`.
@@ -349,9 +389,19 @@ pub(super) fn count(l: &Line) -> Result<Option<usize>> {
     }
 }
 
+/// `w` in ASCII lower case, borrowed when it already is (as most keywords are): every line's
+/// keyword is matched in lower case.
+pub(super) fn lower(w: &str) -> Cow<'_, str> {
+    if w.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(w.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(w)
+    }
+}
+
 /// Whether a word reads as a number (a data row's first value).
 pub(super) fn is_numeric(w: &str) -> bool {
-    w.parse::<f32>().is_ok()
+    to_f32(w).is_ok()
 }
 
 #[cfg(test)]
@@ -418,6 +468,33 @@ mod tests {
         ) {
             let text: String = pieces.concat();
             proptest::prop_assert_eq!(split(&text), split_slowly(&text), "{:?}", text);
+        }
+    }
+
+    proptest::proptest! {
+        /// Numbers read with the whole-number shortcut are the bits `str::parse` gives.
+        #[test]
+        fn numbers_read_as_str_parse_reads_them(
+            w in "[0-9]{1,9}|[-+]?[0-9]{0,8}(\\.[0-9]{0,6})?(e[-+]?[0-9]{1,2})?|0x1|inf|nan|"
+        ) {
+            let want = w.parse::<f32>().map(f32::to_bits).ok();
+            proptest::prop_assert_eq!(to_f32(&w).map(f32::to_bits).ok(), want, "{:?}", w);
+        }
+    }
+
+    #[test]
+    fn whole_numbers_read_exactly() {
+        for n in (0..10_000_000u32)
+            .step_by(9_973)
+            .chain([0, 9, 16_777_215, 9_999_999])
+        {
+            for w in [n.to_string(), format!("{n:07}")] {
+                assert_eq!(
+                    to_f32(&w).map(f32::to_bits),
+                    w.parse::<f32>().map(f32::to_bits),
+                    "{w}"
+                );
+            }
         }
     }
 
