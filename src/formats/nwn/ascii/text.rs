@@ -85,9 +85,13 @@ pub(super) struct Lines<'a> {
     words: Words<'a>,
     /// The next line, when [`Lines::peek`] has read it.
     peeked: Option<Line<'a>>,
-    /// Lines with words not yet taken.
-    left: usize,
+    /// A counted list's rows, read ahead to check its count (kept for its room).
+    ahead: Vec<Line<'a>>,
 }
+
+/// Most rows of a counted list read ahead before its rows are read: past it, the lines left
+/// are counted instead, so checking a count holds at most this many lines.
+const AHEAD: usize = 1 << 16;
 
 /// What a byte is to [`each_word`].
 #[derive(Clone, Copy, PartialEq)]
@@ -211,17 +215,14 @@ impl<'a> Iterator for Words<'a> {
 }
 
 impl<'a> Lines<'a> {
-    /// The lines of `text` (counted first, for [`Lines::remaining`]).
+    /// The lines of `text`.
     pub(super) fn new(text: &'a str) -> Self {
-        let fresh = || Lines {
+        Lines {
             text,
             words: Words::new(text),
             peeked: None,
-            left: 0,
-        };
-        let mut counting = fresh();
-        let left = std::iter::from_fn(|| counting.scan()).count();
-        Lines { left, ..fresh() }
+            ahead: Vec::new(),
+        }
     }
 
     /// Reads the next line with words: the line of the next word, which is always a line's
@@ -244,9 +245,7 @@ impl<'a> Lines<'a> {
     }
 
     pub(super) fn next(&mut self) -> Option<Line<'a>> {
-        let l = self.peeked.take().or_else(|| self.scan())?;
-        self.left -= 1;
-        Some(l)
+        self.peeked.take().or_else(|| self.scan())
     }
 
     pub(super) fn peek(&mut self) -> Option<Line<'a>> {
@@ -256,8 +255,16 @@ impl<'a> Lines<'a> {
         self.peeked
     }
 
+    /// The lines with words not yet taken, counted when asked (a file's lines are not
+    /// counted unless a list's count needs it).
     pub(super) fn remaining(&self) -> usize {
-        self.left
+        let mut rest = Lines {
+            peeked: None,
+            ahead: Vec::new(),
+            words: self.words.clone(),
+            ..*self
+        };
+        usize::from(self.peeked.is_some()) + std::iter::from_fn(|| rest.scan()).count()
     }
 
     /// Takes `count` data rows (or the rows up to `endlist` when `count` is `None`) and calls
@@ -270,19 +277,36 @@ impl<'a> Lines<'a> {
     ) -> Result<()> {
         match count {
             Some(n) => {
-                if n > self.remaining() {
+                // The count is checked before any row is read: up to AHEAD rows are read
+                // ahead (each line is then split once), the lines past them counted only for a
+                // longer list.
+                let mut ahead = std::mem::take(&mut self.ahead);
+                ahead.clear();
+                while ahead.len() < n.min(AHEAD) {
+                    let Some(l) = self.next() else { break };
+                    ahead.push(l);
+                }
+                let left = if ahead.len() < n.min(AHEAD) {
+                    ahead.len()
+                } else if n > AHEAD {
+                    ahead.len() + self.remaining()
+                } else {
+                    n
+                };
+                if n > left {
                     return Err(LoadError::invalid(
                         FORMAT,
                         at,
-                        format!(
-                            "list of {n} rows but only {} lines remain",
-                            self.remaining()
-                        ),
+                        format!("list of {n} rows but only {left} lines remain"),
                     ));
                 }
-                for _ in 0..n {
+                for &l in &ahead {
+                    row(l)?;
+                }
+                for _ in ahead.len()..n {
                     row(self.next().expect("counted among the lines left"))?;
                 }
+                self.ahead = ahead;
             }
             None => loop {
                 let Some(l) = self.next() else {
@@ -514,6 +538,29 @@ mod tests {
         );
         let e = lines.each_row(None, 8, |_| Ok(())).unwrap_err();
         assert!(e.to_string().contains("list without endlist"), "{e}");
+    }
+
+    /// A count past the rows read ahead is checked against the lines counted beyond them.
+    #[test]
+    fn long_lists_are_checked_whole() {
+        let text = "1\n".repeat(AHEAD + 5) + "end\n";
+        for (n, fits) in [(AHEAD + 6, true), (AHEAD + 7, false), (AHEAD - 1, true)] {
+            let mut lines = Lines::new(&text);
+            let mut rows = 0;
+            let got = lines.each_row(Some(n), 0, |_| {
+                rows += 1;
+                Ok(())
+            });
+            if fits {
+                assert!(got.is_ok(), "{n}");
+                assert_eq!((rows, lines.remaining()), (n, AHEAD + 6 - n));
+            } else {
+                let e = got.unwrap_err().to_string();
+                let want = format!("list of {n} rows but only {} lines remain", AHEAD + 6);
+                assert!(e.contains(&want), "{e}");
+                assert_eq!(rows, 0);
+            }
+        }
     }
 
     #[test]
