@@ -29,13 +29,15 @@ impl Allocator {
         a
     }
 
-    /// Marks `r` (clipped to VRAM) taken.
+    /// Marks `r` (clipped to VRAM) taken: its columns as a row of bits, or-ed a word at a time
+    /// into each of its rows.
     fn take(&mut self, r: &Rect) {
         let (x0, x1) = (usize::from(r.x), usize::from(r.x) + usize::from(r.w));
         let (y0, y1) = (usize::from(r.y), usize::from(r.y) + usize::from(r.h));
+        let cols = columns(x0, x1.min(gpu::VRAM_WIDTH));
         for row in self.rows.iter_mut().take(y1).skip(y0) {
-            for x in x0..x1.min(gpu::VRAM_WIDTH) {
-                row[x / 64] |= 1 << (x % 64);
+            for (r, c) in row.iter_mut().zip(&cols) {
+                *r |= c;
             }
         }
     }
@@ -83,6 +85,20 @@ impl Allocator {
         }
         None
     }
+}
+
+/// Columns `from..to` of a row as bits (none when `to <= from`).
+fn columns(from: usize, to: usize) -> [u64; ROW_WORDS] {
+    let mut cols = [0u64; ROW_WORDS];
+    for (w, c) in cols.iter_mut().enumerate() {
+        // The part of from..to within this word's columns, as bit positions 0..64.
+        let lo = from.max(w * 64).min((w + 1) * 64) - w * 64;
+        let hi = to.max(w * 64).min((w + 1) * 64) - w * 64;
+        if hi > lo {
+            *c = (u64::MAX >> (64 - (hi - lo))) << lo;
+        }
+    }
+    cols
 }
 
 /// The first column at or after `from` whose bit is clear in `cols`.
@@ -259,6 +275,20 @@ mod tests {
                 if got.is_none() {
                     break;
                 }
+            }
+        }
+    }
+
+    /// A row's bits set a word at a time are the columns set one by one.
+    #[test]
+    fn columns_are_the_bits_from_to() {
+        for from in (0..1024).step_by(7).chain([0, 63, 64, 65, 1023]) {
+            for to in (0..=1024).step_by(13).chain([0, 1, 64, 128, 1023, 1024]) {
+                let mut want = [0u64; ROW_WORDS];
+                for x in from..to {
+                    want[x / 64] |= 1 << (x % 64);
+                }
+                assert_eq!(columns(from, to), want, "{from}..{to}");
             }
         }
     }

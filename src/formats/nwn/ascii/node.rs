@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::text::{count, is_numeric, num, nums, Line, Lines};
+use super::text::{count, each_num, is_numeric, lower, num, nums, Line, Lines};
 use super::vocabulary::{flag, unread, Unknowns, Unread};
 use super::{FORMAT, MAX_NODES};
 use crate::formats::error::{LoadError, Result};
@@ -39,7 +39,7 @@ pub(super) fn parse_nodes(
                 format!("block without {end}"),
             ));
         };
-        let key = l.key().to_ascii_lowercase();
+        let key = lower(l.key());
         if key == end {
             break;
         }
@@ -82,7 +82,7 @@ fn parse_node(
         let Some(l) = lines.next() else {
             return Err(LoadError::invalid(FORMAT, off, "node without endnode"));
         };
-        let key = l.key().to_ascii_lowercase();
+        let key = lower(l.key());
         if is_numeric(&key) {
             continue; // data row of a list keyword we do not read
         }
@@ -187,21 +187,22 @@ impl RawNode {
         match key {
             "part-number" => node.part = num(l, 1)? as i32,
             "parent" => self.parent_name = l.word(1).unwrap_or("").to_string(),
-            "position" => node
-                .controllers
-                .push(static_controller(ControllerType::POSITION, nums(l, 1, 3)?)),
+            "position" => node.controllers.push(static_controller(
+                ControllerType::POSITION,
+                nums::<3>(l, 1)?.to_vec(),
+            )),
             "orientation" => {
-                let v = nums(l, 1, 4)?;
-                let q = quat_from_axis_angle([v[0], v[1], v[2]], v[3]);
+                let [x, y, z, angle] = nums(l, 1)?;
+                let q = quat_from_axis_angle([x, y, z], angle);
                 node.controllers
                     .push(static_controller(ControllerType::ORIENTATION, q.to_vec()));
             }
             "scale" => node
                 .controllers
-                .push(static_controller(ControllerType::SCALE, nums(l, 1, 1)?)),
+                .push(static_controller(ControllerType::SCALE, vec![num(l, 1)?])),
             "alpha" if node.mesh.is_some() => node
                 .controllers
-                .push(static_controller(ControllerType::ALPHA, nums(l, 1, 1)?)),
+                .push(static_controller(ControllerType::ALPHA, vec![num(l, 1)?])),
             _ if key.ends_with("key") => {
                 if let Some(c) = read_key_list(lines, l, key, node.kind)? {
                     node.controllers.push(c);
@@ -227,7 +228,7 @@ impl RawNode {
             _ if node.kind == NodeKind::Emitter => match mdl::emitter_controller(key) {
                 Some((ty, cols)) => node
                     .controllers
-                    .push(static_controller(ty, nums(l, 1, cols)?)),
+                    .push(static_controller(ty, nums_vec(l, 1, cols)?)),
                 None => return Ok(false),
             },
             _ => return self.read_mesh_line(lines, l, key),
@@ -248,19 +249,16 @@ impl RawNode {
             "texture2" => m.textures[2] = word_or_empty(l),
             "texture3" => m.textures[3] = word_or_empty(l),
             "diffuse" => {
-                let v = nums(l, 1, 3)?;
-                m.diffuse = [v[0], v[1], v[2]];
+                m.diffuse = nums(l, 1)?;
             }
             "render" => m.render = flag(l, 1)? && kind != NodeKind::Aabb,
             "transparencyhint" => m.transparency_hint = num(l, 1)?.max(0.0) as u32,
             "verts" => lines.each_row(count(l)?, l.off, |r| {
-                let v = nums(&r, 0, 3)?;
-                m.vertices.push([v[0], v[1], v[2]]);
+                m.vertices.push(nums(&r, 0)?);
                 Ok(())
             })?,
             "tverts" => lines.each_row(count(l)?, l.off, |r| {
-                let v = nums(&r, 0, 2)?;
-                self.tverts.push([v[0], v[1]]);
+                self.tverts.push(nums(&r, 0)?);
                 Ok(())
             })?,
             "faces" => lines.each_row(count(l)?, l.off, |r| {
@@ -317,16 +315,20 @@ fn read_key_list(
         columns: cols,
         bezier,
     };
+    // One row's time and values, reused from row to row.
+    let mut row = Vec::with_capacity(1 + stride);
     lines.each_key_row(n, l.off, |r| {
-        c.times.push(num(&r, 0)?);
-        let v = nums(&r, 1, stride)?;
+        row.clear();
+        each_num(&r, 0, 1 + stride, |v| row.push(v))?;
+        c.times.push(row[0]);
+        let v = &row[1..];
         if ty == ControllerType::ORIENTATION {
             c.values
                 .extend(quat_from_axis_angle([v[0], v[1], v[2]], v[3]));
             // Bezier handles of axis-angle rows are not meaningful as quaternions.
             c.values.extend(std::iter::repeat_n(0.0, stride - 4));
         } else {
-            c.values.extend(v);
+            c.values.extend_from_slice(v);
         }
         Ok(())
     })?;
@@ -371,7 +373,7 @@ fn detonate_keys(lines: &mut Lines<'_>, l: &Line) -> Result<Controller> {
 /// A `faces` row: `v0 v1 v2 group t0 t1 t2 material`; an index that is negative or too large
 /// becomes `u32::MAX` (dropped or replaced when the mesh is finished).
 fn face(r: &Line) -> Result<MeshFace> {
-    let v = nums(r, 0, 7)?;
+    let v: [f32; 7] = nums(r, 0)?;
     let idx = |x: f32| {
         if x >= 0.0 && x < u32::MAX as f32 {
             x as u32
@@ -441,6 +443,13 @@ fn set_detail(detail: &mut NodeDetail, key: &str, l: &Line) -> Result<bool> {
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// Values `from..from + n` of a line as numbers (a controller's columns).
+fn nums_vec(l: &Line, from: usize, n: usize) -> Result<Vec<f32>> {
+    let mut v = Vec::with_capacity(n);
+    each_num(l, from, n, |x| v.push(x))?;
+    Ok(v)
 }
 
 fn word_or_empty(l: &Line) -> String {

@@ -6,6 +6,8 @@
 //! byte offset of the offending word; [`line_col`] turns it into the line and column a text
 //! editor shows, only when a message needs it.
 
+use std::borrow::Cow;
+
 use super::FORMAT;
 use crate::formats::error::{LoadError, Result};
 use crate::read::text::quote;
@@ -83,9 +85,13 @@ pub(super) struct Lines<'a> {
     words: Words<'a>,
     /// The next line, when [`Lines::peek`] has read it.
     peeked: Option<Line<'a>>,
-    /// Lines with words not yet taken.
-    left: usize,
+    /// A counted list's rows, read ahead to check its count (kept for its room).
+    ahead: Vec<Line<'a>>,
 }
+
+/// Most rows of a counted list read ahead before its rows are read: past it, the lines left
+/// are counted instead, so checking a count holds at most this many lines.
+const AHEAD: usize = 1 << 16;
 
 /// What a byte is to [`each_word`].
 #[derive(Clone, Copy, PartialEq)]
@@ -209,17 +215,14 @@ impl<'a> Iterator for Words<'a> {
 }
 
 impl<'a> Lines<'a> {
-    /// The lines of `text` (counted first, for [`Lines::remaining`]).
+    /// The lines of `text`.
     pub(super) fn new(text: &'a str) -> Self {
-        let fresh = || Lines {
+        Lines {
             text,
             words: Words::new(text),
             peeked: None,
-            left: 0,
-        };
-        let mut counting = fresh();
-        let left = std::iter::from_fn(|| counting.scan()).count();
-        Lines { left, ..fresh() }
+            ahead: Vec::new(),
+        }
     }
 
     /// Reads the next line with words: the line of the next word, which is always a line's
@@ -242,9 +245,7 @@ impl<'a> Lines<'a> {
     }
 
     pub(super) fn next(&mut self) -> Option<Line<'a>> {
-        let l = self.peeked.take().or_else(|| self.scan())?;
-        self.left -= 1;
-        Some(l)
+        self.peeked.take().or_else(|| self.scan())
     }
 
     pub(super) fn peek(&mut self) -> Option<Line<'a>> {
@@ -254,8 +255,16 @@ impl<'a> Lines<'a> {
         self.peeked
     }
 
+    /// The lines with words not yet taken, counted when asked (a file's lines are not
+    /// counted unless a list's count needs it).
     pub(super) fn remaining(&self) -> usize {
-        self.left
+        let mut rest = Lines {
+            peeked: None,
+            ahead: Vec::new(),
+            words: self.words.clone(),
+            ..*self
+        };
+        usize::from(self.peeked.is_some()) + std::iter::from_fn(|| rest.scan()).count()
     }
 
     /// Takes `count` data rows (or the rows up to `endlist` when `count` is `None`) and calls
@@ -268,19 +277,36 @@ impl<'a> Lines<'a> {
     ) -> Result<()> {
         match count {
             Some(n) => {
-                if n > self.remaining() {
+                // The count is checked before any row is read: up to AHEAD rows are read
+                // ahead (each line is then split once), the lines past them counted only for a
+                // longer list.
+                let mut ahead = std::mem::take(&mut self.ahead);
+                ahead.clear();
+                while ahead.len() < n.min(AHEAD) {
+                    let Some(l) = self.next() else { break };
+                    ahead.push(l);
+                }
+                let left = if ahead.len() < n.min(AHEAD) {
+                    ahead.len()
+                } else if n > AHEAD {
+                    ahead.len() + self.remaining()
+                } else {
+                    n
+                };
+                if n > left {
                     return Err(LoadError::invalid(
                         FORMAT,
                         at,
-                        format!(
-                            "list of {n} rows but only {} lines remain",
-                            self.remaining()
-                        ),
+                        format!("list of {n} rows but only {left} lines remain"),
                     ));
                 }
-                for _ in 0..n {
+                for &l in &ahead {
+                    row(l)?;
+                }
+                for _ in ahead.len()..n {
                     row(self.next().expect("counted among the lines left"))?;
                 }
+                self.ahead = ahead;
             }
             None => loop {
                 let Some(l) = self.next() else {
@@ -320,23 +346,61 @@ impl<'a> Lines<'a> {
 
 /// Value `i` of a line as a number; errors point at the word (or the line's end when missing).
 pub(super) fn num(l: &Line, i: usize) -> Result<f32> {
-    // The word's offset is worked out only for an error: this runs for every value of a file.
-    let w = l.word(i).ok_or_else(|| {
-        LoadError::invalid(
-            FORMAT,
-            l.end_off(),
-            format!("{}: value {i} missing", quote(l.key())),
-        )
+    let w = l.word(i).ok_or_else(|| missing(l, i))?;
+    parse_num(l, w)
+}
+
+/// Values `from..from + N` of a line as numbers, its words split once; the same values and
+/// errors as [`num`] on each index in turn.
+pub(super) fn nums<const N: usize>(l: &Line, from: usize) -> Result<[f32; N]> {
+    let mut out = [0.0; N];
+    let mut at = 0;
+    each_num(l, from, N, |v| {
+        out[at] = v;
+        at += 1;
     })?;
-    w.parse::<f32>().map_err(|_| {
+    Ok(out)
+}
+
+/// Values `from..from + n` of a line as numbers, given to `f` in order, its words split once
+/// (a row's words are read left to right, not re-split for each value); the errors are those of
+/// [`num`] on each index in turn.
+pub(super) fn each_num(l: &Line, from: usize, n: usize, mut f: impl FnMut(f32)) -> Result<()> {
+    let mut words = l.words().skip(from);
+    for i in from..from + n {
+        let w = words.next().ok_or_else(|| missing(l, i))?;
+        f(parse_num(l, w)?);
+    }
+    Ok(())
+}
+
+/// The error for a line without value `i`: at the end of its last word.
+fn missing(l: &Line, i: usize) -> LoadError {
+    LoadError::invalid(
+        FORMAT,
+        l.end_off(),
+        format!("{}: value {i} missing", quote(l.key())),
+    )
+}
+
+/// `w` as `str::parse::<f32>` reads it, whole numbers of up to 7 digits (face rows' indices)
+/// summed directly: below 2^24, each is an f32 exactly, so the same bits.
+fn to_f32(w: &str) -> std::result::Result<f32, std::num::ParseFloatError> {
+    let b = w.as_bytes();
+    if (1..=7).contains(&b.len()) && b.iter().all(u8::is_ascii_digit) {
+        let n = b.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'));
+        return Ok(n as f32);
+    }
+    w.parse::<f32>()
+}
+
+/// Word `w` of line `l` as a number; the error points at the word.
+fn parse_num(l: &Line, w: &str) -> Result<f32> {
+    // The word's offset is worked out only for an error: this runs for every value of a file.
+    to_f32(w).map_err(|_| {
         let off = l.off + (w.as_ptr() as usize - l.text.as_ptr() as usize) as u64;
         LoadError::invalid(FORMAT, off, format!("{} is not a number", quote(w)))
     })
-}
-
-/// Values `from..from + n` of a line as numbers.
-pub(super) fn nums(l: &Line, from: usize, n: usize) -> Result<Vec<f32>> {
-    (from..from + n).map(|i| num(l, i)).collect()
 }
 
 /// A list keyword's row count (word 1), or `None` when the list is ended by `endlist`.
@@ -349,9 +413,19 @@ pub(super) fn count(l: &Line) -> Result<Option<usize>> {
     }
 }
 
+/// `w` in ASCII lower case, borrowed when it already is (as most keywords are): every line's
+/// keyword is matched in lower case.
+pub(super) fn lower(w: &str) -> Cow<'_, str> {
+    if w.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(w.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(w)
+    }
+}
+
 /// Whether a word reads as a number (a data row's first value).
 pub(super) fn is_numeric(w: &str) -> bool {
-    w.parse::<f32>().is_ok()
+    to_f32(w).is_ok()
 }
 
 #[cfg(test)]
@@ -421,6 +495,33 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Numbers read with the whole-number shortcut are the bits `str::parse` gives.
+        #[test]
+        fn numbers_read_as_str_parse_reads_them(
+            w in "[0-9]{1,9}|[-+]?[0-9]{0,8}(\\.[0-9]{0,6})?(e[-+]?[0-9]{1,2})?|0x1|inf|nan|"
+        ) {
+            let want = w.parse::<f32>().map(f32::to_bits).ok();
+            proptest::prop_assert_eq!(to_f32(&w).map(f32::to_bits).ok(), want, "{:?}", w);
+        }
+    }
+
+    #[test]
+    fn whole_numbers_read_exactly() {
+        for n in (0..10_000_000u32)
+            .step_by(9_973)
+            .chain([0, 9, 16_777_215, 9_999_999])
+        {
+            for w in [n.to_string(), format!("{n:07}")] {
+                assert_eq!(
+                    to_f32(&w).map(f32::to_bits),
+                    w.parse::<f32>().map(f32::to_bits),
+                    "{w}"
+                );
+            }
+        }
+    }
+
     /// A list's rows are all taken whether or not its keyword is read, and a list without
     /// `endlist` is refused at its keyword's line.
     #[test]
@@ -437,6 +538,29 @@ mod tests {
         );
         let e = lines.each_row(None, 8, |_| Ok(())).unwrap_err();
         assert!(e.to_string().contains("list without endlist"), "{e}");
+    }
+
+    /// A count past the rows read ahead is checked against the lines counted beyond them.
+    #[test]
+    fn long_lists_are_checked_whole() {
+        let text = "1\n".repeat(AHEAD + 5) + "end\n";
+        for (n, fits) in [(AHEAD + 6, true), (AHEAD + 7, false), (AHEAD - 1, true)] {
+            let mut lines = Lines::new(&text);
+            let mut rows = 0;
+            let got = lines.each_row(Some(n), 0, |_| {
+                rows += 1;
+                Ok(())
+            });
+            if fits {
+                assert!(got.is_ok(), "{n}");
+                assert_eq!((rows, lines.remaining()), (n, AHEAD + 6 - n));
+            } else {
+                let e = got.unwrap_err().to_string();
+                let want = format!("list of {n} rows but only {} lines remain", AHEAD + 6);
+                assert!(e.contains(&want), "{e}");
+                assert_eq!(rows, 0);
+            }
+        }
     }
 
     #[test]
