@@ -115,8 +115,20 @@ enum Command {
 pub(crate) fn parse_batch_job(
     words: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Result<render::Args, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    use std::cell::RefCell;
+    thread_local! {
+        // Built once per thread, not per job: building the whole command (every subcommand's
+        // arguments) costs more than parsing a job's words with it.
+        static COMMAND: RefCell<clap::Command> = RefCell::new(Cli::command());
+    }
     let head = ["psxrender", "batch-job"].map(std::ffi::OsString::from);
-    match Cli::try_parse_from(head.into_iter().chain(words))?.command {
+    let cli = COMMAND.with(|c| {
+        let mut c = c.borrow_mut();
+        let mut matches = c.try_get_matches_from_mut(head.into_iter().chain(words))?;
+        Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut c))
+    })?;
+    match cli.command {
         Some(Command::BatchJob(a)) => Ok(a),
         _ => Err(<Cli as clap::CommandFactory>::command()
             .error(clap::error::ErrorKind::InvalidSubcommand, "not a batch job")),
