@@ -167,6 +167,6 @@ pub fn main() -> ExitCode {
         (Some(Command::BatchJob(a)), _) => batch::child::run(a),
         (Some(Command::BatchWorker(a)), _) => batch::child::serve(a),
         (Some(Command::Serve(a)), _) => serve::run(a),
-        (None, a) => render::run(a),
+        (None, a) => psxrender::formats::files::one_pass(|| render::run(a)),
     }
 }
