@@ -154,7 +154,7 @@ pub fn main() -> ExitCode {
             };
         }
     };
-    match (cli.command, cli.render) {
+    let code = match (cli.command, cli.render) {
         (Some(Command::Info(a)), _) => info::run(a),
         (Some(Command::Texture(a)), _) => texture::run(a),
         (Some(Command::Demo(a)), _) => demo::run(a),
@@ -168,5 +168,14 @@ pub fn main() -> ExitCode {
         (Some(Command::BatchWorker(a)), _) => batch::child::serve(a),
         (Some(Command::Serve(a)), _) => serve::run(a),
         (None, a) => psxrender::formats::files::one_pass(|| render::run(a)),
+    };
+    // Every output of the command made durable at once before it exits (a batch worker's are
+    // its batch's to sync: it hands them over after each job).
+    match psxrender::output::sync_written() {
+        Ok(()) => code,
+        Err(e) => {
+            eprintln!("error: cannot sync the outputs to disk: {e}");
+            ExitCode::from(EXIT_WRITE_FAILED)
+        }
     }
 }

@@ -98,6 +98,8 @@ pub fn serve(worker: WorkerArgs) -> ExitCode {
         let code = match job_args(&line, &worker) {
             Ok(args) => {
                 let (code, reads) = render_recorded(args);
+                // The batch makes the job's outputs durable before its report names them.
+                psxrender::output::take_written();
                 outln!("{READS_TAG}{reads}");
                 code
             }
