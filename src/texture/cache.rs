@@ -556,7 +556,10 @@ mod tests {
         let f = fs::File::options().append(true).open(cache.path(key(4)));
         f.unwrap().set_modified(recent).unwrap();
         assert!(cache.get(key(4)).is_some());
-        let stamp = fs::metadata(cache.path(key(4))).unwrap().modified().unwrap();
+        let stamp = fs::metadata(cache.path(key(4)))
+            .unwrap()
+            .modified()
+            .unwrap();
         assert_eq!(stamp, recent);
         let stale = s.0.join(".tmp-1-2-3");
         fs::write(&stale, b"left by a dead process").unwrap();
