@@ -1,6 +1,14 @@
 //! Writing output files whole or not at all: everything goes to a temporary file beside the
 //! target and is renamed over it once complete, and only over a regular file (or nothing).
 //! [`plan`] checks a run's outputs before it starts.
+//!
+//! Whole-or-nothing is the rename's; surviving a power cut is a sync's, which waits for the
+//! disk (a journal commit, on a spinning disk a cache flush). So an output is renamed into
+//! place unsynced and synced later, off the path of the work: a command syncs what it wrote
+//! ([`sync_written`]) before it exits, and a batch syncs each finished group of jobs' outputs
+//! ([`make_durable`]) in its own process, while its workers render on, before its journal or
+//! report names them. (A sync of the whole filesystem would be one call, but would wait for
+//! every other program's writes too.)
 
 pub mod plan;
 
@@ -28,13 +36,21 @@ impl AtomicFile {
     /// Starts writing `path`.
     pub fn create(path: &Path) -> io::Result<AtomicFile> {
         let tmp = temp_path(path);
+        let open = || {
+            fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)
+        };
         // A file of this name is a leftover of a killed process that had our id: never opened
         // as it is (it could be a FIFO that blocks the open), but replaced.
-        let _ = fs::remove_file(&tmp);
-        let file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
+        let file = match open() {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                let _ = fs::remove_file(&tmp);
+                open()?
+            }
+            opened => opened?,
+        };
         Ok(AtomicFile {
             target: path.to_path_buf(),
             tmp,
@@ -42,14 +58,13 @@ impl AtomicFile {
         })
     }
 
-    /// Flushes, syncs and renames the file into place.
+    /// Flushes and renames the file into place; [`sync_written`] makes it durable.
     pub fn commit(mut self) -> io::Result<()> {
         let Some(w) = self.file.take() else {
             return Err(io::Error::other("already committed"));
         };
         let result = (|| {
-            let f = w.into_inner().map_err(|e| e.into_error())?;
-            f.sync_all()?;
+            w.into_inner().map_err(|e| e.into_error())?;
             // Checked again at the last moment: a rename replaces a device, FIFO or socket by
             // a plain file, so something that became one since the run's check is left alone.
             if let Some(kind) = plan::not_regular(&self.target) {
@@ -60,7 +75,12 @@ impl AtomicFile {
             fs::rename(&self.tmp, &self.target)
         })();
         match result {
-            Ok(()) => remove_stale(&self.target),
+            Ok(()) => {
+                remove_stale(&self.target);
+                if let Ok(mut list) = UNSYNCED.lock() {
+                    list.push(self.target.clone());
+                }
+            }
             Err(_) => {
                 let _ = fs::remove_file(&self.tmp);
             }
@@ -91,6 +111,45 @@ impl Drop for AtomicFile {
             let _ = fs::remove_file(&self.tmp);
         }
     }
+}
+
+/// The files this process committed and has not made durable yet.
+static UNSYNCED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Makes every file this process committed since the last call durable (see the module docs):
+/// what a command does before it exits.
+pub fn sync_written() -> io::Result<()> {
+    make_durable(&take_written())
+}
+
+/// The files this process committed since the last call (or [`sync_written`]), forgotten: a
+/// batch's worker hands them to the batch, which makes them durable.
+pub fn take_written() -> Vec<PathBuf> {
+    UNSYNCED
+        .lock()
+        .map(|mut l| std::mem::take(&mut *l))
+        .unwrap_or_default()
+}
+
+/// Makes `files` (written and renamed into place) durable: each file synced, then each of
+/// their folders, for the names the renames put there (where a folder can be opened: Unix).
+pub fn make_durable(files: &[PathBuf]) -> io::Result<()> {
+    let mut folders: Vec<&Path> = Vec::new();
+    for f in files {
+        fs::File::open(f)?.sync_all()?;
+        let dir = match f.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if !folders.contains(&dir) {
+            folders.push(dir);
+        }
+    }
+    #[cfg(unix)]
+    for dir in folders {
+        fs::File::open(dir)?.sync_all()?;
+    }
+    Ok(())
 }
 
 /// Whether `path` can be written, found before any work by creating (and removing) the same
@@ -170,10 +229,15 @@ fn save_png(
     pixels: &[u8],
     colour: image::ExtendedColorType,
 ) -> io::Result<()> {
+    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
     use image::ImageEncoder;
-    // Encoded straight into the file: no second copy of the picture in memory.
+    // Encoded straight into the file: no second copy of the picture in memory. One fixed row
+    // filter, Up (each row as its difference from the row above: PS1 pictures are flat fills,
+    // gradients and a plain background), with the fast deflater: half the instructions of
+    // trying every filter on every row, for about a tenth more bytes (docs/perf.md). The
+    // pixels are the same whatever the filter; every PNG of psxrender goes through here.
     let mut file = AtomicFile::create(path)?;
-    image::codecs::png::PngEncoder::new(&mut file)
+    PngEncoder::new_with_quality(&mut file, CompressionType::Fast, FilterType::Up)
         .write_image(pixels, width, height, colour)
         .map_err(io::Error::other)?;
     file.commit()
@@ -221,6 +285,25 @@ mod tests {
         f.write_all(b"streamed").unwrap();
         f.commit().unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"streamed");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn committed_files_are_kept_for_one_sync_together() {
+        let dir = std::env::temp_dir().join(format!("psxr-sync-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.png"), dir.join("b.png"));
+        write_atomic(&a, b"a").unwrap();
+        write_atomic(&b, b"b").unwrap();
+        // Other tests commit files too: only ours are looked for.
+        let written = take_written();
+        assert!(written.contains(&a) && written.contains(&b), "{written:?}");
+        assert!(!take_written().contains(&a), "handed over once");
+        make_durable(&[a.clone(), b.clone()]).unwrap();
+        assert!(make_durable(&[dir.join("gone.png")]).is_err());
+        write_atomic(&a, b"a2").unwrap();
+        sync_written().unwrap();
+        assert!(!take_written().contains(&a), "synced once");
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -44,7 +44,7 @@ impl Confinement {
             return Ok(());
         }
         let joined = self.base.join(path);
-        let real = match (input, joined.canonicalize()) {
+        let real = match (input, crate::formats::files::canonical_file(&joined)) {
             (true, Ok(target)) => target,
             _ => resolve(&joined).map_err(|e| format!("cannot resolve {}: {e}", path.display()))?,
         };

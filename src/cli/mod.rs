@@ -115,8 +115,20 @@ enum Command {
 pub(crate) fn parse_batch_job(
     words: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Result<render::Args, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    use std::cell::RefCell;
+    thread_local! {
+        // Built once per thread, not per job: building the whole command (every subcommand's
+        // arguments) costs more than parsing a job's words with it.
+        static COMMAND: RefCell<clap::Command> = RefCell::new(Cli::command());
+    }
     let head = ["psxrender", "batch-job"].map(std::ffi::OsString::from);
-    match Cli::try_parse_from(head.into_iter().chain(words))?.command {
+    let cli = COMMAND.with(|c| {
+        let mut c = c.borrow_mut();
+        let mut matches = c.try_get_matches_from_mut(head.into_iter().chain(words))?;
+        Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut c))
+    })?;
+    match cli.command {
         Some(Command::BatchJob(a)) => Ok(a),
         _ => Err(<Cli as clap::CommandFactory>::command()
             .error(clap::error::ErrorKind::InvalidSubcommand, "not a batch job")),
@@ -142,7 +154,7 @@ pub fn main() -> ExitCode {
             };
         }
     };
-    match (cli.command, cli.render) {
+    let code = match (cli.command, cli.render) {
         (Some(Command::Info(a)), _) => info::run(a),
         (Some(Command::Texture(a)), _) => texture::run(a),
         (Some(Command::Demo(a)), _) => demo::run(a),
@@ -155,6 +167,15 @@ pub fn main() -> ExitCode {
         (Some(Command::BatchJob(a)), _) => batch::child::run(a),
         (Some(Command::BatchWorker(a)), _) => batch::child::serve(a),
         (Some(Command::Serve(a)), _) => serve::run(a),
-        (None, a) => render::run(a),
+        (None, a) => psxrender::formats::files::one_pass(|| render::run(a)),
+    };
+    // Every output of the command made durable at once before it exits (a batch worker's are
+    // its batch's to sync: it hands them over after each job).
+    match psxrender::output::sync_written() {
+        Ok(()) => code,
+        Err(e) => {
+            eprintln!("error: cannot sync the outputs to disk: {e}");
+            ExitCode::from(EXIT_WRITE_FAILED)
+        }
     }
 }

@@ -16,6 +16,8 @@ use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use crate::formats::files::{canonical_dir, canonical_file};
+
 /// A path with what the run calls it, for messages: `("o.png", "--vram")`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Claim {
@@ -143,7 +145,7 @@ impl OutputPlan {
                 kind,
             });
         }
-        let target = key.canonicalize().ok();
+        let target = canonical_file(&key).ok();
         for k in std::iter::once(&key).chain(&target) {
             if let Some(input) = self.inputs.get(k) {
                 return Err(Refusal::IsInput {
@@ -166,7 +168,7 @@ impl OutputPlan {
 /// The keys an input is known by: where its name resolves, and the file it finally is.
 fn input_keys(path: &Path) -> Vec<PathBuf> {
     let mut keys: Vec<PathBuf> = resolve(path).into_iter().collect();
-    if let Ok(target) = path.canonicalize() {
+    if let Ok(target) = canonical_file(path) {
         if !keys.contains(&target) {
             keys.push(target);
         }
@@ -178,6 +180,14 @@ fn input_keys(path: &Path) -> Vec<PathBuf> {
 /// folders exist; the rest folded textually) and whose last component is kept as named.
 pub fn resolve(path: &Path) -> io::Result<PathBuf> {
     let abs = std::path::absolute(path)?;
+    // The usual case, a folder that exists, in one resolution: the system resolves a path
+    // component by component, through links and `..`, exactly as the walk below does, and a
+    // walk step by step would resolve every leading folder again (a readlink each).
+    if let (Some(dir), Some(name)) = (abs.parent(), abs.file_name()) {
+        if let Ok(real) = canonical_dir(dir) {
+            return Ok(real.join(name));
+        }
+    }
     let parts: Vec<Component> = abs.components().collect();
     let mut cur = PathBuf::new();
     let mut real = true;
@@ -191,7 +201,7 @@ pub fn resolve(path: &Path) -> io::Result<PathBuf> {
             Component::Normal(n) => {
                 cur.push(n);
                 if real && i + 1 < parts.len() {
-                    match cur.canonicalize() {
+                    match canonical_dir(&cur) {
                         Ok(c) => cur = c,
                         Err(_) => real = false,
                     }

@@ -13,10 +13,10 @@
 //! can leave the file undecoded, in the same checked form. Entries are written whole to a
 //! temporary file and renamed into place, so processes writing the same entry at once each
 //! leave a complete one. The folder is kept under a size limit by deleting the entries least
-//! recently used (their modification time, refreshed on each hit).
+//! recently used (their modification time, refreshed by a hit once it is an hour old).
 
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
@@ -40,6 +40,10 @@ const MAGIC: &[u8; 8] = b"PSXTEX\0\x02";
 /// Bytes before the texels: magic, key, width, height, depth, CLUT length, texel count.
 const HEADER: usize = 8 + 16 + 2 + 2 + 1 + 2 + 4;
 
+/// Longest entry read: the biggest, a 256×256 15-bit texture, is 128 KiB and a few header bytes;
+/// a longer file is not an entry, and is not read into memory.
+const MAX_ENTRY: u64 = 1 << 18;
+
 /// Entry files of texels end with this.
 const SUFFIX: &str = "tex";
 
@@ -54,6 +58,12 @@ const FACTS_SUFFIX: &str = "src";
 
 /// A temporary file older than this was left by a process that died while writing it.
 const STALE: Duration = Duration::from_secs(3600);
+
+/// A hit re-stamps an entry only when its stamp is older than this, so a warm run reads its
+/// entries without writing to the folder (an open and a time change a hit saved): the trim's
+/// "least recently used" is then exact to this, and an entry used since is never dropped
+/// before one unused for longer.
+const RESTAMP_AFTER: Duration = Duration::from_secs(3600);
 
 /// What an entry is named by: a 128-bit hash of what the texels depend on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,13 +222,26 @@ impl TextureCache {
         self.write(&self.facts_path(id), id.0, &encode_facts(id, facts));
     }
 
-    /// The entry at `path` as `decode` reads it, marked as used.
+    /// The entry at `path` as `decode` reads it, marked as used when its stamp is older than
+    /// [`RESTAMP_AFTER`].
     fn read<T>(&self, path: &Path, decode: impl FnOnce(&[u8]) -> Option<T>) -> Option<T> {
-        let bytes = fs::read(path).ok()?;
+        let mut file = fs::File::open(path).ok()?;
+        let meta = file.metadata().ok()?;
+        // Entries are replaced by renames, never written in place: the open file keeps the
+        // length its metadata gave.
+        if meta.len() > MAX_ENTRY {
+            return None;
+        }
+        let mut bytes = vec![0; usize::try_from(meta.len()).ok()?];
+        file.read_exact(&mut bytes).ok()?;
         let value = decode(&bytes)?;
         // Recently used: a trim keeps it over entries not used since.
-        if let Ok(f) = fs::File::options().append(true).open(path) {
-            let _ = f.set_modified(SystemTime::now());
+        let now = SystemTime::now();
+        let stamped = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+        if now.duration_since(stamped).unwrap_or_default() > RESTAMP_AFTER {
+            if let Ok(f) = fs::File::options().append(true).open(path) {
+                let _ = f.set_modified(now);
+            }
         }
         Some(value)
     }
@@ -516,7 +539,7 @@ mod tests {
         let size = encode(key(0), &sample(0)).len() as u64;
         // Room for three entries.
         let cache = TextureCache::new(&s.0, 3 * size + size / 2);
-        let t0 = SystemTime::now() - Duration::from_secs(1000);
+        let t0 = SystemTime::now() - 2 * RESTAMP_AFTER;
         for n in 0..5u16 {
             cache.put(key(u128::from(n)), &sample(n));
             let f = fs::File::options()
@@ -528,6 +551,16 @@ mod tests {
         }
         // Entry 0, the oldest, is used now, so 1 and 2 are the least recently used.
         assert!(cache.get(key(0)).is_some());
+        // A hit on an entry stamped within the hour leaves its stamp.
+        let recent = SystemTime::now() - RESTAMP_AFTER / 2;
+        let f = fs::File::options().append(true).open(cache.path(key(4)));
+        f.unwrap().set_modified(recent).unwrap();
+        assert!(cache.get(key(4)).is_some());
+        let stamp = fs::metadata(cache.path(key(4)))
+            .unwrap()
+            .modified()
+            .unwrap();
+        assert_eq!(stamp, recent);
         let stale = s.0.join(".tmp-1-2-3");
         fs::write(&stale, b"left by a dead process").unwrap();
         fs::File::options()

@@ -51,7 +51,9 @@ fn parent_gone() -> ! {
 
 /// Renders `args`; the exit code and the files the loader read, as a JSON array.
 fn render_recorded(args: render::Args) -> (ExitCode, String) {
-    let (code, reads) = psxrender::formats::record_reads(|| render::run(args));
+    let (code, reads) = psxrender::formats::record_reads(|| {
+        psxrender::formats::files::one_pass(|| render::run(args))
+    });
     let reads: Vec<String> = reads
         .iter()
         .map(|p| p.to_string_lossy().into_owned())
@@ -96,6 +98,8 @@ pub fn serve(worker: WorkerArgs) -> ExitCode {
         let code = match job_args(&line, &worker) {
             Ok(args) => {
                 let (code, reads) = render_recorded(args);
+                // The batch makes the job's outputs durable before its report names them.
+                psxrender::output::take_written();
                 outln!("{READS_TAG}{reads}");
                 code
             }

@@ -61,19 +61,44 @@ impl Runner {
                 });
             }
             drop(tx);
-            for (i, entry) in rx {
-                progress.finished(&entry);
-                done[i] = Some(match journal.append(&entry) {
-                    Ok(at) => Kept::Journal(at),
-                    Err(e) => {
-                        progress.note(&format!("warning: cannot append to the journal: {e}"));
-                        Kept::Held(Box::new(entry))
-                    }
-                });
+            // Group commit: the jobs finished while the last group was being synced are synced
+            // together, then journaled, so the journal never names an output a power cut could
+            // still take, and a sync serves as many jobs as finish meanwhile.
+            while let Ok(first) = rx.recv() {
+                let mut group: Vec<(usize, Entry)> = vec![first];
+                group.extend(rx.try_iter());
+                self.make_durable(&mut group);
+                for (i, entry) in group {
+                    progress.finished(&entry);
+                    done[i] = Some(match journal.append(&entry) {
+                        Ok(at) => Kept::Journal(at),
+                        Err(e) => {
+                            progress.note(&format!("warning: cannot append to the journal: {e}"));
+                            Kept::Held(Box::new(entry))
+                        }
+                    });
+                }
             }
         });
         progress.close();
         done.into_iter().flatten().collect()
+    }
+
+    /// Syncs the outputs of the rendered jobs of `group` to disk (see `psxrender::output`); if
+    /// that fails, those jobs failed, since their outputs may not survive a power cut.
+    fn make_durable(&self, group: &mut [(usize, Entry)]) {
+        let rendered = |e: &Entry| e.status == Status::Ok;
+        let files: Vec<PathBuf> = (group.iter().map(|(_, e)| e))
+            .filter(|e| rendered(e))
+            .flat_map(|e| e.outputs.iter().map(|o| self.base.join(o)))
+            .collect();
+        if let Err(e) = psxrender::output::make_durable(&files) {
+            for (_, entry) in group.iter_mut().filter(|(_, e)| rendered(e)) {
+                entry.status = Status::Failed;
+                entry.outputs.clear();
+                entry.error = Some(format!("cannot sync its outputs to disk: {e}"));
+            }
+        }
     }
 
     /// One job: skipped when its previous record still holds, else rendered on `worker`.

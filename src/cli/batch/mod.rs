@@ -108,8 +108,10 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(EXIT_BAD_INPUT);
         }
     };
-    let planned = manifest::read(manifest_path)
-        .and_then(|entries| plan::plan(manifest_path, &base, &entries, &confine));
+    let planned = psxrender::formats::files::one_pass(|| {
+        manifest::read(manifest_path)
+            .and_then(|entries| plan::plan(manifest_path, &base, &entries, &confine))
+    });
     let jobs = match planned {
         Ok(j) => j,
         Err(e) => {
@@ -128,7 +130,9 @@ pub fn run(args: Args) -> ExitCode {
         (report_path.as_path(), "--report"),
         (journal_path.as_path(), "the report's journal"),
     ];
-    if let Err(e) = plan::claim(manifest_path, &base, &all, &extra) {
+    let claimed =
+        psxrender::formats::files::one_pass(|| plan::claim(manifest_path, &base, &all, &extra));
+    if let Err(e) = claimed {
         eprintln!("error: {e}");
         return ExitCode::from(EXIT_WRITE_FAILED);
     }

@@ -129,7 +129,7 @@ fn read_displays(model: &Path, tree: &Tree) -> Result<Option<Displays>, LoadErro
     if rows.is_empty() {
         return Ok(None);
     }
-    let dir = model_dir(model).canonicalize().ok();
+    let dir = crate::formats::files::canonical_dir(model_dir(model)).ok();
     let list = rows
         .into_iter()
         .map(|row| {
@@ -183,17 +183,16 @@ pub fn by_likeness(model: &Path, named: &[&str]) -> Vec<PathBuf> {
                 .map(|f| f.to_ascii_lowercase())
         })
         .collect();
-    let Ok(entries) = std::fs::read_dir(model_dir(model)) else {
+    let dir = model_dir(model);
+    let Ok(entries) = crate::formats::files::list_dir(dir) else {
         return Vec::new();
     };
     let mut found: Vec<(usize, bool, String, PathBuf)> = entries
-        .filter_map(|e| e.ok())
         .take(MAX_LIKENESS)
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let lower = name.to_ascii_lowercase();
+        .filter_map(|file| {
+            let lower = file.to_string_lossy().to_ascii_lowercase();
             let blp = lower.strip_suffix(".blp")?.to_string();
-            let path = e.path();
+            let path = dir.join(&file);
             (!used.contains(&lower) && path.is_file()).then(|| {
                 let score = likeness(&stem, &blp);
                 (score, blp.contains("skin"), lower, path)

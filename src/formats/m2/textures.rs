@@ -59,12 +59,11 @@ fn find_ci(dir: &Path, components: &[&str]) -> Option<PathBuf> {
             cur = exact;
             continue;
         }
-        let entries = std::fs::read_dir(&cur).ok()?;
+        let entries = crate::formats::files::list_dir(&cur).ok()?;
         let found = entries
             .take(MAX_DIR_SCAN)
-            .filter_map(|e| e.ok())
-            .find(|e| e.file_name().to_string_lossy().eq_ignore_ascii_case(comp))?;
-        cur = found.path();
+            .find(|file| file.to_string_lossy().eq_ignore_ascii_case(comp))?;
+        cur.push(found);
     }
     cur.is_file().then_some(cur)
 }
@@ -144,16 +143,15 @@ pub fn skin_candidates(model: &Path, opts: &LoadOptions) -> Vec<PathBuf> {
     let dirs =
         std::iter::once(model_dir(model)).chain(opts.texture_dirs.iter().map(PathBuf::as_path));
     for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(dir) else {
+        let Ok(entries) = crate::formats::files::list_dir(dir) else {
             continue;
         };
-        for e in entries.take(MAX_DIR_SCAN).filter_map(|e| e.ok()) {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let lower = name.to_ascii_lowercase();
+        for file in entries.take(MAX_DIR_SCAN) {
+            let lower = file.to_string_lossy().to_ascii_lowercase();
             if !lower.ends_with(".blp") || after_prefix(&prefixes, &lower).is_none() {
                 continue;
             }
-            let path = e.path();
+            let path = dir.join(&file);
             if path.is_file() && !found.iter().any(|(_, p)| same_file(p, &path)) {
                 found.push((lower, path));
             }
@@ -164,7 +162,8 @@ pub fn skin_candidates(model: &Path, opts: &LoadOptions) -> Vec<PathBuf> {
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
+    use crate::formats::files::canonical_file;
+    match (canonical_file(a), canonical_file(b)) {
         (Ok(x), Ok(y)) => x == y,
         _ => a == b,
     }

@@ -61,7 +61,7 @@ impl Tree {
     /// paths it names; `None` when no folder above it qualifies.
     pub fn find(model: &Path, texture_names: &[&str]) -> Option<Tree> {
         let file = model.file_name()?;
-        let dir = crate::formats::model_dir(model).canonicalize().ok()?;
+        let dir = crate::formats::files::canonical_dir(crate::formats::model_dir(model)).ok()?;
         let firsts: Vec<&str> = texture_names
             .iter()
             .filter_map(|n| {
@@ -102,7 +102,7 @@ impl Tree {
     /// The model's path from the root, as the game's tables write it (`Creature\Bat\Bat.m2`),
     /// when it lies in the tree.
     pub fn path_of(&self, model: &Path) -> Option<String> {
-        let dir = crate::formats::model_dir(model).canonicalize().ok()?;
+        let dir = crate::formats::files::canonical_dir(crate::formats::model_dir(model)).ok()?;
         let rel = dir.strip_prefix(&self.root).ok()?;
         let mut parts: Vec<String> = rel
             .components()
@@ -143,13 +143,12 @@ impl Tree {
     /// Reads up to [`MAX_ENTRIES`] names of `dir` (none when it cannot be read).
     fn list(&self, dir: &Path) -> Listing {
         let mut names = HashMap::new();
-        if let Ok(entries) = std::fs::read_dir(dir) {
-            for (i, e) in entries.filter_map(|e| e.ok()).enumerate() {
+        if let Ok(entries) = crate::formats::files::list_dir(dir) {
+            for (i, name) in entries.enumerate() {
                 if i == MAX_ENTRIES {
                     self.capped.borrow_mut().push(dir.to_path_buf());
                     break;
                 }
-                let name = e.file_name();
                 let lower = name.to_string_lossy().to_ascii_lowercase();
                 // Two names equal but for case: the first listed is kept.
                 names.entry(lower).or_insert(name);

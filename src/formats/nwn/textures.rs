@@ -40,16 +40,15 @@ pub fn fallback() -> RgbaImage {
 
 /// Files in `dir` whose name is `stem.ext` ignoring case, in [`EXTENSIONS`] order.
 fn candidates(dir: &Path, stem: &str) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    let Ok(entries) = crate::formats::files::list_dir(dir) else {
         return Vec::new();
     };
     let mut found: Vec<(usize, PathBuf)> = entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().to_ascii_lowercase();
+        .filter_map(|file| {
+            let name = file.to_string_lossy().to_ascii_lowercase();
             let (s, ext) = name.rsplit_once('.')?;
             let rank = EXTENSIONS.iter().position(|x| *x == ext)?;
-            (s == stem).then(|| (rank, e.path()))
+            (s == stem).then(|| (rank, dir.join(&file)))
         })
         .collect();
     found.sort();
@@ -60,12 +59,9 @@ fn candidates(dir: &Path, stem: &str) -> Vec<PathBuf> {
 pub fn find_file(dirs: &[PathBuf], stem: &str, ext: &str) -> Option<PathBuf> {
     let want = format!("{}.{}", stem.to_ascii_lowercase(), ext);
     dirs.iter().find_map(|d| {
-        std::fs::read_dir(d)
-            .ok()?
-            .filter_map(|e| e.ok())
-            .find_map(|e| {
-                (e.file_name().to_string_lossy().to_ascii_lowercase() == want).then(|| e.path())
-            })
+        crate::formats::files::list_dir(d).ok()?.find_map(|file| {
+            (file.to_string_lossy().to_ascii_lowercase() == want).then(|| d.join(&file))
+        })
     })
 }
 
