@@ -78,8 +78,9 @@ pub fn size(d: &Display) -> (u16, u16) {
 /// The displayed picture per `d`, whether or not the display is enabled (see [`shown`]).
 ///
 /// Each line is converted whole from the halfwords it spans when they lie inside VRAM and
-/// `vram` ([`line`]); a line that wraps past the right edge or runs past the end of a short
-/// `vram` takes each halfword by the rule itself ([`halfword`]). Both give the same bytes.
+/// `vram`; a line that wraps past the right edge or runs past the end of a short `vram` takes
+/// each halfword at its wrapped place (0 past the end), one at a time. Both give the same
+/// bytes.
 pub fn cut(vram: &[u16], d: &Display) -> Picture {
     let (width, height) = size(d);
     let (width, height) = (usize::from(width), usize::from(height));
