@@ -41,7 +41,6 @@ pub mod picture;
 mod prepare;
 pub(crate) mod raster;
 pub(crate) mod rng;
-mod spare;
 pub(crate) mod state;
 pub mod trace;
 pub(crate) mod vram;
@@ -84,7 +83,7 @@ pub(crate) fn boxed_vram() -> Box<VramImage> {
 /// whichever band's thread first draws there, and page faults taken by several threads at
 /// once wait on each other. (The snapshot is written only by the serial scan, so it stays
 /// lazy: a GPU that never samples most of VRAM never maps it.) Memory the allocator reuses is
-/// written either way, as is a spare image a dropped GPU left ([`spare`]).
+/// written either way, as is a spare image a dropped GPU left (`raster::spare`).
 pub(crate) fn written_vram() -> Box<VramImage> {
     let mut v: Vec<u16> = Vec::with_capacity(VRAM_WIDTH * VRAM_HEIGHT);
     // Hidden from the optimiser, which would otherwise make allocation and fill one zeroed

@@ -13,6 +13,7 @@ pub mod pixel;
 pub mod rect;
 pub mod sample;
 pub mod span;
+pub mod spare;
 pub mod texcache;
 pub mod texture;
 pub mod tiles;

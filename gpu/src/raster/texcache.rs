@@ -23,10 +23,10 @@
 use super::batch::{Batch, Look};
 use super::feedback::Feedback;
 use super::sample::Sample;
+use super::spare::Image;
 use super::texture::{ClutRef, ClutTable};
 use super::tiles::{copy_tile, TileRow, TileSet};
 use super::TexSource;
-use crate::spare::Image;
 use crate::{VramImage, VRAM_WIDTH};
 
 /// Where [`TexCache::scan`] stops a prepared batch before its end.
@@ -54,7 +54,7 @@ struct ClutCache {
 }
 
 /// VRAM and the texture snapshot: what a batch draws into and samples. Both go back to the
-/// process's spare images when dropped ([`crate::spare`]).
+/// process's spare images when dropped ([`super::spare`]).
 pub struct Images {
     /// VRAM.
     pub vram: Image,

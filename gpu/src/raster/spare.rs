@@ -10,7 +10,7 @@
 use std::ops::{Deref, DerefMut};
 use std::sync::{Mutex, PoisonError};
 
-use crate::raster::tiles::{TileSet, TILE_H, TILE_W};
+use super::tiles::{TileSet, TILE_H, TILE_W};
 use crate::{VramImage, VRAM_WIDTH};
 
 /// Images kept at most: two a GPU, so a process drawing with two GPUs at a time finds both
