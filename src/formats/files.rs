@@ -240,6 +240,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn resolving_once_per_job_answers_as_canonicalize_does() {
         use std::os::unix::fs::symlink;
         let d = scratch("memo");
